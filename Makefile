@@ -1,0 +1,116 @@
+# callgrind for Lua: build, test, lint, check, bench, demo, install.
+# Every tool and path can be overridden: make LUA=lua5.4 CC=clang ...
+
+LUA ?= lua5.4
+LUA_VERSION ?= 5.4
+BUSTED ?= busted
+LUACHECK ?= luacheck
+LUAROCKS ?= luarocks
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+LUA_INCDIR ?= $(shell $(PKG_CONFIG) --variable=includedir lua$(LUA_VERSION) 2>/dev/null || echo /usr/include)/lua$(LUA_VERSION)
+BUILD ?= build
+PREFIX ?= /usr/local
+INSTALL_LMOD ?= $(PREFIX)/share/lua/$(LUA_VERSION)
+INSTALL_CMOD ?= $(PREFIX)/lib/lua/$(LUA_VERSION)
+
+WARN = -Wall -Wextra -pedantic -Wshadow -Wstrict-prototypes \
+       -Wmissing-prototypes -Wcast-qual
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
+CPPFLAGS += -I$(LUA_INCDIR)
+LDFLAGS ?=
+SHARED = -shared
+
+SRC = $(wildcard csrc/*.c)
+OBJ = $(SRC:csrc/%.c=$(BUILD)/obj/%.o)
+MODULE = $(BUILD)/callgrind/core.so
+
+# Debian packages each job needs; .ci/deps installs the missing ones.
+DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev
+DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind
+DEPS_DEMO = $(DEPS_BUILD) valgrind
+DEPS_LINT = lua-check
+DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl
+DEPS_ROCK = luarocks
+
+.PHONY: all test lint check check-werror check-asan bench demo install \
+        uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
+
+all: $(MODULE)
+
+$(BUILD)/obj/%.o: csrc/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c $< -o $@
+
+$(MODULE): $(OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(SHARED) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJ)
+
+-include $(OBJ:.o=.d)
+
+deps-test:
+	@sh .ci/deps $(DEPS_TEST)
+deps-demo:
+	@sh .ci/deps $(DEPS_DEMO)
+deps-lint:
+	@sh .ci/deps $(DEPS_LINT)
+deps-bench:
+	@sh .ci/deps $(DEPS_BENCH)
+
+# The specs, against this checkout (.busted points lpath/cpath at lua/ and
+# $(BUILD)/).
+test: deps-test
+	@$(MAKE) --no-print-directory all
+	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
+
+lint: deps-lint
+	$(LUACHECK) lua spec examples bench
+
+# Zero warnings with -Werror, then the specs under ASan+UBSan.
+check: deps-test
+	$(MAKE) --no-print-directory check-werror
+	$(MAKE) --no-print-directory check-asan
+
+check-werror:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror CFLAGS="-O2 -Werror" all
+
+ASAN_LIB = $(shell $(CC) -print-file-name=libasan.so)
+check-asan:
+	$(MAKE) --no-print-directory BUILD=$(BUILD)/asan \
+	  CFLAGS="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" all
+	LD_PRELOAD=$(ASAN_LIB) ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  CALLGRIND_BUILD=$(BUILD)/asan $(BUSTED) --lua=$(LUA) \
+	  --cpath="$(BUILD)/asan/?.so" $(BUSTED_ARGS)
+
+# The main job: profile a workload under valgrind, load it, report.
+demo: deps-demo
+	@$(MAKE) --no-print-directory all
+	@sh examples/demo.sh "$(LUA)" "$(CC)" "$(BUILD)"
+
+bench: deps-bench
+	@$(MAKE) --no-print-directory all
+	LUA=$(LUA) CC=$(CC) BUILD=$(BUILD) bash bench/run.sh
+
+# luarocks make into a local tree, then the specs against the installed rock.
+rock-test: deps-test
+	@sh .ci/deps $(DEPS_ROCK)
+	rm -rf $(BUILD)/rocktree
+	$(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree make \
+	  rockspecs/callgrind-scm-1.rockspec
+	CALLGRIND_INSTALLED=$(BUILD)/rocktree $(BUSTED) --lua=$(LUA) \
+	  --lpath="$(BUILD)/rocktree/share/lua/$(LUA_VERSION)/?.lua;$(BUILD)/rocktree/share/lua/$(LUA_VERSION)/?/init.lua" \
+	  --cpath="$(BUILD)/rocktree/lib/lua/$(LUA_VERSION)/?.so" $(BUSTED_ARGS)
+
+install: all
+	install -d $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
+	install -m 644 lua/callgrind/*.lua $(DESTDIR)$(INSTALL_LMOD)/callgrind/
+	install -m 755 $(MODULE) $(DESTDIR)$(INSTALL_CMOD)/callgrind/core.so
+
+uninstall:
+	rm -rf $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
+
+clean:
+	rm -rf $(BUILD)

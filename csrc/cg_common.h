@@ -1,0 +1,43 @@
+/* Shared types, limits and helpers of the Lua-free core. */
+#ifndef CG_COMMON_H
+#define CG_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Every cross-file symbol of the core is hidden; only luaopen_callgrind_core
+ * is exported from the module. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CG_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define CG_HIDDEN
+#endif
+
+/* Documented limits (README, "Limits"). Exceeding one is a load error with
+ * the file name and line, never an allocation storm. */
+#define CG_MAX_EVENTS 4096          /* event columns in one part */
+#define CG_MAX_POSITIONS 8          /* subposition columns */
+#define CG_MAX_ID 16777215          /* largest (N) compression id */
+#define CG_MAX_NAME 1048576         /* bytes in one name */
+#define CG_MAX_FUNCS 0x7fffffff     /* distinct functions (int32 indices) */
+
+/* Position column kinds. */
+enum { CG_POS_INSTR = 0, CG_POS_BB = 1, CG_POS_LINE = 2, CG_POS_OTHER = 3 };
+
+/* Name kinds: one id table each (FORMAT.md, "Names"). */
+enum { CG_OBJ = 0, CG_FILE = 1, CG_FN = 2, CG_NKINDS = 3 };
+
+/* A run of bytes: into the loaded buffer or the profile's own arena. */
+typedef struct CgStr {
+    const char *ptr;
+    size_t len;
+} CgStr;
+
+/* Grows *arr (of elements of size elem) so that it holds at least need
+ * elements; *cap is updated. Returns 0 on success, -1 out of memory. */
+CG_HIDDEN int cg_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+#define CG_GROW(arr, cap, need) \
+    cg_grow((void **)&(arr), &(cap), (need), sizeof *(arr))
+
+#endif

@@ -1,0 +1,162 @@
+/* Number and position scanning shared by the loader and the cursor.
+ * Hand-written: no locale, no strtol, overflow checked. A token ends at a
+ * blank or at the end of the line. */
+#ifndef CG_LEX_H
+#define CG_LEX_H
+
+#include "cg_common.h"
+
+/* Why a scan failed. */
+enum {
+    CG_LEX_BADNUM = 1,     /* not a number */
+    CG_LEX_OVERFLOW = 2,   /* does not fit 64 bits */
+    CG_LEX_BELOW = 3,      /* relative position below 0 */
+    CG_LEX_RELCOST = 4     /* '+N' or '*' where a cost belongs */
+};
+
+static inline int cg_is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static inline const char *cg_skip_blanks(const char *s, const char *e)
+{
+    while (s < e && cg_is_blank(*s))
+        s++;
+    return s;
+}
+
+static inline const char *cg_token_end(const char *s, const char *e)
+{
+    while (s < e && !cg_is_blank(*s))
+        s++;
+    return s;
+}
+
+static inline int cg_hexval(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Scans a decimal or 0x-hex unsigned number at s that ends at a blank, at
+ * the end of the line or at the character stop. Returns the end of the
+ * number, or NULL with *why set. */
+static inline const char *cg_scan_u64_to(const char *s, const char *e,
+                                         uint64_t *out, int *why, char stop)
+{
+    uint64_t v = 0;
+    const char *start;
+    if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        int d;
+        s += 2;
+        start = s;
+        while (s < e && (d = cg_hexval(*s)) >= 0) {
+            if (v >> 60) {
+                *why = CG_LEX_OVERFLOW;
+                return NULL;
+            }
+            v = (v << 4) | (uint64_t)d;
+            s++;
+        }
+    } else {
+        start = s;
+        while (s < e && *s >= '0' && *s <= '9') {
+            unsigned d = (unsigned)(*s - '0');
+            if (v >= 1844674407370955161ULL &&
+                (v > 1844674407370955161ULL || d > 5)) {
+                *why = CG_LEX_OVERFLOW;
+                return NULL;
+            }
+            v = v * 10 + d;
+            s++;
+        }
+    }
+    if (s == start || (s < e && !cg_is_blank(*s) && *s != stop)) {
+        *why = CG_LEX_BADNUM;
+        return NULL;
+    }
+    *out = v;
+    return s;
+}
+
+static inline const char *cg_scan_u64(const char *s, const char *e,
+                                      uint64_t *out, int *why)
+{
+    return cg_scan_u64_to(s, e, out, why, ' ');
+}
+
+/* Scans a subposition: absolute, +N, -N or '*', relative to base. */
+static inline const char *cg_scan_pos(const char *s, const char *e,
+                                      uint64_t base, uint64_t *out, int *why)
+{
+    uint64_t v;
+    switch (*s) {
+    case '*':
+        if (s + 1 < e && !cg_is_blank(s[1])) {
+            *why = CG_LEX_BADNUM;
+            return NULL;
+        }
+        *out = base;
+        return s + 1;
+    case '+':
+        if (!(s = cg_scan_u64(s + 1, e, &v, why)))
+            return NULL;
+        if (v > UINT64_MAX - base) {
+            *why = CG_LEX_OVERFLOW;
+            return NULL;
+        }
+        *out = base + v;
+        return s;
+    case '-':
+        if (!(s = cg_scan_u64(s + 1, e, &v, why)))
+            return NULL;
+        if (v > base) {
+            *why = CG_LEX_BELOW;
+            return NULL;
+        }
+        *out = base - v;
+        return s;
+    default:
+        return cg_scan_u64(s, e, out, why);
+    }
+}
+
+/* Scans a signed cost (decimal or 0x hex, optional '-'). */
+static inline const char *cg_scan_cost(const char *s, const char *e,
+                                       int64_t *out, int *why)
+{
+    uint64_t v;
+    int neg = 0;
+    if (*s == '+' || *s == '*') {
+        *why = CG_LEX_RELCOST;
+        return NULL;
+    }
+    if (*s == '-') {
+        neg = 1;
+        s++;
+    }
+    if (!(s = cg_scan_u64(s, e, &v, why)))
+        return NULL;
+    if (neg) {
+        if (v > (uint64_t)INT64_MAX + 1) {
+            *why = CG_LEX_OVERFLOW;
+            return NULL;
+        }
+        *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else {
+        if (v > (uint64_t)INT64_MAX) {
+            *why = CG_LEX_OVERFLOW;
+            return NULL;
+        }
+        *out = (int64_t)v;
+    }
+    return s;
+}
+
+#endif

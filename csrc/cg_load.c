@@ -1,0 +1,1395 @@
+/* The loader: one pass over the bytes, line by line, building the model of
+ * cg_profile.h. Every handler checks its whole line before it changes any
+ * state, so a line skipped in lenient mode leaves no trace. */
+#include "cg_profile.h"
+#include "cg_lex.h"
+#include "cg_model.h"
+#include "cg_source.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UNSPECIFIED "<unspecified>"
+#define SEPARATOR "==== NEW PROFILING FILE"
+
+typedef struct Loader {
+    CgProfile *P;
+    CgError *err;
+    int lenient;
+    int fatal;                   /* the error may not be skipped */
+    uint64_t lineno;
+    const char *line;            /* start of the current line */
+
+    size_t part;                 /* index of the current part */
+    int touched;                 /* any header or body line in the part */
+    int body;                    /* body lines seen in the part */
+    uint64_t events_line, positions_line;
+    uint64_t base[CG_MAX_POSITIONS];
+
+    int32_t ob, fl, lfile;       /* names in force */
+    int32_t fn_obj, fn_file, fn_name;   /* key of the current fn= */
+    int32_t func;                /* its function, -1 until it has content */
+    int fi_pending;              /* fi=/fe= since the last content line */
+
+    int32_t cob, cfi, cfn;       /* call target being named */
+    int call_pending;
+    uint64_t call_line;
+    CgCall call;
+    int skip_cost;               /* lenient: drop the cost line of a bad
+                                    calls=/jump= line */
+    uint64_t skip_line;
+
+    int32_t jfile, jfn_name, jfunc;
+    int jump_pending;
+    uint64_t jump_line;
+
+    int block_open;
+    int32_t unspecified;
+    int64_t cost[CG_MAX_EVENTS];
+} Loader;
+
+/* ---- messages ---- */
+
+/* Writes s quoted for a message: at most 60 bytes, non-printables as
+ * \xHH. */
+static void quote(char *out, size_t outsz, const char *s, size_t len)
+{
+    size_t o = 0, i;
+    static const char hex[] = "0123456789abcdef";
+    int cut = len > 60;
+    if (cut)
+        len = 60;
+    out[o++] = '\'';
+    for (i = 0; i < len && o + 8 < outsz; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 32 && c < 127 && c != '\\') {
+            out[o++] = (char)c;
+        } else {
+            out[o++] = '\\';
+            out[o++] = 'x';
+            out[o++] = hex[c >> 4];
+            out[o++] = hex[c & 15];
+        }
+    }
+    if (cut && o + 4 < outsz) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o++] = '\'';
+    out[o] = 0;
+}
+
+static int vfail(Loader *L, uint64_t line, const char *fmt, va_list ap)
+{
+    CgError *err = L->err;
+    int n;
+    err->status = CG_EBAD;
+    err->line = line;
+    n = snprintf(err->msg, sizeof err->msg, "%s:%llu: ", L->P->name,
+                 (unsigned long long)line);
+    if (n < 0 || (size_t)n >= sizeof err->msg)
+        n = 0;
+    vsnprintf(err->msg + n, sizeof err->msg - (size_t)n, fmt, ap);
+    return CG_EBAD;
+}
+
+static int fail(Loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    rc = vfail(L, L->lineno, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int fail_at(Loader *L, uint64_t line, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    rc = vfail(L, line, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+static int nomem(Loader *L)
+{
+    L->err->status = CG_ENOMEM;
+    L->err->line = L->lineno;
+    snprintf(L->err->msg, sizeof L->err->msg, "not enough memory");
+    return CG_ENOMEM;
+}
+
+static int add_warning_text(Loader *L, const char *text)
+{
+    return cg_model_warn_text(L->P, text) ? nomem(L) : CG_OK;
+}
+
+/* A warning about line `line`, same shape as an error. */
+static int warn_at(Loader *L, uint64_t line, const char *fmt, ...)
+{
+    CgError tmp, *keep = L->err;
+    va_list ap;
+    L->err = &tmp;
+    va_start(ap, fmt);
+    vfail(L, line, fmt, ap);
+    va_end(ap);
+    L->err = keep;
+    return add_warning_text(L, tmp.msg);
+}
+
+static int lex_fail(Loader *L, int why, const char *tok, const char *e,
+                    const char *what)
+{
+    char q[300];
+    quote(q, sizeof q, tok, (size_t)(cg_token_end(tok, e) - tok));
+    switch (why) {
+    case CG_LEX_OVERFLOW:
+        return fail(L, "%s %s does not fit in 64 bits", what, q);
+    case CG_LEX_BELOW:
+        return fail(L, "%s %s goes below 0", what, q);
+    case CG_LEX_RELCOST:
+        return fail(L, "%s is %s: costs cannot be relative, only positions",
+                    what, q);
+    default:
+        return fail(L, "expected a number for %s, found %s", what, q);
+    }
+}
+
+/* ---- names ---- */
+
+static int32_t intern(Loader *L, int kind, const char *s, size_t len)
+{
+    return cg_names_intern(&L->P->names[kind], s, len);
+}
+
+static const char *kind_key(int kind)
+{
+    return kind == CG_OBJ ? "ob" : kind == CG_FILE ? "fl" : "fn";
+}
+
+/* Scans "(N)" at s; returns the end past ')' or NULL when s is not one. */
+static const char *scan_id(const char *s, const char *e, uint64_t *id,
+                           int *big)
+{
+    uint64_t v = 0;
+    const char *p = s + 1;
+    *big = 0;
+    if (s >= e || *s != '(' || p >= e || *p < '0' || *p > '9')
+        return NULL;
+    while (p < e && *p >= '0' && *p <= '9') {
+        if (v > CG_MAX_ID)
+            *big = 1;
+        else
+            v = v * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    if (p >= e || *p != ')')
+        return NULL;
+    if (v > CG_MAX_ID)
+        *big = 1;
+    *id = v;
+    return p + 1;
+}
+
+/* Is s..e made of two or more "(N)" joined by '\'' (--compress-mangled)? */
+static int is_composite(const char *s, const char *e)
+{
+    int parts = 0;
+    uint64_t id;
+    int big;
+    for (;;) {
+        const char *q = scan_id(s, e, &id, &big);
+        if (!q)
+            return 0;
+        parts++;
+        if (q == e)
+            return parts >= 2;
+        if (*q != '\'')
+            return 0;
+        s = q + 1;
+    }
+}
+
+/* Resolves a composite name into a new string in the arena. */
+static int composite(Loader *L, int kind, const char *s, const char *e,
+                     int32_t *out)
+{
+    CgProfile *P = L->P;
+    const CgNames *t = &P->names[kind];
+    size_t len = 0;
+    const char *p;
+    char *buf = NULL, *w = NULL;
+    uint64_t id;
+    int big, pass;
+    for (pass = 0; pass < 2; pass++) {
+        p = s;
+        w = pass ? buf : NULL;
+        for (;;) {
+            const char *q = scan_id(p, e, &id, &big);
+            int32_t idx = big ? -1 : cg_names_get_id(t, id);
+            if (idx < 0 || !t->str[idx].ptr) {
+                char qq[300];
+                quote(qq, sizeof qq, p, (size_t)(q - p));
+                return fail(L, "%s=%s used before it is defined",
+                            kind_key(kind), qq);
+            }
+            if (pass) {
+                memcpy(w, t->str[idx].ptr, t->str[idx].len);
+                w += t->str[idx].len;
+                if (q < e)
+                    *w++ = '\'';
+            } else {
+                len += t->str[idx].len + 1;
+            }
+            if (q == e)
+                break;
+            p = q + 1;
+        }
+        if (!pass) {
+            if (len > CG_MAX_NAME)
+                return fail(L, "name longer than %d bytes", CG_MAX_NAME);
+            if (CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
+                !(buf = malloc(len)))
+                return nomem(L);
+            P->arena[P->narena++] = buf;
+        }
+    }
+    *out = intern(L, kind, buf, (size_t)(w - buf));
+    return *out < 0 ? nomem(L) : CG_OK;
+}
+
+/* Reads the value of a name line: "(N) name", "(N)", a composite or a plain
+ * name. The key is only for messages. */
+static int read_name(Loader *L, int kind, const char *key, const char *s,
+                     const char *e, int32_t *out)
+{
+    CgNames *t = &L->P->names[kind];
+    uint64_t id;
+    int big;
+    const char *q;
+    s = cg_skip_blanks(s, e);
+    while (e > s && cg_is_blank(e[-1]))
+        e--;
+    if ((size_t)(e - s) > CG_MAX_NAME)
+        return fail(L, "name longer than %d bytes", CG_MAX_NAME);
+    q = scan_id(s, e, &id, &big);
+    if (q && (q == e || *q != '\'')) {
+        const char *nm = cg_skip_blanks(q, e);
+        int32_t idx, old;
+        if (big)
+            return fail(L, "id %.*s is above the limit %d", (int)(q - s), s,
+                        CG_MAX_ID);
+        if (nm == e) {
+            idx = cg_names_get_id(t, id);
+            /* a forward reference: resolved by its definition later */
+            if (idx < 0 && (idx = cg_names_placeholder(t, id,
+                                                       L->lineno)) < 0)
+                return nomem(L);
+            *out = idx;
+            return CG_OK;
+        }
+        if (is_composite(nm, e)) {
+            int rc = composite(L, kind, nm, e, &idx);
+            if (rc)
+                return rc;
+        } else {
+            idx = intern(L, kind, nm, (size_t)(e - nm));
+            if (idx < 0)
+                return nomem(L);
+        }
+        if (cg_names_set_id(t, id, idx, &old) != 0)
+            return nomem(L);
+        if (old >= 0 && !t->str[old].ptr) {
+            if (t->alias[old] < 0) {
+                t->alias[old] = idx;     /* the forward reference's name */
+                old = -1;
+            } else {
+                old = t->alias[old];
+            }
+        }
+        if (old >= 0 && old != idx) {
+            int rc = warn_at(L, L->lineno,
+                             "%s=(%llu) redefined from '%.*s' to '%.*s'", key,
+                             (unsigned long long)id, (int)t->str[old].len,
+                             t->str[old].ptr, (int)t->str[idx].len,
+                             t->str[idx].ptr);
+            if (rc)
+                return rc;
+        }
+        *out = idx;
+        return CG_OK;
+    }
+    if (q && is_composite(s, e))
+        return composite(L, kind, s, e, out);
+    *out = intern(L, kind, s, (size_t)(e - s));
+    return *out < 0 ? nomem(L) : CG_OK;
+}
+
+/* ---- functions ---- */
+
+static int get_func(Loader *L, int32_t obj, int32_t file, int32_t name,
+                    uint32_t flags, int32_t *out)
+{
+    CgProfile *P = L->P;
+    CgFuncKey key;
+    int32_t f;
+    key.obj = obj;
+    key.file = file;
+    key.name = name;
+    f = cg_ftab_find(&P->ftab, P->funcs, sizeof *P->funcs, key);
+    if (f < 0) {
+        CgFunc *fn;
+        if (P->nfuncs >= CG_MAX_FUNCS)
+            return fail(L, "more than %d functions", CG_MAX_FUNCS);
+        if (CG_GROW(P->funcs, P->funcs_cap, P->nfuncs + 1) != 0 ||
+            cg_model_reserve_self(P, P->nfuncs + 1) != 0)
+            return nomem(L);
+        fn = &P->funcs[P->nfuncs];
+        memset(fn, 0, sizeof *fn);
+        fn->obj = obj;
+        fn->file = file;
+        fn->name = name;
+        if (cg_ftab_add(&P->ftab, P->funcs, sizeof *P->funcs, key,
+                        (uint32_t)P->nfuncs) != 0)
+            return nomem(L);
+        memset(P->self + P->nfuncs * P->stride, 0,
+               P->stride * sizeof *P->self);
+        f = (int32_t)P->nfuncs++;
+        fn->flags = flags;
+    } else if (flags & CG_FN_BODY) {
+        P->funcs[f].flags |= CG_FN_BODY;
+    } else if (!(flags & CG_FN_IMPLICIT)) {
+        P->funcs[f].flags &= ~(uint32_t)CG_FN_IMPLICIT;
+    }
+    *out = f;
+    return CG_OK;
+}
+
+/* The function that the current line's costs belong to. */
+static int current_func(Loader *L)
+{
+    int32_t name = L->fn_name;
+    if (L->func >= 0)
+        return CG_OK;
+    if (name < 0) {
+        if (L->unspecified < 0) {
+            L->unspecified = intern(L, CG_FN, UNSPECIFIED,
+                                    sizeof UNSPECIFIED - 1);
+            if (L->unspecified < 0)
+                return nomem(L);
+        }
+        name = L->unspecified;
+    }
+    return get_func(L, L->fn_obj, L->fn_file, name, CG_FN_BODY, &L->func);
+}
+
+/* ---- blocks ---- */
+
+static void close_block(Loader *L, const char *at)
+{
+    if (L->block_open) {
+        L->P->blocks[L->P->nblocks - 1].end = (size_t)(at - L->P->buf);
+        L->block_open = 0;
+    }
+}
+
+static int open_block(Loader *L)
+{
+    CgProfile *P = L->P;
+    const CgPart *pt = &P->parts[L->part];
+    CgBlock *b;
+    int k;
+    if (L->block_open)
+        return CG_OK;
+    if (L->jfn_name >= 0 && L->jfunc < 0) {
+        int rc = get_func(L, L->ob, L->jfile >= 0 ? L->jfile : L->lfile,
+                          L->jfn_name, 0, &L->jfunc);
+        if (rc)
+            return rc;
+    }
+    if (P->nblocks >= 0xffffffffu ||
+        CG_GROW(P->blocks, P->blocks_cap, P->nblocks + 1) != 0 ||
+        CG_GROW(P->bases, P->bases_cap, P->nbases + (size_t)pt->npos) != 0)
+        return nomem(L);
+    b = &P->blocks[P->nblocks++];
+    b->start = (size_t)(L->line - P->buf);
+    b->end = b->start;
+    b->func = L->func;
+    b->lfile = L->lfile;
+    b->jfile = L->jfile;
+    b->jfunc = L->jfunc;
+    b->part = (uint32_t)L->part;
+    b->base = (uint32_t)P->nbases;
+    for (k = 0; k < pt->npos; k++)
+        P->bases[P->nbases++] = L->base[k];
+    L->block_open = 1;
+    return CG_OK;
+}
+
+/* ---- parts ---- */
+
+static int check_sums(Loader *L, const CgPart *pt, const int64_t *written,
+                      uint64_t line, const char *what)
+{
+    const CgProfile *P = L->P;
+    char buf[400];
+    size_t o = 0;
+    int j, bad = 0;
+    if (!written)
+        return CG_OK;
+    buf[0] = 0;
+    for (j = 0; j < pt->nev; j++) {
+        if (written[j] != pt->sum[j]) {
+            const CgStr *ev = &P->events[pt->evmap[j]];
+            int n;
+            if (bad++ >= 4)
+                continue;
+            n = snprintf(buf + o, sizeof buf - o, "%s%.*s %lld written, %lld "
+                         "summed", o ? ", " : "", (int)(ev->len > 40 ? 40 :
+                         ev->len), ev->ptr, (long long)written[j],
+                         (long long)pt->sum[j]);
+            if (n > 0 && (size_t)n < sizeof buf - o)
+                o += (size_t)n;
+        }
+    }
+    if (!bad)
+        return CG_OK;
+    return warn_at(L, line, "%s does not match the cost lines: %s%s", what,
+                   buf, bad > 4 ? ", ..." : "");
+}
+
+static int end_part(Loader *L)
+{
+    const CgPart *pt = &L->P->parts[L->part];
+    int rc = check_sums(L, pt, pt->totals, pt->totals_line, "totals:");
+    if (!rc)
+        rc = check_sums(L, pt, pt->summary, pt->summary_line, "summary:");
+    return rc;
+}
+
+/* Starts a part. inherit: copy positions, events, pid, thread and cmd of
+ * the previous part (a new dump of the same run). */
+static int new_part(Loader *L, int inherit)
+{
+    CgProfile *P = L->P;
+    CgPart *pt, *prev;
+    int k;
+    if (P->nparts) {
+        int rc = end_part(L);
+        if (rc)
+            return rc;
+    }
+    if (CG_GROW(P->parts, P->parts_cap, P->nparts + 1) != 0)
+        return nomem(L);
+    pt = &P->parts[P->nparts];
+    memset(pt, 0, sizeof *pt);
+    pt->npos = 1;
+    pt->poskind[0] = CG_POS_LINE;
+    pt->line = L->lineno;
+    pt->desc_begin = pt->desc_end = (uint32_t)P->ndescs;
+    prev = P->nparts ? &P->parts[P->nparts - 1] : NULL;
+    if (prev && inherit) {
+        pt->has = prev->has & (CG_PART_PID | CG_PART_THREAD | CG_PART_CMD);
+        pt->pid = prev->pid;
+        pt->thread = prev->thread;
+        pt->cmd = prev->cmd;
+        pt->npos = prev->npos;
+        memcpy(pt->poskind, prev->poskind, sizeof pt->poskind);
+        memcpy(pt->posname, prev->posname, sizeof pt->posname);
+        if (prev->nev) {
+            pt->evmap = malloc((size_t)prev->nev * sizeof *pt->evmap);
+            pt->sum = calloc((size_t)prev->nev, sizeof *pt->sum);
+            if (!pt->evmap || !pt->sum) {
+                free(pt->evmap);
+                free(pt->sum);
+                return nomem(L);
+            }
+            memcpy(pt->evmap, prev->evmap,
+                   (size_t)prev->nev * sizeof *pt->evmap);
+            pt->nev = prev->nev;
+        }
+    }
+    L->part = P->nparts++;
+    L->touched = L->body = 0;
+    L->events_line = L->positions_line = 0;
+    for (k = 0; k < CG_MAX_POSITIONS; k++)
+        L->base[k] = 0;
+    return CG_OK;
+}
+
+/* A header line that opens a new part when it follows body lines. */
+static int part_header(Loader *L)
+{
+    int rc = CG_OK;
+    if (L->body) {
+        close_block(L, L->line);
+        rc = new_part(L, 1);
+    }
+    L->touched = 1;
+    return rc;
+}
+
+/* ---- header lines ---- */
+
+static int read_int(Loader *L, const char *s, const char *e, int64_t *out,
+                    const char *what)
+{
+    uint64_t v;
+    int why = 0;
+    const char *q;
+    s = cg_skip_blanks(s, e);
+    if (s == e)
+        return fail(L, "expected a number for %s, found nothing", what);
+    q = cg_scan_u64(s, e, &v, &why);
+    if (q && cg_skip_blanks(q, e) != e) {
+        q = NULL;
+        why = CG_LEX_BADNUM;
+    }
+    if (!q || v > (uint64_t)INT64_MAX) {
+        if (q)
+            why = CG_LEX_OVERFLOW;
+        return lex_fail(L, why, s, e, what);
+    }
+    *out = (int64_t)v;
+    return CG_OK;
+}
+
+static int hdr_version(Loader *L, const char *s, const char *e)
+{
+    uint64_t major = 0;
+    const char *p = cg_skip_blanks(s, e), *q = p;
+    while (q < e && *q >= '0' && *q <= '9') {
+        if (major < 1000000)
+            major = major * 10 + (uint64_t)(*q - '0');
+        q++;
+    }
+    if (q == p || (q < e && *q != '.' && !cg_is_blank(*q))) {
+        char qq[300];
+        quote(qq, sizeof qq, p, (size_t)(e - p));
+        L->fatal = 1;
+        return fail(L, "expected a version number, found %s", qq);
+    }
+    if (major > 1) {
+        L->fatal = 1;
+        return fail(L, "version %.*s is not supported (this reader knows "
+                    "versions 0 and 1)", (int)(cg_token_end(p, e) - p), p);
+    }
+    if (!L->P->version)
+        L->P->version = (int)major + 1;  /* stored +1: 0 means unset */
+    return CG_OK;
+}
+
+static int hdr_positions(Loader *L, const char *s, const char *e)
+{
+    CgPart *pt = &L->P->parts[L->part];
+    uint8_t kind[CG_MAX_POSITIONS];
+    CgStr name[CG_MAX_POSITIONS];
+    int n = 0, k;
+    if (L->positions_line)
+        return fail(L, "positions: given twice in one part (first at line "
+                    "%llu)", (unsigned long long)L->positions_line);
+    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
+        const char *q = cg_token_end(s, e);
+        size_t len = (size_t)(q - s);
+        if (n == CG_MAX_POSITIONS)
+            return fail(L, "positions: lists more than %d columns",
+                        CG_MAX_POSITIONS);
+        if ((len == 5 && !memcmp(s, "instr", 5)) ||
+            (len == 4 && !memcmp(s, "addr", 4)))
+            kind[n] = CG_POS_INSTR;
+        else if (len == 2 && !memcmp(s, "bb", 2))
+            kind[n] = CG_POS_BB;
+        else if (len == 4 && !memcmp(s, "line", 4))
+            kind[n] = CG_POS_LINE;
+        else
+            kind[n] = CG_POS_OTHER;
+        name[n].ptr = s;
+        name[n].len = len;
+        for (k = 0; k < n; k++)
+            if (kind[n] != CG_POS_OTHER && kind[k] == kind[n])
+                return fail(L, "positions: lists '%.*s' twice", (int)len, s);
+        n++;
+        s = q;
+    }
+    pt->npos = n;
+    memcpy(pt->poskind, kind, (size_t)n);
+    memcpy(pt->posname, name, (size_t)n * sizeof *name);
+    L->positions_line = L->lineno;
+    return CG_OK;
+}
+
+static int hdr_events(Loader *L, const char *s, const char *e)
+{
+    CgProfile *P = L->P;
+    CgPart *pt = &P->parts[L->part];
+    uint32_t *map;
+    int64_t *sum;
+    int n = 0, k;
+    const char *p;
+    if (L->events_line)
+        return fail(L, "events: given twice in one part (first at line "
+                    "%llu)", (unsigned long long)L->events_line);
+    for (p = cg_skip_blanks(s, e); p < e; p = cg_skip_blanks(p, e)) {
+        p = cg_token_end(p, e);
+        if (++n > CG_MAX_EVENTS)
+            return fail(L, "events: lists more than %d events",
+                        CG_MAX_EVENTS);
+    }
+    if (!n)
+        return fail(L, "events: lists no event");
+    map = malloc((size_t)n * sizeof *map);
+    sum = calloc((size_t)n, sizeof *sum);
+    if (!map || !sum) {
+        free(map);
+        free(sum);
+        return nomem(L);
+    }
+    n = 0;
+    for (p = cg_skip_blanks(s, e); p < e; p = cg_skip_blanks(p, e)) {
+        const char *q = cg_token_end(p, e);
+        int idx = cg_event_index(P, p, (size_t)(q - p));
+        for (k = 0; k < n; k++) {
+            if (idx >= 0 && map[k] == (uint32_t)idx) {
+                free(map);
+                free(sum);
+                return fail(L, "events: lists '%.*s' twice",
+                            (int)(q - p > 60 ? 60 : q - p), p);
+            }
+        }
+        if (idx < 0) {
+            if (cg_model_add_event(P, p, (size_t)(q - p)) != 0) {
+                free(map);
+                free(sum);
+                return nomem(L);
+            }
+            idx = (int)P->nev - 1;
+        }
+        map[n++] = (uint32_t)idx;
+        p = q;
+    }
+    free(pt->evmap);
+    free(pt->sum);
+    pt->evmap = map;
+    pt->sum = sum;
+    pt->nev = n;
+    /* summary:/totals: of an inherited event list no longer apply. */
+    free(pt->summary);
+    free(pt->totals);
+    pt->summary = pt->totals = NULL;
+    L->events_line = L->lineno;
+    return CG_OK;
+}
+
+static int hdr_event(Loader *L, const char *s, const char *e)
+{
+    CgProfile *P = L->P;
+    CgEventDef d;
+    const char *p = cg_skip_blanks(s, e), *q = p, *f;
+    memset(&d, 0, sizeof d);
+    while (q < e && !cg_is_blank(*q) && *q != '=' && *q != ':')
+        q++;
+    if (q == p)
+        return fail(L, "event: line names no event");
+    d.name.ptr = p;
+    d.name.len = (size_t)(q - p);
+    d.line = L->lineno;
+    q = cg_skip_blanks(q, e);
+    if (q < e && *q == '=') {
+        f = cg_skip_blanks(q + 1, e);
+        q = f;
+        while (q < e && *q != ':')
+            q++;
+        d.formula.ptr = f;
+        d.formula.len = (size_t)(q - f);
+        while (d.formula.len && cg_is_blank(f[d.formula.len - 1]))
+            d.formula.len--;
+        if (!d.formula.len)
+            return fail(L, "event: %.*s has '=' but no formula",
+                        (int)d.name.len, d.name.ptr);
+    }
+    if (q < e && *q == ':') {
+        const char *ln = cg_skip_blanks(q + 1, e), *le = e;
+        while (le > ln && cg_is_blank(le[-1]))
+            le--;
+        d.long_name.ptr = ln;
+        d.long_name.len = (size_t)(le - ln);
+    } else if (q < e) {
+        char qq[300];
+        quote(qq, sizeof qq, q, (size_t)(e - q));
+        return fail(L, "expected '=' or ':' after the event name, found %s",
+                    qq);
+    }
+    if (CG_GROW(P->event_defs, P->event_defs_cap, P->nevent_defs + 1) != 0)
+        return nomem(L);
+    P->event_defs[P->nevent_defs++] = d;
+    return CG_OK;
+}
+
+static int hdr_costs(Loader *L, const char *s, const char *e, int totals)
+{
+    CgPart *pt = &L->P->parts[L->part];
+    const char *what = totals ? "totals:" : "summary:";
+    int64_t **slot = totals ? &pt->totals : &pt->summary;
+    int n = 0, why = 0;
+    int64_t *v;
+    if (!pt->nev)
+        return fail(L, "%s before any events: line", what);
+    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
+        const char *q;
+        if (n == pt->nev) {
+            int extra = 0;
+            for (; s < e; s = cg_skip_blanks(s, e), extra++)
+                s = cg_token_end(s, e);
+            return fail(L, "%s has %d values but events: lists %d", what,
+                        n + extra, pt->nev);
+        }
+        q = cg_scan_cost(s, e, &L->cost[n], &why);
+        if (!q)
+            return lex_fail(L, why, s, e, what);
+        n++;
+        s = q;
+    }
+    if (*slot) {
+        int rc = warn_at(L, L->lineno, "%s given twice in one part; the "
+                         "later one is kept", what);
+        if (rc)
+            return rc;
+        v = *slot;
+    } else if (!(v = malloc((size_t)pt->nev * sizeof *v))) {
+        return nomem(L);
+    }
+    memcpy(v, L->cost, (size_t)n * sizeof *v);
+    memset(v + n, 0, (size_t)(pt->nev - n) * sizeof *v);
+    *slot = v;
+    if (totals)
+        pt->totals_line = L->lineno;
+    else
+        pt->summary_line = L->lineno;
+    return CG_OK;
+}
+
+static int hdr_desc(Loader *L, const char *s, const char *e)
+{
+    CgProfile *P = L->P;
+    CgDesc d;
+    const char *p = cg_skip_blanks(s, e), *c = p, *te;
+    while (c < e && *c != ':')
+        c++;
+    te = c;
+    while (te > p && cg_is_blank(te[-1]))
+        te--;
+    d.type.ptr = p;
+    d.type.len = (size_t)(te - p);
+    d.value.ptr = c < e ? cg_skip_blanks(c + 1, e) : e;
+    d.value.len = (size_t)(e - d.value.ptr);
+    if (CG_GROW(P->descs, P->descs_cap, P->ndescs + 1) != 0)
+        return nomem(L);
+    P->descs[P->ndescs++] = d;
+    P->parts[L->part].desc_end = (uint32_t)P->ndescs;
+    return CG_OK;
+}
+
+/* ---- body lines ---- */
+
+/* Scans the positions and costs of a cost line into pos[] and L->cost[];
+ * *ncost receives how many costs were written. */
+static int scan_cost_line(Loader *L, const char *s, const char *e,
+                          uint64_t *pos, int *ncost)
+{
+    const CgPart *pt = &L->P->parts[L->part];
+    int k, n = 0, why = 0;
+    for (k = 0; k < pt->npos; k++) {
+        const char *q;
+        s = cg_skip_blanks(s, e);
+        if (s == e)
+            return fail(L, "cost line has %d position%s but positions: "
+                        "lists %d", k, k == 1 ? "" : "s", pt->npos);
+        q = cg_scan_pos(s, e, L->base[k], &pos[k], &why);
+        if (!q) {
+            char what[80];
+            snprintf(what, sizeof what, "position '%.*s'",
+                     (int)(pt->posname[k].len > 40 ? 40 :
+                           pt->posname[k].len),
+                     pt->posname[k].ptr ? pt->posname[k].ptr : "line");
+            return lex_fail(L, why, s, e, what);
+        }
+        s = q;
+    }
+    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
+        const char *q;
+        if (n >= pt->nev) {
+            int extra = 0;
+            if (!pt->nev)
+                return fail(L, "cost line before any events: line");
+            for (; s < e; s = cg_skip_blanks(s, e), extra++)
+                s = cg_token_end(s, e);
+            return fail(L, "cost line has %d costs but events: lists %d",
+                        n + extra, pt->nev);
+        }
+        q = cg_scan_cost(s, e, &L->cost[n], &why);
+        if (!q) {
+            char what[40];
+            snprintf(what, sizeof what, "cost %d", n + 1);
+            return lex_fail(L, why, s, e, what);
+        }
+        n++;
+        s = q;
+    }
+    *ncost = n;
+    return CG_OK;
+}
+
+static int cost_line(Loader *L, const char *s, const char *e)
+{
+    CgProfile *P = L->P;
+    CgPart *pt = &P->parts[L->part];
+    uint64_t pos[CG_MAX_POSITIONS];
+    int ncost = 0, j, rc, skipping = L->skip_cost;
+    L->touched = L->body = 1;
+    L->skip_cost = 0;
+    if (!pt->nev && !L->jump_pending)
+        return fail(L, "cost line before any events: line");
+    rc = scan_cost_line(L, s, e, pos, &ncost);
+    if (rc)
+        return rc;
+    if (skipping)
+        return fail(L, "skipped with the bad line %llu before it",
+                    (unsigned long long)L->skip_line);
+    if (L->jump_pending) {
+        if (ncost)
+            return fail(L, "the source line of jump= at line %llu has "
+                        "costs", (unsigned long long)L->jump_line);
+        L->jump_pending = 0;
+    } else if (L->call_pending) {
+        CgCall *c = &L->call;
+        int64_t *cc;
+        int32_t k;
+        for (k = 0; k < pt->npos; k++) {
+            if (pt->poskind[k] == CG_POS_INSTR) {
+                c->addr = pos[k];
+                c->flags |= CG_HAS_ADDR;
+            } else if (pt->poskind[k] == CG_POS_LINE) {
+                c->line = pos[k];
+                c->flags |= CG_HAS_LINE;
+            }
+        }
+        if (P->ncalls >= 0xffffffffu ||
+            CG_GROW(P->calls, P->calls_cap, P->ncalls + 1) != 0 ||
+            cg_model_reserve_calls(P, P->ncalls + 1) != 0)
+            return nomem(L);
+        cc = P->call_cost + P->ncalls * P->stride;
+        memset(cc, 0, P->stride * sizeof *cc);
+        for (j = 0; j < ncost; j++)
+            cc[pt->evmap[j]] = L->cost[j];
+        P->calls[P->ncalls++] = *c;
+        L->call_pending = 0;
+    } else {
+        int64_t *self;
+        if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0)
+            return rc;
+        self = P->self + (size_t)L->func * P->stride;
+        for (j = 0; j < ncost; j++) {
+            int64_t t;
+            if (__builtin_add_overflow(pt->sum[j], L->cost[j], &t) ||
+                __builtin_add_overflow(self[pt->evmap[j]], L->cost[j], &t))
+                return fail(L, "the sum of %.*s costs does not fit in 64 "
+                            "bits", (int)P->events[pt->evmap[j]].len,
+                            P->events[pt->evmap[j]].ptr);
+        }
+        for (j = 0; j < ncost; j++) {
+            pt->sum[j] += L->cost[j];
+            self[pt->evmap[j]] += L->cost[j];
+        }
+    }
+    memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
+    L->fi_pending = 0;
+    return CG_OK;
+}
+
+/* Scans the target subpositions of calls=/jump=/jcnd=: up to npos given
+ * (Xdebug writes one more: ignored), relative to the base. */
+static int scan_target(Loader *L, const char *s, const char *e,
+                       uint64_t *taddr, uint64_t *tline, uint32_t *flags)
+{
+    const CgPart *pt = &L->P->parts[L->part];
+    int k, why = 0;
+    for (k = 0; k < pt->npos; k++) {
+        uint64_t v;
+        const char *q;
+        s = cg_skip_blanks(s, e);
+        if (s == e)
+            break;
+        q = cg_scan_pos(s, e, L->base[k], &v, &why);
+        if (!q)
+            return lex_fail(L, why, s, e, "target position");
+        if (pt->poskind[k] == CG_POS_INSTR) {
+            *taddr = v;
+            *flags |= CG_HAS_TADDR;
+        } else if (pt->poskind[k] == CG_POS_LINE) {
+            *tline = v;
+            *flags |= CG_HAS_TLINE;
+        }
+        s = q;
+    }
+    return CG_OK;
+}
+
+static int calls_line(Loader *L, const char *s, const char *e)
+{
+    CgCall c;
+    uint64_t count;
+    int why = 0, rc;
+    const char *q;
+    L->touched = L->body = 1;
+    L->skip_cost = 1;            /* until this line is known good */
+    L->skip_line = L->lineno;
+    if (L->cfn < 0)
+        return fail(L, "calls= without a cfn= line before it");
+    s = cg_skip_blanks(s, e);
+    if (!(q = cg_scan_u64(s, e, &count, &why)))
+        return lex_fail(L, why, s, e, "the call count");
+    memset(&c, 0, sizeof c);
+    if ((rc = scan_target(L, q, e, &c.taddr, &c.tline, &c.flags)) != 0)
+        return rc;
+    L->skip_cost = 0;
+    if ((rc = current_func(L)) != 0)
+        return rc;
+    rc = get_func(L, L->cob >= 0 ? L->cob : L->ob,
+                  L->cfi >= 0 ? L->cfi : L->lfile, L->cfn,
+                  L->cfi >= 0 ? 0 : CG_FN_IMPLICIT, &c.callee);
+    if (rc || (rc = open_block(L)) != 0)
+        return rc;
+    c.caller = L->func;
+    c.count = count;
+    c.file = L->lfile;
+    c.part = (uint32_t)L->part;
+    L->call = c;
+    L->call_pending = 1;
+    L->call_line = L->lineno;
+    L->cob = L->cfi = L->cfn = -1;
+    L->fi_pending = 0;
+    return CG_OK;
+}
+
+static int jump_line(Loader *L, const char *s, const char *e, int cond)
+{
+    uint64_t a, b = 0, taddr = 0, tline = 0;
+    uint32_t flags = 0;
+    int why = 0, rc;
+    const char *q;
+    L->touched = L->body = 1;
+    L->skip_cost = 1;
+    L->skip_line = L->lineno;
+    s = cg_skip_blanks(s, e);
+    if (!(q = cg_scan_u64_to(s, e, &a, &why, cond ? '/' : ' ')))
+        return lex_fail(L, why, s, e, "the jump count");
+    if (cond) {
+        s = q < e && *q == '/' ? q + 1 : cg_skip_blanks(q, e);
+        if (s == e || !(q = cg_scan_u64(s, e, &b, &why)))
+            return lex_fail(L, s == e ? CG_LEX_BADNUM : why, s, e,
+                            "the second jcnd= count");
+    }
+    if ((rc = scan_target(L, q, e, &taddr, &tline, &flags)) != 0)
+        return rc;
+    L->skip_cost = 0;
+    if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0)
+        return rc;
+    L->jump_pending = 1;
+    L->jump_line = L->lineno;
+    L->jfile = L->jfn_name = L->jfunc = -1;
+    L->fi_pending = 0;
+    return CG_OK;
+}
+
+/* Forgets the function in force (after ob=, fl=, a new part). */
+static void end_function(Loader *L)
+{
+    L->func = -1;
+    L->fn_name = -1;
+    L->fn_obj = L->ob;
+    L->fn_file = L->fl;
+    L->jfile = L->jfn_name = L->jfunc = -1;
+}
+
+static int name_line(Loader *L, int which, const char *s, const char *e)
+{
+    int32_t idx;
+    int rc;
+    static const int kind_of[] = {
+        CG_OBJ, CG_FILE, CG_FILE, CG_FILE, CG_FN,      /* ob fl fi fe fn */
+        CG_OBJ, CG_FILE, CG_FILE, CG_FN,               /* cob cfi cfl cfn */
+        CG_FILE, CG_FN                                 /* jfi jfn */
+    };
+    static const char *const keys[] = {
+        "ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "jfi", "jfn"
+    };
+    rc = read_name(L, kind_of[which], keys[which], s, e, &idx);
+    if (rc)
+        return rc;
+    L->touched = L->body = 1;
+    switch (which) {
+    case 0:                      /* ob= */
+        close_block(L, L->line);
+        L->ob = idx;
+        end_function(L);
+        break;
+    case 1:                      /* fl= */
+        close_block(L, L->line);
+        L->fl = L->lfile = idx;
+        L->fi_pending = 0;
+        end_function(L);
+        break;
+    case 2:                      /* fi= */
+    case 3:                      /* fe= */
+        close_block(L, L->line);
+        L->lfile = idx;
+        L->fi_pending = 1;
+        break;
+    case 4:                      /* fn= */
+        close_block(L, L->line);
+        /* lsprofcalltree names a function's file with fi= before fn=. */
+        if (L->fi_pending)
+            L->fl = L->lfile;
+        end_function(L);
+        L->fn_name = idx;
+        L->lfile = L->fl;
+        L->fi_pending = 0;
+        break;
+    case 5:
+        L->cob = idx;
+        break;
+    case 6:
+    case 7:
+        L->cfi = idx;
+        break;
+    case 8:
+        L->cfn = idx;
+        break;
+    case 9:
+        close_block(L, L->line);
+        L->jfile = idx;
+        L->jfunc = -1;
+        break;
+    default:
+        close_block(L, L->line);
+        L->jfn_name = idx;
+        L->jfunc = -1;
+        break;
+    }
+    return CG_OK;
+}
+
+/* ---- dispatch ---- */
+
+enum {
+    K_OB, K_FL, K_FI, K_FE, K_FN, K_COB, K_CFI, K_CFL, K_CFN, K_JFI, K_JFN,
+    K_CALLS, K_JUMP, K_JCND, K_UNKNOWN_EQ,
+    K_VERSION, K_CREATOR, K_PID, K_THREAD, K_PART, K_CMD, K_DESC,
+    K_POSITIONS, K_EVENTS, K_EVENT, K_SUMMARY, K_TOTALS, K_UNKNOWN_COLON
+};
+
+static int key_of(const char *k, size_t n, char sep)
+{
+    static const char *const eq[] = {
+        "ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "jfi",
+        "jfn", "calls", "jump", "jcnd"
+    };
+    static const char *const colon[] = {
+        "version", "creator", "pid", "thread", "part", "cmd", "desc",
+        "positions", "events", "event", "summary", "totals"
+    };
+    size_t i;
+    if (sep == '=') {
+        for (i = 0; i < sizeof eq / sizeof *eq; i++)
+            if (strlen(eq[i]) == n && !memcmp(eq[i], k, n))
+                return (int)i;
+        return K_UNKNOWN_EQ;
+    }
+    for (i = 0; i < sizeof colon / sizeof *colon; i++)
+        if (strlen(colon[i]) == n && !memcmp(colon[i], k, n))
+            return K_VERSION + (int)i;
+    return K_UNKNOWN_COLON;
+}
+
+static int is_key_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '_';
+}
+
+static int unknown_line(Loader *L, const char *s, const char *e)
+{
+    char q[300];
+    quote(q, sizeof q, s, (size_t)(e - s));
+    return fail(L, "expected a cost, name or header line, found %s", q);
+}
+
+/* A call or jump still waits for its line when this line comes. */
+static int missing_follow_line(Loader *L, const char *s, const char *e)
+{
+    char q[300];
+    int call = L->call_pending;
+    uint64_t at = call ? L->call_line : L->jump_line;
+    quote(q, sizeof q, s, (size_t)(e - s));
+    if (!L->lenient)
+        return fail(L, "expected the %s line of the %s at line %llu, found "
+                    "%s", call ? "cost" : "source", call ? "calls=" : "jump",
+                    (unsigned long long)at, q);
+    L->call_pending = L->jump_pending = 0;
+    close_block(L, L->line);
+    return warn_at(L, at, "%s skipped: the line after it is not its %s line",
+                   call ? "calls=" : "jump", call ? "cost" : "source");
+}
+
+static int keyed_line(Loader *L, const char *s, const char *e)
+{
+    const char *k = s, *v;
+    int key, rc;
+    while (s < e && is_key_char(*s))
+        s++;
+    if (s == e || (*s != '=' && *s != ':'))
+        return unknown_line(L, k, e);
+    key = key_of(k, (size_t)(s - k), *s);
+    v = s + 1;
+    if (key <= K_JFN)
+        return name_line(L, key, v, e);
+    switch (key) {
+    case K_CALLS:
+        return calls_line(L, v, e);
+    case K_JUMP:
+        return jump_line(L, v, e, 0);
+    case K_JCND:
+        return jump_line(L, v, e, 1);
+    case K_UNKNOWN_EQ:
+    case K_UNKNOWN_COLON: {
+        char q[300];
+        quote(q, sizeof q, k, (size_t)(e - k));
+        close_block(L, L->line);
+        return warn_at(L, L->lineno, "unknown line %s skipped", q);
+    }
+    case K_VERSION:
+        return hdr_version(L, v, e);
+    case K_CREATOR:
+        if (!L->P->creator.ptr) {
+            L->P->creator.ptr = cg_skip_blanks(v, e);
+            L->P->creator.len = (size_t)(e - L->P->creator.ptr);
+        }
+        return CG_OK;
+    case K_EVENT:
+        return hdr_event(L, v, e);
+    case K_SUMMARY:
+    case K_TOTALS:
+        close_block(L, L->line);
+        return hdr_costs(L, v, e, key == K_TOTALS);
+    default:
+        break;
+    }
+    /* The header lines that belong to one part. */
+    {
+        CgPart *pt;
+        int64_t n = 0;
+        if ((key == K_PART || key == K_PID || key == K_THREAD) &&
+            (rc = read_int(L, v, e, &n, key == K_PART ? "part:" :
+                           key == K_PID ? "pid:" : "thread:")) != 0)
+            return rc;
+        if ((rc = part_header(L)) != 0)
+            return rc;
+        pt = &L->P->parts[L->part];
+        switch (key) {
+        case K_PART:
+            pt->number = n;
+            pt->has |= CG_PART_NUMBER;
+            return CG_OK;
+        case K_PID:
+            pt->pid = n;
+            pt->has |= CG_PART_PID;
+            return CG_OK;
+        case K_THREAD:
+            pt->thread = n;
+            pt->has |= CG_PART_THREAD;
+            return CG_OK;
+        case K_CMD:
+            pt->cmd.ptr = cg_skip_blanks(v, e);
+            pt->cmd.len = (size_t)(e - pt->cmd.ptr);
+            pt->has |= CG_PART_CMD;
+            return CG_OK;
+        case K_DESC:
+            return hdr_desc(L, v, e);
+        case K_POSITIONS:
+            return hdr_positions(L, v, e);
+        default:
+            return hdr_events(L, v, e);
+        }
+    }
+}
+
+static int separator(Loader *L)
+{
+    int k;
+    close_block(L, L->line);
+    if (L->touched) {
+        int rc = new_part(L, 0);
+        if (rc)
+            return rc;
+    }
+    L->touched = 1;
+    for (k = 0; k < CG_NKINDS; k++)
+        cg_names_reset_ids(&L->P->names[k]);
+    L->ob = L->fl = L->lfile = -1;
+    L->cob = L->cfi = L->cfn = -1;
+    L->fi_pending = 0;
+    end_function(L);
+    return CG_OK;
+}
+
+static int do_line(Loader *L, const char *s, const char *e)
+{
+    char c;
+    s = cg_skip_blanks(s, e);
+    if (s == e)
+        return CG_OK;
+    c = *s;
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
+        return cost_line(L, s, e);
+    if (c == '#')
+        return CG_OK;
+    L->skip_cost = 0;
+    if (L->call_pending || L->jump_pending) {
+        int rc = missing_follow_line(L, s, e);
+        if (rc)
+            return rc;
+    }
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        return keyed_line(L, s, e);
+    if ((size_t)(e - s) >= sizeof SEPARATOR - 1 &&
+        !memcmp(s, SEPARATOR, sizeof SEPARATOR - 1))
+        return separator(L);
+    return unknown_line(L, s, e);
+}
+
+/* After a line failed in lenient mode: forget what it left half done. */
+static int skip_line(Loader *L)
+{
+    close_block(L, L->line);
+    if (L->call_pending && L->call_line != L->lineno) {
+        /* the failed line was the call's cost line */
+        L->call_pending = 0;
+    }
+    if (L->jump_pending && L->jump_line != L->lineno)
+        L->jump_pending = 0;
+    return add_warning_text(L, L->err->msg);
+}
+
+static int finish(Loader *L)
+{
+    const char *end = L->P->buf + L->P->len;
+    int rc;
+    close_block(L, end);
+    if (L->call_pending || L->jump_pending) {
+        int call = L->call_pending;
+        uint64_t at = call ? L->call_line : L->jump_line;
+        if (!L->lenient)
+            return fail_at(L, at, "%s at end of file, with no %s line after "
+                           "it", call ? "calls=" : "jump",
+                           call ? "cost" : "source");
+        rc = warn_at(L, at, "%s skipped: the file ends before its %s line",
+                     call ? "calls=" : "jump", call ? "cost" : "source");
+        if (rc)
+            return rc;
+    } else if (L->skip_cost) {
+        L->skip_cost = 0;
+    } else if (L->cfn >= 0 || L->cfi >= 0 || L->cob >= 0) {
+        rc = warn_at(L, L->lineno, "the file ends after a call's target "
+                     "with no calls= line (truncated?)");
+        if (rc)
+            return rc;
+    }
+    return end_part(L);
+}
+
+int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
+            int options, CgError *err)
+{
+    Loader *L;
+    CgProfile *P;
+    const char *p = buf, *end = buf + len;
+    int rc = CG_OK;
+    *out = NULL;
+    memset(err, 0, sizeof *err);
+    P = cg_model_new(buf, len, name);
+    L = calloc(1, sizeof *L);
+    if (!P || !L) {
+        cg_profile_free(P);
+        free(L);
+        err->status = CG_ENOMEM;
+        snprintf(err->msg, sizeof err->msg, "not enough memory");
+        return CG_ENOMEM;
+    }
+    L->P = P;
+    L->err = err;
+    L->lenient = (options & CG_LENIENT) != 0;
+    L->ob = L->fl = L->lfile = -1;
+    L->cob = L->cfi = L->cfn = -1;
+    L->unspecified = -1;
+    end_function(L);
+    rc = new_part(L, 0);
+    while (!rc && p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        L->lineno++;
+        L->line = p;
+        if (le > p && le[-1] == '\r')
+            le--;
+        rc = do_line(L, p, le);
+        if (rc == CG_EBAD && L->lenient && !L->fatal)
+            rc = skip_line(L);
+        p = nl ? nl + 1 : end;
+    }
+    if (!rc)
+        rc = finish(L);
+    if (!rc)
+        rc = cg_model_finish(P, L->lenient, err);
+    if (rc == CG_ENOMEM)
+        nomem(L);
+    free(L);
+    if (rc) {
+        cg_profile_free(P);
+        return rc;
+    }
+    if (!P->version)
+        P->version = 2;          /* none written: version 1 */
+    P->version -= 1;
+    *out = P;
+    return CG_OK;
+}
+
+int cg_load_file(CgProfile **out, const char *path, int options,
+                 CgError *err)
+{
+    const char *buf;
+    size_t len;
+    int errnum = 0, rc;
+    CgSource *src = cg_source_open(path, &buf, &len, &errnum);
+    *out = NULL;
+    if (!src) {
+        memset(err, 0, sizeof *err);
+        err->status = errnum ? CG_EIO : CG_ENOMEM;
+        if (errnum)
+            snprintf(err->msg, sizeof err->msg, "%s: %s", path,
+                     strerror(errnum));
+        else
+            snprintf(err->msg, sizeof err->msg, "not enough memory");
+        return err->status;
+    }
+    rc = cg_load(out, buf, len, path, options, err);
+    if (rc) {
+        cg_source_release(src);
+        return rc;
+    }
+    (*out)->src = src;
+    return CG_OK;
+}

@@ -1,0 +1,1233 @@
+/* The Lua binding: the only file that knows Lua. Objects follow liolib's
+ * pattern: a Profile userdata is created closed before any work and owns
+ * the CgProfile; every handle keeps its profile alive through a user value
+ * and checks that it is still open. */
+#include "cg_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+#include "lua.h"
+
+#define PROFILE "callgrind.Profile"
+#define FUNCTION "callgrind.Function"
+#define CALL "callgrind.Call"
+#define JUMP "callgrind.Jump"
+#define COSTLINE "callgrind.CostLine"
+#define PART "callgrind.Part"
+#define CURSOR "callgrind.cursor"
+
+/* Profile user values. */
+enum { UV_TEXT = 1, UV_CACHE = 2 };
+/* Keys of the cache table. */
+#define CACHE_FUNCS "funcs"
+#define CACHE_PARTS "parts"
+#define CACHE_EVENTS "events"
+
+typedef struct LProfile {
+    CgProfile *P;                /* NULL once closed */
+} LProfile;
+
+typedef struct LFunc {
+    int32_t index;
+} LFunc;
+
+typedef struct LCall {
+    uint32_t index;
+} LCall;
+
+typedef struct LJump {
+    CgJump j;
+} LJump;
+
+typedef struct LLine {
+    CgLine l;
+    int64_t cost[1];             /* stride values */
+} LLine;
+
+typedef struct LCursor {
+    CgCursor c;
+    const CgProfile *P;          /* what it walks; checked at each step */
+    int64_t cost[1];
+} LCursor;
+
+/* ---- profiles ---- */
+
+static LProfile *to_lprofile(lua_State *L, int idx)
+{
+    return (LProfile *)luaL_checkudata(L, idx, PROFILE);
+}
+
+static CgProfile *check_open(lua_State *L, const LProfile *lp)
+{
+    if (!lp->P)
+        luaL_error(L, "attempt to use a closed profile");
+    return lp->P;
+}
+
+static CgProfile *check_profile(lua_State *L, int idx)
+{
+    return check_open(L, to_lprofile(L, idx));
+}
+
+/* The profile behind the handle at idx (its user value 1). Leaves the
+ * profile userdata on the stack top. */
+static CgProfile *handle_profile(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    return check_open(L, (LProfile *)lua_touserdata(L, -1));
+}
+
+static int profile_close(lua_State *L)
+{
+    LProfile *lp = to_lprofile(L, 1);
+    if (lp->P) {
+        cg_profile_free(lp->P);
+        lp->P = NULL;
+    }
+    return 0;
+}
+
+static void push_str(lua_State *L, CgStr s)
+{
+    if (s.ptr)
+        lua_pushlstring(L, s.ptr, s.len);
+    else
+        lua_pushnil(L);
+}
+
+static void push_name(lua_State *L, const CgProfile *P, int kind, int32_t i)
+{
+    if (i < 0)
+        lua_pushnil(L);
+    else
+        push_str(L, P->names[kind].str[i]);
+}
+
+/* Pushes the cache table of the profile at idx. */
+static void push_cache(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, UV_CACHE);
+}
+
+/* Pushes the (one) handle of function i of the profile at pidx. */
+static void push_func(lua_State *L, int pidx, int32_t i)
+{
+    pidx = lua_absindex(L, pidx);
+    push_cache(L, pidx);
+    lua_getfield(L, -1, CACHE_FUNCS);
+    if (lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TNIL) {
+        LFunc *f;
+        lua_pop(L, 1);
+        f = (LFunc *)lua_newuserdatauv(L, sizeof *f, 1);
+        f->index = i;
+        luaL_setmetatable(L, FUNCTION);
+        lua_pushvalue(L, pidx);
+        lua_setiuservalue(L, -2, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+    }
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+}
+
+static void build_parts(lua_State *L, int pidx, const CgProfile *P);
+
+/* Pushes part i (0-based) of the profile at pidx. */
+static void push_part(lua_State *L, int pidx, uint32_t i)
+{
+    pidx = lua_absindex(L, pidx);
+    push_cache(L, pidx);
+    if (lua_getfield(L, -1, CACHE_PARTS) == LUA_TNIL) {
+        lua_pop(L, 1);
+        build_parts(L, pidx, ((LProfile *)lua_touserdata(L, pidx))->P);
+        lua_getfield(L, -1, CACHE_PARTS);
+    }
+    lua_rawgeti(L, -1, (lua_Integer)i + 1);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+}
+
+/* ---- events and costs ---- */
+
+/* The event named or numbered by argument arg. */
+static size_t check_event(lua_State *L, const CgProfile *P, int arg)
+{
+    if (lua_type(L, arg) == LUA_TNUMBER) {
+        lua_Integer i;
+        if (!lua_isinteger(L, arg))
+            luaL_argerror(L, arg, "event index must be an integer");
+        i = lua_tointeger(L, arg);
+        if (i < 1 || (lua_Unsigned)i > P->nev)
+            luaL_argerror(L, arg, lua_pushfstring(L, "event index %I out of "
+                          "range 1..%I", i, (lua_Integer)P->nev));
+        return (size_t)i - 1;
+    } else {
+        size_t len;
+        const char *s = luaL_checklstring(L, arg, &len);
+        int i = cg_event_index(P, s, len);
+        if (i < 0)
+            luaL_argerror(L, arg, lua_pushfstring(L, "unknown event '%s'",
+                                                  s));
+        return (size_t)i;
+    }
+}
+
+/* cost(ev) -> integer; cost() -> { ev = n, ... } */
+static int push_costs(lua_State *L, const CgProfile *P, const int64_t *v,
+                      int arg)
+{
+    size_t i;
+    if (!lua_isnoneornil(L, arg)) {
+        lua_pushinteger(L, (lua_Integer)v[check_event(L, P, arg)]);
+        return 1;
+    }
+    lua_createtable(L, 0, (int)P->nev);
+    for (i = 0; i < P->nev; i++) {
+        lua_pushlstring(L, P->events[i].ptr, P->events[i].len);
+        lua_pushinteger(L, (lua_Integer)v[i]);
+        lua_rawset(L, -3);
+    }
+    return 1;
+}
+
+static void totals(const CgProfile *P, int64_t *out)
+{
+    size_t i;
+    int j;
+    for (i = 0; i < P->nev; i++)
+        out[i] = 0;
+    for (i = 0; i < P->nparts; i++)
+        for (j = 0; j < P->parts[i].nev; j++)
+            out[P->parts[i].evmap[j]] += P->parts[i].sum[j];
+}
+
+static int profile_totals(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    int64_t *v;
+    lua_settop(L, 2);
+    v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
+    totals(P, v);
+    return push_costs(L, P, v, 2);
+}
+
+static int profile_total(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    size_t e = check_event(L, P, 2);
+    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v,
+                                              0);
+    totals(P, v);
+    lua_pushinteger(L, (lua_Integer)v[e]);
+    return 1;
+}
+
+/* ---- profile fields and methods ---- */
+
+static void push_events(lua_State *L, int pidx, const CgProfile *P)
+{
+    size_t i;
+    push_cache(L, pidx);
+    if (lua_getfield(L, -1, CACHE_EVENTS) == LUA_TNIL) {
+        lua_pop(L, 1);
+        lua_createtable(L, (int)P->nev, 0);
+        for (i = 0; i < P->nev; i++) {
+            push_str(L, P->events[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, CACHE_EVENTS);
+    }
+    lua_remove(L, -2);
+}
+
+static int profile_field(lua_State *L, CgProfile *P, const char *k)
+{
+    const CgPart *first = P->nparts ? &P->parts[0] : NULL;
+    if (!strcmp(k, "name"))
+        lua_pushstring(L, P->name);
+    else if (!strcmp(k, "version"))
+        lua_pushinteger(L, P->version);
+    else if (!strcmp(k, "creator"))
+        push_str(L, P->creator);
+    else if (!strcmp(k, "cmd")) {
+        if (first && (first->has & CG_PART_CMD))
+            push_str(L, first->cmd);
+        else
+            lua_pushnil(L);
+    } else if (!strcmp(k, "pid")) {
+        if (first && (first->has & CG_PART_PID))
+            lua_pushinteger(L, first->pid);
+        else
+            lua_pushnil(L);
+    } else if (!strcmp(k, "events"))
+        push_events(L, 1, P);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* __index of every handle type: methods first (Lua modules add to them),
+ * then fields. Upvalue 1: the methods table; upvalue 2: the field
+ * function. */
+static int handle_index(lua_State *L)
+{
+    lua_pushvalue(L, 2);
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNIL)
+        return 1;
+    lua_pop(L, 1);
+    if (lua_type(L, 2) != LUA_TSTRING)
+        return 0;
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+static int profile_fields(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    return profile_field(L, P, lua_tostring(L, 2));
+}
+
+static int profile_tostring(lua_State *L)
+{
+    LProfile *lp = to_lprofile(L, 1);
+    const CgProfile *P = lp->P;
+    if (!P) {
+        lua_pushliteral(L, "callgrind.Profile (closed)");
+        return 1;
+    }
+    {
+        luaL_Buffer b;
+        size_t i;
+        luaL_buffinit(L, &b);
+        lua_pushfstring(L, "callgrind.Profile: %s (%I functions, %I calls, "
+                        "%I part%s; events:", P->name,
+                        (lua_Integer)P->nfuncs, (lua_Integer)P->ncalls,
+                        (lua_Integer)P->nparts, P->nparts == 1 ? "" : "s");
+        luaL_addvalue(&b);
+        for (i = 0; i < P->nev && i < 12; i++) {
+            luaL_addchar(&b, ' ');
+            luaL_addlstring(&b, P->events[i].ptr, P->events[i].len);
+        }
+        if (i < P->nev)
+            luaL_addstring(&b, " ...");
+        if (!P->nev)
+            luaL_addstring(&b, " none");
+        luaL_addchar(&b, ')');
+        luaL_pushresult(&b);
+    }
+    return 1;
+}
+
+static int profile_warnings(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    size_t i;
+    lua_createtable(L, (int)P->nwarnings + 1, 0);
+    for (i = 0; i < P->nwarnings; i++) {
+        lua_pushstring(L, P->warnings[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    if (P->warnings_dropped) {
+        lua_pushfstring(L, "%s: %I more warnings not listed", P->name,
+                        (lua_Integer)P->warnings_dropped);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+static int profile_memory(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    lua_pushinteger(L, (lua_Integer)cg_profile_bytes(P));
+    lua_pushinteger(L, (lua_Integer)P->len);
+    return 2;
+}
+
+/* ---- counting iterators over functions, calls, parts ---- */
+
+/* upvalues: profile, next index, end index */
+static int functions_iter(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer n = lua_tointeger(L, lua_upvalueindex(3));
+    check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
+    if (i >= n)
+        return 0;
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    push_func(L, lua_upvalueindex(1), (int32_t)i);
+    return 1;
+}
+
+static int profile_functions(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    lua_settop(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushinteger(L, (lua_Integer)P->nfuncs);
+    lua_pushcclosure(L, functions_iter, 3);
+    return 1;
+}
+
+static void new_call(lua_State *L, int pidx, uint32_t i)
+{
+    LCall *c;
+    pidx = lua_absindex(L, pidx);
+    c = (LCall *)lua_newuserdatauv(L, sizeof *c, 1);
+    c->index = i;
+    luaL_setmetatable(L, CALL);
+    lua_pushvalue(L, pidx);
+    lua_setiuservalue(L, -2, 1);
+}
+
+/* upvalues: profile, next, end, by-callee flag */
+static int calls_iter(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer n = lua_tointeger(L, lua_upvalueindex(3));
+    const CgProfile *P =
+        check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
+    if (i >= n)
+        return 0;
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    new_call(L, lua_upvalueindex(1),
+             lua_toboolean(L, lua_upvalueindex(4)) ? P->callers[i]
+                                                   : (uint32_t)i);
+    return 1;
+}
+
+static void push_calls_iter(lua_State *L, int pidx, size_t from, size_t to,
+                            int by_callee)
+{
+    lua_pushvalue(L, pidx);
+    lua_pushinteger(L, (lua_Integer)from);
+    lua_pushinteger(L, (lua_Integer)to);
+    lua_pushboolean(L, by_callee);
+    lua_pushcclosure(L, calls_iter, 4);
+}
+
+static int profile_calls(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    push_calls_iter(L, 1, 0, P->ncalls, 0);
+    return 1;
+}
+
+static int parts_iter(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    const CgProfile *P =
+        check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
+    if ((size_t)i >= P->nparts)
+        return 0;
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    push_part(L, lua_upvalueindex(1), (uint32_t)i);
+    return 1;
+}
+
+static int profile_parts(lua_State *L)
+{
+    check_profile(L, 1);
+    lua_settop(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushcclosure(L, parts_iter, 2);
+    return 1;
+}
+
+/* ---- parts: plain tables built once ---- */
+
+static void set_int(lua_State *L, const char *k, int has, int64_t v)
+{
+    if (has) {
+        lua_pushinteger(L, (lua_Integer)v);
+        lua_setfield(L, -2, k);
+    }
+}
+
+static void set_costs(lua_State *L, const char *k, const CgProfile *P,
+                      const CgPart *pt, const int64_t *v)
+{
+    int j;
+    if (!v)
+        return;
+    lua_createtable(L, 0, pt->nev);
+    for (j = 0; j < pt->nev; j++) {
+        push_str(L, P->events[pt->evmap[j]]);
+        lua_pushinteger(L, (lua_Integer)v[j]);
+        lua_rawset(L, -3);
+    }
+    lua_setfield(L, -2, k);
+}
+
+static void build_parts(lua_State *L, int pidx, const CgProfile *P)
+{
+    size_t i;
+    lua_createtable(L, (int)P->nparts, 0);
+    for (i = 0; i < P->nparts; i++) {
+        const CgPart *pt = &P->parts[i];
+        uint32_t d;
+        int j;
+        lua_createtable(L, 0, 10);
+        luaL_setmetatable(L, PART);
+        lua_pushinteger(L, (lua_Integer)i + 1);
+        lua_setfield(L, -2, "index");
+        lua_pushinteger(L, (pt->has & CG_PART_NUMBER) ? (lua_Integer)pt->number
+                                                      : (lua_Integer)i + 1);
+        lua_setfield(L, -2, "number");
+        set_int(L, "pid", pt->has & CG_PART_PID, pt->pid);
+        set_int(L, "thread", pt->has & CG_PART_THREAD, pt->thread);
+        if (pt->has & CG_PART_CMD) {
+            push_str(L, pt->cmd);
+            lua_setfield(L, -2, "cmd");
+        }
+        lua_newtable(L);
+        for (d = pt->desc_begin; d < pt->desc_end; d++) {
+            const CgDesc *ds = &P->descs[d];
+            push_str(L, ds->type);
+            if (lua_rawget(L, -2) == LUA_TSTRING) {
+                /* a type written twice: keep both values, one a line */
+                lua_pushliteral(L, "\n");
+                push_str(L, ds->value);
+                lua_concat(L, 3);
+            } else {
+                lua_pop(L, 1);
+                push_str(L, ds->value);
+            }
+            push_str(L, ds->type);
+            lua_insert(L, -2);
+            lua_rawset(L, -3);
+        }
+        lua_setfield(L, -2, "desc");
+        lua_createtable(L, pt->nev, 0);
+        for (j = 0; j < pt->nev; j++) {
+            push_str(L, P->events[pt->evmap[j]]);
+            lua_rawseti(L, -2, j + 1);
+        }
+        lua_setfield(L, -2, "events");
+        set_costs(L, "summary", P, pt, pt->summary);
+        set_costs(L, "totals", P, pt, pt->totals);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    push_cache(L, pidx);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, CACHE_PARTS);
+    lua_pop(L, 1);
+}
+
+static int part_tostring(lua_State *L)
+{
+    luaL_Buffer b;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    luaL_buffinit(L, &b);
+    lua_getfield(L, 1, "number");
+    lua_pushfstring(L, "callgrind.Part %I", lua_tointeger(L, -1));
+    lua_remove(L, -2);
+    luaL_addvalue(&b);
+    if (lua_getfield(L, 1, "pid") == LUA_TNUMBER) {
+        lua_pushfstring(L, ", pid %I", lua_tointeger(L, -1));
+        lua_remove(L, -2);
+        luaL_addvalue(&b);
+    } else {
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, 1, "thread") == LUA_TNUMBER) {
+        lua_pushfstring(L, ", thread %I", lua_tointeger(L, -1));
+        lua_remove(L, -2);
+        luaL_addvalue(&b);
+    } else {
+        lua_pop(L, 1);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* ---- looking a function up ---- */
+
+static int opt_name_index(lua_State *L, const CgProfile *P, int arg, int kind,
+                          int32_t *out)
+{
+    size_t len;
+    const char *s;
+    if (lua_isnoneornil(L, arg)) {
+        *out = -2;               /* any */
+        return 1;
+    }
+    s = luaL_checklstring(L, arg, &len);
+    *out = cg_names_find(&P->names[kind], s, len);
+    return *out >= 0;
+}
+
+static int profile_func(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    size_t len, i, found = 0;
+    const char *name = luaL_checklstring(L, 2, &len);
+    int32_t n = cg_names_find(&P->names[CG_FN], name, len), file, obj;
+    int32_t hit = -1;
+    if (n < 0 || !opt_name_index(L, P, 3, CG_FILE, &file) ||
+        !opt_name_index(L, P, 4, CG_OBJ, &obj)) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "not found");
+        return 2;
+    }
+    for (i = 0; i < P->nfuncs; i++) {
+        const CgFunc *f = &P->funcs[i];
+        if (f->name == n && (file == -2 || f->file == file) &&
+            (obj == -2 || f->obj == obj)) {
+            if (!found++)
+                hit = (int32_t)i;
+        }
+    }
+    if (found == 1) {
+        push_func(L, 1, hit);
+        return 1;
+    }
+    lua_pushnil(L);
+    if (!found) {
+        lua_pushliteral(L, "not found");
+        return 2;
+    }
+    {
+        luaL_Buffer b;
+        size_t shown = 0;
+        luaL_buffinit(L, &b);
+        lua_pushfstring(L, "ambiguous: %I functions named '%s' (", 
+                        (lua_Integer)found, name);
+        luaL_addvalue(&b);
+        for (i = 0; i < P->nfuncs && shown < 5; i++) {
+            const CgFunc *f = &P->funcs[i];
+            if (f->name == n && (file == -2 || f->file == file) &&
+                (obj == -2 || f->obj == obj)) {
+                if (shown++)
+                    luaL_addstring(&b, "; ");
+                if (f->file >= 0)
+                    luaL_addlstring(&b, P->names[CG_FILE].str[f->file].ptr,
+                                    P->names[CG_FILE].str[f->file].len);
+                else
+                    luaL_addstring(&b, "no file");
+                if (f->obj >= 0) {
+                    luaL_addstring(&b, " in ");
+                    luaL_addlstring(&b, P->names[CG_OBJ].str[f->obj].ptr,
+                                    P->names[CG_OBJ].str[f->obj].len);
+                }
+            }
+        }
+        if (shown < found)
+            luaL_addstring(&b, "; ...");
+        luaL_addstring(&b, "): give a file or object to choose");
+        luaL_pushresult(&b);
+    }
+    return 2;
+}
+
+/* ---- functions ---- */
+
+static const CgFunc *check_func(lua_State *L, int idx, CgProfile **PP)
+{
+    LFunc *f = (LFunc *)luaL_checkudata(L, idx, FUNCTION);
+    CgProfile *P = handle_profile(L, idx);
+    lua_pop(L, 1);
+    *PP = P;
+    return &P->funcs[f->index];
+}
+
+static int func_self(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    return push_costs(L, P, P->self + (size_t)(f - P->funcs) * P->stride, 2);
+}
+
+static int func_fields(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    const char *k = lua_tostring(L, 2);
+    if (!strcmp(k, "name"))
+        push_name(L, P, CG_FN, f->name);
+    else if (!strcmp(k, "file"))
+        push_name(L, P, CG_FILE, f->file);
+    else if (!strcmp(k, "object"))
+        push_name(L, P, CG_OBJ, f->obj);
+    else if (!strcmp(k, "index"))
+        lua_pushinteger(L, (lua_Integer)(f - P->funcs) + 1);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int func_tostring(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "callgrind.Function: ");
+    push_name(L, P, CG_FN, f->name);
+    luaL_addvalue(&b);
+    if (f->file >= 0 || f->obj >= 0) {
+        luaL_addstring(&b, " (");
+        if (f->file >= 0) {
+            push_name(L, P, CG_FILE, f->file);
+            luaL_addvalue(&b);
+        }
+        if (f->obj >= 0) {
+            luaL_addstring(&b, f->file >= 0 ? "; " : "");
+            push_name(L, P, CG_OBJ, f->obj);
+            luaL_addvalue(&b);
+        }
+        luaL_addchar(&b, ')');
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int func_calls(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    lua_getiuservalue(L, 1, 1);
+    push_calls_iter(L, -1, f->calls_begin, f->calls_end, 0);
+    return 1;
+}
+
+static int func_callers(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    lua_getiuservalue(L, 1, 1);
+    push_calls_iter(L, -1, f->callers_begin, f->callers_end, 1);
+    return 1;
+}
+
+/* ---- cost lines and jumps: cursors over blocks ---- */
+
+/* upvalues: profile, cursor */
+static int lines_iter(lua_State *L)
+{
+    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
+    LCursor *c = (LCursor *)lua_touserdata(L, lua_upvalueindex(2));
+    const CgProfile *P = check_open(L, lp);
+    CgLine l;
+    LLine *h;
+    if (c->P != P)
+        return luaL_error(L, "attempt to use a closed profile");
+    if (!cg_cursor_next_line(&c->c, &l))
+        return 0;
+    h = (LLine *)lua_newuserdatauv(L, sizeof *h + P->stride * sizeof(int64_t),
+                                   1);
+    h->l = l;
+    memcpy(h->cost, l.cost, P->stride * sizeof(int64_t));
+    h->l.cost = h->cost;
+    luaL_setmetatable(L, COSTLINE);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static int jumps_iter(lua_State *L)
+{
+    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
+    LCursor *c = (LCursor *)lua_touserdata(L, lua_upvalueindex(2));
+    const CgProfile *P = check_open(L, lp);
+    LJump *h;
+    CgJump j;
+    if (c->P != P)
+        return luaL_error(L, "attempt to use a closed profile");
+    if (!cg_cursor_next_jump(&c->c, &j))
+        return 0;
+    h = (LJump *)lua_newuserdatauv(L, sizeof *h, 1);
+    h->j = j;
+    luaL_setmetatable(L, JUMP);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_setiuservalue(L, -2, 1);
+    return 1;
+}
+
+static void push_cursor_iter(lua_State *L, int pidx, const CgProfile *P,
+                             size_t first, size_t last, lua_CFunction f)
+{
+    LCursor *c;
+    pidx = lua_absindex(L, pidx);
+    lua_pushvalue(L, pidx);
+    c = (LCursor *)lua_newuserdatauv(L, sizeof *c + P->stride *
+                                     sizeof(int64_t), 0);
+    luaL_setmetatable(L, CURSOR);
+    c->P = P;
+    cg_cursor_init(&c->c, P, first, last, c->cost);
+    lua_pushcclosure(L, f, 2);
+}
+
+static int profile_lines(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    push_cursor_iter(L, 1, P, 0, P->nblocks, lines_iter);
+    return 1;
+}
+
+static int profile_jumps(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    push_cursor_iter(L, 1, P, 0, P->nblocks, jumps_iter);
+    return 1;
+}
+
+static int func_lines(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    lua_getiuservalue(L, 1, 1);
+    push_cursor_iter(L, -1, P, f->blocks_begin, f->blocks_end, lines_iter);
+    return 1;
+}
+
+static int func_jumps(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    lua_getiuservalue(L, 1, 1);
+    push_cursor_iter(L, -1, P, f->blocks_begin, f->blocks_end, jumps_iter);
+    return 1;
+}
+
+/* Pushes a position value, or nil when the file had no such column. */
+static void push_pos(lua_State *L, uint32_t flags, uint32_t bit, uint64_t v)
+{
+    if (flags & bit)
+        lua_pushinteger(L, (lua_Integer)v);
+    else
+        lua_pushnil(L);
+}
+
+static int line_fields(lua_State *L)
+{
+    LLine *h = (LLine *)luaL_checkudata(L, 1, COSTLINE);
+    const char *k = lua_tostring(L, 2);
+    CgProfile *P = handle_profile(L, 1);
+    int pidx = lua_gettop(L);
+    if (!strcmp(k, "fn"))
+        push_func(L, pidx, h->l.func);
+    else if (!strcmp(k, "file"))
+        push_name(L, P, CG_FILE, h->l.file);
+    else if (!strcmp(k, "line"))
+        push_pos(L, h->l.flags, CG_HAS_LINE, h->l.line);
+    else if (!strcmp(k, "addr"))
+        push_pos(L, h->l.flags, CG_HAS_ADDR, h->l.addr);
+    else if (!strcmp(k, "part"))
+        push_part(L, pidx, h->l.part);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int line_cost(lua_State *L)
+{
+    LLine *h = (LLine *)luaL_checkudata(L, 1, COSTLINE);
+    CgProfile *P = handle_profile(L, 1);
+    lua_pop(L, 1);
+    return push_costs(L, P, h->cost, 2);
+}
+
+/* "file:line" or "0xaddr" or what there is of both. */
+static void add_where(lua_State *L, luaL_Buffer *b, const CgProfile *P,
+                      int32_t file, uint32_t flags, uint32_t has_addr,
+                      uint32_t has_line, uint64_t addr, uint64_t line)
+{
+    if (file >= 0)
+        luaL_addlstring(b, P->names[CG_FILE].str[file].ptr,
+                        P->names[CG_FILE].str[file].len);
+    else
+        luaL_addstring(b, "?");
+    if (flags & has_line) {
+        lua_pushfstring(L, ":%I", (lua_Integer)line);
+        luaL_addvalue(b);
+    }
+    if (flags & has_addr) {
+        char buf[32];
+        snprintf(buf, sizeof buf, " 0x%llx", (unsigned long long)addr);
+        luaL_addstring(b, buf);
+    }
+}
+
+static int line_tostring(lua_State *L)
+{
+    LLine *h = (LLine *)luaL_checkudata(L, 1, COSTLINE);
+    CgProfile *P = handle_profile(L, 1);
+    luaL_Buffer b;
+    size_t i;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "callgrind.CostLine: ");
+    push_name(L, P, CG_FN, P->funcs[h->l.func].name);
+    luaL_addvalue(&b);
+    luaL_addstring(&b, " at ");
+    add_where(L, &b, P, h->l.file, h->l.flags, CG_HAS_ADDR, CG_HAS_LINE,
+              h->l.addr, h->l.line);
+    for (i = 0; i < P->nev && i < 12; i++) {
+        luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, P->events[i].ptr, P->events[i].len);
+        lua_pushfstring(L, "=%I", (lua_Integer)h->cost[i]);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* ---- calls ---- */
+
+static const CgCall *check_call(lua_State *L, int idx, CgProfile **PP)
+{
+    LCall *c = (LCall *)luaL_checkudata(L, idx, CALL);
+    CgProfile *P = handle_profile(L, idx);
+    lua_pop(L, 1);
+    *PP = P;
+    return &P->calls[c->index];
+}
+
+static int call_fields(lua_State *L)
+{
+    CgProfile *P;
+    const CgCall *c = check_call(L, 1, &P);
+    const char *k = lua_tostring(L, 2);
+    int pidx;
+    lua_getiuservalue(L, 1, 1);
+    pidx = lua_gettop(L);
+    if (!strcmp(k, "caller"))
+        push_func(L, pidx, c->caller);
+    else if (!strcmp(k, "callee"))
+        push_func(L, pidx, c->callee);
+    else if (!strcmp(k, "count"))
+        lua_pushinteger(L, (lua_Integer)c->count);
+    else if (!strcmp(k, "file"))
+        push_name(L, P, CG_FILE, c->file);
+    else if (!strcmp(k, "line"))
+        push_pos(L, c->flags, CG_HAS_LINE, c->line);
+    else if (!strcmp(k, "addr"))
+        push_pos(L, c->flags, CG_HAS_ADDR, c->addr);
+    else if (!strcmp(k, "target_line"))
+        push_pos(L, c->flags, CG_HAS_TLINE, c->tline);
+    else if (!strcmp(k, "target_addr"))
+        push_pos(L, c->flags, CG_HAS_TADDR, c->taddr);
+    else if (!strcmp(k, "part"))
+        push_part(L, pidx, c->part);
+    else if (!strcmp(k, "index"))
+        lua_pushinteger(L, (lua_Integer)(c - P->calls) + 1);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int call_cost(lua_State *L)
+{
+    CgProfile *P;
+    const CgCall *c = check_call(L, 1, &P);
+    return push_costs(L, P, P->call_cost + (size_t)(c - P->calls) * P->stride,
+                      2);
+}
+
+static int call_tostring(lua_State *L)
+{
+    CgProfile *P;
+    const CgCall *c = check_call(L, 1, &P);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "callgrind.Call: ");
+    push_name(L, P, CG_FN, P->funcs[c->caller].name);
+    luaL_addvalue(&b);
+    luaL_addstring(&b, " -> ");
+    push_name(L, P, CG_FN, P->funcs[c->callee].name);
+    luaL_addvalue(&b);
+    lua_pushfstring(L, " (%I call%s at ", (lua_Integer)c->count,
+                    c->count == 1 ? "" : "s");
+    luaL_addvalue(&b);
+    add_where(L, &b, P, c->file, c->flags, CG_HAS_ADDR, CG_HAS_LINE, c->addr,
+              c->line);
+    if (P->nev) {
+        luaL_addstring(&b, "; ");
+        luaL_addlstring(&b, P->events[0].ptr, P->events[0].len);
+        lua_pushfstring(L, " %I inclusive",
+                        (lua_Integer)P->call_cost[(size_t)(c - P->calls) *
+                                                  P->stride]);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, ')');
+    luaL_pushresult(&b);
+    return 1;
+}
+
+static int call_eq(lua_State *L)
+{
+    LCall *a = (LCall *)luaL_checkudata(L, 1, CALL);
+    LCall *b = (LCall *)luaL_checkudata(L, 2, CALL);
+    int same;
+    lua_getiuservalue(L, 1, 1);
+    lua_getiuservalue(L, 2, 1);
+    same = lua_rawequal(L, -1, -2) && a->index == b->index;
+    lua_pushboolean(L, same);
+    return 1;
+}
+
+/* ---- jumps ---- */
+
+static int jump_fields(lua_State *L)
+{
+    LJump *h = (LJump *)luaL_checkudata(L, 1, JUMP);
+    const CgJump *j = &h->j;
+    const char *k = lua_tostring(L, 2);
+    CgProfile *P = handle_profile(L, 1);
+    int pidx = lua_gettop(L);
+    if (!strcmp(k, "from"))
+        push_func(L, pidx, j->from);
+    else if (!strcmp(k, "to"))
+        push_func(L, pidx, j->to);
+    else if (!strcmp(k, "file"))
+        push_name(L, P, CG_FILE, j->file);
+    else if (!strcmp(k, "target_file"))
+        push_name(L, P, CG_FILE, j->target_file);
+    else if (!strcmp(k, "line"))
+        push_pos(L, j->flags, CG_HAS_LINE, j->line);
+    else if (!strcmp(k, "addr"))
+        push_pos(L, j->flags, CG_HAS_ADDR, j->addr);
+    else if (!strcmp(k, "target_line"))
+        push_pos(L, j->flags, CG_HAS_TLINE, j->tline);
+    else if (!strcmp(k, "target_addr"))
+        push_pos(L, j->flags, CG_HAS_TADDR, j->taddr);
+    else if (!strcmp(k, "conditional"))
+        lua_pushboolean(L, j->conditional);
+    else if (!strcmp(k, "count"))
+        lua_pushinteger(L, (lua_Integer)j->count);
+    else if (!strcmp(k, "executed"))
+        lua_pushinteger(L, (lua_Integer)j->executed);
+    else if (!strcmp(k, "part"))
+        push_part(L, pidx, j->part);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+static int jump_tostring(lua_State *L)
+{
+    LJump *h = (LJump *)luaL_checkudata(L, 1, JUMP);
+    const CgJump *j = &h->j;
+    CgProfile *P = handle_profile(L, 1);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "callgrind.Jump: ");
+    add_where(L, &b, P, j->file, j->flags, CG_HAS_ADDR, CG_HAS_LINE, j->addr,
+              j->line);
+    luaL_addstring(&b, " -> ");
+    add_where(L, &b, P, j->target_file, j->flags, CG_HAS_TADDR, CG_HAS_TLINE,
+              j->taddr, j->tline);
+    if (j->conditional)
+        lua_pushfstring(L, " (conditional, taken %I of %I)",
+                        (lua_Integer)j->count, (lua_Integer)j->executed);
+    else
+        lua_pushfstring(L, " (%I times)", (lua_Integer)j->count);
+    luaL_addvalue(&b);
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* ---- loading ---- */
+
+static int check_options(lua_State *L, int arg)
+{
+    int options = 0;
+    if (lua_isnoneornil(L, arg))
+        return 0;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, arg)) {
+        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
+                                                      : NULL;
+        if (k && !strcmp(k, "lenient")) {
+            if (lua_toboolean(L, -1))
+                options |= CG_LENIENT;
+        } else {
+            lua_pushvalue(L, -2);
+            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
+                          luaL_tolstring(L, -1, NULL)));
+        }
+        lua_pop(L, 1);
+    }
+    return options;
+}
+
+/* Pushes a new closed profile with its cache table. */
+static LProfile *new_profile(lua_State *L)
+{
+    LProfile *lp = (LProfile *)lua_newuserdatauv(L, sizeof *lp, 2);
+    lp->P = NULL;
+    luaL_setmetatable(L, PROFILE);
+    lua_createtable(L, 0, 3);
+    lua_newtable(L);
+    lua_setfield(L, -2, CACHE_FUNCS);
+    lua_setiuservalue(L, -2, UV_CACHE);
+    return lp;
+}
+
+static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
+                       const CgError *err)
+{
+    if (rc == CG_ENOMEM)
+        return luaL_error(L, "not enough memory");
+    if (rc) {
+        lua_pushnil(L);
+        lua_pushstring(L, err->msg);
+        return 2;
+    }
+    lp->P = P;
+    return 1;
+}
+
+static int l_load(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    int options = check_options(L, 2);
+    LProfile *lp = new_profile(L);
+    CgProfile *P;
+    CgError err;
+    int rc = cg_load_file(&P, path, options, &err);
+    return load_result(L, lp, rc, P, &err);
+}
+
+static int l_parse(lua_State *L)
+{
+    size_t len;
+    const char *text = luaL_checklstring(L, 1, &len);
+    const char *name = "(string)";
+    int options = 0, rc;
+    LProfile *lp;
+    CgProfile *P;
+    CgError err;
+    if (lua_type(L, 2) == LUA_TTABLE) {
+        options = check_options(L, 2);
+    } else {
+        name = luaL_optstring(L, 2, name);
+        options = check_options(L, 3);
+    }
+    lp = new_profile(L);
+    /* the profile's storage is the string itself: keep it alive */
+    lua_pushvalue(L, 1);
+    lua_setiuservalue(L, -2, UV_TEXT);
+    rc = cg_load(&P, text, len, name, options, &err);
+    return load_result(L, lp, rc, P, &err);
+}
+
+/* ---- registration ---- */
+
+static const luaL_Reg profile_methods[] = {
+    {"close", profile_close},
+    {"totals", profile_totals},
+    {"total", profile_total},
+    {"warnings", profile_warnings},
+    {"functions", profile_functions},
+    {"calls", profile_calls},
+    {"jumps", profile_jumps},
+    {"lines", profile_lines},
+    {"parts", profile_parts},
+    {"func", profile_func},
+    {"memory", profile_memory},
+    {NULL, NULL}
+};
+
+static const luaL_Reg function_methods[] = {
+    {"self", func_self},
+    {"lines", func_lines},
+    {"calls", func_calls},
+    {"callers", func_callers},
+    {"jumps", func_jumps},
+    {NULL, NULL}
+};
+
+static const luaL_Reg call_methods[] = {
+    {"cost", call_cost},
+    {NULL, NULL}
+};
+
+static const luaL_Reg line_methods[] = {
+    {"cost", line_cost},
+    {NULL, NULL}
+};
+
+static const luaL_Reg no_methods[] = {
+    {NULL, NULL}
+};
+
+/* Makes metatable tname whose __index looks in a methods table (stored in
+ * the module's `methods` table under short) and then calls fields. */
+static void new_type(lua_State *L, const char *tname, const char *short_name,
+                     const luaL_Reg *methods, lua_CFunction fields,
+                     lua_CFunction tostring, int methods_idx)
+{
+    luaL_newmetatable(L, tname);
+    luaL_newlib(L, no_methods);
+    luaL_setfuncs(L, methods, 0);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, methods_idx, short_name);
+    if (fields) {
+        lua_pushcfunction(L, fields);
+        lua_pushcclosure(L, handle_index, 2);
+    }
+    lua_setfield(L, -2, "__index");
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pushstring(L, tname);
+    lua_setfield(L, -2, "__name");
+}
+
+static const luaL_Reg module_funcs[] = {
+    {"load", l_load},
+    {"parse", l_parse},
+    {NULL, NULL}
+};
+
+int luaopen_callgrind_core(lua_State *L);
+
+__attribute__((visibility("default"))) int luaopen_callgrind_core(
+    lua_State *L)
+{
+    int methods;
+    luaL_newlib(L, module_funcs);
+    lua_newtable(L);
+    methods = lua_gettop(L);
+
+    new_type(L, PROFILE, "Profile", profile_methods, profile_fields,
+             profile_tostring, methods);
+    lua_pushcfunction(L, profile_close);
+    lua_setfield(L, -2, "__gc");
+    lua_pushcfunction(L, profile_close);
+    lua_setfield(L, -2, "__close");
+    lua_pop(L, 1);
+
+    new_type(L, FUNCTION, "Function", function_methods, func_fields,
+             func_tostring, methods);
+    lua_pop(L, 1);
+    new_type(L, CALL, "Call", call_methods, call_fields, call_tostring,
+             methods);
+    lua_pushcfunction(L, call_eq);
+    lua_setfield(L, -2, "__eq");
+    lua_pop(L, 1);
+    new_type(L, JUMP, "Jump", no_methods, jump_fields, jump_tostring,
+             methods);
+    lua_pop(L, 1);
+    new_type(L, COSTLINE, "CostLine", line_methods, line_fields,
+             line_tostring, methods);
+    lua_pop(L, 1);
+    /* parts are tables: their fields are raw, methods behind __index */
+    new_type(L, PART, "Part", no_methods, NULL, part_tostring, methods);
+    lua_pop(L, 1);
+    luaL_newmetatable(L, CURSOR);
+    lua_pop(L, 1);
+
+    lua_setfield(L, -2, "methods");
+    return 1;
+}

@@ -1,0 +1,559 @@
+/* The model: creation, event columns, grouping after the load, freeing. */
+#include "cg_model.h"
+#include "cg_source.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+CgProfile *cg_model_new(const char *buf, size_t len, const char *name)
+{
+    CgProfile *P = calloc(1, sizeof *P);
+    size_t n = strlen(name);
+    if (!P)
+        return NULL;
+    P->buf = buf;
+    P->len = len;
+    if (!(P->name = malloc(n + 1))) {
+        free(P);
+        return NULL;
+    }
+    memcpy(P->name, name, n + 1);
+    return P;
+}
+
+/* Copies rows of old stride into a new array of cap rows of new stride,
+ * zeroing the new columns. */
+static int64_t *restride(const int64_t *old, size_t rows, size_t cap,
+                         size_t from, size_t to)
+{
+    int64_t *p;
+    size_t r;
+    if (!cap)
+        return NULL;
+    if (cap > ((size_t)-1) / sizeof *p / (to ? to : 1))
+        return NULL;
+    p = calloc(cap * (to ? to : 1), sizeof *p);
+    if (!p)
+        return NULL;
+    for (r = 0; r < rows; r++)
+        memcpy(p + r * to, old + r * from,
+               (from < to ? from : to) * sizeof *p);
+    return p;
+}
+
+static int set_stride(CgProfile *P, size_t stride)
+{
+    int64_t *s = NULL, *c = NULL;
+    if (P->self_cap && !(s = restride(P->self, P->nfuncs, P->self_cap,
+                                      P->stride, stride)))
+        return -1;
+    if (P->call_cost_cap && !(c = restride(P->call_cost, P->ncalls,
+                                           P->call_cost_cap, P->stride,
+                                           stride))) {
+        free(s);
+        return -1;
+    }
+    free(P->self);
+    free(P->call_cost);
+    P->self = s;
+    P->call_cost = c;
+    P->stride = stride;
+    return 0;
+}
+
+static int reserve_rows(int64_t **arr, size_t *cap, size_t n, size_t stride)
+{
+    size_t ncap = *cap ? *cap : 64;
+    int64_t *p;
+    if (n <= *cap)
+        return 0;
+    while (ncap < n)
+        ncap *= 2;
+    if (ncap > ((size_t)-1) / sizeof *p / (stride ? stride : 1))
+        return -1;
+    p = realloc(*arr, ncap * (stride ? stride : 1) * sizeof *p);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+int cg_model_reserve_self(CgProfile *P, size_t n)
+{
+    return reserve_rows(&P->self, &P->self_cap, n, P->stride);
+}
+
+int cg_model_reserve_calls(CgProfile *P, size_t n)
+{
+    return reserve_rows(&P->call_cost, &P->call_cost_cap, n, P->stride);
+}
+
+int cg_model_add_event(CgProfile *P, const char *s, size_t len)
+{
+    if (CG_GROW(P->events, P->events_cap, P->nev + 1) != 0)
+        return -1;
+    if (P->nev + 1 > P->stride &&
+        set_stride(P, P->stride ? P->stride * 2 : 4) != 0)
+        return -1;
+    P->events[P->nev].ptr = s;
+    P->events[P->nev].len = len;
+    P->nev++;
+    return 0;
+}
+
+int cg_event_index(const CgProfile *P, const char *name, size_t len)
+{
+    size_t i;
+    for (i = 0; i < P->nev; i++)
+        if (P->events[i].len == len && !memcmp(P->events[i].ptr, name, len))
+            return (int)i;
+    return -1;
+}
+
+static int model_fail(const CgProfile *P, CgError *err, uint64_t line,
+                      const char *msg)
+{
+    memset(err, 0, sizeof *err);
+    err->status = CG_EBAD;
+    err->line = line;
+    snprintf(err->msg, sizeof err->msg, "%s:%llu: %s", P->name,
+             (unsigned long long)line, msg);
+    return CG_EBAD;
+}
+
+/* Rebuilds the key table from the functions' keys. */
+static int rebuild_ftab(CgProfile *P)
+{
+    size_t i;
+    cg_ftab_free(&P->ftab);
+    for (i = 0; i < P->nfuncs; i++) {
+        CgFuncKey k;
+        k.obj = P->funcs[i].obj;
+        k.file = P->funcs[i].file;
+        k.name = P->funcs[i].name;
+        if (cg_ftab_add(&P->ftab, P->funcs, sizeof *P->funcs, k,
+                        (uint32_t)i) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Merges functions: target[i] == i keeps function i, any other value names
+ * the kept function it joins (self costs add up). Then compacts. */
+static int merge_functions(CgProfile *P, const int32_t *target, CgError *err)
+{
+    size_t n = P->nfuncs, i, kept = 0, k;
+    int32_t *newidx = malloc((n ? n : 1) * sizeof *newidx);
+    if (!newidx)
+        return CG_ENOMEM;
+    for (i = 0; i < n; i++)
+        if (target[i] == (int32_t)i)
+            newidx[i] = (int32_t)kept++;
+    for (i = 0; i < n; i++) {
+        int64_t *to, *from;
+        if (target[i] == (int32_t)i)
+            continue;
+        to = P->self + (size_t)target[i] * P->stride;
+        from = P->self + i * P->stride;
+        for (k = 0; k < P->nev; k++) {
+            if (__builtin_add_overflow(to[k], from[k], &to[k])) {
+                free(newidx);
+                return model_fail(P, err, 0, "the sum of a function's costs "
+                                  "does not fit in 64 bits");
+            }
+        }
+        P->funcs[target[i]].flags |= P->funcs[i].flags;
+        newidx[i] = newidx[target[i]];
+    }
+    for (i = 0; i < n; i++) {
+        if (target[i] == (int32_t)i && (size_t)newidx[i] != i) {
+            P->funcs[newidx[i]] = P->funcs[i];
+            memcpy(P->self + (size_t)newidx[i] * P->stride,
+                   P->self + i * P->stride, P->stride * sizeof *P->self);
+        }
+    }
+    P->nfuncs = kept;
+    for (i = 0; i < P->ncalls; i++) {
+        P->calls[i].caller = newidx[P->calls[i].caller];
+        P->calls[i].callee = newidx[P->calls[i].callee];
+    }
+    for (i = 0; i < P->nblocks; i++) {
+        P->blocks[i].func = newidx[P->blocks[i].func];
+        if (P->blocks[i].jfunc >= 0)
+            P->blocks[i].jfunc = newidx[P->blocks[i].jfunc];
+    }
+    free(newidx);
+    return rebuild_ftab(P) ? CG_ENOMEM : CG_OK;
+}
+
+static int32_t real_name(const CgNames *t, int32_t i)
+{
+    return i >= 0 && !t->str[i].ptr ? t->alias[i] : i;
+}
+
+/* Ids used before their definition (callgrind 0.10 writes those) were
+ * stand-ins; give every key its real name, then merge functions whose keys
+ * became equal. An id never defined is an error at the line that used it. */
+static int resolve_forward(CgProfile *P, int lenient, CgError *err)
+{
+    static const char *const what[] = { "object", "file", "function" };
+    size_t i;
+    int k, any = 0;
+    int32_t *target;
+    for (k = 0; k < CG_NKINDS; k++) {
+        const CgNames *t = &P->names[k];
+        size_t n = t->n;
+        for (i = 0; i < n; i++) {
+            if (t->str[i].ptr || t->alias[i] >= 0)
+                continue;
+            {
+                char msg[128];
+                size_t id;
+                for (id = 0; id < t->nids && t->ids[id] != (int32_t)i; id++)
+                    ;
+                char *nm;
+                int32_t real;
+                if (id < t->nids)
+                    snprintf(msg, sizeof msg, "%s id (%llu) is used but "
+                             "never defined", what[k],
+                             (unsigned long long)id);
+                else
+                    snprintf(msg, sizeof msg, "a %s id is used but never "
+                             "defined", what[k]);
+                if (!lenient)
+                    return model_fail(P, err, (uint64_t)t->str[i].len, msg);
+                /* lenient: keep "(N)" as its name, and say so */
+                if (cg_model_warn(P, (uint64_t)t->str[i].len, msg) != 0 ||
+                    CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
+                    !(nm = malloc(32)))
+                    return CG_ENOMEM;
+                P->arena[P->narena++] = nm;
+                snprintf(nm, 32, "(%llu)", (unsigned long long)id);
+                real = cg_names_intern(&P->names[k], nm, strlen(nm));
+                if (real < 0)
+                    return CG_ENOMEM;
+                P->names[k].alias[i] = real;
+            }
+        }
+        any |= t->alias != NULL;
+    }
+    if (!any)
+        return CG_OK;
+    for (i = 0; i < P->nfuncs; i++) {
+        CgFunc *f = &P->funcs[i];
+        f->obj = real_name(&P->names[CG_OBJ], f->obj);
+        f->file = real_name(&P->names[CG_FILE], f->file);
+        f->name = real_name(&P->names[CG_FN], f->name);
+    }
+    for (i = 0; i < P->ncalls; i++)
+        P->calls[i].file = real_name(&P->names[CG_FILE], P->calls[i].file);
+    for (i = 0; i < P->nblocks; i++) {
+        P->blocks[i].lfile = real_name(&P->names[CG_FILE],
+                                       P->blocks[i].lfile);
+        P->blocks[i].jfile = real_name(&P->names[CG_FILE],
+                                       P->blocks[i].jfile);
+    }
+    if (rebuild_ftab(P) != 0)
+        return CG_ENOMEM;
+    if (!(target = malloc((P->nfuncs ? P->nfuncs : 1) * sizeof *target)))
+        return CG_ENOMEM;
+    for (i = 0; i < P->nfuncs; i++) {
+        CgFuncKey key;
+        key.obj = P->funcs[i].obj;
+        key.file = P->funcs[i].file;
+        key.name = P->funcs[i].name;
+        target[i] = cg_ftab_find(&P->ftab, P->funcs, sizeof *P->funcs, key);
+    }
+    {
+        int rc = merge_functions(P, target, err);
+        free(target);
+        return rc;
+    }
+}
+
+/* Functions named only by a cfn= with no cfi=/cfl= (Xdebug bug #489) get
+ * the key (object, caller's file, name) and no body. Where exactly one
+ * function of that object and name has a body, the call meant it: map the
+ * stand-in onto it. */
+static int merge_implicit(CgProfile *P, CgError *err)
+{
+    size_t i, n = P->nfuncs;
+    CgFuncKey *keys;
+    int32_t *target, *unique;
+    CgFuncTab tab;
+    int any = 0, rc = CG_ENOMEM;
+    for (i = 0; i < n; i++)
+        if ((P->funcs[i].flags & (CG_FN_IMPLICIT | CG_FN_BODY)) ==
+            CG_FN_IMPLICIT)
+            any = 1;
+    if (!any)
+        return CG_OK;
+    memset(&tab, 0, sizeof tab);
+    keys = malloc(n * sizeof *keys);
+    target = malloc(n * sizeof *target);
+    unique = malloc(n * sizeof *unique);
+    if (!keys || !target || !unique)
+        goto out;
+    /* (object, name) -> the one function with a body, or -2 if several */
+    for (i = 0; i < n; i++) {
+        int32_t f;
+        keys[i].obj = P->funcs[i].obj;
+        keys[i].file = 0;
+        keys[i].name = P->funcs[i].name;
+        unique[i] = -1;
+        if (!(P->funcs[i].flags & CG_FN_BODY))
+            continue;
+        f = cg_ftab_find(&tab, keys, sizeof *keys, keys[i]);
+        if (f < 0) {
+            if (cg_ftab_add(&tab, keys, sizeof *keys, keys[i],
+                            (uint32_t)i) != 0)
+                goto out;
+            unique[i] = (int32_t)i;
+        } else {
+            unique[f] = -2;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        int32_t f = -1;
+        if ((P->funcs[i].flags & (CG_FN_IMPLICIT | CG_FN_BODY)) ==
+            CG_FN_IMPLICIT)
+            f = cg_ftab_find(&tab, keys, sizeof *keys, keys[i]);
+        target[i] = f >= 0 && unique[f] == f ? f : (int32_t)i;
+    }
+    rc = merge_functions(P, target, err);
+out:
+    cg_ftab_free(&tab);
+    free(keys);
+    free(target);
+    free(unique);
+    return rc;
+}
+
+/* Stable counting sort of n items by key[i] in [0, nkeys): writes the
+ * order into perm and each key's range into begin/end. */
+static int group(size_t n, size_t nkeys, const int32_t *key, uint32_t *perm,
+                 uint32_t *begin, uint32_t *end)
+{
+    size_t i;
+    for (i = 0; i < nkeys; i++)
+        begin[i] = 0;
+    for (i = 0; i < n; i++)
+        begin[key[i]]++;
+    {
+        uint32_t sum = 0;
+        for (i = 0; i < nkeys; i++) {
+            uint32_t c = begin[i];
+            begin[i] = sum;
+            end[i] = sum;
+            sum += c;
+        }
+    }
+    for (i = 0; i < n; i++)
+        perm[end[key[i]]++] = (uint32_t)i;
+    return 0;
+}
+
+static int group_all(CgProfile *P)
+{
+    size_t nf = P->nfuncs, i, big = P->nblocks;
+    int32_t *key;
+    uint32_t *perm, *b, *e;
+    if (P->ncalls > big)
+        big = P->ncalls;
+    key = malloc((big ? big : 1) * sizeof *key);
+    perm = malloc((big ? big : 1) * sizeof *perm);
+    b = malloc((nf ? nf : 1) * sizeof *b);
+    e = malloc((nf ? nf : 1) * sizeof *e);
+    if (!key || !perm || !b || !e)
+        goto oom;
+
+    /* blocks by function */
+    for (i = 0; i < P->nblocks; i++)
+        key[i] = P->blocks[i].func;
+    group(P->nblocks, nf, key, perm, b, e);
+    {
+        CgBlock *nb = malloc((P->nblocks ? P->nblocks : 1) * sizeof *nb);
+        if (!nb)
+            goto oom;
+        for (i = 0; i < P->nblocks; i++)
+            nb[i] = P->blocks[perm[i]];
+        free(P->blocks);
+        P->blocks = nb;
+        P->blocks_cap = P->nblocks;
+    }
+    for (i = 0; i < nf; i++) {
+        P->funcs[i].blocks_begin = b[i];
+        P->funcs[i].blocks_end = e[i];
+    }
+
+    /* calls by caller, their costs along */
+    for (i = 0; i < P->ncalls; i++)
+        key[i] = P->calls[i].caller;
+    group(P->ncalls, nf, key, perm, b, e);
+    {
+        CgCall *nc = malloc((P->ncalls ? P->ncalls : 1) * sizeof *nc);
+        int64_t *cc = malloc((P->ncalls ? P->ncalls : 1) *
+                             (P->stride ? P->stride : 1) * sizeof *cc);
+        if (!nc || !cc) {
+            free(nc);
+            free(cc);
+            goto oom;
+        }
+        for (i = 0; i < P->ncalls; i++) {
+            nc[i] = P->calls[perm[i]];
+            memcpy(cc + i * P->stride, P->call_cost + perm[i] * P->stride,
+                   P->stride * sizeof *cc);
+        }
+        free(P->calls);
+        free(P->call_cost);
+        P->calls = nc;
+        P->call_cost = cc;
+        P->calls_cap = P->call_cost_cap = P->ncalls;
+    }
+    for (i = 0; i < nf; i++) {
+        P->funcs[i].calls_begin = b[i];
+        P->funcs[i].calls_end = e[i];
+    }
+
+    /* an index of calls by callee */
+    for (i = 0; i < P->ncalls; i++)
+        key[i] = P->calls[i].callee;
+    P->callers = malloc((P->ncalls ? P->ncalls : 1) * sizeof *P->callers);
+    if (!P->callers)
+        goto oom;
+    group(P->ncalls, nf, key, P->callers, b, e);
+    for (i = 0; i < nf; i++) {
+        P->funcs[i].callers_begin = b[i];
+        P->funcs[i].callers_end = e[i];
+    }
+    free(key);
+    free(perm);
+    free(b);
+    free(e);
+    return 0;
+oom:
+    free(key);
+    free(perm);
+    free(b);
+    free(e);
+    return -1;
+}
+
+int cg_model_warn_text(CgProfile *P, const char *text)
+{
+    char *w;
+    size_t n = strlen(text) + 1;
+    if (P->nwarnings >= CG_MAX_WARNINGS) {
+        P->warnings_dropped++;
+        return 0;
+    }
+    if (CG_GROW(P->warnings, P->warnings_cap, P->nwarnings + 1) != 0 ||
+        !(w = malloc(n)))
+        return -1;
+    memcpy(w, text, n);
+    P->warnings[P->nwarnings++] = w;
+    return 0;
+}
+
+int cg_model_warn(CgProfile *P, uint64_t line, const char *msg)
+{
+    char buf[1024];
+    snprintf(buf, sizeof buf, "%s:%llu: %s", P->name,
+             (unsigned long long)line, msg);
+    return cg_model_warn_text(P, buf);
+}
+
+int cg_model_finish(CgProfile *P, int lenient, CgError *err)
+{
+    int rc = resolve_forward(P, lenient, err);
+    if (!rc)
+        rc = merge_implicit(P, err);
+    if (rc)
+        return rc;
+    /* cost vectors as long as the event list, no longer */
+    if (P->stride != P->nev) {
+        size_t nf = P->nfuncs, nc = P->ncalls;
+        int64_t *s = NULL, *c = NULL;
+        if (nf && P->nev && !(s = restride(P->self, nf, nf, P->stride,
+                                           P->nev)))
+            return CG_ENOMEM;
+        if (nc && P->nev && !(c = restride(P->call_cost, nc, nc, P->stride,
+                                           P->nev))) {
+            free(s);
+            return CG_ENOMEM;
+        }
+        free(P->self);
+        free(P->call_cost);
+        P->self = s;
+        P->call_cost = c;
+        P->self_cap = s ? nf : 0;
+        P->call_cost_cap = c ? nc : 0;
+        P->stride = P->nev;
+    }
+    if (group_all(P) != 0)
+        return CG_ENOMEM;
+    return CG_OK;
+}
+
+size_t cg_profile_bytes(const CgProfile *P)
+{
+    size_t n = sizeof *P, k, i;
+    n += P->events_cap * sizeof *P->events;
+    n += P->event_defs_cap * sizeof *P->event_defs;
+    for (k = 0; k < CG_NKINDS; k++)
+        n += P->names[k].cap * sizeof(CgStr) +
+             P->names[k].hcap * sizeof(uint32_t) +
+             P->names[k].nids * sizeof(int32_t);
+    n += P->ftab.cap * sizeof(uint32_t);
+    n += P->funcs_cap * sizeof *P->funcs;
+    n += P->self_cap * P->stride * sizeof *P->self;
+    n += P->calls_cap * sizeof *P->calls;
+    n += P->call_cost_cap * P->stride * sizeof *P->call_cost;
+    n += P->ncalls * sizeof *P->callers;
+    n += P->blocks_cap * sizeof *P->blocks;
+    n += P->bases_cap * sizeof *P->bases;
+    n += P->parts_cap * sizeof *P->parts;
+    for (i = 0; i < P->nparts; i++)
+        n += (size_t)P->parts[i].nev * (sizeof(uint32_t) + 3 * sizeof(int64_t));
+    n += P->descs_cap * sizeof *P->descs;
+    return n;
+}
+
+void cg_profile_free(CgProfile *P)
+{
+    size_t i;
+    int k;
+    if (!P)
+        return;
+    free(P->name);
+    free(P->events);
+    free(P->event_defs);
+    for (k = 0; k < CG_NKINDS; k++)
+        cg_names_free(&P->names[k]);
+    cg_ftab_free(&P->ftab);
+    free(P->funcs);
+    free(P->self);
+    free(P->calls);
+    free(P->call_cost);
+    free(P->callers);
+    free(P->blocks);
+    free(P->bases);
+    for (i = 0; i < P->nparts; i++) {
+        free(P->parts[i].evmap);
+        free(P->parts[i].sum);
+        free(P->parts[i].summary);
+        free(P->parts[i].totals);
+    }
+    free(P->parts);
+    free(P->descs);
+    for (i = 0; i < P->nwarnings; i++)
+        free(P->warnings[i]);
+    free(P->warnings);
+    for (i = 0; i < P->narena; i++)
+        free(P->arena[i]);
+    free(P->arena);
+    cg_source_release(P->src);
+    free(P);
+}

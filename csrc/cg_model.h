@@ -1,0 +1,24 @@
+/* Model helpers the loader uses; not part of the binding's view. */
+#ifndef CG_MODEL_H
+#define CG_MODEL_H
+
+#include "cg_profile.h"
+
+/* A new empty profile over buf; NULL out of memory. */
+CG_HIDDEN CgProfile *cg_model_new(const char *buf, size_t len,
+                                  const char *name);
+/* Room for n functions' / calls' cost vectors; -1 out of memory. */
+CG_HIDDEN int cg_model_reserve_self(CgProfile *P, size_t n);
+CG_HIDDEN int cg_model_reserve_calls(CgProfile *P, size_t n);
+/* Appends a base event, widening every cost vector; -1 out of memory. */
+CG_HIDDEN int cg_model_add_event(CgProfile *P, const char *s, size_t len);
+/* After the last line: resolves forward id references, merges functions
+ * named only by cfn= without a file into their one definition, and groups
+ * blocks and calls by function. Fills err on failure. */
+CG_HIDDEN int cg_model_finish(CgProfile *P, int lenient, CgError *err);
+/* Adds "NAME:LINE: msg" / text as it is to the warnings (the first
+ * CG_MAX_WARNINGS; the rest are counted); -1 out of memory. */
+CG_HIDDEN int cg_model_warn(CgProfile *P, uint64_t line, const char *msg);
+CG_HIDDEN int cg_model_warn_text(CgProfile *P, const char *text);
+
+#endif

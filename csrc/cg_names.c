@@ -1,0 +1,217 @@
+#include "cg_names.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cg_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t ncap;
+    void *p;
+    if (need <= *cap)
+        return 0;
+    ncap = *cap ? *cap : 8;
+    while (ncap < need) {
+        if (ncap > ((size_t)-1) / 2 / elem)
+            return -1;
+        ncap *= 2;
+    }
+    p = realloc(*arr, ncap * elem);
+    if (!p)
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+/* FNV-1a, 64-bit: names are short and few; this is not a hot loop. */
+uint64_t cg_hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    size_t i;
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+static int names_rehash(CgNames *t, size_t ncap)
+{
+    uint32_t *h = calloc(ncap, sizeof *h);
+    size_t i;
+    if (!h)
+        return -1;
+    for (i = 0; i < t->n; i++) {
+        size_t j = (size_t)cg_hash_bytes(t->str[i].ptr, t->str[i].len) &
+                   (ncap - 1);
+        while (h[j])
+            j = (j + 1) & (ncap - 1);
+        h[j] = (uint32_t)i + 1;
+    }
+    free(t->hash);
+    t->hash = h;
+    t->hcap = ncap;
+    return 0;
+}
+
+int32_t cg_names_find(const CgNames *t, const char *s, size_t len)
+{
+    size_t j;
+    if (!t->hcap)
+        return -1;
+    j = (size_t)cg_hash_bytes(s, len) & (t->hcap - 1);
+    while (t->hash[j]) {
+        const CgStr *c = &t->str[t->hash[j] - 1];
+        if (c->len == len && (len == 0 || memcmp(c->ptr, s, len) == 0))
+            return (int32_t)(t->hash[j] - 1);
+        j = (j + 1) & (t->hcap - 1);
+    }
+    return -1;
+}
+
+int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
+{
+    int32_t i = cg_names_find(t, s, len);
+    size_t j;
+    if (i >= 0)
+        return i;
+    if (t->n >= 0x7ffffffe)
+        return -1;
+    if ((t->n + 1) * 2 > t->hcap &&
+        names_rehash(t, t->hcap ? t->hcap * 2 : 64) != 0)
+        return -1;
+    if (CG_GROW(t->str, t->cap, t->n + 1) != 0)
+        return -1;
+    t->str[t->n].ptr = s;
+    t->str[t->n].len = len;
+    j = (size_t)cg_hash_bytes(s, len) & (t->hcap - 1);
+    while (t->hash[j])
+        j = (j + 1) & (t->hcap - 1);
+    t->hash[j] = (uint32_t)t->n + 1;
+    return (int32_t)t->n++;
+}
+
+int cg_names_set_id(CgNames *t, uint64_t id, int32_t index, int32_t *old)
+{
+    if (id >= t->nids) {
+        size_t ncap = t->nids ? t->nids : 64, k;
+        int32_t *p;
+        while (ncap <= id)
+            ncap *= 2;
+        p = realloc(t->ids, ncap * sizeof *p);
+        if (!p)
+            return -1;
+        for (k = t->nids; k < ncap; k++)
+            p[k] = -1;
+        t->ids = p;
+        t->nids = ncap;
+    }
+    *old = t->ids[id];
+    t->ids[id] = index;
+    return 0;
+}
+
+int32_t cg_names_get_id(const CgNames *t, uint64_t id)
+{
+    return id < t->nids ? t->ids[id] : -1;
+}
+
+void cg_names_reset_ids(CgNames *t)
+{
+    size_t k;
+    for (k = 0; k < t->nids; k++)
+        t->ids[k] = -1;
+}
+
+int32_t cg_names_placeholder(CgNames *t, uint64_t id, uint64_t line)
+{
+    int32_t old;
+    size_t k, from = t->alias_cap;
+    if (t->n >= 0x7ffffffe || CG_GROW(t->str, t->cap, t->n + 1) != 0 ||
+        CG_GROW(t->alias, t->alias_cap, t->n + 1) != 0)
+        return -1;
+    for (k = from; k < t->alias_cap; k++)
+        t->alias[k] = -1;
+    if (cg_names_set_id(t, id, (int32_t)t->n, &old) != 0)
+        return -1;
+    t->str[t->n].ptr = NULL;
+    t->str[t->n].len = (size_t)line;
+    return (int32_t)t->n++;
+}
+
+void cg_names_free(CgNames *t)
+{
+    free(t->alias);
+    free(t->str);
+    free(t->hash);
+    free(t->ids);
+    memset(t, 0, sizeof *t);
+}
+
+static size_t key_hash(CgFuncKey k)
+{
+    uint64_t h = (uint64_t)(uint32_t)k.name * 0x9E3779B97F4A7C15ULL;
+    h ^= ((uint64_t)(uint32_t)k.file + 0x632BE59BD9B4E019ULL) *
+         0xC2B2AE3D27D4EB4FULL;
+    h ^= ((uint64_t)(uint32_t)k.obj + 0x165667B19E3779F9ULL) *
+         0x27D4EB2F165667C5ULL;
+    return (size_t)(h ^ (h >> 29));
+}
+
+static const CgFuncKey *key_at(const void *keys, size_t stride, uint32_t i)
+{
+    return (const CgFuncKey *)(const void *)((const char *)keys +
+                                             (size_t)i * stride);
+}
+
+int32_t cg_ftab_find(const CgFuncTab *t, const void *keys, size_t stride,
+                     CgFuncKey key)
+{
+    size_t j;
+    if (!t->cap)
+        return -1;
+    j = key_hash(key) & (t->cap - 1);
+    while (t->slot[j]) {
+        const CgFuncKey *k = key_at(keys, stride, t->slot[j] - 1);
+        if (k->name == key.name && k->file == key.file && k->obj == key.obj)
+            return (int32_t)(t->slot[j] - 1);
+        j = (j + 1) & (t->cap - 1);
+    }
+    return -1;
+}
+
+int cg_ftab_add(CgFuncTab *t, const void *keys, size_t stride, CgFuncKey key,
+                uint32_t index)
+{
+    size_t j;
+    if ((t->n + 1) * 2 > t->cap) {
+        size_t ncap = t->cap ? t->cap * 2 : 256, i;
+        uint32_t *s = calloc(ncap, sizeof *s);
+        if (!s)
+            return -1;
+        for (i = 0; i < t->cap; i++) {
+            if (t->slot[i]) {
+                size_t m = key_hash(*key_at(keys, stride, t->slot[i] - 1)) &
+                           (ncap - 1);
+                while (s[m])
+                    m = (m + 1) & (ncap - 1);
+                s[m] = t->slot[i];
+            }
+        }
+        free(t->slot);
+        t->slot = s;
+        t->cap = ncap;
+    }
+    j = key_hash(key) & (t->cap - 1);
+    while (t->slot[j])
+        j = (j + 1) & (t->cap - 1);
+    t->slot[j] = index + 1;
+    t->n++;
+    return 0;
+}
+
+void cg_ftab_free(CgFuncTab *t)
+{
+    free(t->slot);
+    memset(t, 0, sizeof *t);
+}

@@ -1,0 +1,196 @@
+/* The profile model: what a loaded file holds, and how to walk it.
+ *
+ * Storage: the loaded bytes are the storage of cost lines and jumps. The
+ * loader records, per function, blocks (byte ranges of the file with the
+ * parser state at their start) and sums self costs once; iterating a
+ * function's lines parses its blocks again. Calls, functions, names and
+ * parts are few and are stored outright. */
+#ifndef CG_PROFILE_H
+#define CG_PROFILE_H
+
+#include "cg_common.h"
+#include "cg_names.h"
+
+/* Status codes of the core. */
+enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3 };
+
+/* Load options. */
+enum { CG_LENIENT = 1 };
+
+/* Where a warning list stops growing; one last line counts the rest. */
+#define CG_MAX_WARNINGS 1000
+
+typedef struct CgError {
+    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO */
+    uint64_t line;         /* 1-based, 0 when not about a line */
+    char msg[512];         /* "NAME:LINE: message", ready to show */
+} CgError;
+
+/* Function flags. */
+enum {
+    CG_FN_BODY = 1,        /* has a fn= record of its own in the file */
+    CG_FN_IMPLICIT = 2     /* named by cfn= with no cfi=/cfl= */
+};
+
+typedef struct CgFunc {
+    int32_t obj, file, name;     /* name indices; obj/file -1 when none */
+    uint32_t flags;
+    uint32_t blocks_begin, blocks_end;   /* into CgProfile.blocks */
+    uint32_t calls_begin, calls_end;     /* into CgProfile.calls */
+    uint32_t callers_begin, callers_end; /* into CgProfile.callers */
+} CgFunc;
+
+/* Call flags: which positions the file gave. */
+enum {
+    CG_HAS_ADDR = 1, CG_HAS_LINE = 2, CG_HAS_TADDR = 4, CG_HAS_TLINE = 8
+};
+
+typedef struct CgCall {
+    int32_t caller, callee;
+    int32_t file;                /* source file of the call site, or -1 */
+    uint32_t part;
+    uint32_t flags;
+    uint64_t count;
+    uint64_t addr, line;         /* call site */
+    uint64_t taddr, tline;       /* target position as written */
+} CgCall;
+
+/* A run of a function's cost lines, jumps and calls in the file. */
+typedef struct CgBlock {
+    size_t start, end;           /* byte range */
+    int32_t func;
+    int32_t lfile;               /* source file of its lines (fi=/fe=) */
+    int32_t jfile, jfunc;        /* pending jfi=/jfn= at start, or -1 */
+    uint32_t part;
+    uint32_t base;               /* index of its npos start positions */
+} CgBlock;
+
+typedef struct CgDesc {
+    CgStr type, value;
+} CgDesc;
+
+typedef struct CgEventDef {
+    CgStr name, formula, long_name;  /* ptr NULL when absent */
+    uint64_t line;
+} CgEventDef;
+
+enum { CG_PART_NUMBER = 1, CG_PART_PID = 2, CG_PART_THREAD = 4,
+       CG_PART_CMD = 8 };
+
+typedef struct CgPart {
+    uint32_t has;                /* CG_PART_* */
+    int64_t number, pid, thread;
+    CgStr cmd;
+    uint32_t desc_begin, desc_end;   /* into CgProfile.descs */
+    int npos;
+    uint8_t poskind[CG_MAX_POSITIONS];
+    CgStr posname[CG_MAX_POSITIONS];
+    int nev;
+    uint32_t *evmap;             /* part column -> profile event index */
+    int64_t *sum;                /* per part column: sum of cost lines */
+    int64_t *summary, *totals;   /* per part column, NULL when absent */
+    uint64_t line, summary_line, totals_line;
+} CgPart;
+
+typedef struct CgProfile {
+    const char *buf;             /* the bytes; owned by src or the caller */
+    size_t len;
+    void *src;                   /* CgSource when the core mapped a file */
+    char *name;
+    CgStr creator;
+    int version;
+
+    CgStr *events;               /* base events, first-seen order */
+    size_t nev, events_cap;
+    size_t stride;               /* cost vector length (>= nev) */
+    CgEventDef *event_defs;
+    size_t nevent_defs, event_defs_cap;
+
+    CgNames names[CG_NKINDS];
+    CgFuncTab ftab;              /* (obj, file, name) -> function */
+    CgFunc *funcs;
+    size_t nfuncs, funcs_cap;
+    int64_t *self;               /* nfuncs * stride */
+    size_t self_cap;             /* functions it has room for */
+
+    CgCall *calls;
+    size_t ncalls, calls_cap;
+    int64_t *call_cost;          /* ncalls * stride */
+    size_t call_cost_cap;        /* calls it has room for */
+    uint32_t *callers;           /* call indices grouped by callee */
+
+    CgBlock *blocks;
+    size_t nblocks, blocks_cap;
+    uint64_t *bases;
+    size_t nbases, bases_cap;
+
+    CgPart *parts;
+    size_t nparts, parts_cap;
+    CgDesc *descs;
+    size_t ndescs, descs_cap;
+
+    char **warnings;
+    size_t nwarnings, warnings_cap;
+    uint64_t warnings_dropped;
+
+    char **arena;                /* chunks holding made-up names */
+    size_t narena, arena_cap;
+} CgProfile;
+
+/* Loads a profile from buf[0..len). The bytes must stay valid and unchanged
+ * until cg_profile_free; the profile does not own them unless src is set.
+ * On failure returns non-zero, fills err, and *out is NULL. */
+CG_HIDDEN int cg_load(CgProfile **out, const char *buf, size_t len,
+                      const char *name, int options, CgError *err);
+
+/* Loads a file: maps or reads it once and hands it to cg_load. */
+CG_HIDDEN int cg_load_file(CgProfile **out, const char *path, int options,
+                           CgError *err);
+
+CG_HIDDEN void cg_profile_free(CgProfile *P);
+
+/* Bytes the model holds besides the loaded text. */
+CG_HIDDEN size_t cg_profile_bytes(const CgProfile *P);
+
+/* Looks an event name up; -1 when unknown. */
+CG_HIDDEN int cg_event_index(const CgProfile *P, const char *name, size_t len);
+
+/* ---- walking cost lines and jumps (re-parses blocks) ---- */
+
+typedef struct CgLine {
+    int32_t func, file;
+    uint32_t part;
+    uint32_t flags;              /* CG_HAS_ADDR, CG_HAS_LINE */
+    uint64_t addr, line;
+    const int64_t *cost;         /* stride values, profile event order */
+} CgLine;
+
+typedef struct CgJump {
+    int32_t from, to;
+    int32_t file, target_file;
+    uint32_t part;
+    uint32_t flags;              /* CG_HAS_* for source and target */
+    int conditional;
+    uint64_t count, executed;
+    uint64_t addr, line, taddr, tline;
+} CgJump;
+
+typedef struct CgCursor {
+    const CgProfile *P;
+    size_t block, block_end;     /* blocks still to walk */
+    const char *p, *end;         /* rest of the current block */
+    uint64_t base[CG_MAX_POSITIONS];
+    int32_t jfile, jfunc;
+    int started;
+    int64_t *cost;               /* stride values, owned by the caller */
+} CgCursor;
+
+/* Walks blocks [first, last). cost must have room for P->stride values
+ * (only needed for lines). */
+CG_HIDDEN void cg_cursor_init(CgCursor *c, const CgProfile *P, size_t first,
+                              size_t last, int64_t *cost);
+/* 1 and fills *out, or 0 at the end. */
+CG_HIDDEN int cg_cursor_next_line(CgCursor *c, CgLine *out);
+CG_HIDDEN int cg_cursor_next_jump(CgCursor *c, CgJump *out);
+
+#endif

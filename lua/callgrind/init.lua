@@ -1,0 +1,32 @@
+--- callgrind: read callgrind-format profiles and ask questions of them.
+-- The face of the library: the C core (`callgrind.core`) loads profiles;
+-- topic modules add their methods to the same objects.
+-- @module callgrind
+local core = require "callgrind.core"
+
+local M = {}
+
+--- The library's version (the one place it is written; a spec checks the
+-- rockspecs against it).
+M._VERSION = "0.1.0"
+
+--- Loads a profile from a file.
+-- @tparam string path
+-- @tparam[opt] table opts `{ lenient = true }` skips bad lines (listed in
+--   `prof:warnings()`) instead of failing
+-- @return Profile, or nil and "path:LINE: message"
+-- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
+M.load = core.load
+
+--- Loads a profile from a string.
+-- @tparam string text
+-- @tparam[opt] string name used in messages (default "(string)")
+-- @tparam[opt] table opts as for `load`
+-- @usage local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
+M.parse = core.parse
+
+--- The method tables of each object type (Profile, Function, Call, Jump,
+-- CostLine, Part); topic modules add methods here.
+M.methods = core.methods
+
+return M

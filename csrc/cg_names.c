@@ -42,8 +42,11 @@ static int names_rehash(CgNames *t, size_t ncap)
     if (!h)
         return -1;
     for (i = 0; i < t->n; i++) {
-        size_t j = (size_t)cg_hash_bytes(t->str[i].ptr, t->str[i].len) &
-                   (ncap - 1);
+        size_t j;
+        if (!t->str[i].ptr)
+            continue;            /* a stand-in is not looked up by name */
+        j = (size_t)cg_hash_bytes(t->str[i].ptr, t->str[i].len) &
+            (ncap - 1);
         while (h[j])
             j = (j + 1) & (ncap - 1);
         h[j] = (uint32_t)i + 1;

@@ -94,15 +94,17 @@ bench: deps-bench
 	@$(MAKE) --no-print-directory all
 	LUA=$(LUA) CC=$(CC) BUILD=$(BUILD) bash bench/run.sh
 
-# luarocks make into a local tree, then the specs against the installed rock.
+# luarocks make into a local tree, then the specs against the installed rock
+# alone (empty lpath/cpath: only what `luarocks path` gives).
 rock-test: deps-test
 	@sh .ci/deps $(DEPS_ROCK)
 	rm -rf $(BUILD)/rocktree
 	$(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree make \
 	  rockspecs/callgrind-scm-1.rockspec
-	CALLGRIND_INSTALLED=$(BUILD)/rocktree $(BUSTED) --lua=$(LUA) \
-	  --lpath="$(BUILD)/rocktree/share/lua/$(LUA_VERSION)/?.lua;$(BUILD)/rocktree/share/lua/$(LUA_VERSION)/?/init.lua" \
-	  --cpath="$(BUILD)/rocktree/lib/lua/$(LUA_VERSION)/?.so" $(BUSTED_ARGS)
+	rm -rf callgrind csrc/*.o
+	eval "$$($(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree path \
+	  | sed -e 's/LUA_PATH=/LUA_PATH_5_4=/' -e 's/LUA_CPATH=/LUA_CPATH_5_4=/')" && \
+	  CALLGRIND_INSTALLED=1 $(BUSTED) --lua=$(LUA) --lpath="" --cpath="" $(BUSTED_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind

@@ -1,0 +1,31 @@
+package = "callgrind"
+version = "0.1.0-1"
+source = {
+   url = "git+file:///dev/null",
+   tag = "v0.1.0",
+}
+description = {
+   summary = "Read callgrind-format profiles and ask questions of them",
+   detailed = [[
+A Lua 5.4 library with a C core that loads profiles written by valgrind's
+callgrind and cachegrind, Xdebug, pprof, pyprof2calltree and others, and
+answers questions about functions, calls, lines and costs.
+]],
+   license = "MIT",
+}
+dependencies = {
+   "lua >= 5.4, < 5.5",
+}
+build = {
+   type = "builtin",
+   modules = {
+      ["callgrind.core"] = {
+         sources = {
+            "csrc/cg_cursor.c", "csrc/cg_load.c", "csrc/cg_lua.c",
+            "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_source.c",
+         },
+         incdirs = { "csrc" },
+      },
+      ["callgrind"] = "lua/callgrind/init.lua",
+   },
+}

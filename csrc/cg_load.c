@@ -489,6 +489,8 @@ static int new_part(Loader *L, int inherit)
     memset(pt, 0, sizeof *pt);
     pt->npos = 1;
     pt->poskind[0] = CG_POS_LINE;
+    pt->posname[0].ptr = "line";
+    pt->posname[0].len = 4;
     pt->line = L->lineno;
     pt->desc_begin = pt->desc_end = (uint32_t)P->ndescs;
     prev = P->nparts ? &P->parts[P->nparts - 1] : NULL;
@@ -944,10 +946,12 @@ static int calls_line(Loader *L, const char *s, const char *e)
     uint64_t count;
     int why = 0, rc;
     const char *q;
+    int32_t cob = L->cob, cfi = L->cfi, cfn = L->cfn;
     L->touched = L->body = 1;
     L->skip_cost = 1;            /* until this line is known good */
     L->skip_line = L->lineno;
-    if (L->cfn < 0)
+    L->cob = L->cfi = L->cfn = -1;   /* they name this call only */
+    if (cfn < 0)
         return fail(L, "calls= without a cfn= line before it");
     s = cg_skip_blanks(s, e);
     if (!(q = cg_scan_u64(s, e, &count, &why)))
@@ -958,9 +962,8 @@ static int calls_line(Loader *L, const char *s, const char *e)
     L->skip_cost = 0;
     if ((rc = current_func(L)) != 0)
         return rc;
-    rc = get_func(L, L->cob >= 0 ? L->cob : L->ob,
-                  L->cfi >= 0 ? L->cfi : L->lfile, L->cfn,
-                  L->cfi >= 0 ? 0 : CG_FN_IMPLICIT, &c.callee);
+    rc = get_func(L, cob >= 0 ? cob : L->ob, cfi >= 0 ? cfi : L->lfile, cfn,
+                  cfi >= 0 ? 0 : CG_FN_IMPLICIT, &c.callee);
     if (rc || (rc = open_block(L)) != 0)
         return rc;
     c.caller = L->func;
@@ -970,7 +973,6 @@ static int calls_line(Loader *L, const char *s, const char *e)
     L->call = c;
     L->call_pending = 1;
     L->call_line = L->lineno;
-    L->cob = L->cfi = L->cfn = -1;
     L->fi_pending = 0;
     return CG_OK;
 }
@@ -1008,6 +1010,7 @@ static int jump_line(Loader *L, const char *s, const char *e, int cond)
 /* Forgets the function in force (after ob=, fl=, a new part). */
 static void end_function(Loader *L)
 {
+    L->cob = L->cfi = L->cfn = -1;
     L->func = -1;
     L->fn_name = -1;
     L->fn_obj = L->ob;

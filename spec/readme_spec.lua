@@ -1,0 +1,70 @@
+-- Runs every ```lua block of the README and checks what it prints against
+-- its "--> " comments, in order. Printed values are joined by two spaces;
+-- an expectation ending in "..." matches a prefix.
+local function blocks(text)
+  local out = {}
+  for code in text:gmatch("```lua\n(.-)```") do out[#out + 1] = code end
+  return out
+end
+
+local function expectations(code)
+  local exp = {}
+  for line in code:gmatch("[^\n]*") do
+    local e = line:match("%-%->%s(.*)$")
+    if e then exp[#exp + 1] = e end
+  end
+  return exp
+end
+
+local function run(code)
+  local printed = {}
+  local env = setmetatable({
+    callgrind = require("callgrind"),  -- later examples assume the first one's require
+    print = function(...)
+      local t = table.pack(...)
+      for i = 1, t.n do t[i] = tostring(t[i]) end
+      printed[#printed + 1] = table.concat(t, "  ", 1, t.n)
+    end,
+  }, { __index = _G })
+  local chunk = assert(load(code, "=README", "t", env))
+  chunk()
+  return printed
+end
+
+describe("the README", function()
+  local f = assert(io.open("README.md"))
+  local text = f:read("a")
+  f:close()
+  local list = blocks(text)
+
+  it("has Lua examples", function()
+    assert.is_true(#list >= 5)
+  end)
+
+  for i, code in ipairs(list) do
+    it("example " .. i .. " prints what its comments say", function()
+      local printed = run(code)
+      local exp = expectations(code)
+      assert.are.equal(#exp, #printed)
+      for k, e in ipairs(exp) do
+        local prefix = e:match("^(.-)%.%.%.$")
+        if prefix then
+          assert.are.equal(prefix, printed[k]:sub(1, #prefix))
+        else
+          assert.are.equal(e, printed[k])
+        end
+      end
+    end)
+  end
+end)
+
+describe("the version", function()
+  it("is the same in the library and both rockspecs", function()
+    local v = require("callgrind")._VERSION
+    local f = assert(io.open("rockspecs/callgrind-" .. v .. "-1.rockspec"))
+    local spec = f:read("a")
+    f:close()
+    assert.are.equal(v .. "-1", spec:match('version = "([^"]+)"'))
+    assert.is_truthy(spec:find('tag = "v' .. v .. '"', 1, true))
+  end)
+end)

@@ -1355,7 +1355,7 @@ int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
     if (!rc)
         rc = finish(L);
     if (!rc)
-        rc = cg_model_finish(P, L->lenient, err);
+        rc = cg_model_finish(P, err);
     if (rc == CG_ENOMEM)
         nomem(L);
     free(L);

@@ -195,8 +195,9 @@ static int32_t real_name(const CgNames *t, int32_t i)
 
 /* Ids used before their definition (callgrind 0.10 writes those) were
  * stand-ins; give every key its real name, then merge functions whose keys
- * became equal. An id never defined is an error at the line that used it. */
-static int resolve_forward(CgProfile *P, int lenient, CgError *err)
+ * became equal. An id never defined keeps the name "(N)", with a warning
+ * at the line that first used it. */
+static int resolve_forward(CgProfile *P, CgError *err)
 {
     static const char *const what[] = { "object", "file", "function" };
     size_t i;
@@ -222,9 +223,8 @@ static int resolve_forward(CgProfile *P, int lenient, CgError *err)
                 else
                     snprintf(msg, sizeof msg, "a %s id is used but never "
                              "defined", what[k]);
-                if (!lenient)
-                    return model_fail(P, err, (uint64_t)t->str[i].len, msg);
-                /* lenient: keep "(N)" as its name, and say so */
+                /* Only a name is lost (callgrind 0.10 omits some):
+                 * keep "(N)" as the name and say so. */
                 if (cg_model_warn(P, (uint64_t)t->str[i].len, msg) != 0 ||
                     CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
                     !(nm = malloc(32)))
@@ -465,9 +465,9 @@ int cg_model_warn(CgProfile *P, uint64_t line, const char *msg)
     return cg_model_warn_text(P, buf);
 }
 
-int cg_model_finish(CgProfile *P, int lenient, CgError *err)
+int cg_model_finish(CgProfile *P, CgError *err)
 {
-    int rc = resolve_forward(P, lenient, err);
+    int rc = resolve_forward(P, err);
     if (!rc)
         rc = merge_implicit(P, err);
     if (rc)

@@ -15,7 +15,7 @@ CG_HIDDEN int cg_model_add_event(CgProfile *P, const char *s, size_t len);
 /* After the last line: resolves forward id references, merges functions
  * named only by cfn= without a file into their one definition, and groups
  * blocks and calls by function. Fills err on failure. */
-CG_HIDDEN int cg_model_finish(CgProfile *P, int lenient, CgError *err);
+CG_HIDDEN int cg_model_finish(CgProfile *P, CgError *err);
 /* Adds "NAME:LINE: msg" / text as it is to the warnings (the first
  * CG_MAX_WARNINGS; the rest are counted); -1 out of memory. */
 CG_HIDDEN int cg_model_warn(CgProfile *P, uint64_t line, const char *msg);

@@ -137,7 +137,8 @@ describe("callgrind.load", function()
     local lines = {}
     for l in prof:lines() do lines[#lines + 1] = { l.line, l.part.index, l:cost("Ir"), l:cost("Dw") } end
     assert.are.same({ { 1, 1, 10, 0 }, { 2, 1, 2, 0 }, { 1, 2, 6, 7 } }, lines)
-    assert.are.same({ "spec/fixtures/parts.callgrind:25: totals: does not match the cost lines: Ir 7 written, 6 summed" },
+    assert.are.same(
+      { "spec/fixtures/parts.callgrind:25: totals: does not match the cost lines: Ir 7 written, 6 summed" },
       prof:warnings())
   end)
 

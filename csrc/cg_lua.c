@@ -2,6 +2,7 @@
  * pattern: a Profile userdata is created closed before any work and owns
  * the CgProfile; every handle keeps its profile alive through a user value
  * and checks that it is still open. */
+#include "cg_graph.h"
 #include "cg_profile.h"
 
 #include <stdio.h>
@@ -25,6 +26,7 @@ enum { UV_TEXT = 1, UV_CACHE = 2 };
 #define CACHE_FUNCS "funcs"
 #define CACHE_PARTS "parts"
 #define CACHE_EVENTS "events"
+#define CACHE_DERIVED "derived"          /* name -> coefficients */
 
 typedef struct LProfile {
     CgProfile *P;                /* NULL once closed */
@@ -152,9 +154,39 @@ static void push_part(lua_State *L, int pidx, uint32_t i)
 
 /* ---- events and costs ---- */
 
-/* The event named or numbered by argument arg. */
-static size_t check_event(lua_State *L, const CgProfile *P, int arg)
+/* Pushes the profile a handle at idx belongs to (or the profile itself)
+ * and returns its absolute index. */
+static int push_owner(lua_State *L, int idx)
 {
+    if (luaL_testudata(L, idx, PROFILE))
+        lua_pushvalue(L, idx);
+    else
+        lua_getiuservalue(L, idx, 1);
+    return lua_gettop(L);
+}
+
+/* The derived event named s of the profile at pidx: its coefficients over
+ * the base events, or NULL. */
+static const int64_t *derived_coefs(lua_State *L, int pidx, const char *s)
+{
+    const int64_t *c = NULL;
+    push_cache(L, pidx);
+    if (lua_getfield(L, -1, CACHE_DERIVED) == LUA_TTABLE &&
+        lua_getfield(L, -1, s) == LUA_TUSERDATA) {
+        c = (const int64_t *)lua_touserdata(L, -1);
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);               /* the userdata stays referenced */
+    return c;
+}
+
+/* The event named or numbered by argument arg: a base event's index, or
+ * -1 with *coefs set for a derived one (lua/callgrind/events.lua defines
+ * those). pidx: the profile. */
+static int check_event(lua_State *L, const CgProfile *P, int pidx, int arg,
+                       const int64_t **coefs)
+{
+    *coefs = NULL;
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i;
         if (!lua_isinteger(L, arg))
@@ -163,25 +195,48 @@ static size_t check_event(lua_State *L, const CgProfile *P, int arg)
         if (i < 1 || (lua_Unsigned)i > P->nev)
             luaL_argerror(L, arg, lua_pushfstring(L, "event index %I out of "
                           "range 1..%I", i, (lua_Integer)P->nev));
-        return (size_t)i - 1;
+        return (int)i - 1;
     } else {
         size_t len;
         const char *s = luaL_checklstring(L, arg, &len);
         int i = cg_event_index(P, s, len);
-        if (i < 0)
+        if (i >= 0)
+            return i;
+        if (!(*coefs = derived_coefs(L, pidx, s)))
             luaL_argerror(L, arg, lua_pushfstring(L, "unknown event '%s'",
                                                   s));
-        return (size_t)i;
+        return -1;
     }
 }
 
-/* cost(ev) -> integer; cost() -> { ev = n, ... } */
-static int push_costs(lua_State *L, const CgProfile *P, const int64_t *v,
-                      int arg)
+/* v[ev], or the derived event's linear combination of v. */
+static int64_t event_value(lua_State *L, const CgProfile *P, const int64_t *v,
+                           int ev, const int64_t *coefs)
+{
+    int64_t sum = 0, t;
+    size_t i;
+    if (!coefs)
+        return v[ev];
+    for (i = 0; i < P->nev; i++) {
+        if (!coefs[i])
+            continue;
+        if (__builtin_mul_overflow(coefs[i], v[i], &t) ||
+            __builtin_add_overflow(sum, t, &sum))
+            luaL_error(L, "a derived event's value does not fit in 64 bits");
+    }
+    return sum;
+}
+
+/* cost(ev) -> integer (ev a base or derived event); cost() -> { base
+ * event = n, ... }. pidx: the profile. */
+static int push_costs(lua_State *L, const CgProfile *P, int pidx,
+                      const int64_t *v, int arg)
 {
     size_t i;
     if (!lua_isnoneornil(L, arg)) {
-        lua_pushinteger(L, (lua_Integer)v[check_event(L, P, arg)]);
+        const int64_t *coefs;
+        int ev = check_event(L, P, pidx, arg, &coefs);
+        lua_pushinteger(L, (lua_Integer)event_value(L, P, v, ev, coefs));
         return 1;
     }
     lua_createtable(L, 0, (int)P->nev);
@@ -191,6 +246,43 @@ static int push_costs(lua_State *L, const CgProfile *P, const int64_t *v,
         lua_rawset(L, -3);
     }
     return 1;
+}
+
+/* prof:_define(name, { base = coefficient, ... }): registers a derived
+ * event for every cost accessor. The Lua layer parses formulas. */
+static int profile_define(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    size_t len;
+    const char *name = luaL_checklstring(L, 2, &len);
+    int64_t *c;
+    luaL_checktype(L, 3, LUA_TTABLE);
+    if (cg_event_index(P, name, len) >= 0)
+        luaL_argerror(L, 2, "a base event cannot be redefined");
+    c = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *c, 0);
+    memset(c, 0, (P->nev + 1) * sizeof *c);
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+        size_t klen;
+        const char *k = lua_type(L, -2) == LUA_TSTRING
+                            ? lua_tolstring(L, -2, &klen) : NULL;
+        int i = k ? cg_event_index(P, k, klen) : -1;
+        if (i < 0 || !lua_isinteger(L, -1))
+            luaL_argerror(L, 3, "expected base event names mapped to "
+                          "integers");
+        c[i] = (int64_t)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+    }
+    push_cache(L, 1);
+    if (lua_getfield(L, -1, CACHE_DERIVED) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, CACHE_DERIVED);
+    }
+    lua_pushvalue(L, -3);        /* the coefficients */
+    lua_setfield(L, -2, name);
+    return 0;
 }
 
 static void totals(const CgProfile *P, int64_t *out)
@@ -211,18 +303,18 @@ static int profile_totals(lua_State *L)
     lua_settop(L, 2);
     v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
     totals(P, v);
-    return push_costs(L, P, v, 2);
+    return push_costs(L, P, 1, v, 2);
 }
 
 static int profile_total(lua_State *L)
 {
     CgProfile *P = check_profile(L, 1);
-    size_t e = check_event(L, P, 2);
-    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v,
-                                              0);
+    int64_t *v;
+    luaL_checkany(L, 2);
+    lua_settop(L, 2);
+    v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
     totals(P, v);
-    lua_pushinteger(L, (lua_Integer)v[e]);
-    return 1;
+    return push_costs(L, P, 1, v, 2);
 }
 
 /* ---- profile fields and methods ---- */
@@ -644,7 +736,11 @@ static int func_self(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = check_func(L, 1, &P);
-    return push_costs(L, P, P->self + (size_t)(f - P->funcs) * P->stride, 2);
+    int pidx;
+    lua_settop(L, 2);
+    pidx = push_owner(L, 1);
+    return push_costs(L, P, pidx, P->self + (size_t)(f - P->funcs) * P->stride,
+                      2);
 }
 
 static int func_fields(lua_State *L)
@@ -660,6 +756,8 @@ static int func_fields(lua_State *L)
         push_name(L, P, CG_OBJ, f->obj);
     else if (!strcmp(k, "index"))
         lua_pushinteger(L, (lua_Integer)(f - P->funcs) + 1);
+    else if (!strcmp(k, "profile"))
+        lua_getiuservalue(L, 1, 1);
     else
         lua_pushnil(L);
     return 1;
@@ -707,6 +805,225 @@ static int func_callers(lua_State *L)
     lua_getiuservalue(L, 1, 1);
     push_calls_iter(L, -1, f->callers_begin, f->callers_end, 1);
     return 1;
+}
+
+/* ---- the call graph: components and inclusive sums ---- */
+
+static const CgGraph *check_graph(lua_State *L, CgProfile *P)
+{
+    if (!P->graph) {
+        CgGraph *g;
+        int rc = cg_graph_build(P, &g);
+        if (rc == CG_ENOMEM)
+            luaL_error(L, "not enough memory");
+        if (rc)
+            luaL_error(L, "%s: an inclusive cost does not fit in 64 bits",
+                       P->name);
+        P->graph = g;
+    }
+    return (const CgGraph *)P->graph;
+}
+
+/* fn:_ab(ev) -> A, B (FORMAT.md): calls in from outside its component;
+ * self plus calls out of it. lua/callgrind/graph.lua gives them meaning. */
+static int func_ab(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    const CgGraph *g = check_graph(L, P);
+    size_t i = (size_t)(f - P->funcs);
+    const int64_t *coefs;
+    int pidx, ev;
+    lua_settop(L, 2);
+    pidx = push_owner(L, 1);
+    ev = check_event(L, P, pidx, 2, &coefs);
+    lua_pushinteger(L, (lua_Integer)event_value(L, P, g->a + i * P->stride,
+                                                ev, coefs));
+    lua_pushinteger(L, (lua_Integer)event_value(L, P, g->b + i * P->stride,
+                                                ev, coefs));
+    return 2;
+}
+
+/* prof:_ab_all(ev) -> { A by function index }, { B by function index } */
+static int profile_ab_all(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    const CgGraph *g = check_graph(L, P);
+    const int64_t *coefs;
+    int ev = check_event(L, P, 1, 2, &coefs), which;
+    size_t i;
+    for (which = 0; which < 2; which++) {
+        const int64_t *v = which ? g->b : g->a;
+        lua_createtable(L, (int)P->nfuncs, 0);
+        for (i = 0; i < P->nfuncs; i++) {
+            lua_pushinteger(L, (lua_Integer)event_value(
+                L, P, v + i * P->stride, ev, coefs));
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+    }
+    return 2;
+}
+
+/* prof:_components() -> { component by function index }, { cyclic by
+ * component }; components are numbered from 1 in reverse topological
+ * order (callees before callers). */
+static int profile_components(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    const CgGraph *g = check_graph(L, P);
+    size_t i;
+    lua_createtable(L, (int)P->nfuncs, 0);
+    for (i = 0; i < P->nfuncs; i++) {
+        lua_pushinteger(L, (lua_Integer)g->comp[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_createtable(L, (int)g->ncomp, 0);
+    for (i = 0; i < g->ncomp; i++) {
+        lua_pushboolean(L, g->cyclic[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 2;
+}
+
+/* prof:_self_all(ev) -> { self cost by function index } */
+static int profile_self_all(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    const int64_t *coefs;
+    int ev = check_event(L, P, 1, 2, &coefs);
+    size_t i;
+    lua_createtable(L, (int)P->nfuncs, 0);
+    for (i = 0; i < P->nfuncs; i++) {
+        lua_pushinteger(L, (lua_Integer)event_value(
+            L, P, P->self + i * P->stride, ev, coefs));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* prof:_function(i) -> the handle of function i (1-based) */
+static int profile_function(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    lua_Integer i = luaL_checkinteger(L, 2);
+    luaL_argcheck(L, i >= 1 && (lua_Unsigned)i <= P->nfuncs, 2,
+                  "function index out of range");
+    push_func(L, 1, (int32_t)(i - 1));
+    return 1;
+}
+
+/* prof:_event_defs() -> { { name=, formula=, long_name=, line= }, ... }
+ * as the file's event: lines wrote them. */
+static int profile_event_defs(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    size_t i;
+    lua_createtable(L, (int)P->nevent_defs, 0);
+    for (i = 0; i < P->nevent_defs; i++) {
+        const CgEventDef *d = &P->event_defs[i];
+        lua_createtable(L, 0, 4);
+        push_str(L, d->name);
+        lua_setfield(L, -2, "name");
+        push_str(L, d->formula);
+        lua_setfield(L, -2, "formula");
+        push_str(L, d->long_name);
+        lua_setfield(L, -2, "long_name");
+        lua_pushinteger(L, (lua_Integer)d->line);
+        lua_setfield(L, -2, "line");
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}
+
+/* Walks every cost line in C (no handles) for the sums below. */
+typedef struct LineSums {
+    CgCursor c;
+    int64_t cost[1];
+} LineSums;
+
+static LineSums *new_walk(lua_State *L, const CgProfile *P)
+{
+    LineSums *w = (LineSums *)lua_newuserdatauv(
+        L, sizeof *w + P->stride * sizeof(int64_t), 0);
+    cg_cursor_init(&w->c, P, 0, P->nblocks, w->cost);
+    return w;
+}
+
+/* prof:_file_costs(ev) -> { [source file] = self cost } (fi=/fe= aware;
+ * lines with no file under the key false) */
+static int profile_file_costs(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    const int64_t *coefs;
+    int ev = check_event(L, P, 1, 2, &coefs);
+    int64_t *sum;
+    LineSums *w;
+    CgLine l;
+    size_t nf = P->names[CG_FILE].n, i;
+    sum = (int64_t *)lua_newuserdatauv(L, (nf + 1) * sizeof *sum, 0);
+    memset(sum, 0, (nf + 1) * sizeof *sum);
+    w = new_walk(L, P);
+    while (cg_cursor_next_line(&w->c, &l)) {
+        int64_t *slot = &sum[l.file >= 0 ? (size_t)l.file : nf];
+        if (__builtin_add_overflow(*slot, event_value(L, P, l.cost, ev, coefs),
+                                   slot))
+            return luaL_error(L, "a file's cost does not fit in 64 bits");
+    }
+    lua_newtable(L);
+    for (i = 0; i <= nf; i++) {
+        if (!sum[i] && (i == nf || !P->names[CG_FILE].str[i].ptr))
+            continue;
+        if (i == nf)
+            lua_pushboolean(L, 0);
+        else
+            push_str(L, P->names[CG_FILE].str[i]);
+        lua_pushinteger(L, (lua_Integer)sum[i]);
+        lua_rawset(L, -3);
+    }
+    return 1;
+}
+
+/* prof:_annotate(file, ev) -> { [line] = cost }, { [line] = { fn index
+ * = true } } for the cost lines whose source file is `file` */
+static int profile_annotate(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    size_t len;
+    const char *file = luaL_checklstring(L, 2, &len);
+    int32_t fi = cg_names_find(&P->names[CG_FILE], file, len);
+    const int64_t *coefs;
+    int ev = check_event(L, P, 1, 3, &coefs);
+    LineSums *w;
+    CgLine l;
+    lua_settop(L, 3);
+    w = new_walk(L, P);          /* 4 */
+    lua_newtable(L);             /* 5: costs */
+    lua_newtable(L);             /* 6: functions */
+    if (fi < 0)
+        return 2;
+    while (cg_cursor_next_line(&w->c, &l)) {
+        lua_Integer ln = (l.flags & CG_HAS_LINE) ? (lua_Integer)l.line : 0;
+        lua_Integer v;
+        if (l.file != fi)
+            continue;
+        v = (lua_Integer)event_value(L, P, l.cost, ev, coefs);
+        lua_rawgeti(L, 5, ln);
+        if (__builtin_add_overflow(lua_tointeger(L, -1), v, &v))
+            return luaL_error(L, "a line's cost does not fit in 64 bits");
+        lua_pop(L, 1);
+        lua_pushinteger(L, v);
+        lua_rawseti(L, 5, ln);
+        if (lua_rawgeti(L, 6, ln) == LUA_TNIL) {
+            lua_pop(L, 1);
+            lua_newtable(L);
+            lua_pushvalue(L, -1);
+            lua_rawseti(L, 6, ln);
+        }
+        lua_pushboolean(L, 1);
+        lua_rawseti(L, -2, (lua_Integer)l.func + 1);
+        lua_pop(L, 1);
+    }
+    return 2;
 }
 
 /* ---- cost lines and jumps: cursors over blocks ---- */
@@ -824,6 +1141,8 @@ static int line_fields(lua_State *L)
         push_pos(L, h->l.flags, CG_HAS_ADDR, h->l.addr);
     else if (!strcmp(k, "part"))
         push_part(L, pidx, h->l.part);
+    else if (!strcmp(k, "profile"))
+        lua_pushvalue(L, pidx);
     else
         lua_pushnil(L);
     return 1;
@@ -832,9 +1151,10 @@ static int line_fields(lua_State *L)
 static int line_cost(lua_State *L)
 {
     LLine *h = (LLine *)luaL_checkudata(L, 1, COSTLINE);
-    CgProfile *P = handle_profile(L, 1);
-    lua_pop(L, 1);
-    return push_costs(L, P, h->cost, 2);
+    CgProfile *P;
+    lua_settop(L, 2);
+    P = handle_profile(L, 1);
+    return push_costs(L, P, 3, h->cost, 2);
 }
 
 /* "file:line" or "0xaddr" or what there is of both. */
@@ -920,6 +1240,8 @@ static int call_fields(lua_State *L)
         push_part(L, pidx, c->part);
     else if (!strcmp(k, "index"))
         lua_pushinteger(L, (lua_Integer)(c - P->calls) + 1);
+    else if (!strcmp(k, "profile"))
+        lua_pushvalue(L, pidx);
     else
         lua_pushnil(L);
     return 1;
@@ -929,8 +1251,11 @@ static int call_cost(lua_State *L)
 {
     CgProfile *P;
     const CgCall *c = check_call(L, 1, &P);
-    return push_costs(L, P, P->call_cost + (size_t)(c - P->calls) * P->stride,
-                      2);
+    int pidx;
+    lua_settop(L, 2);
+    pidx = push_owner(L, 1);
+    return push_costs(L, P, pidx,
+                      P->call_cost + (size_t)(c - P->calls) * P->stride, 2);
 }
 
 static int call_tostring(lua_State *L)
@@ -1008,6 +1333,8 @@ static int jump_fields(lua_State *L)
         lua_pushinteger(L, (lua_Integer)j->executed);
     else if (!strcmp(k, "part"))
         push_part(L, pidx, j->part);
+    else if (!strcmp(k, "profile"))
+        lua_pushvalue(L, pidx);
     else
         lua_pushnil(L);
     return 1;
@@ -1136,6 +1463,14 @@ static const luaL_Reg profile_methods[] = {
     {"parts", profile_parts},
     {"func", profile_func},
     {"memory", profile_memory},
+    {"_define", profile_define},
+    {"_ab_all", profile_ab_all},
+    {"_components", profile_components},
+    {"_self_all", profile_self_all},
+    {"_function", profile_function},
+    {"_event_defs", profile_event_defs},
+    {"_file_costs", profile_file_costs},
+    {"_annotate", profile_annotate},
     {NULL, NULL}
 };
 
@@ -1145,6 +1480,7 @@ static const luaL_Reg function_methods[] = {
     {"calls", func_calls},
     {"callers", func_callers},
     {"jumps", func_jumps},
+    {"_ab", func_ab},
     {NULL, NULL}
 };
 

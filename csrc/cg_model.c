@@ -1,5 +1,6 @@
 /* The model: creation, event columns, grouping after the load, freeing. */
 #include "cg_model.h"
+#include "cg_graph.h"
 #include "cg_source.h"
 
 #include <stdio.h>
@@ -211,18 +212,13 @@ static int resolve_forward(CgProfile *P, CgError *err)
                 continue;
             {
                 char msg[128];
-                size_t id;
-                for (id = 0; id < t->nids && t->ids[id] != (int32_t)i; id++)
-                    ;
+                /* from the stand-in, not the id table: a separator may
+                 * have reset that */
+                unsigned long long id = t->stand_id[i];
                 char *nm;
                 int32_t real;
-                if (id < t->nids)
-                    snprintf(msg, sizeof msg, "%s id (%llu) is used but "
-                             "never defined", what[k],
-                             (unsigned long long)id);
-                else
-                    snprintf(msg, sizeof msg, "a %s id is used but never "
-                             "defined", what[k]);
+                snprintf(msg, sizeof msg, "%s id (%llu) is used but never "
+                         "defined", what[k], id);
                 /* Only a name is lost (callgrind 0.10 omits some):
                  * keep "(N)" as the name and say so. */
                 if (cg_model_warn(P, (uint64_t)t->str[i].len, msg) != 0 ||
@@ -230,7 +226,7 @@ static int resolve_forward(CgProfile *P, CgError *err)
                     !(nm = malloc(32)))
                     return CG_ENOMEM;
                 P->arena[P->narena++] = nm;
-                snprintf(nm, 32, "(%llu)", (unsigned long long)id);
+                snprintf(nm, 32, "(%llu)", id);
                 real = cg_names_intern(&P->names[k], nm, strlen(nm));
                 if (real < 0)
                     return CG_ENOMEM;
@@ -554,6 +550,7 @@ void cg_profile_free(CgProfile *P)
     for (i = 0; i < P->narena; i++)
         free(P->arena[i]);
     free(P->arena);
+    cg_graph_free(P->graph);
     cg_source_release(P->src);
     free(P);
 }

@@ -131,7 +131,8 @@ int32_t cg_names_placeholder(CgNames *t, uint64_t id, uint64_t line)
     int32_t old;
     size_t k, from = t->alias_cap;
     if (t->n >= 0x7ffffffe || CG_GROW(t->str, t->cap, t->n + 1) != 0 ||
-        CG_GROW(t->alias, t->alias_cap, t->n + 1) != 0)
+        CG_GROW(t->alias, t->alias_cap, t->n + 1) != 0 ||
+        CG_GROW(t->stand_id, t->stand_id_cap, t->n + 1) != 0)
         return -1;
     for (k = from; k < t->alias_cap; k++)
         t->alias[k] = -1;
@@ -139,12 +140,14 @@ int32_t cg_names_placeholder(CgNames *t, uint64_t id, uint64_t line)
         return -1;
     t->str[t->n].ptr = NULL;
     t->str[t->n].len = (size_t)line;
+    t->stand_id[t->n] = (uint32_t)id;    /* id <= CG_MAX_ID */
     return (int32_t)t->n++;
 }
 
 void cg_names_free(CgNames *t)
 {
     free(t->alias);
+    free(t->stand_id);
     free(t->str);
     free(t->hash);
     free(t->ids);

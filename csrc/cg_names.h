@@ -16,6 +16,9 @@ typedef struct CgNames {
     int32_t *alias;              /* stand-in -> real name index (or -1);
                                     NULL while there is no stand-in */
     size_t alias_cap;
+    uint32_t *stand_id;          /* stand-in -> its id: the id table
+                                    forgets it at a separator */
+    size_t stand_id_cap;
 } CgNames;
 
 /* Returns the index of s (adding it), or -1 out of memory. s must outlive

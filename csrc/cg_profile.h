@@ -133,6 +133,8 @@ typedef struct CgProfile {
     size_t nwarnings, warnings_cap;
     uint64_t warnings_dropped;
 
+    void *graph;                 /* CgGraph, built on first use */
+
     char **arena;                /* chunks holding made-up names */
     size_t narena, arena_cap;
 } CgProfile;

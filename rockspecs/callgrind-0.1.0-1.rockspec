@@ -21,7 +21,7 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/cg_cursor.c", "csrc/cg_load.c", "csrc/cg_lua.c",
+            "csrc/cg_cursor.c", "csrc/cg_graph.c", "csrc/cg_load.c", "csrc/cg_lua.c",
             "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_source.c",
          },
          incdirs = { "csrc" },

@@ -133,6 +133,8 @@ describe("callgrind.load", function()
     assert.are.same({ Ir = 12, Dr = 3 }, parts[1].summary)
     assert.are.same({ Dr = 5, Ir = 7, Dw = 7 }, parts[2].totals)
     assert.are.same({ Ir = 18, Dr = 8, Dw = 7 }, prof:totals())
+    -- the iai-callgrind preset Ir + Dr + Dw, defined since these events exist
+    assert.are.equal(33, prof:total("TotalRW"))
     -- relative positions start again at 0 in a new part
     local lines = {}
     for l in prof:lines() do lines[#lines + 1] = { l.line, l.part.index, l:cost("Ir"), l:cost("Dw") } end

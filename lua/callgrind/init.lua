@@ -1,8 +1,12 @@
 --- callgrind: read callgrind-format profiles and ask questions of them.
 -- The face of the library: the C core (`callgrind.core`) loads profiles;
--- topic modules add their methods to the same objects.
+-- the topic modules add their methods to the same objects.
 -- @module callgrind
 local core = require "callgrind.core"
+local events = require "callgrind.events"
+require "callgrind.graph"
+require "callgrind.query"
+local report = require "callgrind.report"
 
 local M = {}
 
@@ -10,23 +14,36 @@ local M = {}
 -- rockspecs against it).
 M._VERSION = "0.1.0"
 
+-- Every loaded profile gets its derived events (file formulas, presets).
+local function attach(prof, ...)
+  if prof then events.attach(prof) end
+  return prof, ...
+end
+
 --- Loads a profile from a file.
 -- @tparam string path
 -- @tparam[opt] table opts `{ lenient = true }` skips bad lines (listed in
 --   `prof:warnings()`) instead of failing
 -- @return Profile, or nil and "path:LINE: message"
 -- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
-M.load = core.load
+function M.load(path, opts)
+  return attach(core.load(path, opts))
+end
 
 --- Loads a profile from a string.
 -- @tparam string text
 -- @tparam[opt] string name used in messages (default "(string)")
 -- @tparam[opt] table opts as for `load`
 -- @usage local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
-M.parse = core.parse
+function M.parse(text, name, opts)
+  return attach(core.parse(text, name, opts))
+end
 
 --- The method tables of each object type (Profile, Function, Call, Jump,
 -- CostLine, Part); topic modules add methods here.
 M.methods = core.methods
+
+--- Formatting helpers: `commas(n)`, `shorten(name, width)`.
+M.report = report
 
 return M

@@ -1,0 +1,24 @@
+/* The call graph's strongly connected components, and per function the two
+ * sums inclusive cost is made of (FORMAT.md, "Inclusive cost"):
+ *   A(f) = calls into f from outside its component,
+ *   B(f) = self(f) + calls from f to outside its component.
+ * Computed once, on first use, without recursion. */
+#ifndef CG_GRAPH_H
+#define CG_GRAPH_H
+
+#include "cg_profile.h"
+
+typedef struct CgGraph {
+    uint32_t *comp;              /* function -> component (0-based) */
+    uint32_t ncomp;
+    uint8_t *cyclic;             /* component -> more than one function, or
+                                    a function that calls itself */
+    int64_t *a, *b;              /* nfuncs * stride each */
+} CgGraph;
+
+/* Builds it; CG_OK, CG_ENOMEM, or CG_EBAD when a sum does not fit in 64
+ * bits. */
+CG_HIDDEN int cg_graph_build(const CgProfile *P, CgGraph **out);
+CG_HIDDEN void cg_graph_free(CgGraph *g);
+
+#endif

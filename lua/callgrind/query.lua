@@ -1,0 +1,371 @@
+--- Queries: selections of functions that answer the same questions as the
+-- profile (top, sort, filter, sum, report), aggregated callers and callees,
+-- grouping by file or object, and per-line annotation of a source file.
+-- @module callgrind.query
+local core = require "callgrind.core"
+
+local Profile, Function = core.methods.Profile, core.methods.Function
+
+local error, ipairs, pairs, setmetatable, tostring, type = error, ipairs, pairs, setmetatable, tostring, type
+local string_format, table_sort = string.format, table.sort
+
+local M = {}
+
+local Selection = {}
+local selection_mt = { __index = Selection, __name = "callgrind.Selection" }
+M.Selection = Selection
+M.selection_mt = selection_mt
+
+local function new_selection(prof, list)
+  list.profile = prof
+  return setmetatable(list, selection_mt)
+end
+M.new_selection = new_selection
+
+local function check_kind(kind, fname)
+  if kind == nil or kind == "self" then return "self" end
+  if kind == "inclusive" then return kind end
+  error(string_format("bad argument #3 to '%s' (expected \"self\" or \"inclusive\", got %s)", fname,
+    tostring(kind)), 3)
+end
+
+-- The value of a function for an event and kind.
+local function value(fn, ev, kind)
+  if kind == "inclusive" then return fn:inclusive(ev) end
+  return fn:self(ev)
+end
+
+-- Sorts fns (in place) by value, largest first; ties by name, then index,
+-- so the order is the same on every run.
+local function sort_by(fns, values)
+  table_sort(fns, function(a, b)
+    local x, y = values[a], values[b]
+    if x ~= y then return x > y end
+    if a.name ~= b.name then return a.name < b.name end
+    return a.index < b.index
+  end)
+end
+
+local function default_event(prof, ev)
+  if ev == nil then
+    ev = prof.events[1]
+    if ev == nil then error("the profile has no events", 3) end
+  end
+  return ev
+end
+
+--- All functions, as a selection (first-seen order).
+-- @usage local sel = prof:all()
+function Profile:all()
+  local list = {}
+  for fn in self:functions() do list[#list + 1] = fn end
+  return new_selection(self, list)
+end
+
+-- Does fn match a name pattern and the file/object patterns of opts?
+local function matches(fn, pattern, opts)
+  local plain = opts and opts.plain
+  if pattern and not fn.name:find(pattern, 1, plain) then return false end
+  if opts then
+    if opts.file and not (fn.file and fn.file:find(opts.file, 1, plain)) then return false end
+    if opts.object and not (fn.object and fn.object:find(opts.object, 1, plain)) then return false end
+  end
+  return true
+end
+
+local function check_find_args(pattern, opts)
+  if pattern ~= nil and type(pattern) ~= "string" then
+    error("bad argument #1 to 'find' (string pattern expected)", 3)
+  end
+  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'find' (table expected)", 3) end
+end
+
+--- Functions whose name matches a Lua pattern (or plain text with
+-- `{plain = true}`), optionally only in files / objects matching patterns.
+-- @tparam[opt] string pattern nil matches every name
+-- @tparam[opt] table opts `plain`, `file`, `object`
+-- @usage prof:find("^parse", { file = "parser%.c$" })
+function Profile:find(pattern, opts)
+  check_find_args(pattern, opts)
+  local list = {}
+  for fn in self:functions() do
+    if matches(fn, pattern, opts) then list[#list + 1] = fn end
+  end
+  return new_selection(self, list)
+end
+
+--- The same, within this selection.
+-- @usage sel:find("alloc")
+function Selection:find(pattern, opts)
+  check_find_args(pattern, opts)
+  local list = {}
+  for _, fn in ipairs(self) do
+    if matches(fn, pattern, opts) then list[#list + 1] = fn end
+  end
+  return new_selection(self.profile, list)
+end
+
+--- A new selection sorted by cost, largest first.
+-- @param[opt] ev event (default: the first event), or a comparison
+--   function(a, b) for table.sort
+-- @tparam[opt] string kind "self" (default) or "inclusive"
+-- @usage sel:sort("Ir", "inclusive")
+function Selection:sort(ev, kind)
+  local list = {}
+  for i, fn in ipairs(self) do list[i] = fn end
+  if type(ev) == "function" then
+    table_sort(list, ev)
+    return new_selection(self.profile, list)
+  end
+  ev = default_event(self.profile, ev)
+  kind = check_kind(kind, "sort")
+  local values = {}
+  for _, fn in ipairs(list) do values[fn] = value(fn, ev, kind) end
+  sort_by(list, values)
+  local sel = new_selection(self.profile, list)
+  sel.event, sel.kind = ev, kind
+  return sel
+end
+
+--- The n costliest functions of the selection.
+-- @usage sel:top(10, "Ir", "inclusive")
+function Selection:top(n, ev, kind)
+  if type(n) ~= "number" then error("bad argument #1 to 'top' (number expected)", 2) end
+  local sorted = self:sort(ev, kind)
+  local list = {}
+  for i = 1, math.min(n, #sorted) do list[i] = sorted[i] end
+  local sel = new_selection(self.profile, list)
+  sel.event, sel.kind = sorted.event, sorted.kind
+  return sel
+end
+
+--- The n costliest functions of the profile. Uses the core's arrays of
+-- costs, so it creates handles only for the n it returns.
+-- @usage prof:top(15, "Ir", "inclusive")
+function Profile:top(n, ev, kind)
+  if type(n) ~= "number" then error("bad argument #1 to 'top' (number expected)", 2) end
+  ev = default_event(self, ev)
+  kind = check_kind(kind, "top")
+  local values = kind == "inclusive" and self:inclusive_all(ev) or self:_self_all(ev)
+  -- a min-heap of the n best indices so far
+  local heap, size = {}, 0
+  local names = {}
+  local function name(i)
+    local s = names[i]
+    if not s then s = self:_function(i).name; names[i] = s end
+    return s
+  end
+  local function better(i, j) -- is function i ranked before function j?
+    local x, y = values[i], values[j]
+    if x ~= y then return x > y end
+    local a, b = name(i), name(j)
+    if a ~= b then return a < b end
+    return i < j
+  end
+  local function down(k)
+    while true do
+      local l, r, m = 2 * k, 2 * k + 1, k
+      if l <= size and better(heap[m], heap[l]) then m = l end
+      if r <= size and better(heap[m], heap[r]) then m = r end
+      if m == k then return end
+      heap[k], heap[m] = heap[m], heap[k]
+      k = m
+    end
+  end
+  for i = 1, #values do
+    if size < n then
+      size = size + 1
+      heap[size] = i
+      local k = size
+      while k > 1 do
+        local p = k // 2
+        if better(heap[p], heap[k]) then heap[p], heap[k] = heap[k], heap[p]; k = p else break end
+      end
+    elseif better(i, heap[1]) then
+      heap[1] = i
+      down(1)
+    end
+  end
+  table_sort(heap, better)
+  local list = {}
+  for k, i in ipairs(heap) do list[k] = self:_function(i) end
+  local sel = new_selection(self, list)
+  sel.event, sel.kind = ev, kind
+  return sel
+end
+
+--- A new selection of the functions for which pred(fn) is true.
+-- @usage sel:filter(function(fn) return fn:self("Ir") > 1000 end)
+function Selection:filter(pred)
+  if type(pred) ~= "function" then error("bad argument #1 to 'filter' (function expected)", 2) end
+  local list = {}
+  for _, fn in ipairs(self) do
+    if pred(fn) then list[#list + 1] = fn end
+  end
+  return new_selection(self.profile, list)
+end
+
+--- Drops noise: functions whose object or file matches a pattern.
+-- @tparam table opts `object`, `file` (Lua patterns), `plain`
+-- @usage prof:all():without({ object = "libc%.so" })
+function Selection:without(opts)
+  if type(opts) ~= "table" then error("bad argument #1 to 'without' (table expected)", 2) end
+  local plain = opts.plain
+  return self:filter(function(fn)
+    if opts.object and fn.object and fn.object:find(opts.object, 1, plain) then return false end
+    if opts.file and fn.file and fn.file:find(opts.file, 1, plain) then return false end
+    return true
+  end)
+end
+
+--- Keeps the functions whose cost is at least a fraction of the profile's
+-- total.
+-- @tparam number fraction e.g. 0.01 for 1%
+-- @usage prof:all():above(0.01, "Ir", "inclusive")
+function Selection:above(fraction, ev, kind)
+  if type(fraction) ~= "number" then error("bad argument #1 to 'above' (number expected)", 2) end
+  ev = default_event(self.profile, ev)
+  kind = check_kind(kind, "above")
+  local limit = fraction * self.profile:total(ev)
+  return self:filter(function(fn) return value(fn, ev, kind) >= limit end)
+end
+
+--- The sum of the selection's costs. Inclusive costs overlap (a caller's
+-- includes its callees'), so summing them is rarely what you want.
+-- @usage prof:find("^str"):sum("Ir")
+function Selection:sum(ev, kind)
+  ev = default_event(self.profile, ev)
+  kind = check_kind(kind, "sum")
+  local s = 0
+  for _, fn in ipairs(self) do s = s + value(fn, ev, kind) end
+  return s
+end
+
+--- Functions of the selection as a plain array (a copy).
+function Selection:list()
+  local out = {}
+  for i, fn in ipairs(self) do out[i] = fn end
+  return out
+end
+
+-- Edges aggregated per function.
+local Edges = {}
+local edges_mt = { __name = "callgrind.Edges" }
+M.Edges = Edges
+
+local function aggregate(fn, iter, other)
+  local rows, by = {}, {}
+  for call in iter do
+    local f = call[other]
+    local row = by[f]
+    if not row then
+      row = { fn = f, count = 0, calls = {} }
+      by[f] = row
+      rows[#rows + 1] = row
+    end
+    row.count = row.count + call.count
+    row.calls[#row.calls + 1] = call
+  end
+  return setmetatable({ profile = fn.profile, rows = rows, of = fn, direction = other }, edges_mt)
+end
+
+--- Outgoing calls aggregated per callee: rows `{ fn =, count =, calls = }`
+-- with `row.cost(ev)` summed over call sites, first-seen order.
+-- @usage for _, r in ipairs(fn:callee_functions():sort("Ir")) do print(r.fn.name, r.count) end
+function Function:callee_functions()
+  return aggregate(self, self:calls(), "callee")
+end
+
+--- Incoming calls aggregated per caller (same rows).
+-- @usage fn:caller_functions():sort("Ir")
+function Function:caller_functions()
+  return aggregate(self, self:callers(), "caller")
+end
+
+--- The inclusive cost of a row's calls, summed over its call sites.
+function M.edge_cost(row, ev)
+  local s = 0
+  for _, call in ipairs(row.calls) do s = s + call:cost(ev) end
+  return s
+end
+
+--- Rows sorted by the cost of their calls, largest first (a new Edges).
+function Edges:sort(ev)
+  ev = default_event(self.profile, ev)
+  local rows, values = {}, {}
+  for i, r in ipairs(self.rows) do
+    rows[i] = r
+    values[r] = M.edge_cost(r, ev)
+  end
+  table_sort(rows, function(a, b)
+    if values[a] ~= values[b] then return values[a] > values[b] end
+    if a.fn.name ~= b.fn.name then return a.fn.name < b.fn.name end
+    return a.fn.index < b.fn.index
+  end)
+  return setmetatable({ profile = self.profile, rows = rows, of = self.of, direction = self.direction }, edges_mt)
+end
+
+--- The cost of row i's calls.
+function Edges:cost(i, ev) return M.edge_cost(self.rows[i], default_event(self.profile, ev)) end
+
+--- Number of rows.
+function edges_mt.__len(e) return #e.rows end
+function edges_mt.__index(e, k)
+  if type(k) == "number" then return e.rows[k] end
+  return Edges[k]
+end
+
+-- Rows of a grouping: { key =, cost = } sorted by cost.
+local function sorted_rows(costs)
+  local rows = {}
+  for k, v in pairs(costs) do rows[#rows + 1] = { key = k ~= false and k or nil, cost = v } end
+  table_sort(rows, function(a, b)
+    if a.cost ~= b.cost then return a.cost > b.cost end
+    return tostring(a.key) < tostring(b.key)
+  end)
+  return rows
+end
+
+--- Self cost grouped by source file (of the cost lines: inlined code
+-- counts in its own file) or by object, largest first.
+-- @tparam string by "file" or "object"
+-- @return array of `{ key =, cost = }` (key nil for lines without a file /
+--   functions without an object)
+-- @usage for _, r in ipairs(prof:group("file", "Ir")) do print(r.key, r.cost) end
+function Profile:group(by, ev)
+  ev = default_event(self, ev)
+  if by == "file" then
+    return sorted_rows(self:_file_costs(ev))
+  elseif by == "object" then
+    local costs, self_all = {}, self:_self_all(ev)
+    for i, v in ipairs(self_all) do
+      local obj = self:_function(i).object
+      if obj == nil then obj = false end
+      costs[obj] = (costs[obj] or 0) + v
+    end
+    return sorted_rows(costs)
+  end
+  error(string_format("bad argument #1 to 'group' (expected \"file\" or \"object\", got %s)", tostring(by)), 2)
+end
+
+--- Cost per source line of one file (of the cost lines whose file it is,
+-- fi=/fe= aware), with the functions that touch each line.
+-- @return array of `{ line =, cost =, functions = { Function... } }` in
+--   line order (line 0: cost lines with no line number)
+-- @usage for _, r in ipairs(prof:annotate("parser.c", "Ir")) do print(r.line, r.cost) end
+function Profile:annotate(file, ev)
+  if type(file) ~= "string" then error("bad argument #1 to 'annotate' (string expected)", 2) end
+  ev = default_event(self, ev)
+  local costs, fns = self:_annotate(file, ev)
+  local rows = {}
+  for line, cost in pairs(costs) do
+    local list = {}
+    for i in pairs(fns[line]) do list[#list + 1] = self:_function(i) end
+    table_sort(list, function(a, b) return a.index < b.index end)
+    rows[#rows + 1] = { line = line, cost = cost, functions = list }
+  end
+  table_sort(rows, function(a, b) return a.line < b.line end)
+  return rows
+end
+
+return M

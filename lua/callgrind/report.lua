@@ -1,0 +1,167 @@
+--- Reports for people: aligned tables like callgrind_annotate's, and a
+-- profile summary. Numbers get thousands separators; long C++ names are
+-- shortened in tables (the data keeps them whole).
+-- @module callgrind.report
+local core = require "callgrind.core"
+local query = require "callgrind.query"
+
+local Profile, Selection = core.methods.Profile, query.Selection
+
+local error, ipairs, tostring, type = error, ipairs, tostring, type
+local string_format, string_rep, table_concat = string.format, string.rep, table.concat
+
+local M = {}
+
+--- 1234567 -> "1,234,567"
+-- @usage report.commas(-1234) --> "-1,234"
+function M.commas(n)
+  local s = tostring(n)
+  local sign, digits = s:match("^(-?)(%d+)$")
+  if not digits then return s end
+  local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  if out:sub(1, 1) == "," then out = out:sub(2) end
+  return sign .. out
+end
+
+--- Shortens a long (C++) name to at most width characters: template
+-- arguments collapse to <...>, then the middle is cut.
+-- @usage report.shorten("std::vector<int, std::allocator<int> >::push_back(int const&)", 40)
+function M.shorten(name, width)
+  width = width or 60
+  if #name <= width then return name end
+  -- collapse template arguments, innermost first, until it fits
+  local s, prev = name, nil
+  while #s > width and s ~= prev do
+    prev = s
+    s = s:gsub("<[^<>]*>", "<...>", 1)
+    s = s:gsub("<%.%.%.>", "\1", 1)
+  end
+  s = s:gsub("\1", "<...>")
+  if #s > width then
+    local keep = width - 3
+    local head = keep - keep // 3
+    s = s:sub(1, head) .. "..." .. s:sub(#s - (keep - head) + 1)
+  end
+  return s
+end
+
+local function percent(v, total)
+  if total == 0 then return "" end
+  return string_format("(%5.1f%%)", 100 * v / total)
+end
+
+-- Pads s to width w (right-aligned numbers, left-aligned text).
+local function rpad(s, w) return string_rep(" ", w - #s) .. s end
+local function lpad(s, w) return s .. string_rep(" ", w - #s) end
+
+--- Renders an aligned table of the selection's functions.
+-- @tparam[opt] table opts `events` (array, default the first event) or
+--   `event`; `kind` "self" (default) or "inclusive"; `width` of the name
+--   column (default 60); `percent` (default true); `file`, `object`
+--   columns (default true)
+-- @treturn string
+-- @usage print(prof:top(10, "Ir"):report({ events = { "Ir", "Dr" } }))
+function Selection:report(opts)
+  opts = opts or {}
+  if type(opts) ~= "table" then error("bad argument #1 to 'report' (table expected)", 2) end
+  local prof = self.profile
+  -- a selection made by top/sort reports what it was sorted by
+  local events = opts.events or { opts.event or self.event or prof.events[1] }
+  local kind = opts.kind or self.kind or "self"
+  if kind ~= "self" and kind ~= "inclusive" then
+    error(string_format("bad argument #1 to 'report' (kind must be \"self\" or \"inclusive\", got %s)",
+      tostring(kind)), 2)
+  end
+  local width = opts.width or 60
+  local show_pct = opts.percent ~= false
+  local totals = {}
+  for i, ev in ipairs(events) do totals[i] = prof:total(ev) end
+  -- cells
+  local header, rows = {}, {}
+  for i, ev in ipairs(events) do
+    header[i] = (kind == "inclusive" and "incl " or "") .. tostring(ev)
+  end
+  for r, fn in ipairs(self) do
+    local row = {}
+    for i, ev in ipairs(events) do
+      local v = kind == "inclusive" and fn:inclusive(ev) or fn:self(ev)
+      row[i] = M.commas(v) .. (show_pct and (" " .. percent(v, totals[i])) or "")
+    end
+    row.name = M.shorten(fn.name, width)
+    row.file = fn.file or "?"
+    row.object = fn.object or "?"
+    rows[r] = row
+  end
+  local widths = {}
+  for i = 1, #events do
+    local w = #header[i]
+    for _, row in ipairs(rows) do if #row[i] > w then w = #row[i] end end
+    widths[i] = w
+  end
+  local lines = {}
+  local name_w = #"function"
+  for _, row in ipairs(rows) do if #row.name > name_w then name_w = #row.name end end
+  local file_w = #"file"
+  for _, row in ipairs(rows) do if #row.file > file_w then file_w = #row.file end end
+  local function line(cells, name, file, object)
+    local parts = {}
+    for i = 1, #events do parts[i] = rpad(cells[i], widths[i]) end
+    local last = opts.object ~= false and object or (opts.file ~= false and file or nil)
+    parts[#parts + 1] = last == nil and name or lpad(name, name_w)
+    if opts.file ~= false then
+      parts[#parts + 1] = (opts.object ~= false) and lpad(file, file_w) or file
+    end
+    if opts.object ~= false then parts[#parts + 1] = object end
+    return (table_concat(parts, "  "):gsub("%s+$", ""))
+  end
+  lines[1] = line(header, "function", "file", "object")
+  for _, row in ipairs(rows) do lines[#lines + 1] = line(row, row.name, row.file, row.object) end
+  return table_concat(lines, "\n")
+end
+
+query.selection_mt.__tostring = function(sel) return sel:report() end
+
+--- A few lines about the profile: header, events, totals, parts,
+-- warnings.
+-- @treturn string
+-- @usage print(prof:summary())
+function Profile:summary()
+  local out = {}
+  local function add(fmt, ...) out[#out + 1] = string_format(fmt, ...) end
+  add("profile   %s", self.name)
+  if self.creator then add("creator   %s", self.creator) end
+  if self.cmd then add("command   %s", self.cmd) end
+  if self.pid then add("pid       %d", self.pid) end
+  add("version   %d", self.version)
+  add("events    %s", #self.events > 0 and table_concat(self.events, " ") or "(none)")
+  local derived = self:derived_events()
+  if #derived > 0 then add("derived   %s", table_concat(derived, " ")) end
+  local totals = self:totals()
+  local t = {}
+  for _, e in ipairs(self.events) do t[#t + 1] = e .. " " .. M.commas(totals[e]) end
+  if #t > 0 then add("totals    %s", table_concat(t, ", ")) end
+  local nf, nc = 0, 0
+  for _ in self:functions() do nf = nf + 1 end
+  for _ in self:calls() do nc = nc + 1 end
+  add("size      %s functions, %s calls", M.commas(nf), M.commas(nc))
+  for part in self:parts() do
+    local bits = { string_format("part %d", part.number) }
+    if part.thread then bits[#bits + 1] = "thread " .. part.thread end
+    if part.desc and part.desc.Trigger then bits[#bits + 1] = "trigger " .. part.desc.Trigger end
+    if part.summary then
+      local s = {}
+      for _, e in ipairs(part.events) do s[#s + 1] = e .. " " .. M.commas(part.summary[e]) end
+      bits[#bits + 1] = "summary " .. table_concat(s, ", ")
+    end
+    add("          %s", table_concat(bits, "; "))
+  end
+  local w = self:warnings()
+  if #w > 0 then
+    add("warnings  %d", #w)
+    for i = 1, math.min(#w, 5) do add("          %s", w[i]) end
+    if #w > 5 then add("          ...") end
+  end
+  return table_concat(out, "\n")
+end
+
+return M

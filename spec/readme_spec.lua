@@ -23,7 +23,8 @@ local function run(code)
     print = function(...)
       local t = table.pack(...)
       for i = 1, t.n do t[i] = tostring(t[i]) end
-      printed[#printed + 1] = table.concat(t, "  ", 1, t.n)
+      -- a value printed over several lines is several expected lines
+      for line in (table.concat(t, "  ", 1, t.n) .. "\n"):gmatch("(.-)\n") do printed[#printed + 1] = line end
     end,
   }, { __index = _G })
   local chunk = assert(load(code, "=README", "t", env))

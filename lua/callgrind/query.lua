@@ -54,6 +54,19 @@ local function default_event(prof, ev)
   return ev
 end
 
+--- A selection of the given functions (an array of this profile's
+-- Function handles), in that order.
+-- @usage prof:select({ prof:func("main"), prof:func("fib") })
+function Profile:select(fns)
+  if type(fns) ~= "table" then error("bad argument #1 to 'select' (table expected)", 2) end
+  local list = {}
+  for i, fn in ipairs(fns) do
+    if fn.profile ~= self then error("bad argument #1 to 'select' (item " .. i .. " is not a function of this profile)", 2) end
+    list[i] = fn
+  end
+  return new_selection(self, list)
+end
+
 --- All functions, as a selection (first-seen order).
 -- @usage local sel = prof:all()
 function Profile:all()

@@ -844,23 +844,28 @@ static int func_ab(lua_State *L)
     return 2;
 }
 
+/* Pushes { [function index] = event value } of per-function vectors v. */
+static void push_column(lua_State *L, const CgProfile *P, const int64_t *v,
+                        int ev, const int64_t *coefs)
+{
+    size_t i;
+    lua_createtable(L, (int)P->nfuncs, 0);
+    for (i = 0; i < P->nfuncs; i++) {
+        lua_pushinteger(L, (lua_Integer)event_value(L, P, v + i * P->stride,
+                                                    ev, coefs));
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+}
+
 /* prof:_ab_all(ev) -> { A by function index }, { B by function index } */
 static int profile_ab_all(lua_State *L)
 {
     CgProfile *P = check_profile(L, 1);
     const CgGraph *g = check_graph(L, P);
     const int64_t *coefs;
-    int ev = check_event(L, P, 1, 2, &coefs), which;
-    size_t i;
-    for (which = 0; which < 2; which++) {
-        const int64_t *v = which ? g->b : g->a;
-        lua_createtable(L, (int)P->nfuncs, 0);
-        for (i = 0; i < P->nfuncs; i++) {
-            lua_pushinteger(L, (lua_Integer)event_value(
-                L, P, v + i * P->stride, ev, coefs));
-            lua_rawseti(L, -2, (lua_Integer)i + 1);
-        }
-    }
+    int ev = check_event(L, P, 1, 2, &coefs);
+    push_column(L, P, g->a, ev, coefs);
+    push_column(L, P, g->b, ev, coefs);
     return 2;
 }
 
@@ -891,13 +896,7 @@ static int profile_self_all(lua_State *L)
     CgProfile *P = check_profile(L, 1);
     const int64_t *coefs;
     int ev = check_event(L, P, 1, 2, &coefs);
-    size_t i;
-    lua_createtable(L, (int)P->nfuncs, 0);
-    for (i = 0; i < P->nfuncs; i++) {
-        lua_pushinteger(L, (lua_Integer)event_value(
-            L, P, P->self + i * P->stride, ev, coefs));
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
+    push_column(L, P, P->self, ev, coefs);
     return 1;
 }
 

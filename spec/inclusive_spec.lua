@@ -54,76 +54,13 @@
 -- This spec never skips: without gcc, valgrind or callgrind_annotate every
 -- test fails with a message saying so.
 
-local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
 
----------------------------------------------------------------------------
--- Shell and file helpers (as in spec/valgrind_spec.lua)
----------------------------------------------------------------------------
+local words, commify, report = H.words, H.commify, H.report
 
-local function shq(s)
-  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
-end
-
-local function words(s)
-  local t = {}
-  for w in s:gmatch("%S+") do t[#t + 1] = w end
-  return t
-end
-
-local workdir -- set in setup
-
--- Runs a shell command, returns its stdout; raises with its stderr when it
--- exits with anything but 0.  LD_PRELOAD is dropped for ASan runs.
-local function run(cmd, what)
-  local errfile = (workdir or "/tmp") .. "/last-stderr.txt"
-  local p = assert(io.popen("unset LD_PRELOAD; " .. cmd .. " 2>" .. shq(errfile), "r"))
-  local out = p:read("a")
-  local ok, how, code = p:close()
-  if not ok then
-    local f = io.open(errfile, "rb")
-    local err = f and f:read("a") or ""
-    if f then f:close() end
-    error(string.format("%s failed (%s %s): %s\n%s", what or "command", tostring(how),
-      tostring(code), cmd, err), 0)
-  end
-  return out
-end
-
-local function need(tool)
-  if not os.execute("command -v " .. shq(tool) .. " >/dev/null 2>&1") then
-    error(tool .. " not found on PATH: spec/inclusive_spec.lua needs gcc, valgrind "
-      .. "and callgrind_annotate (Debian: apt-get install gcc valgrind); "
-      .. "it does not skip", 0)
-  end
-end
-
--- Absolute path of spec/fixtures/progs, from this file's own location.
-local function progs_dir()
-  local src = debug.getinfo(1, "S").source:match("^@(.*)$") or "spec/inclusive_spec.lua"
-  local dir = src:match("^(.*)/[^/]*$") or "."
-  if dir:sub(1, 1) ~= "/" then
-    dir = (run("pwd", "pwd"):gsub("%s+$", "")) .. "/" .. dir
-  end
-  return dir .. "/fixtures/progs"
-end
-
-local function commify(n)
-  local s = tostring(n)
-  repeat
-    local k
-    s, k = s:gsub("^(%-?%d+)(%d%d%d)", "%1,%2")
-  until k == 0
-  return s
-end
-
-local function report(what, mismatches)
-  if #mismatches == 0 then return end
-  table.sort(mismatches)
-  local shown = {}
-  for i = 1, math.min(#mismatches, 30) do shown[i] = "  " .. mismatches[i] end
-  if #mismatches > 30 then shown[#shown + 1] = ("  ... and %d more"):format(#mismatches - 30) end
-  assert.is_true(false, ("%s: %d mismatch(es):\n%s"):format(what, #mismatches, table.concat(shown, "\n")))
-end
+-- The scratch directory, the fixture program, valgrind and callgrind_annotate
+-- (shared with spec/valgrind_spec.lua).
+local lab = H.lab("spec/inclusive_spec.lua")
 
 ---------------------------------------------------------------------------
 -- What the file's text says about calls (read without the library)
@@ -196,73 +133,6 @@ local function raw_sum(raw, caller, callee, ev)
     end
   end
   return cost, count
-end
-
----------------------------------------------------------------------------
--- callgrind_annotate --inclusive=yes
----------------------------------------------------------------------------
-
--- Reads n event columns from the front of a row: "1,234" or "." (never
--- seen), each maybe followed by a percentage.  Returns the numbers and the
--- rest of the line.
-local function parse_columns(line, n)
-  local pos, vals = 1, {}
-  for i = 1, n do
-    local s, e, tok = line:find("^%s*([%d,]+)", pos)
-    if not s then s, e, tok = line:find("^%s*(%.)", pos) end
-    if not s then return nil end
-    if tok == "." then
-      vals[i] = 0
-    else
-      vals[i] = assert(math.tointeger(tonumber((tok:gsub(",", "")))), tok)
-    end
-    pos = e + 1
-    local ps, pe = line:find("^ %(%s*%-?[%d%.]+%%%)", pos)
-    if ps then pos = pe + 1 end
-  end
-  return vals, line:sub(pos)
-end
-
--- Returns { events = {...}, rows = { ["file:fn"] = { ev = n } } }: the
--- inclusive column of every row.  Run from "/" so that no file name loses a
--- `pwd` prefix.
-local function annotate_inclusive(path)
-  need("callgrind_annotate")
-  local out = run("cd / && callgrind_annotate --inclusive=yes --threshold=100 --auto=no --show-percs=no "
-    .. shq(path), "callgrind_annotate")
-  local r = { rows = {} }
-  local recorded = assert(out:match("\nEvents recorded:%s*([^\n]-)%s*\n"),
-    "no 'Events recorded:' line in callgrind_annotate's output:\n" .. out)
-  local shown = assert(out:match("\nEvents shown:%s*([^\n]-)%s*\n"), "no 'Events shown:' line")
-  assert(recorded == shown, "callgrind_annotate shows other events than it recorded")
-  r.events = words(recorded)
-  local n = #r.events
-  local lines = {}
-  for l in (out .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
-  local i = 1
-  while i <= #lines do
-    if lines[i]:match("%sfile:function%s*$") then
-      i = i + 1
-      assert(lines[i]:match("^%-%-%-%-"), "expected a ---- line after the file:function header")
-      i = i + 1
-      while i <= #lines and lines[i] ~= "" do
-        local row = lines[i]
-        local vals, rest = parse_columns(row, n)
-        assert(vals, "cannot read callgrind_annotate row: " .. row)
-        local name = assert(rest:match("^%s+(.-)%s*$"), "no file:function in row: " .. row)
-        local key = name:match("^(.*) %[[^%[%]]*%]$") or name
-        assert(r.rows[key] == nil, "callgrind_annotate printed " .. key .. " twice")
-        local cost = {}
-        for j, ev in ipairs(r.events) do cost[ev] = vals[j] end
-        r.rows[key] = cost
-        i = i + 1
-      end
-      r.done = true
-    end
-    i = i + 1
-  end
-  assert(r.done, "no file:function table in callgrind_annotate's output:\n" .. out)
-  return r
 end
 
 ---------------------------------------------------------------------------
@@ -381,22 +251,6 @@ end
 -- Building and profiling (each step once per run, on first use)
 ---------------------------------------------------------------------------
 
-local program_path
-local function program()
-  if program_path then return program_path end
-  need("gcc")
-  local src = progs_dir()
-  local srcs = {}
-  for _, f in ipairs { "cgmain.c", "cgparity.c", "cgthreads.c" } do
-    srcs[#srcs + 1] = shq(src .. "/" .. f)
-  end
-  local exe = workdir .. "/cgprog"
-  run(("gcc -g -O1 -pthread -I %s -o %s %s"):format(shq(src), shq(exe), table.concat(srcs, " ")),
-    "gcc (building spec/fixtures/progs)")
-  program_path = exe
-  return exe
-end
-
 local PROFILES = {
   { label = "the default options", tag = "default", options = "" },
   { label = "--dump-instr=yes", tag = "instr", options = "--dump-instr=yes" },
@@ -405,13 +259,8 @@ local PROFILES = {
 -- Loads (once) what the tests of one profile need.
 local function profile(p)
   if p.prof then return p end
-  need("valgrind")
-  local exe = program()
-  local out = workdir .. "/" .. p.tag .. ".out"
-  run(("valgrind -q --tool=callgrind %s --callgrind-out-file=%s %s >/dev/null")
-    :format(p.options, shq(out), shq(exe)), "valgrind --tool=callgrind " .. p.options)
-  local prof, err = callgrind.load(out)
-  assert(prof, "callgrind.load(" .. out .. ") failed: " .. tostring(err))
+  local out = lab:callgrind(p.tag, p.options)
+  local prof = H.load(out)
   local parts = 0
   for _ in prof:parts() do parts = parts + 1 end
   assert(parts == 1, out .. ": expected a single-part file")
@@ -423,7 +272,7 @@ end
 
 local annotated = {}
 local function annotate_of(p)
-  annotated[p.path] = annotated[p.path] or annotate_inclusive(p.path)
+  annotated[p.path] = annotated[p.path] or lab:annotate(p.path, true)
   return annotated[p.path]
 end
 
@@ -463,24 +312,10 @@ end
 ---------------------------------------------------------------------------
 
 describe("inclusive cost on fresh valgrind profiles of the fixture program", function()
-  local reserved
+  setup(function() lab:open() end)
+  teardown(function() lab:close() end)
 
-  setup(function()
-    reserved = os.tmpname() -- creates the file: the name is ours
-    workdir = reserved .. ".d"
-    assert(os.execute("mkdir -m 700 " .. shq(workdir)), "cannot create " .. workdir)
-  end)
-
-  teardown(function()
-    if workdir then os.execute("rm -rf " .. shq(workdir)) end
-    if reserved then os.remove(reserved) end
-  end)
-
-  it("finds gcc, valgrind and callgrind_annotate (it never skips)", function()
-    need("gcc")
-    need("valgrind")
-    need("callgrind_annotate")
-  end)
+  it("finds gcc, valgrind and callgrind_annotate (it never skips)", function() lab:need_tools() end)
 
   for _, P in ipairs(PROFILES) do
     describe("with " .. P.label, function()

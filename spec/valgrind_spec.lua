@@ -48,72 +48,21 @@
 --   total must equal the `totals:` line and the sum of callgrind_annotate's
 --   rows instead.
 
-local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
 
----------------------------------------------------------------------------
--- Shell and file helpers
----------------------------------------------------------------------------
+local shq, read_file, words = H.shq, H.read_file, H.words
+local commify, report, load = H.commify, H.report, H.load
 
-local function shq(s)
-  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
-end
+-- report()'s legend for the comparisons with callgrind_annotate.
+local VS = "callgrind_annotate vs library"
 
-local function read_file(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+-- The scratch directory, the fixture program, valgrind and callgrind_annotate.
+local lab = H.lab("spec/valgrind_spec.lua")
 
 local function write_file(path, s)
   local f = assert(io.open(path, "wb"))
   assert(f:write(s))
   assert(f:close())
-end
-
-local function words(s)
-  local t = {}
-  for w in s:gmatch("%S+") do t[#t + 1] = w end
-  return t
-end
-
-local workdir -- set in setup
-
--- Runs a shell command, returns its stdout; raises with its stderr when it
--- exits with anything but 0.  LD_PRELOAD is dropped: `make check-asan` runs
--- busted with libasan preloaded, which gcc, perl and valgrind's guest do not
--- want ("ASan runtime does not come first").
-local function run(cmd, what)
-  local errfile = (workdir or "/tmp") .. "/last-stderr.txt"
-  local p = assert(io.popen("unset LD_PRELOAD; " .. cmd .. " 2>" .. shq(errfile), "r"))
-  local out = p:read("a")
-  local ok, how, code = p:close()
-  if not ok then
-    local f = io.open(errfile, "rb")
-    local err = f and f:read("a") or ""
-    if f then f:close() end
-    error(string.format("%s failed (%s %s): %s\n%s", what or "command", tostring(how),
-      tostring(code), cmd, err), 0)
-  end
-  return out
-end
-
-local function need(tool)
-  if not os.execute("command -v " .. shq(tool) .. " >/dev/null 2>&1") then
-    error(tool .. " not found on PATH: spec/valgrind_spec.lua needs gcc, valgrind "
-      .. "and callgrind_annotate (Debian: apt-get install gcc valgrind); "
-      .. "it does not skip", 0)
-  end
-end
-
--- Absolute path of spec/fixtures/progs, from this file's own location.
-local function progs_dir()
-  local src = debug.getinfo(1, "S").source:match("^@(.*)$") or "spec/valgrind_spec.lua"
-  local dir = src:match("^(.*)/[^/]*$") or "."
-  if dir:sub(1, 1) ~= "/" then
-    dir = (run("pwd", "pwd"):gsub("%s+$", "")) .. "/" .. dir
-  end
-  return dir .. "/fixtures/progs"
 end
 
 ---------------------------------------------------------------------------
@@ -228,81 +177,6 @@ local function split_parts(path, outprefix)
 end
 
 ---------------------------------------------------------------------------
--- callgrind_annotate's output
----------------------------------------------------------------------------
-
--- Reads n event columns from the front of a row: "1,234" or "." (never
--- seen), each maybe followed by a percentage " (12.34%)".  Returns the
--- numbers and the rest of the line.
-local function parse_columns(line, n)
-  local pos, vals = 1, {}
-  for i = 1, n do
-    local s, e, tok = line:find("^%s*([%d,]+)", pos)
-    if not s then s, e, tok = line:find("^%s*(%.)", pos) end
-    if not s then return nil end
-    if tok == "." then
-      vals[i] = 0
-    else
-      vals[i] = assert(math.tointeger(tonumber((tok:gsub(",", "")))), tok)
-    end
-    pos = e + 1
-    local ps, pe = line:find("^ %(%s*%-?[%d%.]+%%%)", pos)
-    if ps then pos = pe + 1 end
-  end
-  return vals, line:sub(pos)
-end
-
--- Returns { events = {...}, program = {ev = n}, rows = {["file:fn"] = {ev = n}},
--- objects = {["file:fn"] = object or nil}, text = output }.
-local function annotate(path)
-  need("callgrind_annotate")
-  local out = run("cd / && callgrind_annotate --threshold=100 --auto=no --show-percs=no "
-    .. shq(path), "callgrind_annotate")
-  local r = { rows = {}, objects = {}, text = out }
-  local recorded = assert(out:match("\nEvents recorded:%s*([^\n]-)%s*\n"),
-    "no 'Events recorded:' line in callgrind_annotate's output:\n" .. out)
-  local shown = assert(out:match("\nEvents shown:%s*([^\n]-)%s*\n"), "no 'Events shown:' line")
-  assert(recorded == shown, "callgrind_annotate shows other events than it recorded")
-  r.events = words(recorded)
-  local n = #r.events
-  local lines = {}
-  for l in (out .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
-  local i = 1
-  while i <= #lines do
-    local l = lines[i]
-    if l:find("PROGRAM TOTALS", 1, true) and not r.program then
-      local vals, rest = parse_columns(l, n)
-      assert(vals and rest:match("^%s*PROGRAM TOTALS"), "cannot read PROGRAM TOTALS row: " .. l)
-      r.program = {}
-      for j, ev in ipairs(r.events) do r.program[ev] = vals[j] end
-    elseif l:match("%sfile:function%s*$") then
-      i = i + 1
-      assert(lines[i]:match("^%-%-%-%-"), "expected a ---- line after the file:function header")
-      i = i + 1
-      while i <= #lines and lines[i] ~= "" do
-        local row = lines[i]
-        local vals, rest = parse_columns(row, n)
-        assert(vals, "cannot read callgrind_annotate row: " .. row)
-        local name = assert(rest:match("^%s+(.-)%s*$"), "no file:function in row: " .. row)
-        local key, object = name:match("^(.*) %[([^%[%]]*)%]$")
-        key = key or name
-        assert(r.rows[key] == nil, "callgrind_annotate printed " .. key .. " twice")
-        local cost = {}
-        for j, ev in ipairs(r.events) do cost[ev] = vals[j] end
-        r.rows[key] = cost
-        r.objects[key] = object
-        i = i + 1
-      end
-      r.done = true
-    end
-    i = i + 1
-  end
-  assert(r.program, "no PROGRAM TOTALS row in callgrind_annotate's output:\n" .. out)
-  assert(r.done, "no file:function table in callgrind_annotate's output:\n" .. out)
-  return r
-end
-
----------------------------------------------------------------------------
 -- The library's side
 ---------------------------------------------------------------------------
 
@@ -340,59 +214,9 @@ local function library_self(prof, partno)
   return rows, sum
 end
 
-local function commify(n)
-  local s = tostring(n)
-  repeat
-    local k
-    s, k = s:gsub("^(%-?%d+)(%d%d%d)", "%1,%2")
-  until k == 0
-  return s
-end
-
-local function report(what, mismatches, legend)
-  if #mismatches == 0 then return end
-  table.sort(mismatches)
-  local shown = {}
-  for i = 1, math.min(#mismatches, 30) do shown[i] = "  " .. mismatches[i] end
-  if #mismatches > 30 then shown[#shown + 1] = ("  ... and %d more"):format(#mismatches - 30) end
-  assert.is_true(false, ("%s: %d mismatch(es), %s:\n%s")
-    :format(what, #mismatches, legend or "callgrind_annotate vs library", table.concat(shown, "\n")))
-end
-
 ---------------------------------------------------------------------------
--- Building and profiling (each step once per run, on first use)
+-- The cases (each profiled once per run, on first use, by lab:callgrind)
 ---------------------------------------------------------------------------
-
-local program_path
-local function program()
-  if program_path then return program_path end
-  need("gcc")
-  local src = progs_dir()
-  local srcs = {}
-  for _, f in ipairs { "cgmain.c", "cgparity.c", "cgthreads.c" } do
-    srcs[#srcs + 1] = shq(src .. "/" .. f)
-  end
-  local exe = workdir .. "/cgprog"
-  run(("gcc -g -O1 -pthread -I %s -o %s %s"):format(shq(src), shq(exe), table.concat(srcs, " ")),
-    "gcc (building spec/fixtures/progs)")
-  program_path = exe
-  return exe
-end
-
-local function callgrind_run(tag, options)
-  need("valgrind")
-  local exe = program()
-  local out = workdir .. "/" .. tag .. ".out"
-  run(("valgrind -q --tool=callgrind %s --callgrind-out-file=%s %s >/dev/null")
-    :format(options, shq(out), shq(exe)), "valgrind --tool=callgrind " .. options)
-  return out
-end
-
-local function load(path)
-  local prof, err = callgrind.load(path)
-  assert(prof, "callgrind.load(" .. path .. ") failed: " .. tostring(err))
-  return prof
-end
 
 -- A "unit" is one input of callgrind_annotate and what the library must say
 -- about it: { label, path (what callgrind_annotate reads), prof, part (nil:
@@ -420,7 +244,7 @@ local CASES = {
         "no Timerange in " .. first)
       local every = math.max(1000, bbs // 5)
       self.options = "--combine-dumps=yes --dump-every-bb=" .. every
-      local path = callgrind_run("combined", self.options)
+      local path = lab:callgrind("combined", self.options)
       local prof = load(path)
       self.prof, self.path = prof, path
       local units = {}
@@ -438,9 +262,9 @@ local CASES = {
     label = "--separate-threads=yes, file by file",
     options = "--separate-threads=yes",
     make = function()
-      local base = callgrind_run("threads", "--separate-threads=yes")
+      local base = lab:callgrind("threads", "--separate-threads=yes")
       local files = {}
-      for f in run("ls " .. shq(base) .. "-*", "ls"):gmatch("[^\n]+") do files[#files + 1] = f end
+      for f in lab:run("ls " .. shq(base) .. "-*", "ls"):gmatch("[^\n]+") do files[#files + 1] = f end
       table.sort(files)
       assert(#files >= 3, "--separate-threads=yes wrote " .. #files .. " file(s), expected main + 2 workers")
       local units = {}
@@ -455,7 +279,7 @@ local CASES = {
 local Case = {}
 Case.__index = Case
 function Case:single(tag, options)
-  local path = callgrind_run(tag, options)
+  local path = lab:callgrind(tag, options)
   self.options = options
   return { label = tag, path = path, prof = load(path), written = scan_file(path) }
 end
@@ -467,7 +291,7 @@ for _, c in ipairs(CASES) do setmetatable(c, Case) end
 
 local annotated = {}
 local function annotate_unit(unit)
-  annotated[unit.path] = annotated[unit.path] or annotate(unit.path)
+  annotated[unit.path] = annotated[unit.path] or lab:annotate(unit.path)
   return annotated[unit.path]
 end
 
@@ -547,36 +371,22 @@ end
 ---------------------------------------------------------------------------
 
 describe("callgrind.load on fresh valgrind profiles", function()
-  local reserved
+  setup(function() lab:open() end)
+  teardown(function() lab:close() end)
 
-  setup(function()
-    reserved = os.tmpname() -- creates the file: the name is ours
-    workdir = reserved .. ".d"
-    assert(os.execute("mkdir -m 700 " .. shq(workdir)), "cannot create " .. workdir)
-  end)
-
-  teardown(function()
-    if workdir then os.execute("rm -rf " .. shq(workdir)) end
-    if reserved then os.remove(reserved) end
-  end)
-
-  it("finds gcc, valgrind and callgrind_annotate (it never skips)", function()
-    need("gcc")
-    need("valgrind")
-    need("callgrind_annotate")
-  end)
+  it("finds gcc, valgrind and callgrind_annotate (it never skips)", function() lab:need_tools() end)
 
   for _, case in ipairs(CASES) do
     it("matches callgrind_annotate's PROGRAM TOTALS with " .. case.label, function()
       local mismatches = {}
       for _, unit in ipairs(case:units()) do compare_totals(unit, mismatches) end
-      report(case.options, mismatches)
+      report(case.options, mismatches, VS)
     end)
 
     it("matches callgrind_annotate's self cost per file:function with " .. case.label, function()
       local mismatches = {}
       for _, unit in ipairs(case:units()) do compare_self(unit, mismatches) end
-      report(case.options, mismatches)
+      report(case.options, mismatches, VS)
     end)
   end
 

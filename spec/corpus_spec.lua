@@ -16,6 +16,9 @@
 -- so this needs no position arithmetic).
 
 local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
+
+local read_file, words = H.read_file, H.words
 
 ---------------------------------------------------------------------------
 -- Where the corpus is: ../shared/corpus relative to the repository root,
@@ -40,19 +43,11 @@ local CORPUS = corpus_dir()
 local function path(rel) return CORPUS .. "/" .. rel end
 
 local function read_lines(rel)
-  local f = assert(io.open(path(rel), "rb"))
-  local text = f:read("a")
-  f:close()
+  local text = read_file(path(rel))
   local lines = {}
   for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
   if text:sub(-1) == "\n" or text == "" then lines[#lines] = nil end
   return lines
-end
-
-local function words(s)
-  local t = {}
-  for w in s:gmatch("%S+") do t[#t + 1] = w end
-  return t
 end
 
 -- The file's own `events:` line and its first `KEY:` line (summary/totals),

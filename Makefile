@@ -28,13 +28,14 @@ MODULE = $(BUILD)/callgrind/core.so
 
 # Debian packages each job needs; .ci/deps installs the missing ones.
 DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev
-DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind
+DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl
 DEPS_ROCK = luarocks
+DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 
-.PHONY: all test lint check check-werror check-asan bench demo install \
+.PHONY: all test lint check check-werror check-asan memcheck bench demo install \
         uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
 
 all: $(MODULE)
@@ -71,6 +72,7 @@ lint: deps-lint
 check: deps-test
 	$(MAKE) --no-print-directory check-werror
 	$(MAKE) --no-print-directory check-asan
+	$(MAKE) --no-print-directory memcheck
 
 check-werror:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror CFLAGS="-O2 -Werror" all
@@ -84,6 +86,18 @@ check-asan:
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  CALLGRIND_BUILD=$(BUILD)/asan $(BUSTED) --lua=$(LUA) \
 	  --cpath="$(BUILD)/asan/?.so" $(BUSTED_ARGS)
+
+# The specs under valgrind memcheck: a definite leak or an invalid access
+# fails. lua5.4 runs busted's runner itself (--ignore-lua: no child
+# interpreter, so nothing to trace into); valgrind_spec.lua runs valgrind
+# itself and is left out.
+VALGRIND ?= valgrind
+memcheck: deps-test
+	@$(MAKE) --no-print-directory all
+	$(VALGRIND) --tool=memcheck --leak-check=full \
+	  --errors-for-leak-kinds=definite --error-exitcode=99 \
+	  --trace-children=no $(LUA) "$$(command -v $(BUSTED))" --ignore-lua \
+	  --exclude-pattern=valgrind_spec $(BUSTED_ARGS)
 
 # The main job: profile a workload under valgrind, load it, report.
 demo: deps-demo
@@ -113,6 +127,16 @@ install: all
 
 uninstall:
 	rm -rf $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
+
+# libFuzzer targets of fuzz/ (the core alone, and through Lua), each for
+# FUZZ_SECONDS; the working corpus stays in $(BUILD)/fuzz/.
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz deps-fuzz
+deps-fuzz:
+	@sh .ci/deps $(DEPS_FUZZ)
+fuzz: deps-fuzz
+	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) LUA_INCDIR=$(LUA_INCDIR) \
+	  sh fuzz/run.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -47,7 +47,12 @@ typedef struct Loader {
 
     int block_open;
     int32_t unspecified;
+    CgNames evnames;             /* P->events hashed, same indices */
     int64_t cost[CG_MAX_EVENTS];
+    int64_t done[CG_MAX_EVENTS]; /* per profile event: the sum of the parts
+                                    before this one (prof:totals() adds
+                                    parts in order: no prefix may
+                                    overflow) */
 } Loader;
 
 /* ---- messages ---- */
@@ -145,7 +150,10 @@ static int lex_fail(Loader *L, int why, const char *tok, const char *e,
                     const char *what)
 {
     char q[300];
-    quote(q, sizeof q, tok, (size_t)(cg_token_end(tok, e) - tok));
+    const char *te = cg_token_end(tok, e);
+    if (te == tok && why == CG_LEX_BADNUM)
+        return fail(L, "expected a number for %s, found nothing", what);
+    quote(q, sizeof q, tok, (size_t)(te - tok));
     switch (why) {
     case CG_LEX_OVERFLOW:
         return fail(L, "%s %s does not fit in 64 bits", what, q);
@@ -231,6 +239,9 @@ static int composite(Loader *L, int kind, const char *s, const char *e,
         for (;;) {
             const char *q = scan_id(p, e, &id, &big);
             int32_t idx = big ? -1 : cg_names_get_id(t, id);
+            if (big)
+                return fail(L, "id %.*s is above the limit %d", (int)(q - p),
+                            p, CG_MAX_ID);
             if (idx < 0 || !t->str[idx].ptr) {
                 char qq[300];
                 quote(qq, sizeof qq, p, (size_t)(q - p));
@@ -479,9 +490,13 @@ static int new_part(Loader *L, int inherit)
     CgPart *pt, *prev;
     int k;
     if (P->nparts) {
+        const CgPart *old = &P->parts[L->part];
         int rc = end_part(L);
         if (rc)
             return rc;
+        /* cannot overflow: cost_line checked done + sum */
+        for (k = 0; k < old->nev; k++)
+            L->done[old->evmap[k]] += old->sum[k];
     }
     if (CG_GROW(P->parts, P->parts_cap, P->nparts + 1) != 0)
         return nomem(L);
@@ -548,8 +563,12 @@ static int read_int(Loader *L, const char *s, const char *e, int64_t *out,
         return fail(L, "expected a number for %s, found nothing", what);
     q = cg_scan_u64(s, e, &v, &why);
     if (q && cg_skip_blanks(q, e) != e) {
-        q = NULL;
-        why = CG_LEX_BADNUM;
+        /* quote all of it: the first token alone is a good number */
+        char qq[300];
+        while (cg_is_blank(e[-1]))
+            e--;
+        quote(qq, sizeof qq, s, (size_t)(e - s));
+        return fail(L, "expected a number for %s, found %s", what, qq);
     }
     if (!q || v > (uint64_t)INT64_MAX) {
         if (q)
@@ -587,11 +606,13 @@ static int hdr_version(Loader *L, const char *s, const char *e)
 
 static int hdr_positions(Loader *L, const char *s, const char *e)
 {
-    CgPart *pt = &L->P->parts[L->part];
+    CgPart *pt;
     uint8_t kind[CG_MAX_POSITIONS];
     CgStr name[CG_MAX_POSITIONS];
-    int n = 0, k;
-    if (L->positions_line)
+    int n = 0, k, rc;
+    /* After body lines this line starts a new part (part_header below),
+     * where it is the first positions:. */
+    if (L->positions_line && !L->body)
         return fail(L, "positions: given twice in one part (first at line "
                     "%llu)", (unsigned long long)L->positions_line);
     for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
@@ -617,6 +638,11 @@ static int hdr_positions(Loader *L, const char *s, const char *e)
         n++;
         s = q;
     }
+    /* Only a good line may start a part: a skipped one (lenient) must not
+     * reset the relative positions' base. */
+    if ((rc = part_header(L)) != 0)
+        return rc;
+    pt = &L->P->parts[L->part];
     pt->npos = n;
     memcpy(pt->poskind, kind, (size_t)n);
     memcpy(pt->posname, name, (size_t)n * sizeof *name);
@@ -627,12 +653,16 @@ static int hdr_positions(Loader *L, const char *s, const char *e)
 static int hdr_events(Loader *L, const char *s, const char *e)
 {
     CgProfile *P = L->P;
-    CgPart *pt = &P->parts[L->part];
+    CgPart *pt;
+    CgNames seen;                /* this line's names: one written twice */
     uint32_t *map;
     int64_t *sum;
-    int n = 0, k;
+    int n = 0, rc = CG_OK;
+    size_t fresh = 0;
     const char *p;
-    if (L->events_line)
+    /* After body lines this line starts a new part (part_header below),
+     * where it is the first events:. */
+    if (L->events_line && !L->body)
         return fail(L, "events: given twice in one part (first at line "
                     "%llu)", (unsigned long long)L->events_line);
     for (p = cg_skip_blanks(s, e); p < e; p = cg_skip_blanks(p, e)) {
@@ -643,6 +673,33 @@ static int hdr_events(Loader *L, const char *s, const char *e)
     }
     if (!n)
         return fail(L, "events: lists no event");
+    /* The whole line is checked before anything changes (lenient mode
+     * skips it without a trace). Lookups are hashed: many parts with long
+     * events: lines must not take quadratic time. */
+    memset(&seen, 0, sizeof seen);
+    for (p = cg_skip_blanks(s, e); p < e && !rc; p = cg_skip_blanks(p, e)) {
+        const char *q = cg_token_end(p, e);
+        size_t len = (size_t)(q - p);
+        if (cg_names_find(&seen, p, len) >= 0)
+            rc = fail(L, "events: lists '%.*s' twice",
+                      (int)(len > 60 ? 60 : len), p);
+        else if (cg_names_intern(&seen, p, len) < 0)
+            rc = nomem(L);
+        else if (cg_names_find(&L->evnames, p, len) < 0)
+            fresh++;
+        p = q;
+    }
+    cg_names_free(&seen);
+    if (rc)
+        return rc;
+    /* Cost vectors are dense (functions x events): the union of all parts'
+     * events has the same limit as one line. */
+    if (P->nev + fresh > CG_MAX_EVENTS)
+        return fail(L, "events: brings the profile to more than %d distinct "
+                    "events", CG_MAX_EVENTS);
+    if ((rc = part_header(L)) != 0)
+        return rc;
+    pt = &P->parts[L->part];
     map = malloc((size_t)n * sizeof *map);
     sum = calloc((size_t)n, sizeof *sum);
     if (!map || !sum) {
@@ -653,22 +710,16 @@ static int hdr_events(Loader *L, const char *s, const char *e)
     n = 0;
     for (p = cg_skip_blanks(s, e); p < e; p = cg_skip_blanks(p, e)) {
         const char *q = cg_token_end(p, e);
-        int idx = cg_event_index(P, p, (size_t)(q - p));
-        for (k = 0; k < n; k++) {
-            if (idx >= 0 && map[k] == (uint32_t)idx) {
-                free(map);
-                free(sum);
-                return fail(L, "events: lists '%.*s' twice",
-                            (int)(q - p > 60 ? 60 : q - p), p);
-            }
-        }
+        int32_t idx = cg_names_find(&L->evnames, p, (size_t)(q - p));
         if (idx < 0) {
-            if (cg_model_add_event(P, p, (size_t)(q - p)) != 0) {
+            /* evnames and P->events grow together: same indices */
+            if (cg_model_add_event(P, p, (size_t)(q - p)) != 0 ||
+                (idx = cg_names_intern(&L->evnames, p,
+                                       (size_t)(q - p))) < 0) {
                 free(map);
                 free(sum);
                 return nomem(L);
             }
-            idx = (int)P->nev - 1;
         }
         map[n++] = (uint32_t)idx;
         p = q;
@@ -897,6 +948,7 @@ static int cost_line(Loader *L, const char *s, const char *e)
         for (j = 0; j < ncost; j++) {
             int64_t t;
             if (__builtin_add_overflow(pt->sum[j], L->cost[j], &t) ||
+                __builtin_add_overflow(L->done[pt->evmap[j]], t, &t) ||
                 __builtin_add_overflow(self[pt->evmap[j]], L->cost[j], &t))
                 return fail(L, "the sum of %.*s costs does not fit in 64 "
                             "bits", (int)P->events[pt->evmap[j]].len,
@@ -1199,6 +1251,10 @@ static int keyed_line(Loader *L, const char *s, const char *e)
             (rc = read_int(L, v, e, &n, key == K_PART ? "part:" :
                            key == K_PID ? "pid:" : "thread:")) != 0)
             return rc;
+        if (key == K_POSITIONS)
+            return hdr_positions(L, v, e);
+        if (key == K_EVENTS)
+            return hdr_events(L, v, e);
         if ((rc = part_header(L)) != 0)
             return rc;
         pt = &L->P->parts[L->part];
@@ -1220,12 +1276,8 @@ static int keyed_line(Loader *L, const char *s, const char *e)
             pt->cmd.len = (size_t)(e - pt->cmd.ptr);
             pt->has |= CG_PART_CMD;
             return CG_OK;
-        case K_DESC:
-            return hdr_desc(L, v, e);
-        case K_POSITIONS:
-            return hdr_positions(L, v, e);
         default:
-            return hdr_events(L, v, e);
+            return hdr_desc(L, v, e);
         }
     }
 }
@@ -1358,6 +1410,7 @@ int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
         rc = cg_model_finish(P, err);
     if (rc == CG_ENOMEM)
         nomem(L);
+    cg_names_free(&L->evnames);
     free(L);
     if (rc) {
         cg_profile_free(P);

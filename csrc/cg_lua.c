@@ -82,6 +82,20 @@ static CgProfile *handle_profile(lua_State *L, int idx)
     return check_open(L, (LProfile *)lua_touserdata(L, -1));
 }
 
+/* For __tostring of a handle whose profile is closed: pushes
+ * "callgrind.X (closed profile)" and returns 1, else 0. */
+static int closed_tostring(lua_State *L, int idx, const char *tname)
+{
+    const LProfile *lp;
+    lua_getiuservalue(L, idx, 1);
+    lp = (const LProfile *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (lp && lp->P)
+        return 0;
+    lua_pushfstring(L, "%s (closed profile)", tname);
+    return 1;
+}
+
 static int profile_close(lua_State *L)
 {
     LProfile *lp = to_lprofile(L, 1);
@@ -766,7 +780,11 @@ static int func_fields(lua_State *L)
 static int func_tostring(lua_State *L)
 {
     CgProfile *P;
-    const CgFunc *f = check_func(L, 1, &P);
+    const CgFunc *f;
+    luaL_checkudata(L, 1, FUNCTION);
+    if (closed_tostring(L, 1, FUNCTION))
+        return 1;
+    f = check_func(L, 1, &P);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "callgrind.Function: ");
@@ -814,8 +832,10 @@ static const CgGraph *check_graph(lua_State *L, CgProfile *P)
     if (!P->graph) {
         CgGraph *g;
         int rc = cg_graph_build(P, &g);
-        if (rc == CG_ENOMEM)
-            luaL_error(L, "not enough memory");
+        if (rc == CG_ENOMEM) {
+            lua_pushliteral(L, "not enough memory");
+            lua_error(L);
+        }
         if (rc)
             luaL_error(L, "%s: an inclusive cost does not fit in 64 bits",
                        P->name);
@@ -1180,7 +1200,10 @@ static void add_where(lua_State *L, luaL_Buffer *b, const CgProfile *P,
 static int line_tostring(lua_State *L)
 {
     LLine *h = (LLine *)luaL_checkudata(L, 1, COSTLINE);
-    CgProfile *P = handle_profile(L, 1);
+    CgProfile *P;
+    if (closed_tostring(L, 1, COSTLINE))
+        return 1;
+    P = handle_profile(L, 1);
     luaL_Buffer b;
     size_t i;
     luaL_buffinit(L, &b);
@@ -1260,7 +1283,11 @@ static int call_cost(lua_State *L)
 static int call_tostring(lua_State *L)
 {
     CgProfile *P;
-    const CgCall *c = check_call(L, 1, &P);
+    const CgCall *c;
+    luaL_checkudata(L, 1, CALL);
+    if (closed_tostring(L, 1, CALL))
+        return 1;
+    c = check_call(L, 1, &P);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "callgrind.Call: ");
@@ -1343,7 +1370,10 @@ static int jump_tostring(lua_State *L)
 {
     LJump *h = (LJump *)luaL_checkudata(L, 1, JUMP);
     const CgJump *j = &h->j;
-    CgProfile *P = handle_profile(L, 1);
+    CgProfile *P;
+    if (closed_tostring(L, 1, JUMP))
+        return 1;
+    P = handle_profile(L, 1);
     luaL_Buffer b;
     luaL_buffinit(L, &b);
     luaL_addstring(&b, "callgrind.Jump: ");
@@ -1403,8 +1433,11 @@ static LProfile *new_profile(lua_State *L)
 static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
                        const CgError *err)
 {
-    if (rc == CG_ENOMEM)
-        return luaL_error(L, "not enough memory");
+    if (rc == CG_ENOMEM) {
+        /* the message Lua's own memory errors carry: no "file:line: " */
+        lua_pushliteral(L, "not enough memory");
+        return lua_error(L);
+    }
     if (rc) {
         lua_pushnil(L);
         lua_pushstring(L, err->msg);

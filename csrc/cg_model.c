@@ -119,8 +119,11 @@ static int model_fail(const CgProfile *P, CgError *err, uint64_t line,
     memset(err, 0, sizeof *err);
     err->status = CG_EBAD;
     err->line = line;
-    snprintf(err->msg, sizeof err->msg, "%s:%llu: %s", P->name,
-             (unsigned long long)line, msg);
+    if (line)
+        snprintf(err->msg, sizeof err->msg, "%s:%llu: %s", P->name,
+                 (unsigned long long)line, msg);
+    else
+        snprintf(err->msg, sizeof err->msg, "%s: %s", P->name, msg);
     return CG_EBAD;
 }
 

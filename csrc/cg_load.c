@@ -1147,25 +1147,35 @@ enum {
     K_POSITIONS, K_EVENTS, K_EVENT, K_SUMMARY, K_TOTALS, K_UNKNOWN_COLON
 };
 
+/* Keys with their lengths: this runs once per name line, a hot path. */
+typedef struct Key {
+    const char *s;
+    size_t n;
+} Key;
+
+#define KEY(s) { s, sizeof s - 1 }
+
 static int key_of(const char *k, size_t n, char sep)
 {
-    static const char *const eq[] = {
-        "ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "jfi",
-        "jfn", "calls", "jump", "jcnd"
+    static const Key eq[] = {
+        KEY("ob"), KEY("fl"), KEY("fi"), KEY("fe"), KEY("fn"), KEY("cob"),
+        KEY("cfi"), KEY("cfl"), KEY("cfn"), KEY("jfi"), KEY("jfn"),
+        KEY("calls"), KEY("jump"), KEY("jcnd")
     };
-    static const char *const colon[] = {
-        "version", "creator", "pid", "thread", "part", "cmd", "desc",
-        "positions", "events", "event", "summary", "totals"
+    static const Key colon[] = {
+        KEY("version"), KEY("creator"), KEY("pid"), KEY("thread"),
+        KEY("part"), KEY("cmd"), KEY("desc"), KEY("positions"),
+        KEY("events"), KEY("event"), KEY("summary"), KEY("totals")
     };
     size_t i;
     if (sep == '=') {
         for (i = 0; i < sizeof eq / sizeof *eq; i++)
-            if (strlen(eq[i]) == n && !memcmp(eq[i], k, n))
+            if (eq[i].n == n && !memcmp(eq[i].s, k, n))
                 return (int)i;
         return K_UNKNOWN_EQ;
     }
     for (i = 0; i < sizeof colon / sizeof *colon; i++)
-        if (strlen(colon[i]) == n && !memcmp(colon[i], k, n))
+        if (colon[i].n == n && !memcmp(colon[i].s, k, n))
             return K_VERSION + (int)i;
     return K_UNKNOWN_COLON;
 }

@@ -60,8 +60,12 @@ if not ev then
   print(prof:summary())
   os.exit(0)
 end
-local ok, total = pcall(prof.total, prof, ev)
-if not ok then usage(total) end
+local known = {}
+for _, e in ipairs(prof:all_events()) do known[e] = true end
+if not known[ev] then
+  usage(("unknown event %s (this profile has: %s)"):format(ev, table.concat(prof:all_events(), " ")))
+end
+local total = prof:total(ev)
 local kind = opts.inclusive and "inclusive" or "self"
 
 print(prof:summary())

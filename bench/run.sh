@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# make bench: time and memory of a newline scan (the floor), callgrind_annotate
+# and our loader on one big instr-level callgrind profile. Run from anywhere;
+# see bench/README.md for the profile recipe and the environment variables.
+set -eu
+export LC_ALL=C             # "." decimal point in $EPOCHREALTIME and awk
+
+LUA=${LUA:-lua5.4}
+CC=${CC:-cc}
+BUILD=${BUILD:-build}
+TIME=/usr/bin/time          # GNU time, for %M: peak RSS in KiB
+export BUILD                # bench/load.lua reads it
+
+# Paths given by the caller are relative to where it ran; make them absolute
+# before moving to the repository root (load.lua finds lua/ and $BUILD/ there).
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s/%s\n' "$PWD" "$1" ;; esac; }
+cache=$(abs "${CALLGRIND_BENCH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/callgrind-bench}")
+big=$cache/big.callgrind
+file=${BENCH_FILE:+$(abs "$BENCH_FILE")}
+cd "$(dirname "$0")/.."
+
+# The recipe (README.md): callgrind on g++ compiling bench/gen.lua's output.
+# cc1plus is the largest of the profiles written (g++ driver, cc1plus, as).
+CXXFLAGS="-std=gnu++20 -O3 -g -fopenmp -floop-nest-optimize -march=icelake-server -Wall -Wextra"
+VGFLAGS="--tool=callgrind --dump-instr=yes --collect-jumps=yes --cache-sim=yes --branch-sim=yes --trace-children=yes"
+
+make_profile() {
+    mkdir -p "$cache"
+    # Work inside the cache dir so the final mv is a rename on one file system:
+    # a killed run leaves a tmp dir, never a half-written big.callgrind.
+    work=$(mktemp -d "$cache/tmp.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    echo "making $big (once; a few minutes)..."
+    "$LUA" bench/gen.lua > "$work/big.cpp"
+    start=$(date +%s)
+    # shellcheck disable=SC2086 # the flag lists are meant to split
+    if ! (cd "$work" && valgrind $VGFLAGS --callgrind-out-file="$work/callgrind.out.%p" \
+            g++ $CXXFLAGS -c big.cpp -o big.o) > "$work/valgrind.log" 2>&1; then
+        tail -n 20 "$work/valgrind.log" >&2
+        echo "bench: making the profile failed" >&2
+        exit 1
+    fi
+    # shellcheck disable=SC2012 # our own names: callgrind.out.PID
+    largest=$(ls -S "$work"/callgrind.out.* | head -n 1)
+    mv "$largest" "$big"
+    echo "made $big: $(wc -c < "$big") bytes in $(( $(date +%s) - start )) s"
+    rm -rf "$work"
+    trap - EXIT
+}
+
+if [ -n "$file" ]; then
+    [ -r "$file" ] || { echo "bench: cannot read BENCH_FILE=$file" >&2; exit 1; }
+else
+    file=$big
+    [ -s "$file" ] || make_profile
+fi
+
+mkdir -p "$BUILD/bench"
+"$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/scan" bench/scan.c
+
+bytes=$(wc -c < "$file")
+cat "$file" > /dev/null     # warm the page cache: every row reads from memory
+echo "file: $file ($bytes bytes, $("$BUILD/bench/scan" "$file" | cut -d' ' -f2) lines)"
+
+tmp=$(mktemp)
+trap 'rm -f "$tmp" "$tmp".*' EXIT
+
+# measure NAME OUT CMD...: run CMD with stdout to OUT, print one table row and
+# set secs; if CMD fails, print its stderr and a "failed" row and return 1.
+# Wall time comes from $EPOCHREALTIME (GNU time's %e has only 10 ms steps) and
+# includes starting GNU time itself (about 1 ms).
+measure() {
+    name=$1 out=$2; shift 2
+    t0=$EPOCHREALTIME
+    if ! "$TIME" -f '%M' -o "$tmp" "$@" > "$out" 2> "$tmp.err"; then
+        cat "$tmp.err" >&2
+        printf "%-20s %9s\n" "$name" "failed"
+        return 1
+    fi
+    t1=$EPOCHREALTIME
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    read -r kib < "$tmp"
+    awk -v n="$name" -v s="$secs" -v k="$kib" -v b="$bytes" 'BEGIN {
+        printf "%-20s %9.3f %9.1f %10.1f %9.2f\n", n, s, b / 1e6 / s, k / 1024, k * 1024 / b }'
+}
+
+status=0
+printf "%-20s %9s %9s %10s %9s\n" "" "wall s" "MB/s" "RSS MiB" "RSS/byte"
+measure "newline scan" /dev/null "$BUILD/bench/scan" "$file" || status=1
+if [ "${BENCH_SKIP_ANNOTATE:-}" = 1 ]; then
+    printf "%-20s %9s\n" "callgrind_annotate" "skipped"
+elif measure "callgrind_annotate" /dev/null callgrind_annotate --threshold=100 "$file"; then
+    t_annotate=$secs
+else
+    status=1
+fi
+if [ ! -f "$BUILD/callgrind/core.so" ]; then
+    printf "%-20s %9s\n" "callgrind (ours)" "not built"
+elif measure "callgrind (ours)" "$tmp.out" "$LUA" bench/load.lua "$file"; then
+    t_ours=$secs
+else
+    status=1
+fi
+# The interpreter alone, for reference: its RSS is part of ours, not subtracted.
+"$TIME" -f '%M' -o "$tmp" "$LUA" -e ''
+read -r kib < "$tmp"
+awk -v n="$LUA -e ''" -v k="$kib" 'BEGIN { printf "%-20s %9s %9s %10.1f %9s\n", n, "-", "-", k / 1024, "-" }'
+echo "MB = 10^6 bytes; RSS = peak resident set; RSS/byte = peak RSS / file size."
+if [ -s "$tmp.out" ]; then echo "ours: $(cat "$tmp.out")"; fi
+
+if [ -n "${t_annotate:-}" ] && [ -n "${t_ours:-}" ]; then
+    awk -v a="$t_annotate" -v o="$t_ours" 'BEGIN {
+        printf "speed vs callgrind_annotate: ours is %.1fx faster\n", a / o }'
+fi
+exit "$status"

@@ -281,8 +281,8 @@ local function presets(prof)
   end
 end
 
---- Called on every profile the library loads.
-function M.attach(prof)
+--- Called on every profile the library loads (callgrind.load/parse).
+function M._attach(prof)
   from_file(prof)
   presets(prof)
   return prof

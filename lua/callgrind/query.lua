@@ -61,7 +61,9 @@ function Profile:select(fns)
   if type(fns) ~= "table" then error("bad argument #1 to 'select' (table expected)", 2) end
   local list = {}
   for i, fn in ipairs(fns) do
-    if fn.profile ~= self then error("bad argument #1 to 'select' (item " .. i .. " is not a function of this profile)", 2) end
+    if fn.profile ~= self then
+      error("bad argument #1 to 'select' (item " .. i .. " is not a function of this profile)", 2)
+    end
     list[i] = fn
   end
   return new_selection(self, list)
@@ -295,8 +297,8 @@ function Function:caller_functions()
   return aggregate(self, self:callers(), "caller")
 end
 
---- The inclusive cost of a row's calls, summed over its call sites.
-function M.edge_cost(row, ev)
+-- The inclusive cost of a row's calls, summed over its call sites.
+local function edge_cost(row, ev)
   local s = 0
   for _, call in ipairs(row.calls) do s = s + call:cost(ev) end
   return s
@@ -308,7 +310,7 @@ function Edges:sort(ev)
   local rows, values = {}, {}
   for i, r in ipairs(self.rows) do
     rows[i] = r
-    values[r] = M.edge_cost(r, ev)
+    values[r] = edge_cost(r, ev)
   end
   table_sort(rows, function(a, b)
     if values[a] ~= values[b] then return values[a] > values[b] end
@@ -319,7 +321,7 @@ function Edges:sort(ev)
 end
 
 --- The cost of row i's calls.
-function Edges:cost(i, ev) return M.edge_cost(self.rows[i], default_event(self.profile, ev)) end
+function Edges:cost(i, ev) return edge_cost(self.rows[i], default_event(self.profile, ev)) end
 
 --- Number of rows.
 function edges_mt.__len(e) return #e.rows end

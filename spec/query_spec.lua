@@ -66,6 +66,15 @@ describe("selections", function()
     assert.are.same({ "a", "b" }, names(p:all():top(2)))
   end)
 
+  it("can be made from given functions, of this profile only", function()
+    local sel = prof:select({ prof:func("func2"), prof:func("main") })
+    assert.are.same({ "func2", "main" }, names(sel))
+    assert.are.equal(720, sel:sum("Instructions"))
+    local other = load("extended.callgrind")
+    assert.has_error(function() prof:select({ other:func("main") }) end,
+      "bad argument #1 to 'select' (item 1 is not a function of this profile)")
+  end)
+
   it("reject an unknown kind", function()
     assert.has_error(function() prof:all():sort("Instructions", "total") end,
       "bad argument #3 to 'sort' (expected \"self\" or \"inclusive\", got total)")

@@ -269,6 +269,12 @@ static int composite(Loader *L, int kind, const char *s, const char *e,
             P->arena[P->narena++] = buf;
         }
     }
+    /* A composite written again (no (N) to name it) keeps its first copy:
+     * the arena grows with distinct names, not with their occurrences. */
+    if ((*out = cg_names_find(t, buf, (size_t)(w - buf))) >= 0) {
+        free(P->arena[--P->narena]);
+        return CG_OK;
+    }
     *out = intern(L, kind, buf, (size_t)(w - buf));
     return *out < 0 ? nomem(L) : CG_OK;
 }

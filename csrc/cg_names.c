@@ -109,8 +109,12 @@ int cg_names_set_id(CgNames *t, uint64_t id, int32_t index, int32_t *old)
         t->ids = p;
         t->nids = ncap;
     }
+    if (t->ids[id] < 0 && CG_GROW(t->set, t->set_cap, t->nset + 1) != 0)
+        return -1;
     *old = t->ids[id];
     t->ids[id] = index;
+    if (*old < 0)
+        t->set[t->nset++] = (uint32_t)id;    /* id <= CG_MAX_ID */
     return 0;
 }
 
@@ -122,8 +126,11 @@ int32_t cg_names_get_id(const CgNames *t, uint64_t id)
 void cg_names_reset_ids(CgNames *t)
 {
     size_t k;
-    for (k = 0; k < t->nids; k++)
-        t->ids[k] = -1;
+    /* Only the ids set since the last reset: a table grown to id 16777215
+     * must not be cleared whole at each of thousands of separators. */
+    for (k = 0; k < t->nset; k++)
+        t->ids[t->set[k]] = -1;
+    t->nset = 0;
 }
 
 int32_t cg_names_placeholder(CgNames *t, uint64_t id, uint64_t line)
@@ -148,6 +155,7 @@ void cg_names_free(CgNames *t)
 {
     free(t->alias);
     free(t->stand_id);
+    free(t->set);
     free(t->str);
     free(t->hash);
     free(t->ids);

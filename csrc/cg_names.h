@@ -19,6 +19,9 @@ typedef struct CgNames {
     uint32_t *stand_id;          /* stand-in -> its id: the id table
                                     forgets it at a separator */
     size_t stand_id_cap;
+    uint32_t *set;               /* ids set since the last reset: a reset
+                                    clears those, not the whole table */
+    size_t nset, set_cap;
 } CgNames;
 
 /* Returns the index of s (adding it), or -1 out of memory. s must outlive

@@ -1,0 +1,316 @@
+/* libFuzzer target for the Lua-free core: loads the input strictly and
+ * leniently, walks everything the model holds (every function's lines and
+ * jumps through a cursor over its blocks, every call) and checks what must
+ * hold for any accepted input. A broken invariant aborts with a message.
+ *
+ * The cursor parses the blocks again, so "a function's self cost is the sum
+ * of its lines" is where loader and cursor must agree on every byte. */
+#include "cg_profile.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NAME "fuzz"
+
+static void broken(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_load: invariant broken: %s%s%s\n", what,
+            detail ? ": " : "", detail ? detail : "");
+    abort();
+}
+
+#define CHECK(cond) \
+    do { if (!(cond)) broken(#cond, NULL); } while (0)
+
+/* A name index of kind k: -1 (none) when allowed, else a resolved name. */
+static void check_name(const CgProfile *P, int kind, int32_t i, int none_ok)
+{
+    if (i == -1 && none_ok)
+        return;
+    CHECK(i >= 0 && (size_t)i < P->names[kind].n);
+    /* stand-ins (ptr NULL) never survive the load */
+    CHECK(P->names[kind].str[i].ptr != NULL);
+}
+
+static int within(const CgProfile *P, CgStr s)
+{
+    return s.ptr >= P->buf && s.len <= P->len &&
+           (size_t)(s.ptr - P->buf) <= P->len - s.len;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    const CgFunc *x = *(const CgFunc *const *)a;
+    const CgFunc *y = *(const CgFunc *const *)b;
+    if (x->obj != y->obj)
+        return x->obj < y->obj ? -1 : 1;
+    if (x->file != y->file)
+        return x->file < y->file ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return 0;
+}
+
+static void check_profile(const CgProfile *P)
+{
+    size_t i, k, stride = P->stride, nb = 0, nc = 0;
+    uint64_t *sum_self, *sum_parts, *sum_lines;
+    int64_t *cost;
+    unsigned char *seen;
+    const CgFunc **byk;
+
+    CHECK(stride == P->nev);
+    CHECK(P->nparts >= 1);
+    CHECK(P->version == 0 || P->version == 1);
+    CHECK(P->nwarnings <= CG_MAX_WARNINGS);
+    CHECK(P->warnings_dropped == 0 || P->nwarnings == CG_MAX_WARNINGS);
+    for (i = 0; i < P->nwarnings; i++)
+        CHECK(!strncmp(P->warnings[i], NAME ":", sizeof NAME));
+    for (i = 0; i < P->nev; i++) {
+        CHECK(P->events[i].len > 0);
+        CHECK(within(P, P->events[i]));
+        for (k = 0; k < i; k++)
+            CHECK(P->events[k].len != P->events[i].len ||
+                  memcmp(P->events[k].ptr, P->events[i].ptr,
+                         P->events[i].len));
+    }
+    if (P->creator.ptr)
+        CHECK(within(P, P->creator));
+
+    /* parts */
+    sum_parts = calloc(stride + 1, sizeof *sum_parts);
+    sum_self = calloc(stride + 1, sizeof *sum_self);
+    sum_lines = calloc(stride + 1, sizeof *sum_lines);
+    cost = calloc(stride + 1, sizeof *cost);
+    CHECK(sum_parts && sum_self && sum_lines && cost);
+    for (i = 0; i < P->nparts; i++) {
+        const CgPart *pt = &P->parts[i];
+        int j;
+        CHECK(pt->npos >= 0 && pt->npos <= CG_MAX_POSITIONS);
+        CHECK(pt->nev >= 0 && pt->nev <= CG_MAX_EVENTS);
+        CHECK(pt->nev == 0 || (pt->evmap && pt->sum));
+        CHECK(pt->desc_begin <= pt->desc_end && pt->desc_end <= P->ndescs);
+        if (pt->has & CG_PART_CMD)
+            CHECK(within(P, pt->cmd));
+        for (j = 0; j < pt->nev; j++) {
+            int m;
+            CHECK(pt->evmap[j] < P->nev);
+            for (m = 0; m < j; m++)
+                CHECK(pt->evmap[m] != pt->evmap[j]);
+            sum_parts[pt->evmap[j]] += (uint64_t)pt->sum[j];
+        }
+        CHECK(!pt->summary || pt->nev > 0);
+        CHECK(!pt->totals || pt->nev > 0);
+    }
+    for (i = 0; i < P->ndescs; i++) {
+        CHECK(within(P, P->descs[i].type));
+        CHECK(within(P, P->descs[i].value));
+    }
+
+    /* functions: keys resolved and distinct, ranges contiguous */
+    byk = malloc((P->nfuncs + 1) * sizeof *byk);
+    CHECK(byk);
+    for (i = 0; i < P->nfuncs; i++) {
+        const CgFunc *f = &P->funcs[i];
+        check_name(P, CG_OBJ, f->obj, 1);
+        check_name(P, CG_FILE, f->file, 1);
+        check_name(P, CG_FN, f->name, 0);
+        CHECK(f->blocks_begin <= f->blocks_end &&
+              f->blocks_end <= P->nblocks);
+        CHECK(f->calls_begin <= f->calls_end && f->calls_end <= P->ncalls);
+        CHECK(f->callers_begin <= f->callers_end &&
+              f->callers_end <= P->ncalls);
+        /* grouped: each function's range follows the one before */
+        CHECK(f->blocks_begin == nb);
+        CHECK(f->calls_begin == nc);
+        nb = f->blocks_end;
+        nc = f->calls_end;
+        byk[i] = f;
+    }
+    CHECK(nb == P->nblocks);
+    CHECK(nc == P->ncalls);
+    if (P->nfuncs > 1) {
+        qsort(byk, P->nfuncs, sizeof *byk, cmp_key);
+        for (i = 1; i < P->nfuncs; i++)
+            if (!cmp_key(&byk[i - 1], &byk[i]))
+                broken("two functions with one key", NULL);
+    }
+    free(byk);
+
+    /* blocks */
+    for (i = 0; i < P->nblocks; i++) {
+        const CgBlock *b = &P->blocks[i];
+        CHECK(b->start <= b->end && b->end <= P->len);
+        CHECK(b->func >= 0 && (size_t)b->func < P->nfuncs);
+        CHECK(b->part < P->nparts);
+        CHECK((size_t)b->base + (size_t)P->parts[b->part].npos <= P->nbases);
+        CHECK(b->jfunc == -1 ||
+              (b->jfunc >= 0 && (size_t)b->jfunc < P->nfuncs));
+        check_name(P, CG_FILE, b->lfile, 1);
+        check_name(P, CG_FILE, b->jfile, 1);
+    }
+
+    /* calls, and callers: each call once, under its callee */
+    seen = calloc(P->ncalls + 1, 1);
+    CHECK(seen);
+    for (i = 0; i < P->nfuncs; i++) {
+        const CgFunc *f = &P->funcs[i];
+        for (k = f->calls_begin; k < f->calls_end; k++)
+            CHECK(P->calls[k].caller == (int32_t)i);
+        for (k = f->callers_begin; k < f->callers_end; k++) {
+            uint32_t c = P->callers[k];
+            CHECK(c < P->ncalls);
+            CHECK(P->calls[c].callee == (int32_t)i);
+            CHECK(!seen[c]);
+            seen[c] = 1;
+        }
+    }
+    for (i = 0; i < P->ncalls; i++) {
+        const CgCall *c = &P->calls[i];
+        CHECK(seen[i]);
+        CHECK(c->caller >= 0 && (size_t)c->caller < P->nfuncs);
+        CHECK(c->callee >= 0 && (size_t)c->callee < P->nfuncs);
+        CHECK(c->part < P->nparts);
+        check_name(P, CG_FILE, c->file, 1);
+        /* the caller has a block: the calls= line opened one */
+        CHECK(P->funcs[c->caller].blocks_begin <
+              P->funcs[c->caller].blocks_end);
+    }
+    free(seen);
+
+    /* lines and jumps, function by function */
+    for (i = 0; i < P->nfuncs; i++) {
+        const CgFunc *f = &P->funcs[i];
+        const int64_t *self = P->self + i * stride;
+        CgCursor c;
+        CgLine l;
+        CgJump j;
+        memset(sum_lines, 0, (stride + 1) * sizeof *sum_lines);
+        cg_cursor_init(&c, P, f->blocks_begin, f->blocks_end, cost);
+        while (cg_cursor_next_line(&c, &l)) {
+            CHECK(l.func == (int32_t)i);
+            CHECK(l.part < P->nparts);
+            CHECK(l.cost == cost);
+            check_name(P, CG_FILE, l.file, 1);
+            for (k = 0; k < stride; k++)
+                sum_lines[k] += (uint64_t)l.cost[k];
+        }
+        for (k = 0; k < stride; k++) {
+            if (sum_lines[k] != (uint64_t)self[k]) {
+                char d[160];
+                snprintf(d, sizeof d, "function %zu event %zu: self %lld, "
+                         "lines sum to %lld", i, k, (long long)self[k],
+                         (long long)sum_lines[k]);
+                broken("self cost != sum of its lines", d);
+            }
+            sum_self[k] += (uint64_t)self[k];
+        }
+        cg_cursor_init(&c, P, f->blocks_begin, f->blocks_end, NULL);
+        while (cg_cursor_next_jump(&c, &j)) {
+            CHECK(j.from == (int32_t)i);
+            CHECK(j.to >= 0 && (size_t)j.to < P->nfuncs);
+            CHECK(j.part < P->nparts);
+            CHECK(j.conditional == 0 || j.conditional == 1);
+            check_name(P, CG_FILE, j.file, 1);
+            check_name(P, CG_FILE, j.target_file, 1);
+        }
+    }
+    for (k = 0; k < stride; k++)
+        if (sum_self[k] != sum_parts[k])
+            broken("sum of self costs != sum of the parts' sums", NULL);
+
+    /* the whole profile in one walk gives the same totals */
+    {
+        CgCursor c;
+        CgLine l;
+        CgJump j;
+        memset(sum_lines, 0, (stride + 1) * sizeof *sum_lines);
+        cg_cursor_init(&c, P, 0, P->nblocks, cost);
+        while (cg_cursor_next_line(&c, &l))
+            for (k = 0; k < stride; k++)
+                sum_lines[k] += (uint64_t)l.cost[k];
+        for (k = 0; k < stride; k++)
+            CHECK(sum_lines[k] == sum_parts[k]);
+        cg_cursor_init(&c, P, 0, P->nblocks, NULL);
+        while (cg_cursor_next_jump(&c, &j))
+            CHECK(j.from >= 0 && (size_t)j.from < P->nfuncs);
+    }
+    (void)cg_profile_bytes(P);
+    free(sum_parts);
+    free(sum_self);
+    free(sum_lines);
+    free(cost);
+}
+
+static void check_error(const CgError *err, int rc, size_t len)
+{
+    CHECK(rc == CG_EBAD);
+    CHECK(err->status == rc);
+    CHECK(!strncmp(err->msg, NAME ":", sizeof NAME));
+    CHECK(memchr(err->msg, 0, sizeof err->msg) != NULL);
+    /* a line of the input (1 past the last when the file ends early), or
+     * 0 for what is about no one line */
+    CHECK(err->line <= (uint64_t)len + 1);
+}
+
+/* A strict load that succeeds takes the same path leniently. */
+static void check_same(const CgProfile *A, const CgProfile *B)
+{
+    size_t i;
+    CHECK(A->nfuncs == B->nfuncs && A->ncalls == B->ncalls &&
+          A->nblocks == B->nblocks && A->nparts == B->nparts &&
+          A->nev == B->nev && A->nwarnings == B->nwarnings &&
+          A->warnings_dropped == B->warnings_dropped);
+    CHECK(!A->nfuncs || !memcmp(A->self, B->self,
+                                A->nfuncs * A->stride * sizeof *A->self));
+    CHECK(!A->ncalls || !A->stride ||
+          !memcmp(A->call_cost, B->call_cost,
+                  A->ncalls * A->stride * sizeof *A->call_cost));
+    for (i = 0; i < A->nwarnings; i++)
+        CHECK(!strcmp(A->warnings[i], B->warnings[i]));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *buf = (const char *)data;
+    CgProfile *strict = NULL, *lenient = NULL;
+    CgError err;
+    int rc;
+
+    rc = cg_load(&strict, buf, size, NAME, 0, &err);
+    if (rc) {
+        CHECK(strict == NULL);
+        check_error(&err, rc, size);
+    } else {
+        CHECK(strict != NULL);
+        check_profile(strict);
+    }
+
+    rc = cg_load(&lenient, buf, size, NAME, CG_LENIENT, &err);
+    if (rc) {
+        CHECK(lenient == NULL);
+        check_error(&err, rc, size);
+        /* leniently, only a bad version: line, or functions that merge
+         * at the end into a sum past 64 bits, fail the load */
+        if (!strstr(err.msg, ": expected a version number") &&
+            !strstr(err.msg, "is not supported (this reader knows") &&
+            !strstr(err.msg, ": the sum of a function's costs does not")) {
+            fprintf(stderr, "fuzz_load: lenient load failed: %s\n",
+                    err.msg);
+            abort();
+        }
+        CHECK(strict == NULL);
+    } else {
+        check_profile(lenient);
+        if (strict)
+            check_same(strict, lenient);
+        else             /* what the strict load failed on is a warning */
+            CHECK(lenient->nwarnings + lenient->warnings_dropped >= 1);
+    }
+    cg_profile_free(strict);
+    cg_profile_free(lenient);
+    return 0;
+}

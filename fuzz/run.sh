@@ -1,0 +1,146 @@
+#!/bin/sh
+# Builds the libFuzzer targets and runs each for FUZZ_SECONDS.
+#
+#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua (default both)
+#
+# Environment (all optional): FUZZ_SECONDS (60), FUZZ_TIMEOUT (10: seconds
+# one input may take; raise it on a busy machine), FUZZ_CC (clang), BUILD
+# (build), LUA_INCDIR (/usr/include/lua5.4), LUA_LIB (-llua5.4), FUZZ_FLAGS
+# (more libFuzzer flags, e.g. -jobs=1), FUZZ_NOBUILD=1 (run what is built).
+#
+# Everything goes under $BUILD/fuzz/: the binaries, seeds/ (the shared
+# corpus's profile files and spec/fixtures/*.callgrind, copied at each run),
+# corpus-TARGET/ (the working corpus, kept between runs), artifacts-TARGET/
+# (crash-*, leak-*, timeout-*, oom-* reproducers; slow-unit-* are only
+# listed) and TARGET.log.
+# Exits non-zero when a target fails, naming each new reproducer.
+set -u
+cd "$(dirname "$0")/.."
+
+FUZZ_SECONDS=${FUZZ_SECONDS:-60}
+FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-10}
+FUZZ_CC=${FUZZ_CC:-clang}
+BUILD=${BUILD:-build}
+LUA_INCDIR=${LUA_INCDIR:-/usr/include/lua5.4}
+LUA_LIB=${LUA_LIB:--llua5.4}
+FUZZ_FLAGS=${FUZZ_FLAGS:-}
+ROOT=$(pwd)
+case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+OUT=$BUILD/fuzz
+CORPUS_SRC=../shared/corpus
+
+TARGETS=${*:-fuzz_load fuzz_lua}
+SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc -I$LUA_INCDIR"
+
+die() {
+  echo "fuzz/run.sh: $*" >&2
+  exit 2
+}
+
+build() {
+  mkdir -p "$OUT/obj" || die "cannot create $OUT/obj"
+  core=""
+  lua_objs=""
+  # the core: instrumented for coverage, no libFuzzer main
+  for src in csrc/*.c; do
+    obj="$OUT/obj/$(basename "$src" .c).o"
+    if [ ! -f "$obj" ] || [ -n "$(find csrc -newer "$obj" | head -n 1)" ]; then
+      echo "cc $src"
+      $FUZZ_CC $CFLAGS_FUZZ -fsanitize=fuzzer-no-link,address,undefined \
+        -fno-sanitize-recover=undefined -c "$src" -o "$obj" || return 1
+    fi
+    case "$src" in
+      */cg_lua.c) lua_objs="$obj" ;;
+      *) core="$core $obj" ;;
+    esac
+  done
+  for t in fuzz_load fuzz_lua; do
+    extra=""
+    [ "$t" = fuzz_lua ] && extra="$lua_objs $LUA_LIB -lm"
+    echo "link $OUT/$t"
+    # shellcheck disable=SC2086
+    $FUZZ_CC $CFLAGS_FUZZ $SAN "fuzz/$t.c" $core $extra -o "$OUT/$t" \
+      || return 1
+  done
+}
+
+seeds() {
+  # built aside and renamed: another run may be reading the old ones
+  tmp="$OUT/seeds.$$"
+  rm -rf "$tmp"
+  mkdir -p "$tmp"
+  [ -d "$CORPUS_SRC" ] || echo "fuzz/run.sh: no $CORPUS_SRC; fixtures only" >&2
+  # profile data files only: not the oracle outputs next to them
+  n=0
+  for f in $(find "$CORPUS_SRC" spec/fixtures -type f 2>/dev/null | sort); do
+    case "$f" in
+      */SOURCES.md|*.exp*|*.expected) continue ;;
+      spec/fixtures/*.callgrind|spec/fixtures/fuzz/*|"$CORPUS_SRC"/*) ;;
+      *) continue ;;
+    esac
+    n=$((n + 1))
+    cp "$f" "$tmp/$n-$(basename "$f")"
+  done
+  rm -rf "$OUT/seeds"
+  mv "$tmp" "$OUT/seeds"
+  echo "seeds: $n files in $OUT/seeds"
+}
+
+run_target() {
+  t=$1
+  corpus="$OUT/corpus-$t"
+  art="$OUT/artifacts-$t"
+  work="$OUT/work-$t"
+  mkdir -p "$corpus" "$art" "$work"
+  rm -f "$work"/fuzz-*.log
+  before=$(ls "$art" | sort)
+  echo "== $t for ${FUZZ_SECONDS}s (corpus $corpus, log $OUT/$t.log)"
+  # from its own directory: with -jobs=N libFuzzer writes fuzz-N.log there
+  # shellcheck disable=SC2086
+  (cd "$work" && "$OUT/$t" -max_total_time="$FUZZ_SECONDS" \
+    -dict="$ROOT/fuzz/dict" -max_len=65536 -rss_limit_mb=2048 \
+    -timeout="$FUZZ_TIMEOUT" -print_final_stats=1 -artifact_prefix="$art/" \
+    $FUZZ_FLAGS "$corpus" "$OUT/seeds") >"$OUT/$t.log" 2>&1
+  rc=$?
+  summary="$OUT/$t.log"
+  for f in "$work"/fuzz-*.log; do
+    [ -f "$f" ] || continue
+    cat "$f" >>"$OUT/$t.log"
+    summary=$f
+  done
+  grep -E '^stat::|^Done [0-9]+ runs' "$summary"
+  grep -E '^#[0-9]+' "$summary" | tail -n 1
+  # the reproducers this run wrote (slow-unit-*: slow, not failed; they
+  # are listed, and a busy machine makes them)
+  new=$(ls "$art" | sort | while read -r f; do
+    echo "$before" | grep -qxF "$f" || echo "$art/$f"
+  done)
+  for f in $new; do
+    case "$f" in */slow-unit-*) echo "slow input (not a failure): $f" ;; esac
+  done
+  new=$(for f in $new; do case "$f" in */slow-unit-*) ;; *) echo "$f" ;; esac; done)
+  if [ "$rc" -ne 0 ] || [ -n "$new" ]; then
+    echo "== $t FAILED (exit $rc); last lines of $OUT/$t.log:"
+    tail -n 40 "$OUT/$t.log"
+    for f in $new; do
+      echo "reproducer: $f   (re-run: $OUT/$t $f)"
+    done
+    return 1
+  fi
+  echo "== $t: no crash in ${FUZZ_SECONDS}s; corpus $(ls "$corpus" | wc -l) files"
+}
+
+command -v "$FUZZ_CC" >/dev/null || die "no $FUZZ_CC (install clang libclang-rt-14-dev)"
+if [ "${FUZZ_NOBUILD:-0}" != 1 ]; then
+  build || die "build failed"
+fi
+seeds
+status=0
+for t in $TARGETS; do
+  case "$t" in
+    fuzz_load|fuzz_lua) run_target "$t" || status=1 ;;
+    *) die "unknown target '$t' (fuzz_load, fuzz_lua)" ;;
+  esac
+done
+exit $status

@@ -11,7 +11,7 @@ local core = require "callgrind.core"
 
 local Profile, Function = core.methods.Profile, core.methods.Function
 
-local ipairs, setmetatable, type = ipairs, setmetatable, type
+local ipairs, setmetatable = ipairs, setmetatable
 local string_format = string.format
 
 local M = {}
@@ -125,6 +125,5 @@ function Function:cycle()
 end
 
 M.Cycle = CycleMethods
-M.is_cycle = function(x) return type(x) == "table" and getmetatable(x) == cycle_mt end
 
 return M

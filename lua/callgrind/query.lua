@@ -20,7 +20,6 @@ local function new_selection(prof, list)
   list.profile = prof
   return setmetatable(list, selection_mt)
 end
-M.new_selection = new_selection
 
 local function check_kind(kind, fname)
   if kind == nil or kind == "self" then return "self" end

@@ -1512,14 +1512,21 @@ static const luaL_Reg profile_methods[] = {
     {"parts", profile_parts},
     {"func", profile_func},
     {"memory", profile_memory},
-    {"_define", profile_define},
-    {"_ab_all", profile_ab_all},
-    {"_components", profile_components},
-    {"_self_all", profile_self_all},
-    {"_function", profile_function},
-    {"_event_defs", profile_event_defs},
-    {"_file_costs", profile_file_costs},
-    {"_annotate", profile_annotate},
+    {NULL, NULL}
+};
+
+/* The Lua layer's helpers: plain functions of the module's `internal`
+ * table, each taking the object first, so no public object carries them. */
+static const luaL_Reg internal_funcs[] = {
+    {"define", profile_define},
+    {"ab_all", profile_ab_all},
+    {"components", profile_components},
+    {"self_all", profile_self_all},
+    {"function_at", profile_function},
+    {"event_defs", profile_event_defs},
+    {"file_costs", profile_file_costs},
+    {"annotate", profile_annotate},
+    {"ab", func_ab},
     {NULL, NULL}
 };
 
@@ -1529,7 +1536,6 @@ static const luaL_Reg function_methods[] = {
     {"calls", func_calls},
     {"callers", func_callers},
     {"jumps", func_jumps},
-    {"_ab", func_ab},
     {NULL, NULL}
 };
 
@@ -1614,5 +1620,7 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     lua_pop(L, 1);
 
     lua_setfield(L, -2, "methods");
+    luaL_newlib(L, internal_funcs);
+    lua_setfield(L, -2, "internal");
     return 1;
 }

@@ -3,7 +3,7 @@
 -- Builds the fixture program in spec/fixtures/progs (as spec/valgrind_spec.lua
 -- does), profiles it with `valgrind --tool=callgrind` with the default
 -- options and with --dump-instr=yes, and checks fn:inclusive(ev),
--- fn:_ab(ev), prof:inclusive_all(ev), prof:cycles() and fn:cycle() against
+-- internal_ab(fn, ev), prof:inclusive_all(ev), prof:cycles() and fn:cycle() against
 --
 -- * numbers computed here from the profile's calls, with our own search for
 --   strongly connected components (an iterative Tarjan, below), so that the
@@ -54,6 +54,7 @@
 -- This spec never skips: without gcc, valgrind or callgrind_annotate every
 -- test fails with a message saying so.
 
+local internal_ab = require("callgrind.core").internal.ab
 local H = require "spec.support.helpers"
 
 local words, commify, report = H.words, H.commify, H.report
@@ -357,7 +358,7 @@ describe("inclusive cost on fresh valgrind profiles of the fixture program", fun
           for fn in prof:functions() do
             nfn = nfn + 1
             local a, b = ab(fn, comp, ev)
-            local la, lb = fn:_ab(ev)
+            local la, lb = internal_ab(fn, ev)
             local inc = fn:inclusive(ev)
             if la ~= a or lb ~= b or inc ~= math.max(a, b) or all[fn.index] ~= inc then
               bad[#bad + 1] = ("%s %s: A %s B %s here; library A %s B %s inclusive %s inclusive_all %s")
@@ -506,7 +507,7 @@ describe("inclusive cost on fresh valgrind profiles of the fixture program", fun
             for _, ev in ipairs(prof.events) do
               local A = callers_sum(fn, ev)
               local B = self_plus_calls_out(fn, ev)
-              local la, lb = fn:_ab(ev)
+              local la, lb = internal_ab(fn, ev)
               assert.are.equal(A, la, label_of(fn) .. " A " .. ev)
               assert.are.equal(B, lb, label_of(fn) .. " B " .. ev)
               assert.are.equal(B, fn:inclusive(ev), label_of(fn) .. " inclusive " .. ev)

@@ -4,6 +4,7 @@
 -- every cost accessor of the core accepts its name.
 -- @module callgrind.events
 local core = require "callgrind.core"
+local internal = core.internal
 
 local Profile = core.methods.Profile
 
@@ -120,7 +121,7 @@ end
 
 local function register(prof, name, coefs, info)
   local s = st(prof)
-  prof:_define(name, coefs)
+  internal.define(prof, name, coefs)
   if not s.defs[name] then s.order[#s.order + 1] = name end
   info.coefs = coefs
   s.defs[name] = info
@@ -208,7 +209,7 @@ end
 -- formula or a cycle is a warning (it is input, not misuse).
 local function from_file(prof)
   local s = st(prof)
-  local defs, formulas = prof:_event_defs(), {}
+  local defs, formulas = internal.event_defs(prof), {}
   for _, d in ipairs(defs) do
     if d.formula then
       if is_base(prof, d.name) then
@@ -282,7 +283,7 @@ local function presets(prof)
 end
 
 --- Called on every profile the library loads (callgrind.load/parse).
-function M._attach(prof)
+function M.attach(prof)
   from_file(prof)
   presets(prof)
   return prof

@@ -8,6 +8,7 @@
 -- components (iterative Tarjan) and the sums once, on first use.
 -- @module callgrind.graph
 local core = require "callgrind.core"
+local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
 
@@ -27,18 +28,18 @@ function Function:inclusive(ev)
   if ev == nil then
     local t = {}
     for _, e in ipairs(self.profile.events) do
-      t[e] = max(self:_ab(e))
+      t[e] = max(internal.ab(self, e))
     end
     return t
   end
-  return max(self:_ab(ev))
+  return max(internal.ab(self, ev))
 end
 
 --- Inclusive cost of every function, as an array by function index.
 -- @param ev event name or index
 -- @usage local inc = prof:inclusive_all("Ir"); print(inc[fn.index])
 function Profile:inclusive_all(ev)
-  local a, b = self:_ab_all(ev)
+  local a, b = internal.ab_all(self, ev)
   for i = 1, #a do
     if b[i] > a[i] then a[i] = b[i] end
   end
@@ -82,7 +83,7 @@ end
 local function cycles_of(prof)
   local c = cache[prof]
   if c then return c end
-  local comp, cyclic = prof:_components()
+  local comp, cyclic = internal.components(prof)
   local by, list = {}, {}
   for i, k in ipairs(comp) do
     if cyclic[k] then
@@ -92,7 +93,7 @@ local function cycles_of(prof)
         by[k] = cy
         list[#list + 1] = cy
       end
-      cy.members[#cy.members + 1] = prof:_function(i)
+      cy.members[#cy.members + 1] = internal.function_at(prof, i)
     end
   end
   for i, cy in ipairs(list) do cy.number = i end

@@ -16,7 +16,7 @@ M._VERSION = "0.1.0"
 
 -- Every loaded profile gets its derived events (file formulas, presets).
 local function attach(prof, ...)
-  if prof then events._attach(prof) end
+  if prof then events.attach(prof) end
   return prof, ...
 end
 

@@ -3,6 +3,7 @@
 -- grouping by file or object, and per-line annotation of a source file.
 -- @module callgrind.query
 local core = require "callgrind.core"
+local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
 
@@ -160,13 +161,13 @@ function Profile:top(n, ev, kind)
   if type(n) ~= "number" then error("bad argument #1 to 'top' (number expected)", 2) end
   ev = default_event(self, ev)
   kind = check_kind(kind, "top")
-  local values = kind == "inclusive" and self:inclusive_all(ev) or self:_self_all(ev)
+  local values = kind == "inclusive" and self:inclusive_all(ev) or internal.self_all(self, ev)
   -- a min-heap of the n best indices so far
   local heap, size = {}, 0
   local names = {}
   local function name(i)
     local s = names[i]
-    if not s then s = self:_function(i).name; names[i] = s end
+    if not s then s = internal.function_at(self, i).name; names[i] = s end
     return s
   end
   local function better(i, j) -- is function i ranked before function j?
@@ -202,7 +203,7 @@ function Profile:top(n, ev, kind)
   end
   table_sort(heap, better)
   local list = {}
-  for k, i in ipairs(heap) do list[k] = self:_function(i) end
+  for k, i in ipairs(heap) do list[k] = internal.function_at(self, i) end
   local sel = new_selection(self, list)
   sel.event, sel.kind = ev, kind
   return sel
@@ -349,11 +350,11 @@ end
 function Profile:group(by, ev)
   ev = default_event(self, ev)
   if by == "file" then
-    return sorted_rows(self:_file_costs(ev))
+    return sorted_rows(internal.file_costs(self, ev))
   elseif by == "object" then
-    local costs, self_all = {}, self:_self_all(ev)
+    local costs, self_all = {}, internal.self_all(self, ev)
     for i, v in ipairs(self_all) do
-      local obj = self:_function(i).object
+      local obj = internal.function_at(self, i).object
       if obj == nil then obj = false end
       costs[obj] = (costs[obj] or 0) + v
     end
@@ -370,11 +371,11 @@ end
 function Profile:annotate(file, ev)
   if type(file) ~= "string" then error("bad argument #1 to 'annotate' (string expected)", 2) end
   ev = default_event(self, ev)
-  local costs, fns = self:_annotate(file, ev)
+  local costs, fns = internal.annotate(self, file, ev)
   local rows = {}
   for line, cost in pairs(costs) do
     local list = {}
-    for i in pairs(fns[line]) do list[#list + 1] = self:_function(i) end
+    for i in pairs(fns[line]) do list[#list + 1] = internal.function_at(self, i) end
     table_sort(list, function(a, b) return a.index < b.index end)
     rows[#rows + 1] = { line = line, cost = cost, functions = list }
   end

@@ -27,6 +27,7 @@ enum { UV_TEXT = 1, UV_CACHE = 2 };
 #define CACHE_PARTS "parts"
 #define CACHE_EVENTS "events"
 #define CACHE_DERIVED "derived"          /* name -> coefficients */
+#define CACHE_DERIVED_ORDER "derived order" /* names, as defined */
 #define CACHE_TOTALS "totals"            /* userdata: nev sums */
 
 typedef struct LProfile {
@@ -198,30 +199,93 @@ static const int64_t *derived_coefs(lua_State *L, int pidx, const char *s)
 /* The event named or numbered by argument arg: a base event's index, or
  * -1 with *coefs set for a derived one (lua/callgrind/events.lua defines
  * those). pidx: the profile. */
-static int check_event(lua_State *L, const CgProfile *P, int pidx, int arg,
-                       const int64_t **coefs)
+/* Pushes the events a message lists: "Ir Dr Dw, derived: L1m CEst". */
+static void push_event_list(lua_State *L, const CgProfile *P, int pidx)
+{
+    luaL_Buffer b;
+    size_t i;
+    lua_Integer k, n;
+    luaL_buffinit(L, &b);
+    for (i = 0; i < P->nev; i++) {
+        if (i)
+            luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, P->events[i].ptr, P->events[i].len);
+    }
+    if (i == 0)
+        luaL_addstring(&b, "(none)");
+    push_cache(L, pidx);
+    if (lua_getfield(L, -1, CACHE_DERIVED_ORDER) == LUA_TTABLE) {
+        n = (lua_Integer)lua_rawlen(L, -1);
+        for (k = 1; k <= n; k++) {
+            luaL_addstring(&b, k == 1 ? ", derived: " : " ");
+            lua_rawgeti(L, -1, k);
+            luaL_addstring(&b, lua_tostring(L, -1));
+            lua_pop(L, 1);
+        }
+    }
+    lua_pop(L, 2);
+    luaL_pushresult(&b);
+}
+
+/* Resolves the event at arg: its index (coefs NULL), or -1 with the
+ * derived event's coefficients. When it is no event, pushes the reason
+ * (naming the events there are) and returns -2. */
+static int find_event(lua_State *L, const CgProfile *P, int pidx, int arg,
+                      const int64_t **coefs)
 {
     *coefs = NULL;
     if (lua_type(L, arg) == LUA_TNUMBER) {
         lua_Integer i;
-        if (!lua_isinteger(L, arg))
-            luaL_argerror(L, arg, "event index must be an integer");
+        if (!lua_isinteger(L, arg)) {
+            lua_pushliteral(L, "event index must be an integer");
+            return -2;
+        }
         i = lua_tointeger(L, arg);
-        if (i < 1 || (lua_Unsigned)i > P->nev)
-            luaL_argerror(L, arg, lua_pushfstring(L, "event index %I out of "
-                          "range 1..%I", i, (lua_Integer)P->nev));
+        if (i < 1 || (lua_Unsigned)i > P->nev) {
+            lua_pushfstring(L, "event index %I out of range 1..%I", i,
+                            (lua_Integer)P->nev);
+            return -2;
+        }
         return (int)i - 1;
-    } else {
+    } else if (lua_type(L, arg) == LUA_TSTRING) {
         size_t len;
-        const char *s = luaL_checklstring(L, arg, &len);
+        const char *s = lua_tolstring(L, arg, &len);
         int i = cg_event_index(P, s, len);
         if (i >= 0)
             return i;
-        if (!(*coefs = derived_coefs(L, pidx, s)))
-            luaL_argerror(L, arg, lua_pushfstring(L, "unknown event '%s'",
-                                                  s));
-        return -1;
+        if ((*coefs = derived_coefs(L, pidx, s)))
+            return -1;
+        lua_pushfstring(L, "unknown event '%s'; events: ", s);
+    } else {
+        lua_pushfstring(L, "event name or index expected, got %s; events: ",
+                        luaL_typename(L, arg));
     }
+    push_event_list(L, P, pidx);
+    lua_concat(L, 2);
+    return -2;
+}
+
+/* Resolves ev at arg (see find_event), raising an argument error when it
+ * is no event. */
+static int check_event(lua_State *L, const CgProfile *P, int pidx, int arg,
+                       const int64_t **coefs)
+{
+    int ev = find_event(L, P, pidx, arg, coefs);
+    if (ev == -2)
+        luaL_argerror(L, arg, lua_tostring(L, -1));
+    return ev;
+}
+
+/* internal.event_problem(prof, ev) -> nil when ev is an event of prof,
+ * else why not (for the Lua layer's own argument errors). */
+static int profile_event_problem(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    const int64_t *coefs;
+    lua_settop(L, 2);
+    if (find_event(L, P, 1, 2, &coefs) != -2)
+        lua_pushnil(L);
+    return 1;
 }
 
 /* v[ev], or the derived event's linear combination of v. */
@@ -242,6 +306,139 @@ static int64_t event_value(lua_State *L, const CgProfile *P, const int64_t *v,
     return sum;
 }
 
+/* ---- tables people print: costs, event names, desc entries ---- */
+
+#define NAMES "callgrind.Names"
+#define DESC "callgrind.Desc"
+#define CACHE_COSTS_MT "costs mt"
+
+/* Adds v with thousands separators: -1234567 -> "-1,234,567". */
+static void add_commas(luaL_Buffer *b, lua_Integer v)
+{
+    char digits[32];
+    lua_Unsigned u = v < 0 ? 0u - (lua_Unsigned)v : (lua_Unsigned)v;
+    int n = 0, i;
+    do {
+        digits[n++] = (char)('0' + (int)(u % 10));
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        luaL_addchar(b, '-');
+    for (i = n - 1; i >= 0; i--) {
+        luaL_addchar(b, digits[i]);
+        if (i && i % 3 == 0)
+            luaL_addchar(b, ',');
+    }
+}
+
+/* __tostring of a cost table: "Ir 1,234  Dr 56" in the profile's event
+ * order (the metatable's `events`). */
+static int costs_tostring(lua_State *L)
+{
+    luaL_Buffer b;
+    lua_Integer i, n;
+    int any = 0;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getmetatable(L, 1);
+    lua_getfield(L, -1, "events");
+    n = (lua_Integer)lua_rawlen(L, -1);
+    luaL_buffinit(L, &b);
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, 3, i);
+        lua_pushvalue(L, -1);
+        if (lua_rawget(L, 1) == LUA_TNUMBER) {
+            if (any)
+                luaL_addstring(&b, "  ");
+            any = 1;
+            luaL_addstring(&b, lua_tostring(L, -2));
+            luaL_addchar(&b, ' ');
+            add_commas(&b, lua_tointeger(L, -1));
+        }
+        lua_pop(L, 2);
+    }
+    if (!any)
+        luaL_addstring(&b, "(no costs)");
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* __tostring of a list of names: "Ir Dr Dw". */
+static int names_tostring(lua_State *L)
+{
+    luaL_Buffer b;
+    lua_Integer i, n;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    n = (lua_Integer)lua_rawlen(L, 1);
+    luaL_buffinit(L, &b);
+    for (i = 1; i <= n; i++) {
+        if (i > 1)
+            luaL_addchar(&b, ' ');
+        lua_rawgeti(L, 1, i);
+        luaL_addvalue(&b);
+    }
+    if (n == 0)
+        luaL_addstring(&b, "(none)");
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* __tostring of a part's desc: one "type: value" a line, by type. */
+static int desc_tostring(lua_State *L)
+{
+    luaL_Buffer b;
+    lua_Integer i, n;
+    luaL_checktype(L, 1, LUA_TTABLE);
+    lua_getglobal(L, "table");   /* sort the keys with table.sort */
+    lua_getfield(L, -1, "sort");
+    lua_newtable(L);
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, 4, (lua_Integer)lua_rawlen(L, 4) + 1);
+    }
+    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 4);
+    lua_call(L, 1, 0);
+    n = (lua_Integer)lua_rawlen(L, 4);
+    luaL_buffinit(L, &b);
+    for (i = 1; i <= n; i++) {
+        if (i > 1)
+            luaL_addchar(&b, '\n');
+        lua_rawgeti(L, 4, i);
+        lua_pushvalue(L, -1);
+        lua_rawget(L, 1);
+        lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));
+        lua_remove(L, -2);
+        lua_remove(L, -2);
+        luaL_addvalue(&b);
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+/* Gives the table on top the profile's cost metatable (made once per
+ * profile: its `events` orders the printout). */
+static void set_costs_mt(lua_State *L, int pidx)
+{
+    pidx = lua_absindex(L, pidx);
+    push_cache(L, pidx);
+    if (lua_getfield(L, -1, CACHE_COSTS_MT) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_createtable(L, 0, 3);
+        lua_pushliteral(L, "callgrind.Costs");
+        lua_setfield(L, -2, "__name");
+        lua_pushcfunction(L, costs_tostring);
+        lua_setfield(L, -2, "__tostring");
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, CACHE_COSTS_MT);
+    }
+    lua_getfield(L, pidx, "events");   /* the cached events list */
+    lua_setfield(L, -2, "events");
+    lua_setmetatable(L, -3);
+    lua_pop(L, 1);
+}
+
 /* cost(ev) -> integer (ev a base or derived event); cost() -> { base
  * event = n, ... }. pidx: the profile. */
 static int push_costs(lua_State *L, const CgProfile *P, int pidx,
@@ -260,6 +457,7 @@ static int push_costs(lua_State *L, const CgProfile *P, int pidx,
         lua_pushinteger(L, (lua_Integer)v[i]);
         lua_rawset(L, -3);
     }
+    set_costs_mt(L, pidx);
     return 1;
 }
 
@@ -297,6 +495,15 @@ static int profile_define(lua_State *L)
     }
     lua_pushvalue(L, -3);        /* the coefficients */
     lua_setfield(L, -2, name);
+    lua_pop(L, 1);
+    if (lua_getfield(L, -1, CACHE_DERIVED_ORDER) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, CACHE_DERIVED_ORDER);
+    }
+    lua_pushvalue(L, 2);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -1) + 1);
     return 0;
 }
 
@@ -361,6 +568,7 @@ static void push_events(lua_State *L, int pidx, const CgProfile *P)
             push_str(L, P->events[i]);
             lua_rawseti(L, -2, (lua_Integer)i + 1);
         }
+        luaL_setmetatable(L, NAMES);
         lua_pushvalue(L, -1);
         lua_setfield(L, -3, CACHE_EVENTS);
     }
@@ -577,7 +785,7 @@ static void set_int(lua_State *L, const char *k, int has, int64_t v)
 }
 
 static void set_costs(lua_State *L, const char *k, const CgProfile *P,
-                      const CgPart *pt, const int64_t *v)
+                      int pidx, const CgPart *pt, const int64_t *v)
 {
     int j;
     if (!v)
@@ -588,6 +796,7 @@ static void set_costs(lua_State *L, const char *k, const CgProfile *P,
         lua_pushinteger(L, (lua_Integer)v[j]);
         lua_rawset(L, -3);
     }
+    set_costs_mt(L, pidx);
     lua_setfield(L, -2, k);
 }
 
@@ -629,15 +838,17 @@ static void build_parts(lua_State *L, int pidx, const CgProfile *P)
             lua_insert(L, -2);
             lua_rawset(L, -3);
         }
+        luaL_setmetatable(L, DESC);
         lua_setfield(L, -2, "desc");
         lua_createtable(L, pt->nev, 0);
         for (j = 0; j < pt->nev; j++) {
             push_str(L, P->events[pt->evmap[j]]);
             lua_rawseti(L, -2, j + 1);
         }
+        luaL_setmetatable(L, NAMES);
         lua_setfield(L, -2, "events");
-        set_costs(L, "summary", P, pt, pt->summary);
-        set_costs(L, "totals", P, pt, pt->totals);
+        set_costs(L, "summary", P, pidx, pt, pt->summary);
+        set_costs(L, "totals", P, pidx, pt, pt->totals);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     push_cache(L, pidx);
@@ -1527,6 +1738,7 @@ static const luaL_Reg internal_funcs[] = {
     {"file_costs", profile_file_costs},
     {"annotate", profile_annotate},
     {"ab", func_ab},
+    {"event_problem", profile_event_problem},
     {NULL, NULL}
 };
 
@@ -1617,6 +1829,14 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     new_type(L, PART, "Part", no_methods, NULL, part_tostring, methods);
     lua_pop(L, 1);
     luaL_newmetatable(L, CURSOR);
+    lua_pop(L, 1);
+    luaL_newmetatable(L, NAMES);
+    lua_pushcfunction(L, names_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, DESC);
+    lua_pushcfunction(L, desc_tostring);
+    lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
 
     lua_setfield(L, -2, "methods");

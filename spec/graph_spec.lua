@@ -1,6 +1,5 @@
 -- Inclusive cost with recursion and cycles (FORMAT.md): worked out by hand
 -- on fixtures whose comments explain the shapes.
-local internal_ab = require("callgrind.core").internal.ab
 local callgrind = require "callgrind"
 
 local function load(name) return assert(callgrind.load("spec/fixtures/" .. name)) end
@@ -36,17 +35,32 @@ describe("fn:inclusive", function()
     local prof = load("mutual.callgrind")
     assert.are.same({
       main = 126,      -- 1 + 60 + 32 + 33: the whole profile
-      a = 60,          -- main's call into the cycle
-      b = 40,          -- entered only from inside: its self
+      a = 60,          -- E: main's 60 + b's 30 = 90; I(C): 60
+      b = 50,          -- E: a's 50; I(C): 60
       x = 32, y = 33,
-      p = 30, q = 30,  -- each entered from outside with 30
-      r = 30,          -- only from inside: its self
+      p = 42,          -- E: x's 30 + r's 12; I(C): 60
+      q = 55,          -- E: y's 30 + p's 25
+      r = 30,          -- E: q's 28, below its B, its self 30
     }, inclusive_of(prof, "Ir"))
     assert.are.same({
       { names = { "a", "b" }, inclusive = 60 },
       { names = { "p", "q", "r" }, inclusive = 60 },   -- 30 from x + 30 from y
     }, cycles_of(prof))
     assert.is_nil(prof:func("main"):cycle())
+  end)
+
+  it("gives a function inside a cycle the calls into it, bounded by the cycle's cost", function()
+    local prof = load("cycle-entry.callgrind")
+    -- the cycle {a, c, b}: A = 390 (main -> a), members' self 90 + b's
+    -- calls to leaf 300 = 390, so I = 390
+    assert.are.same({ main = 391, a = 390, c = 390, b = 390, leaf = 300 }, inclusive_of(prof, "Ir"))
+    -- lower bounds max(A, B): a its call from main, c its self, b its
+    -- self plus its calls to leaf
+    local lower = {}
+    for fn in prof:functions() do lower[fn.name] = (fn:inclusive_bounds("Ir")) end
+    assert.are.same({ main = 391, a = 390, c = 30, b = 330, leaf = 300 }, lower)
+    -- the true values (a 390, c 380, b 370) lie between the two
+    assert.are.same({ 30, 390 }, { prof:func("c"):inclusive_bounds("Ir") })
   end)
 
   it("handles callgrind's fib -> fib'2 -> fib'2 shape and a function entered without a call", function()
@@ -57,7 +71,8 @@ describe("fn:inclusive", function()
       ["fib'2"] = 90,    -- callgrind_annotate says 90 + 80 = 170
       handler = 100,     -- calls in: 3; its self: 100
     }, inclusive_of(prof, "Ir"))
-    assert.are.same({ 3, 100 }, { internal_ab(prof:func("handler"), "Ir") })
+    -- lower bound and estimate: max(A = 3, B = 100)
+    assert.are.same({ 100, 100 }, { prof:func("handler"):inclusive_bounds("Ir") })
   end)
 
   it("keeps self <= inclusive <= total for every function", function()
@@ -110,6 +125,7 @@ describe("fn:inclusive", function()
     assert.are.equal(n, #c.members)
     assert.are.equal(n, c:inclusive("Ir"))
     assert.are.equal(n, prof:func("f1"):inclusive("Ir"))
-    assert.are.equal(1, prof:func("f2"):inclusive("Ir"))
+    -- f2: entered only from f1 inside the ring, for 5; lower bound its self
+    assert.are.same({ 1, 5 }, { prof:func("f2"):inclusive_bounds("Ir") })
   end)
 end)

@@ -3,11 +3,18 @@
 --
 -- With C(f) the strongly connected component of f: A(f) sums the calls into
 -- f from outside C(f); B(f) is self(f) plus the calls from f to outside
--- C(f); inclusive(f) = max(A(f), B(f)). A call inside a cycle (recursion)
--- is never counted, so no cost is counted twice. The core computes the
--- components (iterative Tarjan) and the sums once, on first use.
+-- C(f); E(f) sums the calls into f from any function but f; I(C) is the
+-- component's own inclusive cost, max(sum of its members' A, sum of their
+-- B). inclusive(f) = max(B(f), min(E(f), I(C(f)))): outside every cycle
+-- that is max(A(f), B(f)), and inside one it is the upper bound a user
+-- looks for (an interpreter loop on the stack for 96% of the run). The
+-- core computes the components (iterative Tarjan) and A and B once, on
+-- first use; E is summed here, for the members of cycles only.
 -- @module callgrind.graph
 local core = require "callgrind.core"
+local args = require "callgrind.args"
+local query = require "callgrind.query"
+local show = require "callgrind.show"
 local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
@@ -18,9 +25,51 @@ local string_format = string.format
 local M = {}
 
 local function max(a, b) return a > b and a or b end
+local function min(a, b) return a < b and a or b end
 
---- Inclusive cost of a function: the cost of running it, its callees
--- included, with recursion and cycles counted once.
+local cycles_of
+
+-- E(f): the calls into f from any function other than f.
+local function entered(fn, ev)
+  local e = 0
+  for call in fn:callers() do
+    if call.caller ~= fn then e = e + call:cost(ev) end
+  end
+  return e
+end
+
+-- I(C) of each cycle, per event asked (weak keys).
+local cycle_costs = setmetatable({}, { __mode = "k" })
+
+local function cycle_cost(cy, ev)
+  local memo = cycle_costs[cy]
+  if not memo then memo = {}; cycle_costs[cy] = memo end
+  local v = memo[ev]
+  if v == nil then
+    local a, b = 0, 0
+    for _, fn in ipairs(cy.members) do
+      local fa, fb = internal.ab(fn, ev)
+      a, b = a + fa, b + fb
+    end
+    v = max(a, b)
+    memo[ev] = v
+  end
+  return v
+end
+
+-- lower bound, estimate (FORMAT.md) of one function.
+local function bounds(fn, ev)
+  local a, b = internal.ab(fn, ev)
+  local lower = max(a, b)
+  local cy = cycles_of(fn.profile).of[fn]
+  if not cy then return lower, lower end
+  return lower, max(b, min(entered(fn, ev), cycle_cost(cy, ev)))
+end
+
+--- Inclusive cost of a function: the cost of everything that ran while it
+-- was on the stack, its callees included, recursion counted once. Inside a
+-- cycle of the call graph this is an estimate from above (see
+-- `fn:inclusive_bounds`).
 -- @param[opt] ev event name (base or derived) or index; the base events
 --   as a table when absent
 -- @usage prof:func("main"):inclusive("Ir")
@@ -28,20 +77,41 @@ function Function:inclusive(ev)
   if ev == nil then
     local t = {}
     for _, e in ipairs(self.profile.events) do
-      t[e] = max(internal.ab(self, e))
+      local _, v = bounds(self, e)
+      t[e] = v
     end
-    return t
+    return show.costs(self.profile, t)
   end
-  return max(internal.ab(self, ev))
+  args.event(self.profile, ev, "inclusive", 1)
+  local _, v = bounds(self, ev)
+  return v
+end
+
+--- The two bounds of a function's inclusive cost: `lower`, which it is
+-- certainly not below, and `estimate`, the value `fn:inclusive` gives.
+-- @param ev event name or index
+-- @return lower, estimate
+-- @usage local lower, estimate = prof:func("main"):inclusive_bounds("Ir")
+function Function:inclusive_bounds(ev)
+  args.event(self.profile, ev, "inclusive_bounds", 1)
+  return bounds(self, ev)
 end
 
 --- Inclusive cost of every function, as an array by function index.
 -- @param ev event name or index
 -- @usage local inc = prof:inclusive_all("Ir"); print(inc[fn.index])
 function Profile:inclusive_all(ev)
+  args.event(self, ev, "inclusive_all", 1)
   local a, b = internal.ab_all(self, ev)
   for i = 1, #a do
     if b[i] > a[i] then a[i] = b[i] end
+  end
+  for _, cy in ipairs(cycles_of(self).list) do
+    local c = cycle_cost(cy, ev)
+    for _, fn in ipairs(cy.members) do
+      local i = fn.index
+      a[i] = max(b[i], min(entered(fn, ev), c))
+    end
   end
   return a
 end
@@ -66,21 +136,11 @@ end
 -- self costs plus their calls out of it, whichever is larger.
 -- @usage for c in prof:cycles() do print(c, c:inclusive("Ir")) end
 function CycleMethods:inclusive(ev)
-  local inside, a, b = {}, 0, 0
-  for _, fn in ipairs(self.members) do inside[fn] = true end
-  for _, fn in ipairs(self.members) do
-    b = b + fn:self(ev)
-    for call in fn:calls() do
-      if not inside[call.callee] then b = b + call:cost(ev) end
-    end
-    for call in fn:callers() do
-      if not inside[call.caller] then a = a + call:cost(ev) end
-    end
-  end
-  return max(a, b)
+  args.event(self.members.profile, ev, "inclusive", 1)
+  return cycle_cost(self, ev)
 end
 
-local function cycles_of(prof)
+function cycles_of(prof)
   local c = cache[prof]
   if c then return c end
   local comp, cyclic = internal.components(prof)
@@ -89,7 +149,7 @@ local function cycles_of(prof)
     if cyclic[k] then
       local cy = by[k]
       if not cy then
-        cy = setmetatable({ members = {} }, cycle_mt)
+        cy = setmetatable({ members = setmetatable({ profile = prof }, query.selection_mt) }, cycle_mt)
         by[k] = cy
         list[#list + 1] = cy
       end

@@ -224,6 +224,19 @@ function Lab:callgrind(tag, options)
   return out
 end
 
+--- Profiles any command with `valgrind --tool=callgrind`.
+-- @param tag the output file's name (tag.out in the scratch directory)
+-- @param options callgrind's options (a string for sh)
+-- @param cmd the command (a string for sh), run in the scratch directory
+-- @return the output file's path
+function Lab:callgrind_cmd(tag, options, cmd)
+  self:need("valgrind")
+  local out = self.dir .. "/" .. tag .. ".out"
+  self:run(("cd %s && valgrind -q --tool=callgrind %s --callgrind-out-file=%s %s >/dev/null")
+    :format(M.shq(self.dir), options, M.shq(out), cmd), "valgrind --tool=callgrind " .. cmd)
+  return out
+end
+
 --- Runs `callgrind_annotate --threshold=100` on a file, from "/" so that no
 -- file name loses a `pwd` prefix, and reads its output.
 -- @param path the profile file

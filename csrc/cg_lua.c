@@ -503,7 +503,7 @@ static int profile_define(lua_State *L)
         lua_setfield(L, -3, CACHE_DERIVED_ORDER);
     }
     lua_pushvalue(L, 2);
-    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -1) + 1);
+    lua_rawseti(L, -2, (lua_Integer)lua_rawlen(L, -2) + 1);
     return 0;
 }
 

@@ -296,8 +296,8 @@ describe("callgrind.parse", function()
       "bad argument #3 to 'parse' (unknown option 'lenent')")
     local prof = assert(parse("events: Ir\nfn=m\n1 1\n"))
     assert.has_error(function() prof:func("m"):self("Irr") end,
-      "bad argument #1 to 'self' (unknown event 'Irr')")
-    assert.has_error(function() prof:total("Irr") end, "bad argument #1 to 'total' (unknown event 'Irr')")
+      "bad argument #1 to 'self' (unknown event 'Irr'; events: Ir)")
+    assert.has_error(function() prof:total("Irr") end, "bad argument #1 to 'total' (unknown event 'Irr'; events: Ir)")
   end)
 end)
 

@@ -90,15 +90,15 @@ describe("methods", function()
     for _, c in ipairs(cases) do
       local name, f = c[1], c[2]
       local pre = "bad argument #1 to '" .. name .. "' ("
-      assert.are.equal(pre .. "unknown event 'nope')", err_of(f, "nope"))
+      assert.are.equal(pre .. "unknown event 'nope'; events: Ir Dr)", err_of(f, "nope"))
       assert.are.equal(pre .. "event index 0 out of range 1..2)", err_of(f, 0))
       assert.are.equal(pre .. "event index 3 out of range 1..2)", err_of(f, 3))
       assert.are.equal(pre .. "event index -1 out of range 1..2)", err_of(f, -1))
       assert.are.equal(pre .. "event index must be an integer)", err_of(f, 1.5))
-      assert.are.equal(pre .. "string expected, got table)", err_of(f, {}))
-      assert.are.equal(pre .. "string expected, got boolean)", err_of(f, true))
+      assert.are.equal(pre .. "event name or index expected, got table; events: Ir Dr)", err_of(f, {}))
+      assert.are.equal(pre .. "event name or index expected, got boolean; events: Ir Dr)", err_of(f, true))
     end
-    assert.are.equal("bad argument #1 to 'totals' (unknown event 'nope')",
+    assert.are.equal("bad argument #1 to 'totals' (unknown event 'nope'; events: Ir Dr)",
                      err_of(function() return prof:totals("nope") end))
   end)
 

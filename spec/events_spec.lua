@@ -40,9 +40,13 @@ describe("derived events", function()
   it("describe themselves with event_info", function()
     local prof = load("derived.callgrind")
     assert.are.same({ name = "Ir", long_name = "Instruction Fetch", derived = false }, prof:event_info("Ir"))
+    assert.are.same({ name = "Ir", long_name = "Instruction Fetch", derived = false }, prof:event_info(1))
     assert.are.same({ name = "Diff", long_name = "Three fetches less reads", formula = "3 * Ir - Dr", derived = true },
       prof:event_info("Diff"))
-    assert.has_error(function() prof:event_info("Nope") end, "bad argument #1 to 'event_info' (unknown event 'Nope')")
+    assert.are.equal("Ir: Instruction Fetch (base)", tostring(prof:event_info("Ir")))
+    assert.are.equal("Diff = 3 * Ir - Dr: Three fetches less reads (derived)", tostring(prof:event_info("Diff")))
+    assert.has_error(function() prof:event_info("Nope") end,
+      "bad argument #1 to 'event_info' (unknown event 'Nope'; events: Ir Dr, derived: Both Double Diff)")
   end)
 
   it("can be defined with prof:define, using other derived events", function()

@@ -1,8 +1,9 @@
 --- Argument checks for the Lua layer's public methods: one place that
 -- words "bad argument #N to 'name' (...)", so every error names the
 -- method the user called and the argument that is wrong.
--- Each check raises at `level` (default 3: the caller of the public method
--- that called the check).
+-- Each check is called by a public method and raises at the caller of that
+-- method; `level` (default 2) counts from the check's caller, for a check
+-- made through a helper of the method.
 -- @module callgrind.args
 local core = require "callgrind.core"
 local internal = core.internal
@@ -15,7 +16,7 @@ local M = {}
 --- Raises "bad argument #n to 'fname' (msg)".
 -- @usage args.fail("top", 1, "count must not be negative")
 function M.fail(fname, n, msg, level)
-  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 3) + 1)
+  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
 end
 
 --- Checks that ev names an event (base or derived) or is an index into
@@ -30,7 +31,7 @@ function M.event(prof, ev, fname, n, level)
       problem = string_format("'%s' is a kind, not an event: the event comes first, as in %s(..., \"Ir\", \"%s\"); %s",
         ev, fname, ev, problem:match("events: .*$"))
     end
-    M.fail(fname, n, problem, (level or 3) + 1)
+    M.fail(fname, n, problem, (level or 2) + 1)
   end
   return ev
 end
@@ -40,10 +41,11 @@ end
 function M.event_or_first(prof, ev, fname, n, level)
   if ev == nil then
     ev = prof.events[1]
-    if ev == nil then error(string_format("%s: the profile has no events", fname), (level or 3) + 1) end
+    if ev == nil then error(string_format("%s: the profile has no events", fname), (level or 2) + 1) end
     return ev
   end
-  return M.event(prof, ev, fname, n, (level or 3) + 1)
+  M.event(prof, ev, fname, n, (level or 2) + 1)  -- not a tail call: the level counts this frame
+  return ev
 end
 
 --- "self" (the default) or "inclusive".
@@ -51,7 +53,7 @@ end
 function M.kind(kind, fname, n, level)
   if kind == nil or kind == "self" then return "self" end
   if kind == "inclusive" then return kind end
-  M.fail(fname, n, string_format("expected \"self\" or \"inclusive\", got %s", M.show(kind)), (level or 3) + 1)
+  M.fail(fname, n, string_format("expected \"self\" or \"inclusive\", got %s", M.show(kind)), (level or 2) + 1)
 end
 
 --- A whole number >= 0 (a float with an integral value is accepted).
@@ -61,9 +63,9 @@ function M.count(v, fname, n, level)
   local i = math_type(v) == "float" and math.tointeger(v) or v
   if math_type(i) ~= "integer" then
     M.fail(fname, n, type(v) == "number" and string_format("count must be a whole number, got %s", tostring(v))
-      or string_format("number expected, got %s", M.show(v)), (level or 3) + 1)
+      or string_format("number expected, got %s", M.show(v)), (level or 2) + 1)
   end
-  if i < 0 then M.fail(fname, n, string_format("count must not be negative, got %d", i), (level or 3) + 1) end
+  if i < 0 then M.fail(fname, n, string_format("count must not be negative, got %d", i), (level or 2) + 1) end
   return i
 end
 
@@ -71,7 +73,7 @@ end
 -- @usage args.check_type(opts, "table", "tree", 1, true)
 function M.check_type(v, tname, fname, n, optional, level)
   if type(v) == tname or (optional and v == nil) then return v end
-  M.fail(fname, n, string_format("%s expected, got %s", tname, M.show(v)), (level or 3) + 1)
+  M.fail(fname, n, string_format("%s expected, got %s", tname, M.show(v)), (level or 2) + 1)
 end
 
 --- A short description of a value for messages: strings quoted, others

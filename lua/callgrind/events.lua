@@ -4,11 +4,12 @@
 -- every cost accessor of the core accepts its name.
 -- @module callgrind.events
 local core = require "callgrind.core"
+local args = require "callgrind.args"
 local internal = core.internal
 
 local Profile = core.methods.Profile
 
-local error, ipairs, pairs, setmetatable, tostring, type = error, ipairs, pairs, setmetatable, tostring, type
+local error, ipairs, pairs, setmetatable, type = error, ipairs, pairs, setmetatable, type
 local string_format, table_concat = string.format, table.concat
 
 local M = {}
@@ -166,16 +167,23 @@ end
 -- @treturn table `{ name =, long_name =, formula =, derived = }` (formula
 --   nil for base events)
 -- @usage prof:event_info("L1m").formula  --> "I1mr + D1mr + D1mw"
+local info_mt = { __name = "callgrind.EventInfo" }
+
+function info_mt.__tostring(i)
+  return i.name .. (i.formula and (" = " .. i.formula) or "") .. (i.long_name and (": " .. i.long_name) or "")
+    .. (i.derived and (" (derived" .. (i.preset and (", " .. i.preset .. " preset") or "") .. ")") or " (base)")
+end
+
 function Profile:event_info(name)
+  args.event(self, name, "event_info", 1)
+  if math.type(name) == "integer" then name = self.events[name] end
   local s = st(self)
   local d = s.defs[name]
   if d then
-    return { name = name, long_name = d.long_name, formula = d.formula, derived = true }
+    return setmetatable({ name = name, long_name = d.long_name, formula = d.formula, derived = true,
+      preset = d.preset }, info_mt)
   end
-  if is_base(self, name) then
-    return { name = name, long_name = s.base_long and s.base_long[name], derived = false }
-  end
-  error(string_format("bad argument #1 to 'event_info' (unknown event '%s')", tostring(name)), 2)
+  return setmetatable({ name = name, long_name = s.base_long and s.base_long[name], derived = false }, info_mt)
 end
 
 --- The derived events defined on this profile, in definition order.

@@ -6,7 +6,10 @@ local core = require "callgrind.core"
 local events = require "callgrind.events"
 require "callgrind.graph"
 require "callgrind.query"
+require "callgrind.tree"
+require "callgrind.annotate"
 local report = require "callgrind.report"
+local help = require "callgrind.help"
 
 local M = {}
 
@@ -38,6 +41,12 @@ end
 function M.parse(text, name, opts)
   return attach(core.parse(text, name, opts))
 end
+
+--- Help: the objects (no argument), or the methods and fields of one
+-- (a Profile, Function, Selection ... or its name), one line each.
+-- @treturn string
+-- @usage print(callgrind.help(prof))
+M.help = help.text
 
 --- The method tables of each object type (Profile, Function, Call, Jump,
 -- CostLine, Part); topic modules add methods here.

@@ -3,6 +3,7 @@
 -- grouping by file or object, and per-line annotation of a source file.
 -- @module callgrind.query
 local core = require "callgrind.core"
+local args = require "callgrind.args"
 local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
@@ -22,13 +23,6 @@ local function new_selection(prof, list)
   return setmetatable(list, selection_mt)
 end
 
-local function check_kind(kind, fname)
-  if kind == nil or kind == "self" then return "self" end
-  if kind == "inclusive" then return kind end
-  error(string_format("bad argument #3 to '%s' (expected \"self\" or \"inclusive\", got %s)", fname,
-    tostring(kind)), 3)
-end
-
 -- The value of a function for an event and kind.
 local function value(fn, ev, kind)
   if kind == "inclusive" then return fn:inclusive(ev) end
@@ -46,19 +40,11 @@ local function sort_by(fns, values)
   end)
 end
 
-local function default_event(prof, ev)
-  if ev == nil then
-    ev = prof.events[1]
-    if ev == nil then error("the profile has no events", 3) end
-  end
-  return ev
-end
-
 --- A selection of the given functions (an array of this profile's
 -- Function handles), in that order.
 -- @usage prof:select({ prof:func("main"), prof:func("fib") })
 function Profile:select(fns)
-  if type(fns) ~= "table" then error("bad argument #1 to 'select' (table expected)", 2) end
+  args.check_type(fns, "table", "select", 1)
   local list = {}
   for i, fn in ipairs(fns) do
     if fn.profile ~= self then
@@ -89,10 +75,8 @@ local function matches(fn, pattern, opts)
 end
 
 local function check_find_args(pattern, opts)
-  if pattern ~= nil and type(pattern) ~= "string" then
-    error("bad argument #1 to 'find' (string pattern expected)", 3)
-  end
-  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'find' (table expected)", 3) end
+  args.check_type(pattern, "string", "find", 1, true, 3)
+  args.check_type(opts, "table", "find", 2, true, 3)
 end
 
 --- Functions whose name matches a Lua pattern (or plain text with
@@ -132,8 +116,8 @@ function Selection:sort(ev, kind)
     table_sort(list, ev)
     return new_selection(self.profile, list)
   end
-  ev = default_event(self.profile, ev)
-  kind = check_kind(kind, "sort")
+  ev = args.event_or_first(self.profile, ev, "sort", 1)
+  kind = args.kind(kind, "sort", 2)
   local values = {}
   for _, fn in ipairs(list) do values[fn] = value(fn, ev, kind) end
   sort_by(list, values)
@@ -145,7 +129,9 @@ end
 --- The n costliest functions of the selection.
 -- @usage sel:top(10, "Ir", "inclusive")
 function Selection:top(n, ev, kind)
-  if type(n) ~= "number" then error("bad argument #1 to 'top' (number expected)", 2) end
+  n = args.count(n, "top", 1)
+  ev = args.event_or_first(self.profile, ev, "top", 2)
+  kind = args.kind(kind, "top", 3)
   local sorted = self:sort(ev, kind)
   local list = {}
   for i = 1, math.min(n, #sorted) do list[i] = sorted[i] end
@@ -158,9 +144,9 @@ end
 -- costs, so it creates handles only for the n it returns.
 -- @usage prof:top(15, "Ir", "inclusive")
 function Profile:top(n, ev, kind)
-  if type(n) ~= "number" then error("bad argument #1 to 'top' (number expected)", 2) end
-  ev = default_event(self, ev)
-  kind = check_kind(kind, "top")
+  n = args.count(n, "top", 1)
+  ev = args.event_or_first(self, ev, "top", 2)
+  kind = args.kind(kind, "top", 3)
   local values = kind == "inclusive" and self:inclusive_all(ev) or internal.self_all(self, ev)
   -- a min-heap of the n best indices so far
   local heap, size = {}, 0
@@ -187,7 +173,7 @@ function Profile:top(n, ev, kind)
       k = m
     end
   end
-  for i = 1, #values do
+  for i = 1, n > 0 and #values or 0 do
     if size < n then
       size = size + 1
       heap[size] = i
@@ -212,7 +198,7 @@ end
 --- A new selection of the functions for which pred(fn) is true.
 -- @usage sel:filter(function(fn) return fn:self("Ir") > 1000 end)
 function Selection:filter(pred)
-  if type(pred) ~= "function" then error("bad argument #1 to 'filter' (function expected)", 2) end
+  args.check_type(pred, "function", "filter", 1)
   local list = {}
   for _, fn in ipairs(self) do
     if pred(fn) then list[#list + 1] = fn end
@@ -224,7 +210,7 @@ end
 -- @tparam table opts `object`, `file` (Lua patterns), `plain`
 -- @usage prof:all():without({ object = "libc%.so" })
 function Selection:without(opts)
-  if type(opts) ~= "table" then error("bad argument #1 to 'without' (table expected)", 2) end
+  args.check_type(opts, "table", "without", 1)
   local plain = opts.plain
   return self:filter(function(fn)
     if opts.object and fn.object and fn.object:find(opts.object, 1, plain) then return false end
@@ -238,9 +224,9 @@ end
 -- @tparam number fraction e.g. 0.01 for 1%
 -- @usage prof:all():above(0.01, "Ir", "inclusive")
 function Selection:above(fraction, ev, kind)
-  if type(fraction) ~= "number" then error("bad argument #1 to 'above' (number expected)", 2) end
-  ev = default_event(self.profile, ev)
-  kind = check_kind(kind, "above")
+  args.check_type(fraction, "number", "above", 1)
+  ev = args.event_or_first(self.profile, ev, "above", 2)
+  kind = args.kind(kind, "above", 3)
   local limit = fraction * self.profile:total(ev)
   return self:filter(function(fn) return value(fn, ev, kind) >= limit end)
 end
@@ -249,8 +235,8 @@ end
 -- includes its callees'), so summing them is rarely what you want.
 -- @usage prof:find("^str"):sum("Ir")
 function Selection:sum(ev, kind)
-  ev = default_event(self.profile, ev)
-  kind = check_kind(kind, "sum")
+  ev = args.event_or_first(self.profile, ev, "sum", 1)
+  kind = args.kind(kind, "sum", 2)
   local s = 0
   for _, fn in ipairs(self) do s = s + value(fn, ev, kind) end
   return s
@@ -263,10 +249,16 @@ function Selection:list()
   return out
 end
 
--- Edges aggregated per function.
+-- Edges aggregated per function, and their rows.
 local Edges = {}
 local edges_mt = { __name = "callgrind.Edges" }
-M.Edges = Edges
+M.Edges, M.edges_mt = Edges, edges_mt
+M.edge_row_mt = { __name = "callgrind.EdgeRow" }
+
+-- Rows of prof:group ({ key, cost }); report.lua gives them their
+-- printouts.
+M.group_mt = { __name = "callgrind.Groups" }
+M.group_row_mt = { __name = "callgrind.GroupRow" }
 
 local function aggregate(fn, iter, other)
   local rows, by = {}, {}
@@ -274,7 +266,7 @@ local function aggregate(fn, iter, other)
     local f = call[other]
     local row = by[f]
     if not row then
-      row = { fn = f, count = 0, calls = {} }
+      row = setmetatable({ fn = f, count = 0, calls = {} }, M.edge_row_mt)
       by[f] = row
       rows[#rows + 1] = row
     end
@@ -306,7 +298,7 @@ end
 
 --- Rows sorted by the cost of their calls, largest first (a new Edges).
 function Edges:sort(ev)
-  ev = default_event(self.profile, ev)
+  ev = args.event_or_first(self.profile, ev, "sort", 1)
   local rows, values = {}, {}
   for i, r in ipairs(self.rows) do
     rows[i] = r
@@ -321,7 +313,11 @@ function Edges:sort(ev)
 end
 
 --- The cost of row i's calls.
-function Edges:cost(i, ev) return edge_cost(self.rows[i], default_event(self.profile, ev)) end
+function Edges:cost(i, ev)
+  local row = self.rows[i]
+  if not row then args.fail("cost", 1, string_format("row index %s out of range 1..%d", tostring(i), #self.rows)) end
+  return edge_cost(row, args.event_or_first(self.profile, ev, "cost", 2))
+end
 
 --- Number of rows.
 function edges_mt.__len(e) return #e.rows end
@@ -331,9 +327,11 @@ function edges_mt.__index(e, k)
 end
 
 -- Rows of a grouping: { key =, cost = } sorted by cost.
-local function sorted_rows(costs)
-  local rows = {}
-  for k, v in pairs(costs) do rows[#rows + 1] = { key = k ~= false and k or nil, cost = v } end
+local function sorted_rows(prof, by, ev, costs)
+  local rows = setmetatable({ profile = prof, by = by, event = ev }, M.group_mt)
+  for k, v in pairs(costs) do
+    rows[#rows + 1] = setmetatable({ key = k ~= false and k or nil, cost = v }, M.group_row_mt)
+  end
   table_sort(rows, function(a, b)
     if a.cost ~= b.cost then return a.cost > b.cost end
     return tostring(a.key) < tostring(b.key)
@@ -348,9 +346,9 @@ end
 --   functions without an object)
 -- @usage for _, r in ipairs(prof:group("file", "Ir")) do print(r.key, r.cost) end
 function Profile:group(by, ev)
-  ev = default_event(self, ev)
+  ev = args.event_or_first(self, ev, "group", 2)
   if by == "file" then
-    return sorted_rows(internal.file_costs(self, ev))
+    return sorted_rows(self, by, ev, internal.file_costs(self, ev))
   elseif by == "object" then
     local costs, self_all = {}, internal.self_all(self, ev)
     for i, v in ipairs(self_all) do
@@ -358,29 +356,9 @@ function Profile:group(by, ev)
       if obj == nil then obj = false end
       costs[obj] = (costs[obj] or 0) + v
     end
-    return sorted_rows(costs)
+    return sorted_rows(self, by, ev, costs)
   end
-  error(string_format("bad argument #1 to 'group' (expected \"file\" or \"object\", got %s)", tostring(by)), 2)
-end
-
---- Cost per source line of one file (of the cost lines whose file it is,
--- fi=/fe= aware), with the functions that touch each line.
--- @return array of `{ line =, cost =, functions = { Function... } }` in
---   line order (line 0: cost lines with no line number)
--- @usage for _, r in ipairs(prof:annotate("parser.c", "Ir")) do print(r.line, r.cost) end
-function Profile:annotate(file, ev)
-  if type(file) ~= "string" then error("bad argument #1 to 'annotate' (string expected)", 2) end
-  ev = default_event(self, ev)
-  local costs, fns = internal.annotate(self, file, ev)
-  local rows = {}
-  for line, cost in pairs(costs) do
-    local list = {}
-    for i in pairs(fns[line]) do list[#list + 1] = internal.function_at(self, i) end
-    table_sort(list, function(a, b) return a.index < b.index end)
-    rows[#rows + 1] = { line = line, cost = cost, functions = list }
-  end
-  table_sort(rows, function(a, b) return a.line < b.line end)
-  return rows
+  args.fail("group", 1, string_format("expected \"file\" or \"object\", got %s", args.show(by)))
 end
 
 return M

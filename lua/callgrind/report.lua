@@ -4,6 +4,8 @@
 -- @module callgrind.report
 local core = require "callgrind.core"
 local query = require "callgrind.query"
+local show = require "callgrind.show"
+local args = require "callgrind.args"
 
 local Profile, Selection = core.methods.Profile, query.Selection
 
@@ -12,38 +14,11 @@ local string_format, string_rep, table_concat = string.format, string.rep, table
 
 local M = {}
 
---- 1234567 -> "1,234,567"
--- @usage report.commas(-1234) --> "-1,234"
-function M.commas(n)
-  local s = tostring(n)
-  local sign, digits = s:match("^(-?)(%d+)$")
-  if not digits then return s end
-  local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
-  if out:sub(1, 1) == "," then out = out:sub(2) end
-  return sign .. out
-end
+--- 1234567 -> "1,234,567" (show.commas)
+M.commas = show.commas
 
---- Shortens a long (C++) name to at most width characters: template
--- arguments collapse to <...>, then the middle is cut.
--- @usage report.shorten("std::vector<int, std::allocator<int> >::push_back(int const&)", 40)
-function M.shorten(name, width)
-  width = width or 60
-  if #name <= width then return name end
-  -- collapse template arguments, innermost first, until it fits
-  local s, prev = name, nil
-  while #s > width and s ~= prev do
-    prev = s
-    s = s:gsub("<[^<>]*>", "<...>", 1)
-    s = s:gsub("<%.%.%.>", "\1", 1)
-  end
-  s = s:gsub("\1", "<...>")
-  if #s > width then
-    local keep = width - 3
-    local head = keep - keep // 3
-    s = s:sub(1, head) .. "..." .. s:sub(#s - (keep - head) + 1)
-  end
-  return s
-end
+--- Shortens a long (C++) name (show.shorten)
+M.shorten = show.shorten
 
 local function percent(v, total)
   if total == 0 then return "" end
@@ -58,7 +33,8 @@ local function lpad(s, w) return s .. string_rep(" ", w - #s) end
 -- @tparam[opt] table opts `events` (array, default the first event) or
 --   `event`; `kind` "self" (default) or "inclusive"; `width` of the name
 --   column (default 60); `percent` (default true); `file`, `object`
---   columns (default true)
+--   columns (default true); `limit`, the number of rows (default all:
+--   `tostring(sel)` prints 25 and counts the rest)
 -- @treturn string
 -- @usage print(prof:top(10, "Ir"):report({ events = { "Ir", "Dr" } }))
 function Selection:report(opts)
@@ -73,6 +49,7 @@ function Selection:report(opts)
       tostring(kind)), 2)
   end
   local width = opts.width or 60
+  for _, ev in ipairs(events) do args.event(prof, ev, "report", 1) end
   local show_pct = opts.percent ~= false
   local totals = {}
   for i, ev in ipairs(events) do totals[i] = prof:total(ev) end
@@ -81,7 +58,9 @@ function Selection:report(opts)
   for i, ev in ipairs(events) do
     header[i] = (kind == "inclusive" and "incl " or "") .. tostring(ev)
   end
-  for r, fn in ipairs(self) do
+  local shown = opts.limit and math.min(opts.limit, #self) or #self
+  for r = 1, shown do
+    local fn = self[r]
     local row = {}
     for i, ev in ipairs(events) do
       local v = kind == "inclusive" and fn:inclusive(ev) or fn:self(ev)
@@ -116,10 +95,47 @@ function Selection:report(opts)
   end
   lines[1] = line(header, "function", "file", "object")
   for _, row in ipairs(rows) do lines[#lines + 1] = line(row, row.name, row.file, row.object) end
+  if shown < #self then
+    lines[#lines + 1] = string_format("... %s more functions (sel:report() prints them all)", M.commas(#self - shown))
+  end
   return table_concat(lines, "\n")
 end
 
-query.selection_mt.__tostring = function(sel) return sel:report() end
+query.selection_mt.__tostring = function(sel)
+  return sel:report({ limit = show.LIMIT })
+end
+
+-- Rows of fn:callee_functions() / fn:caller_functions().
+query.edges_mt.__tostring = function(e)
+  local ev = e.profile.events[1]
+  local total = ev and e.profile:total(ev) or 0
+  local costs = {}
+  for i, row in ipairs(e.rows) do costs[row] = ev and e:cost(i, ev) or 0 end
+  return string_format("%s of %s\n", e.direction == "callee" and "callees" or "callers", e.of.name)
+    .. show.table({
+      { "calls", cell = function(row) return M.commas(row.count) end },
+      { tostring(ev or "cost"), cell = function(row) return show.cost(costs[row], total) end },
+      { "function", left = true, cell = function(row) return row.fn.name end },
+    }, e.rows, { limit = show.LIMIT, noun = "functions", more = "e.rows has them all" })
+end
+
+query.edge_row_mt.__tostring = function(row)
+  return string_format("%s (%s call%s)", row.fn.name, M.commas(row.count), row.count == 1 and "" or "s")
+end
+
+-- Rows of prof:group().
+query.group_mt.__tostring = function(rows)
+  local total = rows.profile:total(rows.event)
+  return show.table({
+    { tostring(rows.event), cell = function(row) return show.cost(row.cost, total) end },
+    { rows.by, left = true, cell = function(row) return row.key == nil and "(none)" or row.key end },
+  }, rows, { limit = show.LIMIT, noun = rows.by == "file" and "files" or "objects",
+    more = "index the rows for all" })
+end
+
+query.group_row_mt.__tostring = function(row)
+  return string_format("%s  %s", row.key == nil and "(none)" or row.key, M.commas(row.cost))
+end
 
 --- A few lines about the profile: header, events, totals, parts,
 -- warnings.

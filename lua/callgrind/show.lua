@@ -2,12 +2,43 @@
 -- that every printable result shares, the first rows of a long result with
 -- a count of the rest, and cost tables in the profile's event order.
 -- @module callgrind.show
-local report = require "callgrind.report"
-
 local getmetatable, ipairs, setmetatable, tostring = getmetatable, ipairs, setmetatable, tostring
 local string_format, string_rep, table_concat = string.format, string.rep, table.concat
 
 local M = {}
+
+--- 1234567 -> "1,234,567"
+-- @usage show.commas(-1234) --> "-1,234"
+function M.commas(n)
+  local s = tostring(n)
+  local sign, digits = s:match("^(-?)(%d+)$")
+  if not digits then return s end
+  local out = digits:reverse():gsub("(%d%d%d)", "%1,"):reverse()
+  if out:sub(1, 1) == "," then out = out:sub(2) end
+  return sign .. out
+end
+
+--- Shortens a long (C++) name to at most width characters: template
+-- arguments collapse to <...>, then the middle is cut.
+-- @usage show.shorten("std::vector<int, std::allocator<int> >::push_back(int const&)", 40)
+function M.shorten(name, width)
+  width = width or 60
+  if #name <= width then return name end
+  -- collapse template arguments, innermost first, until it fits
+  local s, prev = name, nil
+  while #s > width and s ~= prev do
+    prev = s
+    s = s:gsub("<[^<>]*>", "<...>", 1)
+    s = s:gsub("<%.%.%.>", "\1", 1)
+  end
+  s = s:gsub("\1", "<...>")
+  if #s > width then
+    local keep = width - 3
+    local head = keep - keep // 3
+    s = s:sub(1, head) .. "..." .. s:sub(#s - (keep - head) + 1)
+  end
+  return s
+end
 
 --- How many rows `tostring` of a long result shows.
 M.LIMIT = 25
@@ -58,7 +89,7 @@ function M.table(columns, rows, opts)
   local lines = { render(head) }
   for r = 1, shown do lines[#lines + 1] = render(cells[r]) end
   if shown < n then
-    lines[#lines + 1] = string_format("... %s more %s%s", report.commas(n - shown), opts.noun or "rows",
+    lines[#lines + 1] = string_format("... %s more %s%s", M.commas(n - shown), opts.noun or "rows",
       opts.more and (" (" .. opts.more .. ")") or "")
   end
   return table_concat(lines, "\n")
@@ -68,8 +99,8 @@ end
 -- of it: "1,234 (12.3%)".
 -- @usage show.cost(50, 200) --> "50 (25.0%)"
 function M.cost(v, total)
-  if not total or total == 0 then return report.commas(v) end
-  return string_format("%s (%.1f%%)", report.commas(v), 100 * v / total)
+  if not total or total == 0 then return M.commas(v) end
+  return string_format("%s (%5.1f%%)", M.commas(v), 100 * v / total)
 end
 
 return M

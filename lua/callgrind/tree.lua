@@ -1,0 +1,145 @@
+--- Call trees: a function's callees (or callers), level by level, with
+-- cycle-aware numbers. A node's value is the cost of the calls on its edge,
+-- capped so that a child never shows more than its parent or than the
+-- callee's own inclusive cost; a call back to a function already on the
+-- path (recursion, a cycle) is shown once, marked, and not expanded.
+-- @module callgrind.tree
+local core = require "callgrind.core"
+local args = require "callgrind.args"
+local show = require "callgrind.show"
+
+local Function = core.methods.Function
+
+local ipairs, setmetatable, tostring, type = ipairs, setmetatable, tostring, type
+local string_format, string_rep, table_concat, table_sort = string.format, string.rep, table.concat, table.sort
+
+local M = {}
+
+local Tree = {}
+local tree_mt = { __index = Tree, __name = "callgrind.Tree" }
+M.Tree = Tree
+
+local function min(a, b) return a < b and a or b end
+
+-- The node's neighbours, one row per function: { fn, count, cost }.
+local function neighbours(fn, direction, ev)
+  local rows, by = {}, {}
+  local iter, side
+  if direction == "callees" then iter, side = fn:calls(), "callee" else iter, side = fn:callers(), "caller" end
+  for call in iter do
+    local other = call[side]
+    local row = by[other]
+    if not row then
+      row = { fn = other, count = 0, cost = 0 }
+      by[other] = row
+      rows[#rows + 1] = row
+    end
+    row.count = row.count + call.count
+    row.cost = row.cost + call:cost(ev)
+  end
+  return rows
+end
+
+local function by_value(a, b)
+  if a.value ~= b.value then return a.value > b.value end
+  if a.fn.name ~= b.fn.name then return a.fn.name < b.fn.name end
+  return a.fn.index < b.fn.index
+end
+
+-- Expands node (its path: the functions above it and itself) to depth.
+local function expand(node, path, t)
+  if node.level >= t.depth then
+    node.cut = #neighbours(node.fn, t.direction, t.ev) > 0
+    return
+  end
+  for _, row in ipairs(neighbours(node.fn, t.direction, t.ev)) do
+    local value = min(row.cost, node.value)
+    if t.direction == "callees" then value = min(value, row.fn:inclusive(t.ev)) end
+    if value < t.limit then
+      node.hidden = node.hidden + 1
+    else
+      local child = { fn = row.fn, count = row.count, value = value, level = node.level + 1,
+        children = {}, hidden = 0, recursive = path[row.fn] or false }
+      node.children[#node.children + 1] = child
+    end
+  end
+  table_sort(node.children, by_value)
+  for _, child in ipairs(node.children) do
+    if not child.recursive then
+      path[child.fn] = true
+      expand(child, path, t)
+      path[child.fn] = nil
+    end
+  end
+end
+
+--- The call tree below (or above) a function.
+-- @tparam[opt] table opts `ev` (default the first event), `direction`
+--   ("callees", the default, or "callers"), `depth` (levels below the
+--   root, default 3), `threshold` (a fraction of the profile's total:
+--   edges below it are left out and counted; default 0.01)
+-- @treturn Tree with `root` (a node: `fn`, `value`, `count`, `level`,
+--   `children`, `hidden` (children left out), `recursive` (true on a call
+--   back to a function already on the path: not expanded), `cut` (true
+--   when depth stopped the walk)), and `ev`, `direction`, `depth`,
+--   `threshold`, `total`; `tostring(tree)` draws it
+-- @usage print(prof:func("main"):tree({ ev = "Ir", depth = 2 }))
+function Function:tree(opts)
+  args.check_type(opts, "table", "tree", 1, true)
+  opts = opts or {}
+  local prof = self.profile
+  local ev = args.event_or_first(prof, opts.ev, "tree", 1)
+  local direction = opts.direction or "callees"
+  if direction ~= "callees" and direction ~= "callers" then
+    args.fail("tree", 1, string_format("direction must be \"callees\" or \"callers\", got %s", args.show(direction)))
+  end
+  local depth = args.count(opts.depth == nil and 3 or opts.depth, "tree", 1)
+  local threshold = opts.threshold == nil and 0.01 or opts.threshold
+  if type(threshold) ~= "number" or threshold < 0 or threshold > 1 then
+    args.fail("tree", 1, string_format("threshold must be a fraction from 0 to 1, got %s", args.show(threshold)))
+  end
+  local total = prof:total(ev)
+  local t = setmetatable({ ev = ev, direction = direction, depth = depth, threshold = threshold, total = total,
+    limit = threshold * (total > 0 and total or 0) }, tree_mt)
+  t.root = { fn = self, value = self:inclusive(ev), level = 0, children = {}, hidden = 0, recursive = false }
+  expand(t.root, { [self] = true }, t)
+  return t
+end
+
+local function percent(v, total)
+  if total == 0 then return "" end
+  return string_format(" (%5.1f%%)", 100 * v / total)
+end
+
+--- The tree drawn as text, one node a line: value (share of the total),
+-- then the function with its calls on that edge.
+-- @treturn string
+-- @usage print(tree:report())
+function Tree:report()
+  local rows = {}
+  local function walk(node, prefix, last)
+    local branch = node.level == 0 and "" or (prefix .. (last and "└─ " or "├─ "))
+    local notes = {}
+    if node.level > 0 then notes[#notes + 1] = show.commas(node.count) .. (node.count == 1 and " call" or " calls") end
+    if node.recursive then notes[#notes + 1] = "recursive: on the path above, not expanded" end
+    if node.cut then notes[#notes + 1] = "..." end
+    local text = branch .. node.fn.name .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "")
+    rows[#rows + 1] = { show.commas(node.value) .. percent(node.value, self.total), text }
+    local inner = node.level == 0 and "" or (prefix .. (last and "   " or "│  "))
+    for i, child in ipairs(node.children) do walk(child, inner, i == #node.children and node.hidden == 0) end
+    if node.hidden > 0 then
+      rows[#rows + 1] = { "", string_format("%s└─ (%d more below %g%%)", inner, node.hidden, self.threshold * 100) }
+    end
+  end
+  walk(self.root, "", true)
+  local w = 0
+  for _, r in ipairs(rows) do if #r[1] > w then w = #r[1] end end
+  local out = { string_format("%s of %s: %s, depth %d, threshold %g%%", self.direction, self.root.fn.name,
+    tostring(self.ev), self.depth, self.threshold * 100) }
+  for _, r in ipairs(rows) do out[#out + 1] = string_rep(" ", w - #r[1]) .. r[1] .. "  " .. r[2] end
+  return table_concat(out, "\n")
+end
+
+tree_mt.__tostring = Tree.report
+
+return M

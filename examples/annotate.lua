@@ -8,7 +8,8 @@
 --     --top N             at most N functions (default 50)
 --     --inclusive         sort by inclusive cost instead of self cost
 --     --tree=caller|callee  under each function, its callers or callees with their costs
---     --source FILE       annotate the lines of one source file
+--     --source FILE       annotate the lines of one source file (a path, a tail of it or a base name)
+--     --root DIR          with --source, print the source text found under DIR
 --
 -- Run from the repository (it finds the library in lua/ and build/), or
 -- with the library installed.
@@ -20,7 +21,7 @@ local commas = callgrind.report.commas
 local function usage(msg)
   io.stderr:write(msg and (msg .. "\n") or "",
     "usage: lua5.4 examples/annotate.lua FILE [--event EV] [--threshold PCT] [--top N] [--inclusive]\n",
-    "                                         [--tree=caller|callee] [--source FILE]\n")
+    "                                         [--tree=caller|callee] [--source FILE [--root DIR]]\n")
   os.exit(2)
 end
 
@@ -43,6 +44,7 @@ while i <= #arg do
     opts.tree = value()
     if opts.tree ~= "caller" and opts.tree ~= "callee" then usage("--tree takes caller or callee") end
   elseif key == "source" then opts.source = value()
+  elseif key == "root" then opts.root = value()
   elseif key then usage("unknown option " .. a)
   elseif not opts.file then opts.file = a
   else usage("one profile at a time") end
@@ -101,23 +103,9 @@ end
 
 if opts.source then
   print()
-  print(("-- %s of %s, by line"):format(ev, opts.source))
-  local rows = prof:annotate(opts.source, ev)
-  if #rows == 0 then
-    -- the profile may name it by a longer path: take the one file ending so
-    local found = {}
-    for _, g in ipairs(prof:group("file", ev)) do
-      if g.key and g.key:sub(-#opts.source - 1) == "/" .. opts.source then found[#found + 1] = g.key end
-    end
-    if #found == 1 then
-      print(("(%s)"):format(found[1]))
-      rows = prof:annotate(found[1], ev)
-    end
-  end
-  if #rows == 0 then print("(no cost lines in that file)") end
-  for _, r in ipairs(rows) do
-    local fns = {}
-    for k, fn in ipairs(r.functions) do fns[k] = fn.name end
-    print(("%15s  %6d  %s"):format(commas(r.cost), r.line, table.concat(fns, ", ")))
-  end
+  -- the file as the profile names it, a tail of that path, or a base name;
+  -- with --root, the source text found under that directory
+  local ok, ann = pcall(prof.annotate, prof, opts.source, ev, { source = opts.root })
+  if not ok then usage((tostring(ann):gsub("^.-%(", ""):gsub("%)$", ""))) end
+  print(ann:report())
 end

@@ -33,9 +33,15 @@ describe("examples/annotate.lua", function()
       "400  func1",
       "    300  -> func2 (2 calls)",
       "",
-      "-- Instructions of file1.c, by line",
-      "             20      16  main",
-      "            100      51  func1",
+      -- by hand from the fixture: main's line 16 costs 20 and calls func1
+      -- once (400) and func2 three times (400); func1's line 51 costs 100
+      -- and calls func2 twice (300)
+      "-- Instructions of file1.c",
+      " 20 (  2.4%)  line 16  main",
+      "400 ( 48.8%)  => func1 (1 call)",
+      "400 ( 48.8%)  => func2 (3 calls)",
+      "100 ( 12.2%)  line 51  func1",
+      "300 ( 36.6%)  => func2 (2 calls)",
       "",
     }, "\n"), out)
   end)
@@ -53,6 +59,9 @@ describe("examples/annotate.lua", function()
     local out, code = run("examples/annotate.lua spec/fixtures/extended.callgrind --event Foo")
     assert.are.equal(2, code)
     assert.are.equal("unknown event Foo (this profile has: Instructions)", out:match("^[^\n]*"))
+    out, code = run("examples/annotate.lua spec/fixtures/extended.callgrind --source nowhere.c")
+    assert.are.equal(2, code)
+    assert.is_truthy(out:find("\nno source file of the profile matches 'nowhere.c'\n", 1, true))
     out, code = run("examples/annotate.lua spec/fixtures/none.callgrind")
     assert.are.equal(1, code)
     assert.are.equal("spec/fixtures/none.callgrind: No such file or directory\n", out)

@@ -90,12 +90,15 @@ end
 
 -- Calls made from each line of path, per callee: line -> array of
 -- { fn = callee, count =, cost = }, costliest first; a cost is capped at
--- the callee's inclusive cost, as in call trees.
+-- the callee's inclusive cost, as in call trees, and a function's calls to
+-- itself are left out.
 local function calls_by_line(fns, path, ev)
   local by_line = {}
   for _, fn in ipairs(fns) do
     for call in fn:calls() do
-      if call.file == path and call.line then
+      -- a function's calls to itself are inside the cost of the call
+      -- that entered it, as callgrind_annotate leaves them out too
+      if call.file == path and call.line and call.callee ~= fn then
         local per = by_line[call.line] or {}
         by_line[call.line] = per
         local row = per[call.callee]

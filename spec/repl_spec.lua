@@ -1,0 +1,250 @@
+-- What a person sees at the REPL: every value prints readably, long
+-- results print their first rows, help lists every method, errors name the
+-- method called, and no private helper is reachable.
+local callgrind = require "callgrind"
+local query = require "callgrind.query"
+local tree = require "callgrind.tree"
+local annotate = require "callgrind.annotate"
+local graph = require "callgrind.graph"
+local help = require "callgrind.help"
+
+local function load(name) return assert(callgrind.load("spec/fixtures/" .. name)) end
+
+local function err_of(f, ...)
+  local ok, e = pcall(f, ...)
+  assert(not ok, "no error")
+  return (tostring(e):gsub("^[^:]*:%d+: ", ""))
+end
+
+describe("values at the REPL", function()
+  it("print cost tables in the profile's event order, event lists and desc entries", function()
+    local prof = load("parts.callgrind")
+    assert.are.equal("Ir Dr Dw", tostring(prof.events))
+    -- parts.callgrind: Ir 12 + 6, Dr 3 + 5, Dw 0 + 7
+    assert.are.equal("Ir 18  Dr 8  Dw 7", tostring(prof:totals()))
+    local parts = {}
+    for part in prof:parts() do parts[#parts + 1] = part end
+    assert.are.equal("I1 cache: \nTrigger: Program termination", tostring(parts[1].desc))
+    assert.are.equal("Ir Dr", tostring(parts[1].events))
+    -- part 2's columns are Dr Ir Dw; printed in the profile's order
+    assert.are.equal("Ir 6  Dr 5  Dw 7", tostring(parts[2].summary))
+    local big = assert(callgrind.parse("events: Ir Dr\nfn=main\n1 1234567 -42\n"))
+    assert.are.equal("Ir 1,234,567  Dr -42", tostring(big:func("main"):self()))
+    assert.are.equal("Ir 1,234,567  Dr 0", tostring(big:func("main"):inclusive()))  -- max(A = 0, B = -42)
+    assert.are.equal("Ir 0", tostring(assert(callgrind.parse("events: Ir\n")):totals()))
+  end)
+
+  it("print callers and callees, groups, cycles and event descriptions as tables", function()
+    local prof = load("extended.callgrind")
+    -- extended.callgrind: main calls func1 once (400) and func2 3 times (400)
+    assert.are.equal(table.concat({
+      "callees of main",
+      "calls  Instructions  function",
+      "    1  400 ( 48.8%)  func1",
+      "    3  400 ( 48.8%)  func2",
+    }, "\n"), tostring(prof:func("main"):callee_functions()))
+    assert.are.equal("func2 (3 calls)", tostring(prof:func("main"):callee_functions()[2]))
+    assert.are.equal(table.concat({
+      "callers of func2",
+      "calls  Instructions  function",
+      "    3  400 ( 48.8%)  main",
+      "    2  300 ( 36.6%)  func1",
+    }, "\n"), tostring(prof:func("func2"):caller_functions():sort()))
+    local inline = load("inline.callgrind")
+    assert.are.equal(table.concat({
+      "          Ir  file",   -- of 153: 107 + 40 + 6
+      "107 ( 69.9%)  util.h",
+      " 40 ( 26.1%)  string.c",
+      "  6 (  3.9%)  main.c",
+    }, "\n"), tostring(inline:group("file", "Ir")))
+    assert.are.equal("util.h  107", tostring(inline:group("file", "Ir")[1]))
+    local mutual = load("mutual.callgrind")
+    local cycle = mutual:func("a"):cycle()
+    assert.are.equal(table.concat({
+      "         Ir  function  file  object",
+      "20 ( 15.9%)  a         ?     ?",
+      "40 ( 31.7%)  b         ?     ?",
+    }, "\n"), tostring(cycle.members))
+  end)
+
+  it("print a long selection's first 25 rows and say how many more there are", function()
+    local parts = { "events: Ir\n" }
+    for i = 1, 1000 do parts[#parts + 1] = ("fn=f%04d\n1 %d\n"):format(i, i) end
+    local prof = assert(callgrind.parse(table.concat(parts), "many.out"))
+    local text = tostring(prof:all())
+    local lines = {}
+    for l in text:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal(27, #lines)
+    assert.are.equal("... 975 more functions (sel:report() prints them all)", lines[27])
+    assert.is_truthy(lines[26]:find("f0025", 1, true))
+    local all = 0
+    for _ in prof:all():report():gmatch("[^\n]+") do all = all + 1 end
+    assert.are.equal(1001, all)
+    -- and the same for groups and edges
+    local edges = { "events: Ir\nfn=main\n1 1\n" }
+    for i = 1, 30 do edges[#edges + 1] = ("cfn=g%02d\ncalls=1 1\n1 %d\n"):format(i, i) end
+    local fanout = assert(callgrind.parse(table.concat(edges), "fanout.out"))
+    local text_edges = tostring(fanout:func("main"):callee_functions())
+    assert.are.equal("... 5 more functions (e.rows has them all)", text_edges:match("[^\n]*$"))
+  end)
+
+  it("never print a bare table address for what the API returns", function()
+    local prof = load("parts.callgrind")
+    local fn = prof:func("main") or prof:all()[1]
+    local values = {
+      prof, prof.events, prof:totals(), prof:all(), prof:top(3), prof:group("file"), prof:group("object"),
+      fn, fn:self(), fn:inclusive(), fn:callee_functions(), fn:caller_functions(), fn:tree(),
+      prof:event_info("Ir"), help.text(), help.text(prof),
+    }
+    for part in prof:parts() do
+      values[#values + 1] = part
+      values[#values + 1] = part.desc
+      values[#values + 1] = part.events
+      values[#values + 1] = part.summary
+      values[#values + 1] = part.totals
+    end
+    for c in load("mutual.callgrind"):cycles() do values[#values + 1] = c; values[#values + 1] = c.members end
+    local files = load("files.callgrind")
+    values[#values + 1] = files:annotate("parser.c")
+    values[#values + 1] = files:annotate("parser.c")[1]
+    for i, v in ipairs(values) do
+      assert.is_nil(tostring(v):find("table: 0x", 1, true), "value " .. i .. ": " .. tostring(v))
+    end
+  end)
+
+  it("leave no bare table address in examples/explore.md", function()
+    local f = assert(io.open("examples/explore.md"))
+    local text = f:read("a")
+    f:close()
+    assert.is_nil(text:find("table: 0x", 1, true))
+    assert.is_truthy(text:find("> print(main:tree", 1, true))
+  end)
+end)
+
+describe("callgrind.help", function()
+  -- every method table a user can reach, by the object help names it
+  local tables = {
+    Profile = callgrind.methods.Profile, Function = callgrind.methods.Function, Call = callgrind.methods.Call,
+    CostLine = callgrind.methods.CostLine, Selection = query.Selection, Edges = query.Edges, Cycle = graph.Cycle,
+    Tree = tree.Tree, Annotation = annotate.Annotation,
+  }
+
+  local function entries(name)
+    for _, o in ipairs(help.objects) do
+      if o.name == name then
+        local set = {}
+        for _, e in ipairs(o.entries) do
+          local m = e[1]:match("^[%w_]+:([%w_]+)%(")
+          if m then set[m] = true end
+        end
+        return set
+      end
+    end
+    error("no help for " .. name)
+  end
+
+  it("has a line for every method of every object, and no line for a method that is not there", function()
+    for name, t in pairs(tables) do
+      local lines = entries(name)
+      for m in pairs(t) do
+        assert.is_true(lines[m] or false, name .. ":" .. m .. " has no help line")
+      end
+      for m in pairs(lines) do
+        assert.is_truthy(t[m], name .. ":" .. m .. " is in help but not a method")
+      end
+    end
+    for k in pairs(callgrind) do
+      assert.is_truthy(help.text(callgrind):find("callgrind." .. k, 1, true), "callgrind." .. k .. " has no help line")
+    end
+  end)
+
+  it("is what README.md's reference at a glance says, word for word", function()
+    local f = assert(io.open("README.md"))
+    local readme = f:read("a")
+    f:close()
+    local block = readme:match("<!%-%- help:begin %-%->\n(.-)<!%-%- help:end %-%->")
+    assert.is_truthy(block, "README.md has no <!-- help:begin --> ... <!-- help:end --> block")
+    assert.are.equal(help.markdown(), block,
+      "regenerate it: lua5.4 -e 'print(require(\"callgrind.help\").markdown())'")
+  end)
+
+  it("lists the objects, and the methods and fields of one given itself or by name", function()
+    local prof = load("fib.callgrind")
+    local text = callgrind.help()
+    assert.is_truthy(text:find("\n  Profile     a loaded profile\n", 1, true))
+    assert.are.equal(callgrind.help("Function"), callgrind.help(prof:func("main")))
+    assert.is_truthy(callgrind.help(prof:func("main")):find("\n  fn:inclusive_bounds(ev)  lower bound and estimate", 1,
+      true))
+    assert.are.equal(callgrind.help("Selection"), callgrind.help(prof:all()))
+    assert.are.equal(callgrind.help("Tree"), callgrind.help(prof:func("main"):tree()))
+    assert.are.equal("bad argument #1 to 'help' (no help for 'Nope'; try callgrind.help())",
+      err_of(callgrind.help, "Nope"))
+  end)
+end)
+
+describe("the public surface", function()
+  it("has no _-prefixed method on any object, nor on the module but _VERSION", function()
+    for name, t in pairs(callgrind.methods) do
+      for k in pairs(t) do assert.is_nil(k:match("^_"), name .. "." .. k) end
+    end
+    for _, t in ipairs({ query.Selection, query.Edges, graph.Cycle, tree.Tree, annotate.Annotation }) do
+      for k in pairs(t) do assert.is_nil(k:match("^_"), k) end
+    end
+    for k in pairs(callgrind) do assert.is_true(k == "_VERSION" or not k:match("^_"), k) end
+  end)
+end)
+
+describe("errors of the Lua layer", function()
+  local prof = load("derived.callgrind")
+  local events = "events: Ir Dr, derived: Both Double Diff"
+
+  it("name the public method and the argument, and list the events", function()
+    local main = prof:func("main")
+    local cases = {
+      { function() prof:top(10, "Irr") end, "bad argument #2 to 'top' (unknown event 'Irr'; " .. events .. ")" },
+      { function() prof:top(10, "inclusive") end, "bad argument #2 to 'top' ('inclusive' is a kind, not an event: "
+        .. "the event comes first, as in top(..., \"Ir\", \"inclusive\"); " .. events .. ")" },
+      { function() prof:top(-1) end, "bad argument #1 to 'top' (count must not be negative, got -1)" },
+      { function() prof:top(1.5) end, "bad argument #1 to 'top' (count must be a whole number, got 1.5)" },
+      { function() prof:top("3") end, "bad argument #1 to 'top' (number expected, got '3')" },
+      { function() prof:top(3, "Ir", "total") end,
+        "bad argument #3 to 'top' (expected \"self\" or \"inclusive\", got 'total')" },
+      { function() prof:all():top(3, "Nope") end, "bad argument #2 to 'top' (unknown event 'Nope'; " .. events .. ")" },
+      { function() prof:all():sort("Ir", "x") end, "bad argument #2 to 'sort' (expected \"self\" or \"inclusive\", "
+        .. "got 'x')" },
+      { function() prof:all():sum("Nope") end, "bad argument #1 to 'sum' (unknown event 'Nope'; " .. events .. ")" },
+      { function() prof:all():above(0.1, "Nope") end, "bad argument #2 to 'above' (unknown event 'Nope'; " .. events
+        .. ")" },
+      { function() main:inclusive("Nope") end, "bad argument #1 to 'inclusive' (unknown event 'Nope'; " .. events
+        .. ")" },
+      { function() main:inclusive_bounds() end, "bad argument #1 to 'inclusive_bounds' (event name or index "
+        .. "expected, got nil; " .. events .. ")" },
+      { function() prof:inclusive_all(9) end, "bad argument #1 to 'inclusive_all' (event index 9 out of range 1..2)" },
+      { function() prof:group("file", "Nope") end, "bad argument #2 to 'group' (unknown event 'Nope'; " .. events
+        .. ")" },
+      { function() main:callee_functions():sort("Nope") end, "bad argument #1 to 'sort' (unknown event 'Nope'; "
+        .. events .. ")" },
+      { function() prof:all():report({ events = { "Nope" } }) end, "bad argument #1 to 'report' (unknown event "
+        .. "'Nope'; " .. events .. ")" },
+      { function() prof:event_info("Nope") end, "bad argument #1 to 'event_info' (unknown event 'Nope'; " .. events
+        .. ")" },
+      { function() prof:cycles() ; prof:func("main"):tree({ depth = 0.5 }) end,
+        "bad argument #1 to 'tree' (count must be a whole number, got 0.5)" },
+    }
+    for i, c in ipairs(cases) do
+      assert.are.equal(c[2], err_of(c[1]), "case " .. i)
+    end
+  end)
+
+  it("point at the caller's line", function()
+    local ok, e = pcall(function() prof:top(10, "Irr") end)
+    assert.is_false(ok)
+    assert.is_truthy(e:find("^spec/repl_spec.lua:%d+: bad argument #2 to 'top'"), e)
+  end)
+
+  it("give an empty selection for a count of 0, from a profile as from a selection", function()
+    assert.are.equal(0, #prof:top(0))
+    assert.are.equal(0, #prof:all():top(0))
+    assert.are.equal(2, #prof:top(2.0))
+  end)
+end)

@@ -8,8 +8,8 @@ local function load(name) return assert(callgrind.load("spec/fixtures/" .. name)
 
 -- A node as { name, value, count, recursive, children... } for comparison.
 local function shape(node)
-  local t = { node.fn.name, node.value, node.count or false, node.recursive or nil, hidden = node.hidden > 0 and node.hidden
-    or nil, cut = node.cut or nil }
+  local t = { node.fn.name, node.value, node.count or false, node.recursive or nil,
+    hidden = node.hidden > 0 and node.hidden or nil, cut = node.cut or nil }
   for _, c in ipairs(node.children) do t[#t + 1] = shape(c) end
   return t
 end

@@ -386,26 +386,30 @@ static int names_tostring(lua_State *L)
 static int desc_tostring(lua_State *L)
 {
     luaL_Buffer b;
-    lua_Integer i, n;
+    lua_Integer i, j, n = 0;
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_getglobal(L, "table");   /* sort the keys with table.sort */
-    lua_getfield(L, -1, "sort");
-    lua_newtable(L);
+    lua_settop(L, 1);
+    lua_newtable(L);             /* 2: the types, sorted by insertion */
     lua_pushnil(L);
     while (lua_next(L, 1)) {
         lua_pop(L, 1);
+        for (j = n; j >= 1; j--) {   /* shift the larger ones up */
+            lua_rawgeti(L, 2, j);
+            if (!lua_compare(L, -2, -1, LUA_OPLT)) {
+                lua_pop(L, 1);
+                break;
+            }
+            lua_rawseti(L, 2, j + 1);
+        }
         lua_pushvalue(L, -1);
-        lua_rawseti(L, 4, (lua_Integer)lua_rawlen(L, 4) + 1);
+        lua_rawseti(L, 2, j + 1);
+        n++;
     }
-    lua_pushvalue(L, 3);
-    lua_pushvalue(L, 4);
-    lua_call(L, 1, 0);
-    n = (lua_Integer)lua_rawlen(L, 4);
     luaL_buffinit(L, &b);
     for (i = 1; i <= n; i++) {
         if (i > 1)
             luaL_addchar(&b, '\n');
-        lua_rawgeti(L, 4, i);
+        lua_rawgeti(L, 2, i);
         lua_pushvalue(L, -1);
         lua_rawget(L, 1);
         lua_pushfstring(L, "%s: %s", lua_tostring(L, -2), lua_tostring(L, -1));

@@ -182,11 +182,6 @@ function Profile:annotate(file, ev, opts)
   return a
 end
 
-local function pct(v, total)
-  if total == 0 then return "" end
-  return string_format(" (%5.1f%%)", 100 * v / total)
-end
-
 --- The annotated listing. With the source: every line within `context`
 -- lines (default 3) of a line with cost, its cost or `.`, and under a line
 -- that calls, `=>` lines with the calls' inclusive cost; gaps are marked
@@ -203,7 +198,7 @@ function Annotation:report(opts)
   if self.source_error then out[#out + 1] = "-- " .. self.source_error end
   local cost_of, cells = {}, {}
   for _, row in ipairs(self) do cost_of[row.line] = row end
-  local function cell(v) return show.commas(v) .. pct(v, self.total) end
+  local function cell(v) return show.cost(v, self.total) end
   local w = 1
   for _, row in ipairs(self) do
     local c = cell(row.cost)

@@ -20,11 +20,6 @@ M.commas = show.commas
 --- Shortens a long (C++) name (show.shorten)
 M.shorten = show.shorten
 
-local function percent(v, total)
-  if total == 0 then return "" end
-  return string_format("(%5.1f%%)", 100 * v / total)
-end
-
 -- Pads s to width w (right-aligned numbers, left-aligned text).
 local function rpad(s, w) return string_rep(" ", w - #s) .. s end
 local function lpad(s, w) return s .. string_rep(" ", w - #s) end
@@ -64,7 +59,7 @@ function Selection:report(opts)
     local row = {}
     for i, ev in ipairs(events) do
       local v = kind == "inclusive" and fn:inclusive(ev) or fn:self(ev)
-      row[i] = M.commas(v) .. (show_pct and (" " .. percent(v, totals[i])) or "")
+      row[i] = show_pct and show.cost(v, totals[i]) or M.commas(v)
     end
     row.name = M.shorten(fn.name, width)
     row.file = fn.file or "?"

@@ -106,11 +106,6 @@ function Function:tree(opts)
   return t
 end
 
-local function percent(v, total)
-  if total == 0 then return "" end
-  return string_format(" (%5.1f%%)", 100 * v / total)
-end
-
 --- The tree drawn as text, one node a line: value (share of the total),
 -- then the function with its calls on that edge.
 -- @treturn string
@@ -124,7 +119,7 @@ function Tree:report()
     if node.recursive then notes[#notes + 1] = "recursive: on the path above, not expanded" end
     if node.cut then notes[#notes + 1] = "..." end
     local text = branch .. node.fn.name .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "")
-    rows[#rows + 1] = { show.commas(node.value) .. percent(node.value, self.total), text }
+    rows[#rows + 1] = { show.cost(node.value, self.total), text }
     local inner = node.level == 0 and "" or (prefix .. (last and "   " or "│  "))
     for i, child in ipairs(node.children) do walk(child, inner, i == #node.children and node.hidden == 0) end
     if node.hidden > 0 then

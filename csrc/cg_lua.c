@@ -205,6 +205,12 @@ static void push_event_list(lua_State *L, const CgProfile *P, int pidx)
     luaL_Buffer b;
     size_t i;
     lua_Integer k, n;
+    int order;
+    push_cache(L, pidx);         /* the derived names, below the buffer */
+    lua_getfield(L, -1, CACHE_DERIVED_ORDER);
+    lua_remove(L, -2);
+    order = lua_gettop(L);
+    n = lua_istable(L, order) ? (lua_Integer)lua_rawlen(L, order) : 0;
     luaL_buffinit(L, &b);
     for (i = 0; i < P->nev; i++) {
         if (i)
@@ -213,18 +219,13 @@ static void push_event_list(lua_State *L, const CgProfile *P, int pidx)
     }
     if (i == 0)
         luaL_addstring(&b, "(none)");
-    push_cache(L, pidx);
-    if (lua_getfield(L, -1, CACHE_DERIVED_ORDER) == LUA_TTABLE) {
-        n = (lua_Integer)lua_rawlen(L, -1);
-        for (k = 1; k <= n; k++) {
-            luaL_addstring(&b, k == 1 ? ", derived: " : " ");
-            lua_rawgeti(L, -1, k);
-            luaL_addstring(&b, lua_tostring(L, -1));
-            lua_pop(L, 1);
-        }
+    for (k = 1; k <= n; k++) {
+        luaL_addstring(&b, k == 1 ? ", derived: " : " ");
+        lua_rawgeti(L, order, k);
+        luaL_addvalue(&b);
     }
-    lua_pop(L, 2);
     luaL_pushresult(&b);
+    lua_remove(L, order);
 }
 
 /* Resolves the event at arg: its index (coefs NULL), or -1 with the
@@ -312,10 +313,11 @@ static int64_t event_value(lua_State *L, const CgProfile *P, const int64_t *v,
 #define DESC "callgrind.Desc"
 #define CACHE_COSTS_MT "costs mt"
 
-/* Adds v with thousands separators: -1234567 -> "-1,234,567". */
-static void add_commas(luaL_Buffer *b, lua_Integer v)
+/* Writes v with thousands separators into out (at least 32 bytes):
+ * -1234567 -> "-1,234,567". */
+static void format_commas(char *out, lua_Integer v)
 {
-    char digits[32];
+    char digits[24];
     lua_Unsigned u = v < 0 ? 0u - (lua_Unsigned)v : (lua_Unsigned)v;
     int n = 0, i;
     do {
@@ -323,38 +325,43 @@ static void add_commas(luaL_Buffer *b, lua_Integer v)
         u /= 10;
     } while (u);
     if (v < 0)
-        luaL_addchar(b, '-');
+        *out++ = '-';
     for (i = n - 1; i >= 0; i--) {
-        luaL_addchar(b, digits[i]);
+        *out++ = digits[i];
         if (i && i % 3 == 0)
-            luaL_addchar(b, ',');
+            *out++ = ',';
     }
+    *out = '\0';
 }
 
 /* __tostring of a cost table: "Ir 1,234  Dr 56" in the profile's event
- * order (the metatable's `events`). */
+ * order (the metatable's `events`). Each piece is pushed and added with
+ * luaL_addvalue, so the stack is as the buffer expects it. */
 static int costs_tostring(lua_State *L)
 {
     luaL_Buffer b;
     lua_Integer i, n;
     int any = 0;
+    char num[32];
     luaL_checktype(L, 1, LUA_TTABLE);
-    lua_getmetatable(L, 1);
-    lua_getfield(L, -1, "events");
-    n = (lua_Integer)lua_rawlen(L, -1);
+    lua_settop(L, 1);
+    if (luaL_getmetafield(L, 1, "events") != LUA_TTABLE)
+        return luaL_argerror(L, 1, "not a cost table");
+    n = (lua_Integer)lua_rawlen(L, 2);
     luaL_buffinit(L, &b);
     for (i = 1; i <= n; i++) {
-        lua_rawgeti(L, 3, i);
+        lua_rawgeti(L, 2, i);
         lua_pushvalue(L, -1);
-        if (lua_rawget(L, 1) == LUA_TNUMBER) {
-            if (any)
-                luaL_addstring(&b, "  ");
+        if (lua_rawget(L, 1) == LUA_TNUMBER && lua_isinteger(L, -1)) {
+            format_commas(num, lua_tointeger(L, -1));
+            lua_pushfstring(L, "%s%s %s", any ? "  " : "", lua_tostring(L, -2), num);
+            lua_replace(L, -3);
+            lua_pop(L, 1);
+            luaL_addvalue(&b);
             any = 1;
-            luaL_addstring(&b, lua_tostring(L, -2));
-            luaL_addchar(&b, ' ');
-            add_commas(&b, lua_tointeger(L, -1));
+        } else {
+            lua_pop(L, 2);
         }
-        lua_pop(L, 2);
     }
     if (!any)
         luaL_addstring(&b, "(no costs)");

@@ -34,6 +34,23 @@ describe("values at the REPL", function()
     assert.are.equal("Ir 0", tostring(assert(callgrind.parse("events: Ir\n")):totals()))
   end)
 
+  it("print cost tables and event lists of hundreds of events whole", function()
+    local names, costs, want = {}, {}, {}
+    for i = 1, 300 do
+      names[i] = "Event" .. i
+      costs[i] = tostring(1000 + i)
+      want[i] = ("Event%d 1,%03d"):format(i, i)
+    end
+    local prof = assert(callgrind.parse("events: " .. table.concat(names, " ") .. "\nfn=main\n1 "
+      .. table.concat(costs, " ") .. "\n"))
+    assert.are.equal(table.concat(want, "  "), tostring(prof:totals()))
+    assert.are.equal(table.concat(names, " "), tostring(prof.events))
+    assert.are.equal("bad argument #1 to 'total' (unknown event 'Nope'; events: " .. table.concat(names, " ") .. ")",
+      err_of(function() return prof:total("Nope") end))
+    -- the printer of cost tables refuses a table that is not one
+    assert.are.equal("bad argument #1 to '?' (not a cost table)", err_of(getmetatable(prof:totals()).__tostring, {}))
+  end)
+
   it("print callers and callees, groups, cycles and event descriptions as tables", function()
     local prof = load("extended.callgrind")
     -- extended.callgrind: main calls func1 once (400) and func2 3 times (400)

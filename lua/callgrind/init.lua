@@ -6,6 +6,7 @@ local core = require "callgrind.core"
 local events = require "callgrind.events"
 require "callgrind.graph"
 require "callgrind.query"
+require "callgrind.writer"
 local report = require "callgrind.report"
 
 local M = {}

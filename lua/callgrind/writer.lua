@@ -156,7 +156,9 @@ function Writer:function_block(fn, pidx, filter)
     self:name_line("ob", "ob", fn.object)
     self.ob = fn.object
   end
-  if fn.file ~= nil and fn.file ~= self.fl then
+  -- fl= again after an fi= (callgrind_annotate keeps the fi= file until
+  -- the next fl=)
+  if fn.file ~= nil and (fn.file ~= self.fl or self.lfile ~= self.fl) then
     self:name_line("fl", "fl", fn.file)
     self.fl = fn.file
   end

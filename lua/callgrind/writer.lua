@@ -304,8 +304,9 @@ function Profile:write(dest, opts)
   if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'write' (table expected)", 2) end
   opts = opts or {}
   local only = opts.functions ~= nil and check_selection(self, opts.functions) or nil
-  local f, err = dest, nil
+  local f = dest
   if dtype == "string" then
+    local err
     f, err = io_open(dest, "wb")
     if not f then return nil, err end
   end

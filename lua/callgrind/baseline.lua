@@ -97,8 +97,8 @@ function M.check(name, prof, limits, opts)
   local callgrind = require "callgrind"
   local base, err = callgrind.load(path)
   if not base then return false, string_format("baseline %s does not load: %s", name, err) end
-  local accept = string_format("to accept the new numbers: CALLGRIND_UPDATE_BASELINES=1 (or opts.update = true) "
-    .. "replaces baseline %s (%s)", name, path)
+  local accept = string_format("accept the new numbers: CALLGRIND_UPDATE_BASELINES=1 (or opts.update = true) "
+    .. "replaces %s", path)
   local be, pe = table_concat(base.events, " "), table_concat(prof.events, " ")
   if be ~= pe then
     return false, string_format("baseline %s was recorded with events %s; this profile has %s\n%s", name, be, pe,
@@ -110,8 +110,14 @@ function M.check(name, prof, limits, opts)
   end
   local ok, msg = check.no_regression(base, prof, limits, setmetatable({ hint = accept }, { __index = opts }))
   if not ok or msg:find("\nimproved beyond the limits", 1, true) then
+    -- the new profile, beside the baseline (the run's own file is often
+    -- a temporary one)
     local keep = M.dir(opts) .. "/" .. name .. ".new.callgrind"
-    if prof:write(keep) then msg = msg .. "\nnew profile kept as " .. keep end
+    local line = "\nnew: " .. prof.name .. "\n"
+    local at = msg:find(line, 1, true)
+    if at and prof:write(keep) then
+      msg = msg:sub(1, at - 1) .. "\nnew: " .. keep .. "\n" .. msg:sub(at + #line)
+    end
   end
   return ok, msg
 end

@@ -97,13 +97,15 @@ describe("examples/perf", function()
       ("  Ir (total): %s -> %s %s, limit +5%%"):format(commify(old_ir), commify(new_ir), change),
       ("  Ir of sort_numbers (inclusive): %s -> %s %s, limit +5%%"):format(commify(old_ir), commify(new_ir), change),
     }
-    for _, l in ipairs(rjust { { "event", "old", "new", "change" }, { "Ir", commify(old_ir), commify(new_ir), change } }) do
+    local totals = { { "event", "old", "new", "change" }, { "Ir", commify(old_ir), commify(new_ir), change } }
+    for _, l in ipairs(rjust(totals)) do
       expected[#expected + 1] = l
     end
     expected[#expected + 1] = "biggest changes in Ir (self):"
     local src = H.run("pwd"):gsub("%s+$", "") .. "/examples/perf/sortnum.c"
-    for _, l in ipairs(rjust { { "old", "new", "change", "function", left = true },
-      { commify(old_self), commify(new_self), self_change, ("sort_numbers (%s; %s)"):format(src, slow), left = true } }) do
+    local movers = { { "old", "new", "change", "function", left = true },
+      { commify(old_self), commify(new_self), self_change, ("sort_numbers (%s; %s)"):format(src, slow), left = true } }
+    for _, l in ipairs(rjust(movers)) do
       expected[#expected + 1] = "  " .. l
     end
     expected[#expected + 1] = "old: " .. dir .. "/sortnum.callgrind"

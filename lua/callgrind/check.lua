@@ -78,8 +78,8 @@ function M.parse_limit(spec)
   end
   if t == "table" then
     local out = {}
-    for _, v in ipairs { spec[1], spec[2], spec.increase, spec.max } do
-      local one, err = M.parse_limit(v)
+    for _, k in ipairs { 1, 2, "increase", "max" } do
+      local one, err = M.parse_limit(spec[k])
       if not one then return nil, err end
       out.increase = out.increase or one.increase
       out.max = out.max or one.max

@@ -139,7 +139,7 @@ function M.cost_at_most(limit, target, ev, kind, opts)
   end
   local problem = warnings_problem({ prof }, opts and opts.allow_warnings)
   local where = "profile: " .. prof.name
-  if problem then return false, problem, what .. ": " .. commas(v) end
+  if problem then return false, problem end
   if v > limit then
     return false, string_format("%s: %s > %s%s\n%s", what, commas(v), commas(math.floor(limit)), over(v, limit),
       where)

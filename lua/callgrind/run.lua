@@ -108,10 +108,8 @@ local function check_opts(argv, opts)
   if tc ~= nil and type(tc) ~= "string" and type(tc) ~= "table" then
     error("bad argument #2 to 'run' (opts.toggle_collect must be a function name or a list of them)", 3)
   end
-  for _, k in ipairs { "env" } do
-    if opts[k] ~= nil and type(opts[k]) ~= "table" then
-      error("bad argument #2 to 'run' (opts." .. k .. " must be a table)", 3)
-    end
+  if opts.env ~= nil and type(opts.env) ~= "table" then
+    error("bad argument #2 to 'run' (opts.env must be a table)", 3)
   end
   if opts.args ~= nil and type(opts.args) ~= "table" then
     error("bad argument #2 to 'run' (opts.args must be an array of strings)", 3)
@@ -194,8 +192,9 @@ end
 --   `run.cache_geometry`), `dump_instr`, `collect_jumps`,
 --   `separate_threads`, `trace_children` (booleans), `env` (variables to
 --   set; `false` unsets one), `cwd`, `stdin` (a string), `timeout`
---   (seconds), `keep` (a directory to keep the files in; else they go to a
---   temporary directory that is removed), `valgrind` (the executable),
+--   (seconds), `keep` (a directory to keep the files in, created if needed;
+--   the callgrind.out.* files of an earlier run there are removed first;
+--   else they go to a temporary directory that is removed), `valgrind` (the executable),
 --   `args` (more valgrind options), `allow_failure` (a non-zero exit is
 --   not an error)
 -- @return Profile and info `{ command, status, stdout, stderr, messages,

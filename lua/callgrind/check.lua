@@ -180,7 +180,7 @@ local function event_limits(limits, prof, fname)
     if type(ev) == "string" and ev ~= "functions" and ev ~= "kind" and ev ~= "allow_warnings"
       and ev ~= "fail_on_improvement" then
       local l, err = M.parse_limit(spec)
-      if not l then error(string_format("bad argument #3 to '%s' (%s: %s)", fname, ev, err), 4) end
+      if not l then error(string_format("bad argument #3 to '%s' (%s: %s)", fname, ev, err), 3) end
       l.event = ev
       out[#out + 1] = l
     end
@@ -203,10 +203,7 @@ local function judge(label, old, new, l, fail_on_improvement)
       over(new, l.max), commas(old))
   end
   if l.increase then
-    if p == nil and new > old then
-      return "fail", string_format("%s: %s -> %s %s, limit +%g%%", label, commas(old), commas(new), change,
-        l.increase)
-    elseif p and p > l.increase then
+    if (p == nil and new > old) or (p and p > l.increase) then
       return "fail", string_format("%s: %s -> %s %s, limit +%g%%", label, commas(old), commas(new), change,
         l.increase)
     elseif p and p < -l.increase then

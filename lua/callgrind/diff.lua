@@ -53,7 +53,7 @@ local function index(prof, match, side, collisions)
     local k = match(fn)
     if type(k) ~= "string" then
       error(string_format("bad argument #3 to 'diff' (opts.match returned %s for %s, string expected)",
-        type(k), describe_fn(fn)), 4)
+        type(k), describe_fn(fn)), 3)
     end
     if by[k] then
       clash[k] = clash[k] or { by[k] }

@@ -113,7 +113,7 @@ function M.check(name, prof, limits, opts)
     -- the new profile, beside the baseline (the run's own file is often
     -- a temporary one)
     local keep = M.dir(opts) .. "/" .. name .. ".new.callgrind"
-    local line = "\nnew: " .. prof.name .. "\n"
+    local line = "\nnew: " .. check.file_of(prof) .. "\n"
     local at = msg:find(line, 1, true)
     if at and prof:write(keep) then
       msg = msg:sub(1, at - 1) .. "\nnew: " .. keep .. "\n" .. msg:sub(at + #line)

@@ -91,6 +91,19 @@ function M.parse_limit(spec)
   return nil, "limit must be \"N%\", a number or a table, got " .. t
 end
 
+-- A profile's name for messages; a file that is gone (callgrind.run
+-- removes its temporary files) says so.
+local function file_of(prof)
+  local name = prof.name
+  if name:find("/", 1, true) then
+    local f = io.open(name, "rb")
+    if not f then return name .. " (removed; callgrind.run's keep option keeps the files)" end
+    f:close()
+  end
+  return name
+end
+M.file_of = file_of
+
 local function pct(x) return string_format("%+.1f%%", x) end
 
 -- "(+42.1%)" over a bound.
@@ -138,7 +151,7 @@ function M.cost_at_most(limit, target, ev, kind, opts)
     error("bad argument #2 to 'cost_at_most' (Function, Selection or Profile expected, got " .. type(target) .. ")", 2)
   end
   local problem = warnings_problem({ prof }, opts and opts.allow_warnings)
-  local where = "profile: " .. prof.name
+  local where = "profile: " .. file_of(prof)
   if problem then return false, problem end
   if v > limit then
     return false, string_format("%s: %s > %s%s\n%s", what, commas(v), commas(math.floor(limit)), over(v, limit),
@@ -163,7 +176,7 @@ function M.calls_at_most(limit, fn, opts)
   local problem = warnings_problem({ fn.profile }, opts and opts.allow_warnings)
   if problem then return false, problem end
   local what = string_format("calls into %s", describe_fn(fn))
-  local where = string_format("(%d call site%s)\nprofile: %s", sites, sites == 1 and "" or "s", fn.profile.name)
+  local where = string_format("(%d call site%s)\nprofile: %s", sites, sites == 1 and "" or "s", file_of(fn.profile))
   if n > limit then
     return false, string_format("%s: %s > %s%s %s", what, commas(n), commas(math.floor(limit)), over(n, limit), where)
   end
@@ -292,8 +305,8 @@ function M.no_regression(old, new, limits, opts)
     for _, f in ipairs(improved) do out[#out + 1] = "  " .. f end
   end
   if #shown > 0 then out[#out + 1] = d:report({ events = shown, top = opts.top }) end
-  out[#out + 1] = "old: " .. old.name
-  out[#out + 1] = "new: " .. new.name
+  out[#out + 1] = "old: " .. file_of(old)
+  out[#out + 1] = "new: " .. file_of(new)
   if opts.hint and (#fails > 0 or #improved > 0) then out[#out + 1] = opts.hint end
   return #fails == 0, table_concat(out, "\n")
 end

@@ -98,9 +98,13 @@ print(require("callgrind.baseline").dir())
     f:close()
     -- run from the scratch directory: the default directory is relative
     local fib = pwd .. "/spec/fixtures/fib.callgrind"
+    -- (LD_PRELOAD kept: under make check-asan the core needs it)
     local function lua(env)
-      return lab:run(("cd %s && env -u CALLGRIND_UPDATE_BASELINES -u CALLGRIND_BASELINE_DIR %s lua5.4 %s %s 2>&1")
-        :format(shq(lab.dir), env, shq(script), shq(fib)), "lua5.4")
+      local p = assert(io.popen(("cd %s && env -u CALLGRIND_UPDATE_BASELINES -u CALLGRIND_BASELINE_DIR %s lua5.4 %s %s "
+        .. "2>&1"):format(shq(lab.dir), env, shq(script), shq(fib))))
+      local out = p:read("a")
+      p:close()
+      return out
     end
     assert.are.equal("true\tbaseline fib saved (first run): " .. dir .. "/fib.callgrind (Ir 205)\ttrue\n"
       .. dir .. "\n", lua("CALLGRIND_BASELINE_DIR=" .. shq(dir)))

@@ -59,6 +59,15 @@ describe("callgrind.run", function()
     assert.matches("--toggle-collect=sort_numbers' '--collect-atstart=no'", info.command, 1, true)
   end)
 
+  it("leaves collection on at the start with collect_atstart, so the toggled function is what is left out", function()
+    local inside = assert(callgrind.run({ exe, "2000" }, { toggle_collect = "sort_numbers" }))
+    local outside = assert(callgrind.run({ exe, "2000" }, { toggle_collect = "sort_numbers", collect_atstart = true }))
+    local full = assert(callgrind.run({ exe, "2000" }))
+    assert.is_nil((outside:func("sort_numbers")))
+    assert.is_nil((outside:func("sift")))
+    assert.are.equal(full:total("Ir"), inside:total("Ir") + outside:total("Ir"))
+  end)
+
   it("returns the command line, exit status, output, valgrind's messages and the files it kept", function()
     local keep = lab.dir .. "/kept"
     local prof, info = assert(callgrind.run({ exe, "100" }, { keep = keep }))

@@ -35,6 +35,7 @@ end
 
 --- Is updating on (`opts.update`, or `CALLGRIND_UPDATE_BASELINES` set to
 -- anything but "" and "0")?
+-- @usage if baseline.updating() then print("replacing baselines") end
 function M.updating(opts)
   if opts and opts.update ~= nil then return opts.update and true or false end
   local v = os_getenv("CALLGRIND_UPDATE_BASELINES")

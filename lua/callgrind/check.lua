@@ -61,7 +61,6 @@ local function warnings_problem(profs, allow)
   end
   return nil
 end
-M.warnings_problem = warnings_problem
 
 --- Parses one limit: `"5%"`, a number, `{ "5%", 2e6 }` or
 -- `{ increase = "5%", max = 2e6 }`.
@@ -91,9 +90,10 @@ function M.parse_limit(spec)
   return nil, "limit must be \"N%\", a number or a table, got " .. t
 end
 
--- A profile's name for messages; a file that is gone (callgrind.run
+--- A profile's name for messages; a file that is gone (callgrind.run
 -- removes its temporary files) says so.
-local function file_of(prof)
+-- @usage check.file_of(prof) --> "spec/fixtures/fib.callgrind"
+function M.file_of(prof)
   local name = prof.name
   if name:find("/", 1, true) then
     local f = io.open(name, "rb")
@@ -102,7 +102,7 @@ local function file_of(prof)
   end
   return name
 end
-M.file_of = file_of
+local file_of = M.file_of
 
 local function pct(x) return string_format("%+.1f%%", x) end
 

@@ -37,14 +37,16 @@ local function full_key(fn)
   return "\1" .. fn.name .. "\0" .. tostring(fn.file) .. "\0" .. tostring(fn.object)
 end
 
-local function describe_fn(fn)
+--- A function as messages name it: `name (file; object)`.
+-- @usage diff.describe_fn(prof:func("main")) --> "main (main.c; /bin/prog)"
+function M.describe_fn(fn)
   local where = {}
   if fn.file then where[#where + 1] = fn.file end
   if fn.object then where[#where + 1] = fn.object end
   if #where == 0 then return fn.name end
   return fn.name .. " (" .. table_concat(where, "; ") .. ")"
 end
-M.describe_fn = describe_fn
+local describe_fn = M.describe_fn
 
 -- key -> function of one profile; colliding keys fall back to full keys.
 local function index(prof, match, side, collisions)
@@ -139,6 +141,7 @@ end
 
 --- The change of one value, as a percentage of the old one (nil when the
 -- old one is 0 and the new one is not).
+-- @usage diff.percent(200, 230) --> 15.0
 function M.percent(old, new)
   if old == new then return 0.0 end
   if old == 0 then return nil end

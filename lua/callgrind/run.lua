@@ -21,12 +21,10 @@ local string_format, table_concat, table_sort = string.format, table.concat, tab
 -- associativity, line size).
 M.cache_geometry = { "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64" }
 
---- Quotes a string for sh.
--- @usage run.shq("it's") --> 'it'\''s'
-function M.shq(s)
+-- Quotes a string for sh.
+local function shq(s)
   return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
 end
-local shq = M.shq
 
 local function read_all(path)
   local f = io_open(path, "rb")

@@ -89,15 +89,18 @@ check-asan:
 
 # The specs under valgrind memcheck: a definite leak or an invalid access
 # fails. lua5.4 runs busted's runner itself (--ignore-lua: no child
-# interpreter, so nothing to trace into); valgrind_spec.lua runs valgrind
-# itself and is left out.
+# interpreter, so nothing to trace into); the specs that run valgrind
+# themselves many times (valgrind, writer, run, baseline, perf_example) are
+# left out.
 VALGRIND ?= valgrind
 memcheck: deps-test
 	@$(MAKE) --no-print-directory all
 	$(VALGRIND) --tool=memcheck --leak-check=full \
 	  --errors-for-leak-kinds=definite --error-exitcode=99 \
 	  --trace-children=no $(LUA) "$$(command -v $(BUSTED))" --ignore-lua \
-	  --exclude-pattern=valgrind_spec $(BUSTED_ARGS)
+	  --exclude-pattern=valgrind_spec --exclude-pattern=writer_spec \
+	  --exclude-pattern=run_spec --exclude-pattern=baseline_spec \
+	  --exclude-pattern=perf_example_spec $(BUSTED_ARGS)
 
 # The main job: profile a workload under valgrind, load it, report.
 demo: deps-demo

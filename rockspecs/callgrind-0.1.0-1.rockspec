@@ -27,5 +27,11 @@ build = {
          incdirs = { "csrc" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",
+      ["callgrind.writer"] = "lua/callgrind/writer.lua",
+      ["callgrind.run"] = "lua/callgrind/run.lua",
+      ["callgrind.diff"] = "lua/callgrind/diff.lua",
+      ["callgrind.check"] = "lua/callgrind/check.lua",
+      ["callgrind.baseline"] = "lua/callgrind/baseline.lua",
+      ["callgrind.luassert"] = "lua/callgrind/luassert.lua",
    },
 }

@@ -7,6 +7,7 @@ local tree = require "callgrind.tree"
 local annotate = require "callgrind.annotate"
 local graph = require "callgrind.graph"
 local help = require "callgrind.help"
+local diff = require "callgrind.diff"
 
 local function load(name) return assert(callgrind.load("spec/fixtures/" .. name)) end
 
@@ -143,7 +144,7 @@ describe("callgrind.help", function()
   local tables = {
     Profile = callgrind.methods.Profile, Function = callgrind.methods.Function, Call = callgrind.methods.Call,
     CostLine = callgrind.methods.CostLine, Selection = query.Selection, Edges = query.Edges, Cycle = graph.Cycle,
-    Tree = tree.Tree, Annotation = annotate.Annotation,
+    Tree = tree.Tree, Annotation = annotate.Annotation, Diff = diff.Diff,
   }
 
   local function entries(name)
@@ -204,7 +205,7 @@ describe("the public surface", function()
     for name, t in pairs(callgrind.methods) do
       for k in pairs(t) do assert.is_nil(k:match("^_"), name .. "." .. k) end
     end
-    for _, t in ipairs({ query.Selection, query.Edges, graph.Cycle, tree.Tree, annotate.Annotation }) do
+    for _, t in ipairs({ query.Selection, query.Edges, graph.Cycle, tree.Tree, annotate.Annotation, diff.Diff }) do
       for k in pairs(t) do assert.is_nil(k:match("^_"), k) end
     end
     for k in pairs(callgrind) do assert.is_true(k == "_VERSION" or not k:match("^_"), k) end

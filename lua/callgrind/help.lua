@@ -17,6 +17,12 @@ M.objects = {
     { "callgrind.load(path [, opts])", "loads a profile file: Profile, or nil and \"path:LINE: message\"" },
     { "callgrind.parse(text [, name [, opts]])", "loads a profile from a string" },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x" },
+    { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info" },
+    { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)" },
+    { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit" },
+    { "callgrind.check_calls_at_most(limit, fn [, opts])", "ok, message: calls into a function within a limit" },
+    { "callgrind.check_no_regression(old, new, limits [, opts])", "ok, message: no cost grew past its limit" },
+    { "callgrind.check_within_baseline(name, prof, limits [, opts])", "ok, message: against a stored baseline" },
     { "callgrind.methods", "the method tables of Profile, Function, Call, Jump, CostLine, Part" },
     { "callgrind.report", "formatting helpers: commas(n), shorten(name, width)" },
     { "callgrind._VERSION", "the library's version" },
@@ -52,6 +58,7 @@ M.objects = {
     { "prof:group(by [, ev])", "self cost grouped by \"file\" or \"object\", costliest first" },
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation" },
     { "prof:summary()", "a few lines about the profile" },
+    { "prof:write(path_or_file [, opts])", "writes it as a callgrind file (compress, functions)" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {
     { "part.index", "its position in the profile, from 1" },
@@ -131,6 +138,12 @@ M.objects = {
     { "edges:sort([ev])", "rows sorted by the cost of their calls" },
     { "edges:cost(i [, ev])", "the cost of row i's calls" },
     { "edges.rows", "the rows" },
+  } },
+  { name = "Diff", what = "two profiles compared, from callgrind.diff()", var = "d", entries = {
+    { "d:total(ev)", "the old and the new total" },
+    { "d:functions(ev [, kind])", "rows { name, key, old, new, delta, percent, old_fn, new_fn }, biggest change first" },
+    { "d:report([opts])", "totals per event and the biggest movers (also tostring)" },
+    { "d.collisions", "functions of one profile that share a match key" },
   } },
   { name = "Cycle", what = "functions that call each other (a strongly connected component)", var = "cycle",
     entries = {

@@ -8,8 +8,13 @@ require "callgrind.graph"
 require "callgrind.query"
 require "callgrind.tree"
 require "callgrind.annotate"
+require "callgrind.writer"
 local report = require "callgrind.report"
 local help = require "callgrind.help"
+local run = require "callgrind.run"
+local diff = require "callgrind.diff"
+local check = require "callgrind.check"
+local baseline = require "callgrind.baseline"
 
 local M = {}
 
@@ -51,6 +56,24 @@ M.help = help.text
 --- The method tables of each object type (Profile, Function, Call, Jump,
 -- CostLine, Part); topic modules add methods here.
 M.methods = core.methods
+
+--- Runs a command under valgrind's callgrind and loads its profile (see
+-- `callgrind.run`'s module for the options).
+-- @usage local prof, info = assert(callgrind.run({ "./prog" }, { toggle_collect = "work" }))
+M.run = run.run
+
+--- Compares two profiles (see the `callgrind.diff` module).
+-- @usage local d = callgrind.diff(old, new); print(d)
+M.diff = diff.diff
+
+--- The checks behind the luassert assertions, for any test framework:
+-- each returns `ok, message` (see the `callgrind.check` and
+-- `callgrind.baseline` modules).
+-- @usage local ok, msg = callgrind.check_cost_at_most(2e6, prof:func("parse"), "Ir")
+M.check_cost_at_most = check.cost_at_most
+M.check_calls_at_most = check.calls_at_most
+M.check_no_regression = check.no_regression
+M.check_within_baseline = baseline.check
 
 --- Formatting helpers: `commas(n)`, `shorten(name, width)`.
 M.report = report

@@ -1,0 +1,165 @@
+-- Limits and the checks behind the assertions (callgrind.check_*), on the
+-- hand-made profiles of diff_spec: old (Ir 117, Dr 22) and new (Ir 144,
+-- Dr 23), where parse went from 100 to 130 Ir, helper went away and fresh
+-- is new. Every number is worked by hand from the texts.
+local callgrind = require "callgrind"
+local check = require "callgrind.check"
+
+local OLD = table.concat({
+  "events: Ir Dr",
+  "ob=/home/a/build/prog", "fl=/home/a/src/main.c",
+  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 100 20",
+  "fn=parse", "5 100 20",
+  "fl=/home/a/src/util.c", "fn=helper", "1 7 0", "",
+}, "\n")
+local NEW = table.concat({
+  "events: Ir Dr",
+  "ob=/ci/b/build/prog", "fl=/ci/b/src/main.c",
+  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 130 21",
+  "fn=parse", "5 130 21",
+  "fn=fresh", "6 4 0", "",
+}, "\n")
+
+local old = assert(callgrind.parse(OLD, "old"))
+local new = assert(callgrind.parse(NEW, "new"))
+
+local IR_TABLE = table.concat({
+  "event  old  new        change",
+  "   Ir  117  144  +27 (+23.1%)",
+  "biggest changes in Ir (self):",
+  "  old  new        change  function",
+  "  100  130  +30 (+30.0%)  parse (/ci/b/src/main.c; /ci/b/build/prog)",
+  "    7    0  -7 (-100.0%)  helper (/home/a/src/util.c; /home/a/build/prog)",
+  "    0    4      +4 (new)  fresh (/ci/b/src/main.c; /ci/b/build/prog)",
+}, "\n")
+
+describe("limits", function()
+  it("are a percentage, a number, or both", function()
+    assert.are.same({ increase = 5 }, check.parse_limit("5%"))
+    assert.are.same({ increase = 2.5 }, check.parse_limit(" 2.5 %"))
+    assert.are.same({ max = 1000 }, check.parse_limit(1000))
+    assert.are.same({ increase = 5, max = 2e6 }, check.parse_limit({ "5%", 2e6 }))
+    assert.are.same({ increase = 2.5, max = 10 }, check.parse_limit({ increase = "2.5%", max = 10 }))
+  end)
+
+  it("say what is wrong with a bad one", function()
+    assert.are.same({ nil, "limit '5' is not a percentage like \"5%\"" }, { check.parse_limit("5") })
+    assert.are.same({ nil, "limit must be \"N%\", a number or a table, got boolean" }, { check.parse_limit(true) })
+    assert.are.same({ nil, "empty limit table" }, { check.parse_limit({}) })
+  end)
+end)
+
+describe("callgrind.check_cost_at_most", function()
+  local main = old:func("main")
+
+  it("checks a function's inclusive cost by default, and says by how much it is over", function()
+    assert.are.same({ false, "Ir of main (inclusive): 110 > 100 (+10.0%)\nprofile: old" },
+      { callgrind.check_cost_at_most(100, main, "Ir") })
+    assert.are.same({ true, "Ir of main (inclusive): 110 <= 110\nprofile: old" },
+      { callgrind.check_cost_at_most(110, main, "Ir") })
+  end)
+
+  it("checks self cost with kind \"self\"", function()
+    assert.are.same({ false, "Ir of main (self): 10 > 5 (+100.0%)\nprofile: old" },
+      { callgrind.check_cost_at_most(5, main, "Ir", "self") })
+  end)
+
+  it("sums a selection's self costs", function()
+    assert.are.same({ false, "Ir of 2 functions (main, parse; self, summed): 110 > 100 (+10.0%)\nprofile: old" },
+      { callgrind.check_cost_at_most(100, old:find("^[mp]"), "Ir") })
+  end)
+
+  it("takes a profile's total", function()
+    assert.are.same({ false, "Ir of the whole profile: 117 > 100 (+17.0%)\nprofile: old" },
+      { callgrind.check_cost_at_most(100, old, "Ir") })
+  end)
+
+  it("fails on a profile that lost costs unless allow_warnings", function()
+    local lossy = assert(callgrind.parse("events: Ir\nfn=main\n1 5 6\n2 7\n", "lossy", { lenient = true }))
+    assert.are.same({ false, "lossy has 1 warning that lose costs (allow_warnings = true accepts them):\n"
+      .. "  lossy:3: cost line has 2 costs but events: lists 1" },
+      { callgrind.check_cost_at_most(100, lossy, "Ir") })
+    assert.is_true((callgrind.check_cost_at_most(100, lossy, "Ir", nil, { allow_warnings = true })))
+    -- a totals: mismatch loses nothing
+    local parts = assert(callgrind.load("spec/fixtures/parts.callgrind"))
+    assert.is_true((callgrind.check_cost_at_most(100, parts, "Ir")))
+  end)
+
+  it("raises on misuse, naming the argument", function()
+    assert.has_error(function() callgrind.check_cost_at_most("5", main, "Ir") end,
+      "bad argument #1 to 'cost_at_most' (number expected)")
+    assert.has_error(function() callgrind.check_cost_at_most(5, {}, "Ir") end,
+      "bad argument #2 to 'cost_at_most' (Function, Selection or Profile expected, got table)")
+    assert.has_error(function() callgrind.check_cost_at_most(5, main, "Ir", "all") end,
+      "bad argument #4 to 'cost_at_most' (expected \"self\" or \"inclusive\", got all)")
+  end)
+end)
+
+describe("callgrind.check_calls_at_most", function()
+  it("counts the calls into a function", function()
+    assert.are.same({ false, "calls into parse (/home/a/src/main.c; /home/a/build/prog): 1 > 0 (1 call site)\n"
+      .. "profile: old" }, { callgrind.check_calls_at_most(0, old:func("parse")) })
+    assert.are.same({ true, "calls into parse (/home/a/src/main.c; /home/a/build/prog): 1 <= 1 (1 call site)\n"
+      .. "profile: old" }, { callgrind.check_calls_at_most(1, old:func("parse")) })
+  end)
+end)
+
+describe("callgrind.check_no_regression", function()
+  it("fails past a relative limit with the limit, the table, the movers and the files", function()
+    assert.are.same({ false, "1 limit exceeded:\n  Ir (total): 117 -> 144 +27 (+23.1%), limit +5%\n" .. IR_TABLE
+      .. "\nold: old\nnew: new" }, { callgrind.check_no_regression(old, new, { Ir = "5%" }) })
+  end)
+
+  it("passes within the limit", function()
+    assert.are.same({ true, "within the limits\n" .. IR_TABLE .. "\nold: old\nnew: new" },
+      { callgrind.check_no_regression(old, new, { Ir = "25%" }) })
+  end)
+
+  it("checks an absolute bound, and both", function()
+    local ok, msg = callgrind.check_no_regression(old, new, { Dr = 22 })
+    assert.is_false(ok)
+    assert.are.equal("1 limit exceeded:\n  Dr (total): 23 > 22 (+4.5%) (limit), was 22", msg:match("^[^\n]*\n[^\n]*"))
+    assert.is_true((callgrind.check_no_regression(old, new, { Dr = { "10%", 30 } })))
+    assert.is_false((callgrind.check_no_regression(old, new, { Dr = { "10%", 22 } })))
+    assert.is_false((callgrind.check_no_regression(old, new, { Dr = { "4%", 30 } })))
+  end)
+
+  it("checks named functions' inclusive costs, and every function with \"*\"", function()
+    local ok, msg = callgrind.check_no_regression(old, new, { functions = { parse = { Ir = "20%" } } })
+    assert.is_false(ok)
+    assert.are.equal("1 limit exceeded:\n  Ir of parse (inclusive): 100 -> 130 +30 (+30.0%), limit +20%",
+      msg:match("^[^\n]*\n[^\n]*"))
+    ok, msg = callgrind.check_no_regression(old, new, { functions = { ["*"] = { Ir = "25%" } } })
+    assert.is_false(ok)
+    assert.are.equal("2 limits exceeded:\n  Ir of main (inclusive): 110 -> 140 +30 (+27.3%), limit +25%\n"
+      .. "  Ir of parse (inclusive): 100 -> 130 +30 (+30.0%), limit +25%", msg:match("^[^\n]*\n[^\n]*\n[^\n]*"))
+    ok, msg = callgrind.check_no_regression(old, new, { functions = { parse = { Ir = "20%" } }, kind = "self" })
+    assert.is_false(ok)
+    assert.are.equal("  Ir of parse (self): 100 -> 130 +30 (+30.0%), limit +20%", msg:match("\n([^\n]*)"))
+  end)
+
+  it("reports a decrease beyond the limit as an improvement, or fails on it when asked", function()
+    local ok, msg = callgrind.check_no_regression(new, old, { Ir = "5%" })
+    assert.is_true(ok)
+    assert.are.equal("within the limits\nimproved beyond the limits (1):\n"
+      .. "  Ir (total): 144 -> 117 -27 (-18.8%), beyond -5%", msg:match("^[^\n]*\n[^\n]*\n[^\n]*"))
+    ok, msg = callgrind.check_no_regression(new, old, { Ir = "5%", fail_on_improvement = true })
+    assert.is_false(ok)
+    assert.are.equal("1 limit exceeded:\n  Ir (total): 144 -> 117 -27 (-18.8%), beyond -5%",
+      msg:match("^[^\n]*\n[^\n]*"))
+  end)
+
+  it("says when an event or a function is in neither profile", function()
+    local ok, msg = callgrind.check_no_regression(old, new, { Nope = "5%", functions = { nothere = { Ir = "1%" } } })
+    assert.is_false(ok)
+    assert.are.equal("2 limits exceeded:\n  event Nope: not in both profiles (old: Ir Dr; new: Ir Dr)\n"
+      .. "  function nothere: in neither profile\nold: old\nnew: new", msg)
+  end)
+
+  it("raises on a malformed limit, naming it", function()
+    assert.has_error(function() callgrind.check_no_regression(old, new, { Ir = "5" }) end,
+      "bad argument #3 to 'no_regression' (Ir: limit '5' is not a percentage like \"5%\")")
+    assert.has_error(function() callgrind.check_no_regression(old, new, "5%") end,
+      "bad argument #3 to 'no_regression' (table of limits expected)")
+  end)
+end)

@@ -1,0 +1,125 @@
+-- callgrind.diff on hand-made profiles: an old build under /home/a and the
+-- same program built under /ci/b, where parse got slower, helper went away
+-- and fresh is new. Every number below is worked by hand from the texts.
+local callgrind = require "callgrind"
+
+local OLD = table.concat({
+  "events: Ir Dr",
+  "ob=/home/a/build/prog", "fl=/home/a/src/main.c",
+  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 100 20",
+  "fn=parse", "5 100 20",
+  "fl=/home/a/src/util.c", "fn=helper", "1 7 0", "",
+}, "\n")
+local NEW = table.concat({
+  "events: Ir Dr",
+  "ob=/ci/b/build/prog", "fl=/ci/b/src/main.c",
+  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 130 21",
+  "fn=parse", "5 130 21",
+  "fn=fresh", "6 4 0", "",
+}, "\n")
+
+local old = assert(callgrind.parse(OLD, "old"))
+local new = assert(callgrind.parse(NEW, "new"))
+
+local function row_values(rows)
+  local out = {}
+  for i, r in ipairs(rows) do out[i] = { r.name, r.old, r.new, r.delta, r.percent } end
+  return out
+end
+
+describe("callgrind.diff", function()
+  local d = callgrind.diff(old, new)
+
+  it("gives the totals of an event in both profiles", function()
+    assert.are.same({ 117, 144 }, { d:total("Ir") })
+    assert.are.same({ 22, 23 }, { d:total("Dr") })
+  end)
+
+  it("matches functions by name and file and object without directories, largest change first", function()
+    assert.are.same({
+      { "parse", 100, 130, 30, 30.0 },
+      { "helper", 7, 0, -7, -100.0 },
+      { "fresh", 0, 4, 4, nil },
+      { "main", 10, 10, 0, 0.0 },
+    }, row_values(d:functions("Ir")))
+    local rows = d:functions("Ir")
+    assert.are.equal(old:func("parse"), rows[1].old_fn)
+    assert.are.equal(new:func("parse"), rows[1].new_fn)
+    assert.is_nil(rows[2].new_fn)
+    assert.is_nil(rows[3].old_fn)
+  end)
+
+  it("compares inclusive costs with kind \"inclusive\" (ties by name)", function()
+    assert.are.same({
+      { "main", 110, 140, 30, 100 * 30 / 110 },
+      { "parse", 100, 130, 30, 30.0 },
+      { "helper", 7, 0, -7, -100.0 },
+      { "fresh", 0, 4, 4, nil },
+    }, row_values(d:functions("Ir", "inclusive")))
+  end)
+
+  it("prints the totals per event and the biggest movers as an aligned table", function()
+    assert.are.equal(table.concat({
+      "event  old  new        change",
+      "   Ir  117  144  +27 (+23.1%)",
+      "   Dr   22   23    +1 (+4.5%)",
+      "biggest changes in Ir (self):",
+      "  old  new        change  function",
+      "  100  130  +30 (+30.0%)  parse (/ci/b/src/main.c; /ci/b/build/prog)",
+      "    7    0  -7 (-100.0%)  helper (/home/a/src/util.c; /home/a/build/prog)",
+      "    0    4      +4 (new)  fresh (/ci/b/src/main.c; /ci/b/build/prog)",
+    }, "\n"), tostring(d))
+    assert.are.equal(table.concat({
+      "event  old  new      change",
+      "   Dr   22   23  +1 (+4.5%)",
+      "biggest changes in Dr (inclusive):",
+      "  old  new      change  function",
+      "   22   23  +1 (+4.5%)  main (/ci/b/src/main.c; /ci/b/build/prog)",
+    }, "\n"), d:report({ events = { "Dr" }, kind = "inclusive", top = 1 }))
+  end)
+
+  it("uses opts.match as the key when given", function()
+    local by_object = callgrind.diff(old, new, { match = function(fn) return fn.object end })
+    -- every function of a side lands on its one object: reported, not summed
+    assert.are.same({
+      "old profile: 3 functions share the key of main, compared apart: main (/home/a/src/main.c; /home/a/build/prog), "
+        .. "parse (/home/a/src/main.c; /home/a/build/prog), helper (/home/a/src/util.c; /home/a/build/prog)",
+      "new profile: 3 functions share the key of main, compared apart: main (/ci/b/src/main.c; /ci/b/build/prog), "
+        .. "parse (/ci/b/src/main.c; /ci/b/build/prog), fresh (/ci/b/src/main.c; /ci/b/build/prog)",
+    }, by_object.collisions)
+    local by_name = callgrind.diff(old, new, { match = function(fn) return fn.name end })
+    assert.are.same({}, by_name.collisions)
+    assert.are.equal(4, #by_name:functions("Ir"))
+  end)
+
+  it("reports two functions with the same key instead of summing them", function()
+    local two = assert(callgrind.parse(table.concat({
+      "events: Ir", "ob=/x/prog", "fl=/x/a/util.c", "fn=f", "1 5", "fl=/x/b/util.c", "fn=f", "1 6", "",
+    }, "\n"), "two"))
+    local one = assert(callgrind.parse("events: Ir\nob=/y/prog\nfl=/y/a/util.c\nfn=f\n1 5\n", "one"))
+    local d2 = callgrind.diff(two, one)
+    assert.are.same({ "old profile: 2 functions share the key of f, compared apart: f (/x/a/util.c; /x/prog), "
+      .. "f (/x/b/util.c; /x/prog)" }, d2.collisions)
+    assert.are.same({ { "f", 6, 0, -6, -100.0 }, { "f", 5, 0, -5, -100.0 }, { "f", 0, 5, 5, nil } },
+      row_values(d2:functions("Ir")))
+    assert.matches("old profile: 2 functions share the key of f", tostring(d2), 1, true)
+  end)
+
+  it("works on derived events both profiles have", function()
+    old:define("Mem2", "Ir + 2 Dr")
+    new:define("Mem2", "Ir + 2 Dr")
+    assert.are.same({ 117 + 44, 144 + 46 }, { d:total("Mem2") })
+  end)
+
+  it("raises on misuse, naming the argument", function()
+    assert.has_error(function() callgrind.diff(1, new) end, "bad argument #1 to 'diff' (profile expected)")
+    assert.has_error(function() callgrind.diff(old, "x") end, "bad argument #2 to 'diff' (profile expected)")
+    assert.has_error(function() callgrind.diff(old, new, { match = 1 }) end,
+      "bad argument #3 to 'diff' (opts.match must be a function)")
+    assert.has_error(function() d:total("Nope") end,
+      "bad argument #1 to 'total' (unknown event 'Nope' in the old profile)")
+    assert.has_error(function() d:functions("Ir", "both") end,
+      "bad argument #2 to 'functions' (expected \"self\" or \"inclusive\", got both)")
+    assert.has_error(function() callgrind.diff(old, new, { match = function() return 1 end }):functions("Ir") end)
+  end)
+end)

@@ -1,0 +1,178 @@
+-- callgrind.run against real valgrind runs of examples/perf/sortnum.c and
+-- /bin/sh, checked with valgrind run directly and callgrind_annotate; every
+-- failure path with its exact message.
+local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
+
+local shq = H.shq
+
+local lab = H.lab("spec/run_spec.lua")
+local exe
+
+setup(function()
+  lab:open()
+  lab:need_tools()
+  exe = lab.dir .. "/sortnum"
+  lab:run(("gcc -g -O1 -o %s examples/perf/sortnum.c"):format(shq(exe)), "gcc (examples/perf/sortnum.c)")
+end)
+teardown(function() lab:close() end)
+
+-- self Ir per function, by name
+local function self_costs(prof, ev)
+  local t = {}
+  for fn in prof:functions() do
+    local v = fn:self(ev)
+    if v ~= 0 then t[fn.name] = (t[fn.name] or 0) + v end
+  end
+  return t
+end
+
+describe("callgrind.run", function()
+  it("gives identical Ir totals and per-function costs on two runs of the same program", function()
+    local a = assert(callgrind.run({ exe, "3000" }))
+    local b = assert(callgrind.run({ exe, "3000" }))
+    assert.are.equal(a:total("Ir"), b:total("Ir"))
+    assert.are.same(self_costs(a, "Ir"), self_costs(b, "Ir"))
+  end)
+
+  it("counts only the toggled function and what it calls, as valgrind run by hand does", function()
+    local prof, info = assert(callgrind.run({ exe, "2000" }, { toggle_collect = "sort_numbers" }))
+    local out = lab.dir .. "/toggle.out"
+    lab:run(("setarch -R valgrind -q --tool=callgrind --toggle-collect=sort_numbers --collect-atstart=no "
+      .. "--callgrind-out-file=%s %s 2000 >/dev/null"):format(shq(out), shq(exe)), "valgrind")
+    local a = lab:annotate(out)
+    assert.are.equal(a.program.Ir, prof:total("Ir"))
+    local rows = {}
+    for k, row in pairs(a.rows) do
+      if row.Ir ~= 0 then rows[k:match("([^:]*)$")] = row.Ir end
+    end
+    assert.are.same(rows, self_costs(prof, "Ir"))
+    assert.are.same({ "sift", "sort_numbers" }, (function()
+      local names = {}
+      for name in pairs(self_costs(prof, "Ir")) do names[#names + 1] = name end
+      table.sort(names)
+      return names
+    end)())
+    -- and the full run's inclusive cost of sort_numbers is that total
+    local full = assert(callgrind.run({ exe, "2000" }))
+    assert.are.equal(prof:total("Ir"), full:func("sort_numbers"):inclusive("Ir"))
+    assert.matches("--toggle-collect=sort_numbers' '--collect-atstart=no'", info.command, 1, true)
+  end)
+
+  it("leaves collection on at the start with collect_atstart, so the toggled function is what is left out", function()
+    local inside = assert(callgrind.run({ exe, "2000" }, { toggle_collect = "sort_numbers" }))
+    local outside = assert(callgrind.run({ exe, "2000" }, { toggle_collect = "sort_numbers", collect_atstart = true }))
+    local full = assert(callgrind.run({ exe, "2000" }))
+    assert.is_nil((outside:func("sort_numbers")))
+    assert.is_nil((outside:func("sift")))
+    assert.are.equal(full:total("Ir"), inside:total("Ir") + outside:total("Ir"))
+  end)
+
+  it("returns the command line, exit status, output, valgrind's messages and the files it kept", function()
+    local keep = lab.dir .. "/kept"
+    local prof, info = assert(callgrind.run({ exe, "100" }, { keep = keep }))
+    local native = lab:run(shq(exe) .. " 100", "sortnum")
+    assert.are.equal(native, info.stdout)
+    assert.are.equal("", info.stderr)
+    assert.are.equal(0, info.status)
+    assert.matches("Callgrind, a call-graph generating cache profiler", info.messages, 1, true)
+    assert.are.equal(1, #info.files)
+    assert.matches("^" .. keep:gsub("%p", "%%%0") .. "/callgrind%.out%.%d+$", info.files[1])
+    assert.are.equal(info.files[1], prof.name)
+    assert.are.equal(info.files[1], prof.name)
+    assert.are.equal(keep, info.dir)
+    assert.is_true(io.open(info.files[1]) ~= nil)
+    local setarch = os.execute("setarch -R true >/dev/null 2>&1") and "setarch -R " or ""
+    assert.are.equal(setarch .. "'valgrind' '--tool=callgrind' '--callgrind-out-file=" .. keep
+      .. "/callgrind.out.%p' '--log-file=" .. keep .. "/valgrind.%p.log' '" .. exe .. "' '100'", info.command)
+  end)
+
+  it("simulates caches of a fixed geometry and branches with cache_sim and branch_sim", function()
+    local prof = assert(callgrind.run({ exe, "100" }, { cache_sim = true, branch_sim = true }))
+    assert.are.same({ "Ir", "Dr", "Dw", "I1mr", "D1mr", "D1mw", "ILmr", "DLmr", "DLmw", "Bc", "Bcm", "Bi", "Bim" },
+      prof.events)
+    local part = prof:parts()()
+    assert.are.equal("32768 B, 64 B, 8-way associative", part.desc["I1 cache"])
+    assert.are.equal("32768 B, 64 B, 8-way associative", part.desc["D1 cache"])
+    assert.are.equal("8388608 B, 64 B, 16-way associative", part.desc["LL cache"])
+  end)
+
+  it("writes instruction addresses and jumps with dump_instr and collect_jumps", function()
+    local prof = assert(callgrind.run({ exe, "100" }, { dump_instr = true, collect_jumps = true }))
+    local line = prof:func("sort_numbers"):lines()()
+    assert.is_number(line.addr)
+    assert.is_truthy(prof:jumps()())
+    local plain = assert(callgrind.run({ exe, "100" }))
+    assert.is_nil(plain:func("sort_numbers"):lines()().addr)
+    assert.is_nil(plain:jumps()())
+  end)
+
+  it("passes env, cwd and stdin to the program", function()
+    local prof, info = assert(callgrind.run({ "sh", "-c", "echo \"$GREETING\"; pwd; cat; echo \"${HOME-unset}\"" },
+      { env = { GREETING = "hello there", HOME = false }, cwd = lab.dir, stdin = "from stdin\n" }))
+    assert.are.equal("hello there\n" .. lab.dir .. "\nfrom stdin\nunset\n", info.stdout)
+    assert.is_true(prof:total("Ir") > 0)
+  end)
+
+  it("passes extra valgrind options with args", function()
+    local prof = assert(callgrind.run({ exe, "100" }, { args = { "--dump-line=no", "--dump-instr=yes" } }))
+    local line = prof:func("sort_numbers"):lines()()
+    assert.is_nil(line.line)
+    assert.is_number(line.addr)
+  end)
+
+  describe("fails with the reason", function()
+    it("when valgrind is not installed", function()
+      assert.are.same({ nil, "valgrind not found: 'no-such-valgrind' is not an executable on PATH; install valgrind "
+        .. "(Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)" },
+        { callgrind.run({ exe }, { valgrind = "no-such-valgrind" }) })
+    end)
+
+    it("when the program is not found", function()
+      assert.are.same({ nil, "program not found: ./no/such/program" }, { callgrind.run({ "./no/such/program" }) })
+      assert.are.same({ nil, "program not found: no-such-program-on-path" },
+        { callgrind.run({ "no-such-program-on-path" }) })
+    end)
+
+    it("when the program exits non-zero, unless allow_failure", function()
+      local prof, err, info = callgrind.run({ "sh", "-c", "echo one >&2; echo two >&2; exit 3" })
+      assert.is_nil(prof)
+      assert.are.equal("sh exited with status 3 (opts.allow_failure accepts that); its stderr ends:\none\ntwo", err)
+      assert.are.equal(3, info.status)
+      local ok, info2 = callgrind.run({ "sh", "-c", "exit 3" }, { allow_failure = true })
+      assert.is_true(ok:total("Ir") > 0)
+      assert.are.equal(3, info2.status)
+    end)
+
+    it("when valgrind itself fails, with its last lines", function()
+      local prof, err, info = callgrind.run({ exe }, { args = { "--no-such-option" } })
+      assert.is_nil(prof)
+      assert.are.equal("valgrind failed (exit status 1):\nvalgrind: Unknown option: --no-such-option\n"
+        .. "valgrind: Use --help for more information or consult the user manual.", err)
+      assert.are.equal(1, info.status)
+    end)
+
+    it("when no profile was written", function()
+      local keep = lab.dir .. "/none"
+      local prof, err = callgrind.run({ exe, "10" }, { keep = keep, args = { "--callgrind-out-file=/dev/null" } })
+      assert.is_nil(prof)
+      assert.are.equal("no profile written: valgrind exited with status 0 but wrote no callgrind.out file in " .. keep,
+        err)
+    end)
+
+    it("when the program runs past the timeout", function()
+      local prof, err = callgrind.run({ "sleep", "20" }, { timeout = 1 })
+      assert.is_nil(prof)
+      assert.are.equal("timed out after 1 s: sleep", err)
+    end)
+  end)
+
+  it("raises on misuse, naming the argument", function()
+    assert.has_error(function() callgrind.run("prog") end,
+      "bad argument #1 to 'run' (array of strings expected: { program, args... })")
+    assert.has_error(function() callgrind.run({ exe }, { toggle_collect = 5 }) end,
+      "bad argument #2 to 'run' (opts.toggle_collect must be a function name or a list of them)")
+    assert.has_error(function() callgrind.run({ exe }, { timeout = 0 }) end,
+      "bad argument #2 to 'run' (opts.timeout must be a positive number of seconds)")
+  end)
+end)

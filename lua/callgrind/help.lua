@@ -141,7 +141,7 @@ M.objects = {
   } },
   { name = "Diff", what = "two profiles compared, from callgrind.diff()", var = "d", entries = {
     { "d:total(ev)", "the old and the new total" },
-    { "d:functions(ev [, kind])", "rows { name, key, old, new, delta, percent, old_fn, new_fn }, biggest change first" },
+    { "d:functions(ev [, kind])", "rows { name, key, old, new, delta, percent, old_fn, new_fn }, biggest first" },
     { "d:report([opts])", "totals per event and the biggest movers (also tostring)" },
     { "d.collisions", "functions of one profile that share a match key" },
   } },

@@ -51,9 +51,8 @@ local function sections(prof)
   local hdr = { "name\t" .. v(prof.name), "version\t" .. v(prof.version),
     "creator\t" .. v(prof.creator), "cmd\t" .. v(prof.cmd), "pid\t" .. v(prof.pid),
     "events\t" .. table.concat(prof.events, " ") }
-  local parts, pindex = {}, {}
+  local parts = {}
   for part in prof:parts() do
-    pindex[part] = part.index
     parts[#parts + 1] = part_line(part)
     parts[#parts + 1] = "  summary " .. event_map(prof, part.summary)
     parts[#parts + 1] = "  totals " .. event_map(prof, part.totals)

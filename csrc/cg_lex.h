@@ -127,7 +127,9 @@ static inline const char *cg_scan_pos(const char *s, const char *e,
     }
 }
 
-/* Scans a signed cost (decimal or 0x hex, optional '-'). */
+/* Scans a signed cost (decimal or 0x hex, optional '-'). A cost from 2^63
+ * to 2^64-1 is a 64-bit counter written unsigned: it keeps its bits
+ * (FORMAT.md, "Cost lines"). */
 static inline const char *cg_scan_cost(const char *s, const char *e,
                                        int64_t *out, int *why)
 {
@@ -149,11 +151,9 @@ static inline const char *cg_scan_cost(const char *s, const char *e,
             return NULL;
         }
         *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else if (v > (uint64_t)INT64_MAX) {
+        *out = (int64_t)(v - (uint64_t)INT64_MAX - 1) + INT64_MIN;
     } else {
-        if (v > (uint64_t)INT64_MAX) {
-            *why = CG_LEX_OVERFLOW;
-            return NULL;
-        }
         *out = (int64_t)v;
     }
     return s;

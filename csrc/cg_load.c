@@ -46,6 +46,10 @@ typedef struct Loader {
     uint64_t jump_line;
 
     int block_open;
+    int callgrind;               /* creator: callgrind..., which ends every
+                                    part with totals: ("# callgrind format"
+                                    alone is no sign: the format's own
+                                    examples start so and have none) */
     int32_t unspecified;
     CgNames evnames;             /* P->events hashed, same indices */
     int64_t cost[CG_MAX_EVENTS];
@@ -128,13 +132,14 @@ static int nomem(Loader *L)
     return CG_ENOMEM;
 }
 
-static int add_warning_text(Loader *L, const char *text)
+static int add_warning_text(Loader *L, int kind, const char *text)
 {
-    return cg_model_warn_text(L->P, text) ? nomem(L) : CG_OK;
+    return cg_model_warn_text(L->P, kind, text) ? nomem(L) : CG_OK;
 }
 
-/* A warning about line `line`, same shape as an error. */
-static int warn_at(Loader *L, uint64_t line, const char *fmt, ...)
+/* A warning of a kind (CG_W_*) about line `line`, same shape as an
+ * error. */
+static int warn_at(Loader *L, int kind, uint64_t line, const char *fmt, ...)
 {
     CgError tmp, *keep = L->err;
     va_list ap;
@@ -143,7 +148,7 @@ static int warn_at(Loader *L, uint64_t line, const char *fmt, ...)
     vfail(L, line, fmt, ap);
     va_end(ap);
     L->err = keep;
-    return add_warning_text(L, tmp.msg);
+    return add_warning_text(L, kind, tmp.msg);
 }
 
 static int lex_fail(Loader *L, int why, const char *tok, const char *e,
@@ -329,7 +334,7 @@ static int read_name(Loader *L, int kind, const char *key, const char *s,
             }
         }
         if (old >= 0 && old != idx) {
-            int rc = warn_at(L, L->lineno,
+            int rc = warn_at(L, CG_W_NAME, L->lineno,
                              "%s=(%llu) redefined from '%.*s' to '%.*s'", key,
                              (unsigned long long)id, (int)t->str[old].len,
                              t->str[old].ptr, (int)t->str[idx].len,
@@ -475,7 +480,7 @@ static int check_sums(Loader *L, const CgPart *pt, const int64_t *written,
     }
     if (!bad)
         return CG_OK;
-    return warn_at(L, line, "%s does not match the cost lines: %s%s", what,
+    return warn_at(L, CG_W_MISMATCH, line, "%s does not match the cost lines: %s%s", what,
                    buf, bad > 4 ? ", ..." : "");
 }
 
@@ -813,8 +818,8 @@ static int hdr_costs(Loader *L, const char *s, const char *e, int totals)
         s = q;
     }
     if (*slot) {
-        int rc = warn_at(L, L->lineno, "%s given twice in one part; the "
-                         "later one is kept", what);
+        int rc = warn_at(L, CG_W_SKIPPED, L->lineno, "%s given twice in one "
+                         "part; the later one is kept", what);
         if (rc)
             return rc;
         v = *slot;
@@ -1148,7 +1153,7 @@ static int name_line(Loader *L, int which, const char *s, const char *e)
 
 enum {
     K_OB, K_FL, K_FI, K_FE, K_FN, K_COB, K_CFI, K_CFL, K_CFN, K_JFI, K_JFN,
-    K_CALLS, K_JUMP, K_JCND, K_UNKNOWN_EQ,
+    K_CALLS, K_JUMP, K_JCND, K_FRFN, K_UNKNOWN_EQ,
     K_VERSION, K_CREATOR, K_PID, K_THREAD, K_PART, K_CMD, K_DESC,
     K_POSITIONS, K_EVENTS, K_EVENT, K_SUMMARY, K_TOTALS, K_UNKNOWN_COLON
 };
@@ -1166,7 +1171,7 @@ static int key_of(const char *k, size_t n, char sep)
     static const Key eq[] = {
         KEY("ob"), KEY("fl"), KEY("fi"), KEY("fe"), KEY("fn"), KEY("cob"),
         KEY("cfi"), KEY("cfl"), KEY("cfn"), KEY("jfi"), KEY("jfn"),
-        KEY("calls"), KEY("jump"), KEY("jcnd")
+        KEY("calls"), KEY("jump"), KEY("jcnd"), KEY("frfn")
     };
     static const Key colon[] = {
         KEY("version"), KEY("creator"), KEY("pid"), KEY("thread"),
@@ -1212,7 +1217,7 @@ static int missing_follow_line(Loader *L, const char *s, const char *e)
                     (unsigned long long)at, q);
     L->call_pending = L->jump_pending = 0;
     close_block(L, L->line);
-    return warn_at(L, at, "%s skipped: the line after it is not its %s line",
+    return warn_at(L, CG_W_SKIPPED, at, "%s skipped: the line after it is not its %s line",
                    call ? "calls=" : "jump", call ? "cost" : "source");
 }
 
@@ -1235,12 +1240,19 @@ static int keyed_line(Loader *L, const char *s, const char *e)
         return jump_line(L, v, e, 0);
     case K_JCND:
         return jump_line(L, v, e, 1);
+    case K_FRFN: {
+        /* the caller context of the next block: only its id definition
+         * matters (FORMAT.md, "Calls and jumps") */
+        int32_t idx;
+        return read_name(L, CG_FN, "frfn", v, e, &idx);
+    }
     case K_UNKNOWN_EQ:
     case K_UNKNOWN_COLON: {
         char q[300];
         quote(q, sizeof q, k, (size_t)(e - k));
         close_block(L, L->line);
-        return warn_at(L, L->lineno, "unknown line %s skipped", q);
+        return warn_at(L, CG_W_UNKNOWN, L->lineno, "unknown line %s skipped",
+                       q);
     }
     case K_VERSION:
         return hdr_version(L, v, e);
@@ -1249,6 +1261,9 @@ static int keyed_line(Loader *L, const char *s, const char *e)
             L->P->creator.ptr = cg_skip_blanks(v, e);
             L->P->creator.len = (size_t)(e - L->P->creator.ptr);
         }
+        if (e - cg_skip_blanks(v, e) >= 9 &&
+            !memcmp(cg_skip_blanks(v, e), "callgrind", 9))
+            L->callgrind = 1;
         return CG_OK;
     case K_EVENT:
         return hdr_event(L, v, e);
@@ -1352,7 +1367,30 @@ static int skip_line(Loader *L)
     }
     if (L->jump_pending && L->jump_line != L->lineno)
         L->jump_pending = 0;
-    return add_warning_text(L, L->err->msg);
+    return add_warning_text(L, CG_W_SKIPPED, L->err->msg);
+}
+
+/* A callgrind file whose last part has no totals: was cut short: warn at
+ * its last non-blank line, quoting it. */
+static int cut_short(Loader *L)
+{
+    const char *buf = L->P->buf, *e = buf + L->P->len, *s;
+    uint64_t line = L->lineno;
+    char q[300];
+    /* lineno counts a last line without '\n' too; step back over blank
+     * lines (each '\n' ends one) */
+    while (e > buf && (e[-1] == '\n' || e[-1] == '\r' || cg_is_blank(e[-1]))) {
+        if (e[-1] == '\n' && e != buf + L->P->len)
+            line--;
+        e--;
+    }
+    s = e;
+    while (s > buf && s[-1] != '\n')
+        s--;
+    quote(q, sizeof q, s, (size_t)(e - s));
+    return warn_at(L, CG_W_TRUNCATED, line, "the file ends without totals: "
+                   "(callgrind ends every part with one): cut short after "
+                   "%s", q);
 }
 
 static int finish(Loader *L)
@@ -1367,18 +1405,28 @@ static int finish(Loader *L)
             return fail_at(L, at, "%s at end of file, with no %s line after "
                            "it", call ? "calls=" : "jump",
                            call ? "cost" : "source");
-        rc = warn_at(L, at, "%s skipped: the file ends before its %s line",
+        rc = warn_at(L, CG_W_SKIPPED, at, "%s skipped: the file ends before its %s line",
                      call ? "calls=" : "jump", call ? "cost" : "source");
         if (rc)
             return rc;
     } else if (L->skip_cost) {
         L->skip_cost = 0;
     } else if (L->cfn >= 0 || L->cfi >= 0 || L->cob >= 0) {
-        rc = warn_at(L, L->lineno, "the file ends after a call's target "
-                     "with no calls= line (truncated?)");
+        rc = warn_at(L, CG_W_TRUNCATED, L->lineno, "the file ends after a "
+                     "call's target with no calls= line (truncated?)");
         if (rc)
             return rc;
     }
+    if (!L->P->nev) {
+        L->err->status = CG_EBAD;
+        L->err->line = 0;
+        snprintf(L->err->msg, sizeof L->err->msg, "%s: no events: line: not "
+                 "a callgrind profile", L->P->name);
+        return CG_EBAD;
+    }
+    if (L->callgrind && !L->P->parts[L->part].totals &&
+        (rc = cut_short(L)) != 0)
+        return rc;
     return end_part(L);
 }
 

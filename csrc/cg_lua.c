@@ -448,19 +448,34 @@ static int profile_tostring(lua_State *L)
     return 1;
 }
 
+/* prof:warnings([kind]): every warning, or those of one kind (the kinds
+ * of cg_warning_kinds; "formula" ones come from the Lua layer). */
 static int profile_warnings(lua_State *L)
 {
+    static const char *const kinds[] = {
+        "truncated", "skipped", "mismatch", "unknown", "name", "formula", NULL
+    };
     CgProfile *P = check_profile(L, 1);
+    int kind = lua_isnoneornil(L, 2) ? -1 : luaL_checkoption(L, 2, NULL, kinds);
+    uint64_t dropped = 0;
     size_t i;
-    lua_createtable(L, (int)P->nwarnings + 1, 0);
+    lua_Integer n = 0;
+    lua_createtable(L, kind < 0 ? (int)P->nwarnings + 1 : 0, 0);
     for (i = 0; i < P->nwarnings; i++) {
-        lua_pushstring(L, P->warnings[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        if (kind >= 0 && P->warnings[i].kind != kind)
+            continue;
+        lua_pushstring(L, P->warnings[i].text);
+        lua_rawseti(L, -2, ++n);
     }
-    if (P->warnings_dropped) {
-        lua_pushfstring(L, "%s: %I more warnings not listed", P->name,
-                        (lua_Integer)P->warnings_dropped);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    for (i = 0; i < CG_NWKINDS; i++)
+        if (kind < 0 || (int)i == kind)
+            dropped += P->warnings_dropped[i];
+    if (dropped) {
+        /* "N more warnings", or "N more skipped warnings" */
+        lua_pushfstring(L, "%s: %I more %s%swarnings not listed", P->name,
+                        (lua_Integer)dropped, kind < 0 ? "" : kinds[kind],
+                        kind < 0 ? "" : " ");
+        lua_rawseti(L, -2, ++n);
     }
     return 1;
 }

@@ -224,7 +224,8 @@ static int resolve_forward(CgProfile *P, CgError *err)
                          "defined", what[k], id);
                 /* Only a name is lost (callgrind 0.10 omits some):
                  * keep "(N)" as the name and say so. */
-                if (cg_model_warn(P, (uint64_t)t->str[i].len, msg) != 0 ||
+                if (cg_model_warn(P, CG_W_NAME, (uint64_t)t->str[i].len,
+                                  msg) != 0 ||
                     CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
                     !(nm = malloc(32)))
                     return CG_ENOMEM;
@@ -440,28 +441,33 @@ oom:
     return -1;
 }
 
-int cg_model_warn_text(CgProfile *P, const char *text)
+const char *const cg_warning_kinds[CG_NWKINDS] = {
+    "truncated", "skipped", "mismatch", "unknown", "name"
+};
+
+int cg_model_warn_text(CgProfile *P, int kind, const char *text)
 {
     char *w;
     size_t n = strlen(text) + 1;
-    if (P->nwarnings >= CG_MAX_WARNINGS) {
-        P->warnings_dropped++;
+    if (P->nwarnings >= CG_MAX_WARNINGS && kind != CG_W_TRUNCATED) {
+        P->warnings_dropped[kind]++;
         return 0;
     }
     if (CG_GROW(P->warnings, P->warnings_cap, P->nwarnings + 1) != 0 ||
         !(w = malloc(n)))
         return -1;
     memcpy(w, text, n);
-    P->warnings[P->nwarnings++] = w;
+    P->warnings[P->nwarnings].text = w;
+    P->warnings[P->nwarnings++].kind = kind;
     return 0;
 }
 
-int cg_model_warn(CgProfile *P, uint64_t line, const char *msg)
+int cg_model_warn(CgProfile *P, int kind, uint64_t line, const char *msg)
 {
     char buf[1024];
     snprintf(buf, sizeof buf, "%s:%llu: %s", P->name,
              (unsigned long long)line, msg);
-    return cg_model_warn_text(P, buf);
+    return cg_model_warn_text(P, kind, buf);
 }
 
 int cg_model_finish(CgProfile *P, CgError *err)
@@ -548,7 +554,7 @@ void cg_profile_free(CgProfile *P)
     free(P->parts);
     free(P->descs);
     for (i = 0; i < P->nwarnings; i++)
-        free(P->warnings[i]);
+        free(P->warnings[i].text);
     free(P->warnings);
     for (i = 0; i < P->narena; i++)
         free(P->arena[i]);

@@ -18,7 +18,8 @@ CG_HIDDEN int cg_model_add_event(CgProfile *P, const char *s, size_t len);
 CG_HIDDEN int cg_model_finish(CgProfile *P, CgError *err);
 /* Adds "NAME:LINE: msg" / text as it is to the warnings (the first
  * CG_MAX_WARNINGS; the rest are counted); -1 out of memory. */
-CG_HIDDEN int cg_model_warn(CgProfile *P, uint64_t line, const char *msg);
-CG_HIDDEN int cg_model_warn_text(CgProfile *P, const char *text);
+CG_HIDDEN int cg_model_warn(CgProfile *P, int kind, uint64_t line,
+                            const char *msg);
+CG_HIDDEN int cg_model_warn_text(CgProfile *P, int kind, const char *text);
 
 #endif

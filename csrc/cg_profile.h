@@ -17,8 +17,25 @@ enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3 };
 /* Load options. */
 enum { CG_LENIENT = 1 };
 
-/* Where a warning list stops growing; one last line counts the rest. */
+/* Where a warning list stops growing; one last line counts the rest.
+ * A "truncated" warning (one per file at most) is always kept. */
 #define CG_MAX_WARNINGS 1000
+
+/* Warning kinds (README, "Warnings"); cg_warning_kinds names them. */
+enum {
+    CG_W_TRUNCATED = 0,    /* the file was cut short */
+    CG_W_SKIPPED = 1,      /* lenient mode dropped a line */
+    CG_W_MISMATCH = 2,     /* summary:/totals: differ from the cost lines */
+    CG_W_UNKNOWN = 3,      /* an unknown line was skipped */
+    CG_W_NAME = 4,         /* an id redefined or never defined */
+    CG_NWKINDS = 5
+};
+CG_HIDDEN extern const char *const cg_warning_kinds[CG_NWKINDS];
+
+typedef struct CgWarning {
+    char *text;            /* "NAME:LINE: message" */
+    int kind;              /* CG_W_* */
+} CgWarning;
 
 typedef struct CgError {
     int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO */
@@ -129,9 +146,9 @@ typedef struct CgProfile {
     CgDesc *descs;
     size_t ndescs, descs_cap;
 
-    char **warnings;
+    CgWarning *warnings;
     size_t nwarnings, warnings_cap;
-    uint64_t warnings_dropped;
+    uint64_t warnings_dropped[CG_NWKINDS];   /* past CG_MAX_WARNINGS */
 
     void *graph;                 /* CgGraph, built on first use */
 

@@ -237,11 +237,8 @@ describe("callgrind.parse", function()
     assert.are.equal(2, prof:total("A"))
   end)
 
-  it("loads an empty text as an empty profile", function()
-    local prof = assert(parse(""))
-    assert.are.same({}, prof.events)
-    assert.are.same({}, prof:totals())
-    assert.are.equal(0, #collect(prof:functions()))
+  it("refuses an empty text: no events: line, no callgrind profile", function()
+    assert.are.same({ nil, "t.out: no events: line: not a callgrind profile" }, { parse("") })
   end)
 
   local bad = {

@@ -31,8 +31,8 @@ static int next_block(CgCursor *c)
         c->base[k] = P->bases[b->base + k];
     c->jfile = b->jfile;
     c->jfunc = b->jfunc;
-    c->p = P->buf + b->start;
-    c->end = P->buf + b->end;
+    c->p = P->texts[P->parts[b->part].text].buf + b->start;
+    c->end = P->texts[P->parts[b->part].text].buf + b->end;
     return 1;
 }
 
@@ -189,4 +189,26 @@ int cg_cursor_next_line(CgCursor *c, CgLine *out)
 int cg_cursor_next_jump(CgCursor *c, CgJump *out)
 {
     return walk(c, NULL, out);
+}
+
+int cg_func_part_self(const CgProfile *P, int32_t f, uint32_t part,
+                      int64_t *out, int64_t *scratch)
+{
+    const CgFunc *fn = &P->funcs[f];
+    uint32_t b;
+    size_t i;
+    for (i = 0; i < P->stride; i++)
+        out[i] = 0;
+    for (b = fn->blocks_begin; b < fn->blocks_end; b++) {
+        CgCursor c;
+        CgLine l;
+        if (P->blocks[b].part != part)
+            continue;
+        cg_cursor_init(&c, P, b, (size_t)b + 1, scratch);
+        while (cg_cursor_next_line(&c, &l))
+            for (i = 0; i < P->nev; i++)
+                if (__builtin_add_overflow(out[i], l.cost[i], &out[i]))
+                    return -1;
+    }
+    return 0;
 }

@@ -17,10 +17,18 @@
 typedef struct Loader {
     CgProfile *P;
     CgError *err;
+    const CgLoadOpts *opts;
     int lenient;
     int fatal;                   /* the error may not be skipped */
     uint64_t lineno;
     const char *line;            /* start of the current line */
+
+    uint32_t text;               /* the file being read: P->texts */
+    const char *buf;             /* its bytes */
+    size_t len;
+    const char *name;            /* its name, for messages */
+    int file_events;             /* an events: line in this file */
+    uint64_t before;             /* bytes of the files before this one */
 
     size_t part;                 /* index of the current part */
     int touched;                 /* any header or body line in the part */
@@ -96,7 +104,7 @@ static int vfail(Loader *L, uint64_t line, const char *fmt, va_list ap)
     int n;
     err->status = CG_EBAD;
     err->line = line;
-    n = snprintf(err->msg, sizeof err->msg, "%s:%llu: ", L->P->name,
+    n = snprintf(err->msg, sizeof err->msg, "%s:%llu: ", L->name,
                  (unsigned long long)line);
     if (n < 0 || (size_t)n >= sizeof err->msg)
         n = 0;
@@ -414,7 +422,7 @@ static int current_func(Loader *L)
 static void close_block(Loader *L, const char *at)
 {
     if (L->block_open) {
-        L->P->blocks[L->P->nblocks - 1].end = (size_t)(at - L->P->buf);
+        L->P->blocks[L->P->nblocks - 1].end = (size_t)(at - L->buf);
         L->block_open = 0;
     }
 }
@@ -438,7 +446,7 @@ static int open_block(Loader *L)
         CG_GROW(P->bases, P->bases_cap, P->nbases + (size_t)pt->npos) != 0)
         return nomem(L);
     b = &P->blocks[P->nblocks++];
-    b->start = (size_t)(L->line - P->buf);
+    b->start = (size_t)(L->line - L->buf);
     b->end = b->start;
     b->func = L->func;
     b->lfile = L->lfile;
@@ -518,6 +526,7 @@ static int new_part(Loader *L, int inherit)
     pt->posname[0].ptr = "line";
     pt->posname[0].len = 4;
     pt->line = L->lineno;
+    pt->text = L->text;
     pt->desc_begin = pt->desc_end = (uint32_t)P->ndescs;
     prev = P->nparts ? &P->parts[P->nparts - 1] : NULL;
     if (prev && inherit) {
@@ -740,6 +749,7 @@ static int hdr_events(Loader *L, const char *s, const char *e)
     pt->evmap = map;
     pt->sum = sum;
     pt->nev = n;
+    L->file_events = 1;
     /* summary:/totals: of an inherited event list no longer apply. */
     free(pt->summary);
     free(pt->totals);
@@ -1374,13 +1384,13 @@ static int skip_line(Loader *L)
  * its last non-blank line, quoting it. */
 static int cut_short(Loader *L)
 {
-    const char *buf = L->P->buf, *e = buf + L->P->len, *s;
+    const char *buf = L->buf, *e = buf + L->len, *s;
     uint64_t line = L->lineno;
     char q[300];
     /* lineno counts a last line without '\n' too; step back over blank
      * lines (each '\n' ends one) */
     while (e > buf && (e[-1] == '\n' || e[-1] == '\r' || cg_is_blank(e[-1]))) {
-        if (e[-1] == '\n' && e != buf + L->P->len)
+        if (e[-1] == '\n' && e != buf + L->len)
             line--;
         e--;
     }
@@ -1393,9 +1403,11 @@ static int cut_short(Loader *L)
                    "%s", q);
 }
 
-static int finish(Loader *L)
+/* The end of one file: a call or jump waiting for its line, no events:
+ * line, a callgrind file cut short. */
+static int end_text(Loader *L)
 {
-    const char *end = L->P->buf + L->P->len;
+    const char *end = L->buf + L->len;
     int rc;
     close_block(L, end);
     if (L->call_pending || L->jump_pending) {
@@ -1405,8 +1417,10 @@ static int finish(Loader *L)
             return fail_at(L, at, "%s at end of file, with no %s line after "
                            "it", call ? "calls=" : "jump",
                            call ? "cost" : "source");
-        rc = warn_at(L, CG_W_SKIPPED, at, "%s skipped: the file ends before its %s line",
-                     call ? "calls=" : "jump", call ? "cost" : "source");
+        L->call_pending = L->jump_pending = 0;
+        rc = warn_at(L, CG_W_SKIPPED, at, "%s skipped: the file ends before "
+                     "its %s line", call ? "calls=" : "jump",
+                     call ? "cost" : "source");
         if (rc)
             return rc;
     } else if (L->skip_cost) {
@@ -1417,45 +1431,66 @@ static int finish(Loader *L)
         if (rc)
             return rc;
     }
-    if (!L->P->nev) {
+    if (!L->file_events) {
         L->err->status = CG_EBAD;
         L->err->line = 0;
         snprintf(L->err->msg, sizeof L->err->msg, "%s: no events: line: not "
-                 "a callgrind profile", L->P->name);
+                 "a callgrind profile", L->name);
         return CG_EBAD;
     }
-    if (L->callgrind && !L->P->parts[L->part].totals &&
-        (rc = cut_short(L)) != 0)
-        return rc;
-    return end_part(L);
+    if (L->callgrind && !L->P->parts[L->part].totals)
+        return cut_short(L);
+    return CG_OK;
 }
 
-int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
-            int options, CgError *err)
+/* The start of file i: a part of its own, compression ids of its own, no
+ * names in force. */
+static int begin_text(Loader *L, uint32_t i)
 {
-    Loader *L;
-    CgProfile *P;
-    const char *p = buf, *end = buf + len;
-    int rc = CG_OK;
-    *out = NULL;
-    memset(err, 0, sizeof *err);
-    P = cg_model_new(buf, len, name);
-    L = calloc(1, sizeof *L);
-    if (!P || !L) {
-        cg_profile_free(P);
-        free(L);
-        err->status = CG_ENOMEM;
-        snprintf(err->msg, sizeof err->msg, "not enough memory");
-        return CG_ENOMEM;
+    const CgText *t = &L->P->texts[i];
+    int k;
+    L->text = i;
+    L->buf = t->buf;
+    L->len = t->len;
+    L->name = t->name;
+    L->lineno = 0;
+    L->line = t->buf;
+    L->file_events = 0;
+    L->callgrind = 0;
+    L->skip_cost = 0;
+    if (!L->P->nparts || L->touched) {
+        int rc = new_part(L, 0);
+        if (rc)
+            return rc;
     }
-    L->P = P;
-    L->err = err;
-    L->lenient = (options & CG_LENIENT) != 0;
+    /* the ids of the file before end here */
+    if (i && cg_model_name_orphans(L->P, L->P->texts[i - 1].name) != CG_OK)
+        return nomem(L);
+    L->P->parts[L->part].text = i;
+    for (k = 0; k < CG_NKINDS; k++)
+        cg_names_reset_ids(&L->P->names[k]);
     L->ob = L->fl = L->lfile = -1;
     L->cob = L->cfi = L->cfn = -1;
-    L->unspecified = -1;
+    L->fi_pending = 0;
     end_function(L);
-    rc = new_part(L, 0);
+    return CG_OK;
+}
+
+static int cancelled(Loader *L)
+{
+    L->err->status = CG_ECANCEL;
+    L->err->line = 0;
+    snprintf(L->err->msg, sizeof L->err->msg, "%s: load cancelled", L->name);
+    return CG_ECANCEL;
+}
+
+/* Reads the lines of the current file; reports progress every
+ * CG_PROGRESS_STEP bytes. */
+static int read_text(Loader *L)
+{
+    const char *p = L->buf, *end = L->buf + L->len;
+    const char *mark = L->buf + CG_PROGRESS_STEP;
+    int rc = CG_OK;
     while (!rc && p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         const char *le = nl ? nl : end;
@@ -1467,11 +1502,51 @@ int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
         if (rc == CG_EBAD && L->lenient && !L->fatal)
             rc = skip_line(L);
         p = nl ? nl + 1 : end;
+        if (p >= mark && L->opts->progress && !rc) {
+            if (L->opts->progress(L->opts->ud,
+                                  L->before + (uint64_t)(p - L->buf),
+                                  L->P->len))
+                return cancelled(L);
+            mark = p + CG_PROGRESS_STEP;
+        }
+    }
+    return rc;
+}
+
+/* Loads every text of P; frees P on failure. */
+static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
+               CgError *err)
+{
+    Loader *L = calloc(1, sizeof *L);
+    uint32_t i;
+    int rc = CG_OK;
+    if (!L) {
+        cg_profile_free(P);
+        err->status = CG_ENOMEM;
+        snprintf(err->msg, sizeof err->msg, "not enough memory");
+        return CG_ENOMEM;
+    }
+    L->P = P;
+    L->err = err;
+    L->opts = opts;
+    L->lenient = (opts->options & CG_LENIENT) != 0;
+    L->unspecified = -1;
+    for (i = 0; !rc && i < P->ntexts; i++) {
+        rc = begin_text(L, i);
+        if (!rc)
+            rc = read_text(L);
+        if (!rc)
+            rc = end_text(L);
+        L->before += P->texts[i].len;
     }
     if (!rc)
-        rc = finish(L);
+        rc = end_part(L);
+    if (!rc && cg_model_name_orphans(P, L->name) != CG_OK)
+        rc = nomem(L);
     if (!rc)
         rc = cg_model_finish(P, err);
+    if (!rc && opts->progress && opts->progress(opts->ud, P->len, P->len))
+        rc = cancelled(L);
     if (rc == CG_ENOMEM)
         nomem(L);
     cg_names_free(&L->evnames);
@@ -1487,29 +1562,62 @@ int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
     return CG_OK;
 }
 
+static int no_memory(CgError *err)
+{
+    err->status = CG_ENOMEM;
+    snprintf(err->msg, sizeof err->msg, "not enough memory");
+    return CG_ENOMEM;
+}
+
+int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
+            int options, CgError *err)
+{
+    CgProfile *P;
+    CgLoadOpts opts;
+    *out = NULL;
+    memset(err, 0, sizeof *err);
+    memset(&opts, 0, sizeof opts);
+    opts.options = options;
+    P = cg_model_new(name);
+    if (!P || cg_model_add_text(P, buf, len, NULL, name) != 0) {
+        cg_profile_free(P);
+        return no_memory(err);
+    }
+    return run(out, P, &opts, err);
+}
+
+int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
+                  const CgLoadOpts *opts, CgError *err)
+{
+    CgProfile *P;
+    size_t i;
+    *out = NULL;
+    memset(err, 0, sizeof *err);
+    if (!(P = cg_model_new(n ? paths[0] : "(no file)")))
+        return no_memory(err);
+    for (i = 0; i < n; i++) {
+        const char *buf;
+        size_t len;
+        CgSource *src;
+        int rc = cg_source_open(paths[i], &src, &buf, &len, err);
+        if (rc) {
+            cg_profile_free(P);
+            return rc;
+        }
+        if (cg_model_add_text(P, buf, len, src, paths[i]) != 0) {
+            cg_source_release(src);
+            cg_profile_free(P);
+            return no_memory(err);
+        }
+    }
+    return run(out, P, opts, err);
+}
+
 int cg_load_file(CgProfile **out, const char *path, int options,
                  CgError *err)
 {
-    const char *buf;
-    size_t len;
-    int errnum = 0, rc;
-    CgSource *src = cg_source_open(path, &buf, &len, &errnum);
-    *out = NULL;
-    if (!src) {
-        memset(err, 0, sizeof *err);
-        err->status = errnum ? CG_EIO : CG_ENOMEM;
-        if (errnum)
-            snprintf(err->msg, sizeof err->msg, "%s: %s", path,
-                     strerror(errnum));
-        else
-            snprintf(err->msg, sizeof err->msg, "not enough memory");
-        return err->status;
-    }
-    rc = cg_load(out, buf, len, path, options, err);
-    if (rc) {
-        cg_source_release(src);
-        return rc;
-    }
-    (*out)->src = src;
-    return CG_OK;
+    CgLoadOpts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.options = options;
+    return cg_load_files(out, &path, 1, &opts, err);
 }

@@ -4,6 +4,7 @@
  * and checks that it is still open. */
 #include "cg_graph.h"
 #include "cg_profile.h"
+#include "cg_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@
 #define COSTLINE "callgrind.CostLine"
 #define PART "callgrind.Part"
 #define CURSOR "callgrind.cursor"
+#define FILELIST "callgrind.filelist"
+/* Registry key: a table with weak keys, part table -> its profile. */
+#define PART_OWNER "callgrind.part_owner"
 
 /* Profile user values. */
 enum { UV_TEXT = 1, UV_CACHE = 2 };
@@ -652,13 +656,62 @@ static void build_parts(lua_State *L, int pidx, const CgProfile *P)
         }
         lua_setfield(L, -2, "events");
         set_costs(L, "summary", P, pt, pt->summary);
-        set_costs(L, "totals", P, pt, pt->totals);
+        set_costs(L, "written_totals", P, pt, pt->totals);
+        lua_pushstring(L, P->texts[pt->text].name);
+        lua_setfield(L, -2, "file");
+        /* part:totals() finds its profile here */
+        lua_getfield(L, LUA_REGISTRYINDEX, PART_OWNER);
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, pidx);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     push_cache(L, pidx);
     lua_insert(L, -2);
     lua_setfield(L, -2, CACHE_PARTS);
     lua_pop(L, 1);
+}
+
+/* The part table at arg: its profile (pushed; *pidx its index) and its
+ * 0-based index. pidx_want > 0: it must belong to the profile there. */
+static uint32_t check_part(lua_State *L, int arg, int pidx_want,
+                           const CgProfile **P)
+{
+    lua_Integer i;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    if (!lua_getmetatable(L, arg) ||
+        (luaL_getmetatable(L, PART), !lua_rawequal(L, -1, -2)))
+        luaL_typeerror(L, arg, PART);
+    lua_pop(L, 2);
+    lua_getfield(L, LUA_REGISTRYINDEX, PART_OWNER);
+    lua_pushvalue(L, arg);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    if (pidx_want > 0 && !lua_rawequal(L, -1, pidx_want))
+        luaL_argerror(L, arg, "a Part of another profile");
+    *P = check_open(L, (LProfile *)luaL_checkudata(L, -1, PROFILE));
+    lua_getfield(L, arg, "index");
+    i = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return (uint32_t)(i - 1);
+}
+
+/* part:totals([ev]): the sums of the part's cost lines. */
+static int part_totals(lua_State *L)
+{
+    const CgProfile *P;
+    uint32_t i;
+    int pidx, j;
+    lua_settop(L, 2);
+    i = check_part(L, 1, 0, &P);
+    pidx = lua_gettop(L);
+    const CgPart *pt = &P->parts[i];
+    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
+    memset(v, 0, (P->nev + 1) * sizeof *v);
+    for (j = 0; j < pt->nev; j++)
+        v[pt->evmap[j]] = pt->sum[j];
+    return push_costs(L, P, pidx, v, 2);
 }
 
 static int part_tostring(lua_State *L)
@@ -778,15 +831,27 @@ static const CgFunc *check_func(lua_State *L, int idx, CgProfile **PP)
     return &P->funcs[f->index];
 }
 
+/* fn:self([ev [, part]]): in the whole profile, or in one part. */
 static int func_self(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = check_func(L, 1, &P);
+    const CgProfile *PP;
     int pidx;
-    lua_settop(L, 2);
+    uint32_t part;
+    int64_t *v;
+    lua_settop(L, 3);
     pidx = push_owner(L, 1);
-    return push_costs(L, P, pidx, P->self + (size_t)(f - P->funcs) * P->stride,
-                      2);
+    if (lua_isnil(L, 3))
+        return push_costs(L, P, pidx,
+                          P->self + (size_t)(f - P->funcs) * P->stride, 2);
+    part = check_part(L, 3, pidx, &PP);
+    v = (int64_t *)lua_newuserdatauv(L, 2 * (P->stride + 1) * sizeof *v, 0);
+    if (cg_func_part_self(P, (int32_t)(f - P->funcs), part, v,
+                          v + P->stride + 1) != 0)
+        return luaL_error(L, "the sum of a function's costs in a part does "
+                          "not fit in 64 bits");
+    return push_costs(L, P, pidx, v, 2);
 }
 
 static int func_fields(lua_State *L)
@@ -1426,9 +1491,14 @@ static int jump_tostring(lua_State *L)
 
 /* ---- loading ---- */
 
-static int check_options(lua_State *L, int arg)
+/* The options table at arg: lenient, and (when progress_ok) progress, a
+ * function left at *progress_idx (0 when none). */
+static int check_load_options(lua_State *L, int arg, int progress_ok,
+                              int *progress_idx)
 {
     int options = 0;
+    if (progress_idx)
+        *progress_idx = 0;
     if (lua_isnoneornil(L, arg))
         return 0;
     luaL_checktype(L, arg, LUA_TTABLE);
@@ -1439,6 +1509,9 @@ static int check_options(lua_State *L, int arg)
         if (k && !strcmp(k, "lenient")) {
             if (lua_toboolean(L, -1))
                 options |= CG_LENIENT;
+        } else if (k && progress_ok && !strcmp(k, "progress")) {
+            if (!lua_isfunction(L, -1))
+                luaL_argerror(L, arg, "option 'progress' must be a function");
         } else {
             lua_pushvalue(L, -2);
             luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
@@ -1446,7 +1519,16 @@ static int check_options(lua_State *L, int arg)
         }
         lua_pop(L, 1);
     }
+    if (progress_ok && lua_getfield(L, arg, "progress") == LUA_TFUNCTION)
+        *progress_idx = lua_gettop(L);
+    else if (progress_ok)
+        lua_pop(L, 1);
     return options;
+}
+
+static int check_options(lua_State *L, int arg)
+{
+    return check_load_options(L, arg, 0, NULL);
 }
 
 /* Pushes a new closed profile with its cache table. */
@@ -1479,15 +1561,115 @@ static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
     return 1;
 }
 
+/* The progress callback: calls the Lua function in a protected call (a
+ * Lua error must not unwind through the loader, which holds memory). An
+ * error is kept on the stack and cancels the load. */
+typedef struct Progress {
+    lua_State *L;
+    int fn;                      /* stack index of the function */
+    int raised;                  /* its error is on the stack top */
+} Progress;
+
+static int progress_cb(void *ud, uint64_t done, uint64_t total)
+{
+    Progress *pr = (Progress *)ud;
+    lua_State *L = pr->L;
+    int cancel;
+    if (!lua_checkstack(L, 4)) {
+        lua_pushliteral(L, "not enough memory");
+        pr->raised = 1;
+        return 1;
+    }
+    lua_pushvalue(L, pr->fn);
+    lua_pushinteger(L, (lua_Integer)done);
+    lua_pushinteger(L, (lua_Integer)total);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        pr->raised = 1;
+        return 1;
+    }
+    cancel = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return cancel;
+}
+
+/* callgrind.load(path or { path, ... } [, opts]) */
 static int l_load(lua_State *L)
 {
-    const char *path = luaL_checkstring(L, 1);
-    int options = check_options(L, 2);
-    LProfile *lp = new_profile(L);
+    int options, fn, rc;
+    size_t n, i;
+    const char **paths;
+    LProfile *lp;
     CgProfile *P;
     CgError err;
-    int rc = cg_load_file(&P, path, options, &err);
+    CgLoadOpts o;
+    Progress pr;
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        n = (size_t)lua_rawlen(L, 1);
+        luaL_argcheck(L, n > 0, 1, "empty list of paths");
+    } else {
+        luaL_checkstring(L, 1);
+        n = 1;
+    }
+    options = check_load_options(L, 2, 1, &fn);
+    /* the array lives on the stack: an error cannot leak it; the strings
+     * stay in the argument table */
+    paths = (const char **)lua_newuserdatauv(L, n * sizeof *paths, 0);
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        for (i = 0; i < n; i++) {
+            if (lua_rawgeti(L, 1, (lua_Integer)i + 1) != LUA_TSTRING)
+                luaL_argerror(L, 1, lua_pushfstring(L, "path #%I is not a "
+                              "string", (lua_Integer)i + 1));
+            paths[i] = lua_tostring(L, -1);
+            lua_pop(L, 1);
+        }
+    } else {
+        paths[0] = lua_tostring(L, 1);
+    }
+    lp = new_profile(L);
+    memset(&o, 0, sizeof o);
+    o.options = options;
+    if (fn) {
+        pr.L = L;
+        pr.fn = fn;
+        pr.raised = 0;
+        o.progress = progress_cb;
+        o.ud = &pr;
+    }
+    rc = cg_load_files(&P, paths, n, &o, &err);
+    if (fn && pr.raised)
+        return lua_error(L);     /* everything is freed already */
     return load_result(L, lp, rc, P, &err);
+}
+
+static int filelist_gc(lua_State *L)
+{
+    cg_file_list_free((CgFileList *)luaL_checkudata(L, 1, FILELIST));
+    return 0;
+}
+
+/* callgrind.files(path) -> { path, ... } or nil, "dir: reason" */
+static int l_files(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    CgFileList *l = (CgFileList *)lua_newuserdatauv(L, sizeof *l, 0);
+    CgError err;
+    size_t i;
+    memset(l, 0, sizeof *l);
+    luaL_setmetatable(L, FILELIST);   /* frees the list, even on error */
+    if (cg_run_files(path, l, &err) != CG_OK) {
+        if (err.status == CG_ENOMEM)
+            return luaL_error(L, "not enough memory");
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_createtable(L, (int)l->n, 0);
+    for (i = 0; i < l->n; i++) {
+        lua_pushstring(L, l->paths[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    cg_file_list_free(l);
+    return 1;
 }
 
 static int l_parse(lua_State *L)
@@ -1568,6 +1750,11 @@ static const luaL_Reg no_methods[] = {
     {NULL, NULL}
 };
 
+static const luaL_Reg part_methods[] = {
+    {"totals", part_totals},
+    {NULL, NULL}
+};
+
 /* Makes metatable tname whose __index looks in a methods table (stored in
  * the module's `methods` table under short) and then calls fields. */
 static void new_type(lua_State *L, const char *tname, const char *short_name,
@@ -1592,6 +1779,7 @@ static void new_type(lua_State *L, const char *tname, const char *short_name,
 
 static const luaL_Reg module_funcs[] = {
     {"load", l_load},
+    {"files", l_files},
     {"parse", l_parse},
     {NULL, NULL}
 };
@@ -1629,7 +1817,17 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
              line_tostring, methods);
     lua_pop(L, 1);
     /* parts are tables: their fields are raw, methods behind __index */
-    new_type(L, PART, "Part", no_methods, NULL, part_tostring, methods);
+    new_type(L, PART, "Part", part_methods, NULL, part_tostring, methods);
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_pushvalue(L, -1);
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, PART_OWNER);
+    luaL_newmetatable(L, FILELIST);
+    lua_pushcfunction(L, filelist_gc);
+    lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
     luaL_newmetatable(L, CURSOR);
     lua_pop(L, 1);

@@ -7,20 +7,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-CgProfile *cg_model_new(const char *buf, size_t len, const char *name)
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}
+
+CgProfile *cg_model_new(const char *name)
 {
     CgProfile *P = calloc(1, sizeof *P);
-    size_t n = strlen(name);
     if (!P)
         return NULL;
-    P->buf = buf;
-    P->len = len;
-    if (!(P->name = malloc(n + 1))) {
+    if (!(P->name = copy_string(name))) {
         free(P);
         return NULL;
     }
-    memcpy(P->name, name, n + 1);
     return P;
+}
+
+int cg_model_add_text(CgProfile *P, const char *buf, size_t len, void *src,
+                      const char *name)
+{
+    CgText *t;
+    char *nm;
+    if (P->ntexts >= 0xffffffffu ||
+        CG_GROW(P->texts, P->texts_cap, P->ntexts + 1) != 0 ||
+        !(nm = copy_string(name)))
+        return -1;
+    t = &P->texts[P->ntexts++];
+    t->buf = buf;
+    t->len = len;
+    t->src = src;
+    t->name = nm;
+    P->len += len;
+    return 0;
 }
 
 /* Copies rows of old stride into a new array of cap rows of new stride,
@@ -197,46 +220,58 @@ static int32_t real_name(const CgNames *t, int32_t i)
     return i >= 0 && !t->str[i].ptr ? t->alias[i] : i;
 }
 
-/* Ids used before their definition (callgrind 0.10 writes those) were
- * stand-ins; give every key its real name, then merge functions whose keys
- * became equal. An id never defined keeps the name "(N)", with a warning
- * at the line that first used it. */
-static int resolve_forward(CgProfile *P, CgError *err)
+/* Ids used and never defined keep the name "(N)", with a warning (in
+ * file `name`) at the line that first used them. */
+int cg_model_name_orphans(CgProfile *P, const char *name)
 {
     static const char *const what[] = { "object", "file", "function" };
     size_t i;
-    int k, any = 0;
-    int32_t *target;
+    int k;
     for (k = 0; k < CG_NKINDS; k++) {
         const CgNames *t = &P->names[k];
         size_t n = t->n;
         for (i = 0; i < n; i++) {
+            char msg[1024];
+            /* from the stand-in, not the id table: a separator may have
+             * reset that */
+            unsigned long long id;
+            char *nm;
+            int32_t real;
             if (t->str[i].ptr || t->alias[i] >= 0)
                 continue;
-            {
-                char msg[128];
-                /* from the stand-in, not the id table: a separator may
-                 * have reset that */
-                unsigned long long id = t->stand_id[i];
-                char *nm;
-                int32_t real;
-                snprintf(msg, sizeof msg, "%s id (%llu) is used but never "
-                         "defined", what[k], id);
-                /* Only a name is lost (callgrind 0.10 omits some):
-                 * keep "(N)" as the name and say so. */
-                if (cg_model_warn(P, CG_W_NAME, (uint64_t)t->str[i].len,
-                                  msg) != 0 ||
-                    CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
-                    !(nm = malloc(32)))
-                    return CG_ENOMEM;
-                P->arena[P->narena++] = nm;
-                snprintf(nm, 32, "(%llu)", id);
-                real = cg_names_intern(&P->names[k], nm, strlen(nm));
-                if (real < 0)
-                    return CG_ENOMEM;
-                P->names[k].alias[i] = real;
-            }
+            id = t->stand_id[i];
+            snprintf(msg, sizeof msg, "%s:%llu: %s id (%llu) is used but "
+                     "never defined", name,
+                     (unsigned long long)t->str[i].len, what[k], id);
+            /* Only a name is lost (callgrind 0.10 omits some): keep "(N)"
+             * as the name and say so. */
+            if (cg_model_warn_text(P, CG_W_NAME, msg) != 0 ||
+                CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
+                !(nm = malloc(32)))
+                return CG_ENOMEM;
+            P->arena[P->narena++] = nm;
+            snprintf(nm, 32, "(%llu)", id);
+            real = cg_names_intern(&P->names[k], nm, strlen(nm));
+            if (real < 0)
+                return CG_ENOMEM;
+            P->names[k].alias[i] = real;
         }
+    }
+    return CG_OK;
+}
+
+/* Ids used before their definition (callgrind 0.10 writes those) were
+ * stand-ins; give every key its real name (cg_model_name_orphans named
+ * those never defined), then merge functions whose keys became equal. */
+static int resolve_forward(CgProfile *P, CgError *err)
+{
+    size_t i;
+    int k, any = 0;
+    int32_t *target;
+    if (cg_model_name_orphans(P, P->name) != CG_OK)
+        return CG_ENOMEM;
+    for (k = 0; k < CG_NKINDS; k++) {
+        const CgNames *t = &P->names[k];
         any |= t->alias != NULL;
     }
     if (!any)
@@ -560,6 +595,10 @@ void cg_profile_free(CgProfile *P)
         free(P->arena[i]);
     free(P->arena);
     cg_graph_free(P->graph);
-    cg_source_release(P->src);
+    for (i = 0; i < P->ntexts; i++) {
+        cg_source_release(P->texts[i].src);
+        free(P->texts[i].name);
+    }
+    free(P->texts);
     free(P);
 }

@@ -12,7 +12,7 @@
 #include "cg_names.h"
 
 /* Status codes of the core. */
-enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3 };
+enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3, CG_ECANCEL = 4 };
 
 /* Load options. */
 enum { CG_LENIENT = 1 };
@@ -38,7 +38,7 @@ typedef struct CgWarning {
 } CgWarning;
 
 typedef struct CgError {
-    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO */
+    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO, CG_ECANCEL */
     uint64_t line;         /* 1-based, 0 when not about a line */
     char msg[512];         /* "NAME:LINE: message", ready to show */
 } CgError;
@@ -96,6 +96,7 @@ enum { CG_PART_NUMBER = 1, CG_PART_PID = 2, CG_PART_THREAD = 4,
 
 typedef struct CgPart {
     uint32_t has;                /* CG_PART_* */
+    uint32_t text;               /* the file it came from: CgProfile.texts */
     int64_t number, pid, thread;
     CgStr cmd;
     uint32_t desc_begin, desc_end;   /* into CgProfile.descs */
@@ -109,11 +110,19 @@ typedef struct CgPart {
     uint64_t line, summary_line, totals_line;
 } CgPart;
 
-typedef struct CgProfile {
-    const char *buf;             /* the bytes; owned by src or the caller */
+/* One loaded file (or string): its bytes are the storage of its parts. */
+typedef struct CgText {
+    const char *buf;             /* owned by src, or by the caller */
     size_t len;
-    void *src;                   /* CgSource when the core mapped a file */
-    char *name;
+    void *src;                   /* CgSource when the core read the file */
+    char *name;                  /* path or chunk name, for messages */
+} CgText;
+
+typedef struct CgProfile {
+    CgText *texts;               /* in load order; parts point into them */
+    size_t ntexts, texts_cap;
+    size_t len;                  /* bytes of all texts */
+    char *name;                  /* the first text's name */
     CgStr creator;
     int version;
 
@@ -156,13 +165,34 @@ typedef struct CgProfile {
     size_t narena, arena_cap;
 } CgProfile;
 
+/* Called while loading with the bytes done and the total (of all files);
+ * returning non-zero cancels the load (CG_ECANCEL). */
+typedef int (*CgProgress)(void *ud, uint64_t done, uint64_t total);
+
+/* How often the progress callback is called, at least: every this many
+ * bytes of input. */
+#define CG_PROGRESS_STEP ((uint64_t)16 << 20)
+
+typedef struct CgLoadOpts {
+    int options;                 /* CG_LENIENT */
+    CgProgress progress;         /* NULL: none */
+    void *ud;
+} CgLoadOpts;
+
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged
- * until cg_profile_free; the profile does not own them unless src is set.
+ * until cg_profile_free; the profile does not own them.
  * On failure returns non-zero, fills err, and *out is NULL. */
 CG_HIDDEN int cg_load(CgProfile **out, const char *buf, size_t len,
                       const char *name, int options, CgError *err);
 
-/* Loads a file: maps or reads it once and hands it to cg_load. */
+/* Loads files as one profile: each file's parts in the order given,
+ * functions merged by (object, file, name), compression ids per file.
+ * Each file is mapped, read or decompressed once; its bytes are the
+ * storage. */
+CG_HIDDEN int cg_load_files(CgProfile **out, const char *const *paths,
+                            size_t n, const CgLoadOpts *opts, CgError *err);
+
+/* One file: cg_load_files of one path. */
 CG_HIDDEN int cg_load_file(CgProfile **out, const char *path, int options,
                            CgError *err);
 
@@ -211,5 +241,11 @@ CG_HIDDEN void cg_cursor_init(CgCursor *c, const CgProfile *P, size_t first,
 /* 1 and fills *out, or 0 at the end. */
 CG_HIDDEN int cg_cursor_next_line(CgCursor *c, CgLine *out);
 CG_HIDDEN int cg_cursor_next_jump(CgCursor *c, CgJump *out);
+
+/* Function f's self cost in one part (0-based), into out (stride values);
+ * scratch has room for stride values. -1 when a sum does not fit in 64
+ * bits. */
+CG_HIDDEN int cg_func_part_self(const CgProfile *P, int32_t f, uint32_t part,
+                                int64_t *out, int64_t *scratch);
 
 #endif

@@ -33,10 +33,17 @@ static void check_name(const CgProfile *P, int kind, int32_t i, int none_ok)
     CHECK(P->names[kind].str[i].ptr != NULL);
 }
 
+/* s lies inside one of the loaded texts */
 static int within(const CgProfile *P, CgStr s)
 {
-    return s.ptr >= P->buf && s.len <= P->len &&
-           (size_t)(s.ptr - P->buf) <= P->len - s.len;
+    size_t i;
+    for (i = 0; i < P->ntexts; i++) {
+        const CgText *t = &P->texts[i];
+        if (s.ptr >= t->buf && s.len <= t->len &&
+            (size_t)(s.ptr - t->buf) <= t->len - s.len)
+            return 1;
+    }
+    return 0;
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -147,7 +154,9 @@ static void check_profile(const CgProfile *P)
     /* blocks */
     for (i = 0; i < P->nblocks; i++) {
         const CgBlock *b = &P->blocks[i];
-        CHECK(b->start <= b->end && b->end <= P->len);
+        CHECK(b->part < P->nparts && P->parts[b->part].text < P->ntexts);
+        CHECK(b->start <= b->end &&
+              b->end <= P->texts[P->parts[b->part].text].len);
         CHECK(b->func >= 0 && (size_t)b->func < P->nfuncs);
         CHECK(b->part < P->nparts);
         CHECK((size_t)b->base + (size_t)P->parts[b->part].npos <= P->nbases);

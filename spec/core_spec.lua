@@ -131,7 +131,7 @@ describe("callgrind.load", function()
     assert.are.same({ "Ir", "Dr" }, parts[1].events)
     assert.are.same({ "Dr", "Ir", "Dw" }, parts[2].events)
     assert.are.same({ Ir = 12, Dr = 3 }, parts[1].summary)
-    assert.are.same({ Dr = 5, Ir = 7, Dw = 7 }, parts[2].totals)
+    assert.are.same({ Dr = 5, Ir = 7, Dw = 7 }, parts[2].written_totals)
     assert.are.same({ Ir = 18, Dr = 8, Dw = 7 }, prof:totals())
     -- the iai-callgrind preset Ir + Dr + Dw, defined since these events exist
     assert.are.equal(33, prof:total("TotalRW"))

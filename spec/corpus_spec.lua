@@ -189,7 +189,7 @@ local function walk(prof)
     check(part.pid == nil or is_int(part.pid), "part.pid")
     check(part.thread == nil or is_int(part.thread), "part.thread")
     check(opt(part.cmd, "string") and opt(part.desc, "table")
-          and opt(part.summary, "table") and opt(part.totals, "table")
+          and opt(part.summary, "table") and opt(part.written_totals, "table")
           and type(part.events) == "table", "part fields")
     check(type(tostring(part)) == "string", "tostring(part)")
   end
@@ -661,7 +661,7 @@ describe("the shared corpus", function()
       assert.are.same({ Ir = 1, Dr = 2, Dw = 3, I1mr = 4, D1mr = 5, D1mw = 6, ILmr = 7, DLmr = 8, DLmw = 9 },
                       parts[1].summary)
       assert.are.same({ Ir = 11, Dr = 12, Dw = 13, I1mr = 14, D1mr = 15, D1mw = 16, ILmr = 17, DLmr = 18,
-                        DLmw = 19 }, parts[1].totals)
+                        DLmw = 19 }, parts[1].written_totals)
       -- summary: (line 18) agrees with the cost line: no warning for it
       assert.are.same({}, warnings_at(prof, "gungraun/callgrind.summary_and_totals.out", 18))
     end)

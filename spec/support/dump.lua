@@ -55,7 +55,7 @@ local function sections(prof)
   for part in prof:parts() do
     parts[#parts + 1] = part_line(part)
     parts[#parts + 1] = "  summary " .. event_map(prof, part.summary)
-    parts[#parts + 1] = "  totals " .. event_map(prof, part.totals)
+    parts[#parts + 1] = "  totals " .. event_map(prof, part.written_totals)
   end
   local function pi(part) return part and v(part.index) or "-" end
   local fns = {}

@@ -1569,21 +1569,27 @@ static int no_memory(CgError *err)
     return CG_ENOMEM;
 }
 
-int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
-            int options, CgError *err)
+int cg_load_text(CgProfile **out, const char *buf, size_t len,
+                 const char *name, const CgLoadOpts *opts, CgError *err)
 {
     CgProfile *P;
-    CgLoadOpts opts;
     *out = NULL;
     memset(err, 0, sizeof *err);
-    memset(&opts, 0, sizeof opts);
-    opts.options = options;
     P = cg_model_new(name);
     if (!P || cg_model_add_text(P, buf, len, NULL, name) != 0) {
         cg_profile_free(P);
         return no_memory(err);
     }
-    return run(out, P, &opts, err);
+    return run(out, P, opts, err);
+}
+
+int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
+            int options, CgError *err)
+{
+    CgLoadOpts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.options = options;
+    return cg_load_text(out, buf, len, name, &opts, err);
 }
 
 int cg_load_files(CgProfile **out, const char *const *paths, size_t n,

@@ -1491,14 +1491,12 @@ static int jump_tostring(lua_State *L)
 
 /* ---- loading ---- */
 
-/* The options table at arg: lenient, and (when progress_ok) progress, a
- * function left at *progress_idx (0 when none). */
-static int check_load_options(lua_State *L, int arg, int progress_ok,
-                              int *progress_idx)
+/* The options table at arg: lenient, and progress, a function left at
+ * *progress_idx (0 when none). */
+static int check_load_options(lua_State *L, int arg, int *progress_idx)
 {
     int options = 0;
-    if (progress_idx)
-        *progress_idx = 0;
+    *progress_idx = 0;
     if (lua_isnoneornil(L, arg))
         return 0;
     luaL_checktype(L, arg, LUA_TTABLE);
@@ -1509,7 +1507,7 @@ static int check_load_options(lua_State *L, int arg, int progress_ok,
         if (k && !strcmp(k, "lenient")) {
             if (lua_toboolean(L, -1))
                 options |= CG_LENIENT;
-        } else if (k && progress_ok && !strcmp(k, "progress")) {
+        } else if (k && !strcmp(k, "progress")) {
             if (!lua_isfunction(L, -1))
                 luaL_argerror(L, arg, "option 'progress' must be a function");
         } else {
@@ -1519,16 +1517,11 @@ static int check_load_options(lua_State *L, int arg, int progress_ok,
         }
         lua_pop(L, 1);
     }
-    if (progress_ok && lua_getfield(L, arg, "progress") == LUA_TFUNCTION)
+    if (lua_getfield(L, arg, "progress") == LUA_TFUNCTION)
         *progress_idx = lua_gettop(L);
-    else if (progress_ok)
+    else
         lua_pop(L, 1);
     return options;
-}
-
-static int check_options(lua_State *L, int arg)
-{
-    return check_load_options(L, arg, 0, NULL);
 }
 
 /* Pushes a new closed profile with its cache table. */
@@ -1592,6 +1585,18 @@ static int progress_cb(void *ud, uint64_t done, uint64_t total)
     return cancel;
 }
 
+/* Calls the function at stack index fn (0: none) while loading. */
+static void set_progress(lua_State *L, CgLoadOpts *o, Progress *pr, int fn)
+{
+    pr->L = L;
+    pr->fn = fn;
+    pr->raised = 0;
+    if (fn) {
+        o->progress = progress_cb;
+        o->ud = pr;
+    }
+}
+
 /* callgrind.load(path or { path, ... } [, opts]) */
 static int l_load(lua_State *L)
 {
@@ -1610,7 +1615,7 @@ static int l_load(lua_State *L)
         luaL_checkstring(L, 1);
         n = 1;
     }
-    options = check_load_options(L, 2, 1, &fn);
+    options = check_load_options(L, 2, &fn);
     /* the array lives on the stack: an error cannot leak it; the strings
      * stay in the argument table */
     paths = (const char **)lua_newuserdatauv(L, n * sizeof *paths, 0);
@@ -1628,13 +1633,7 @@ static int l_load(lua_State *L)
     lp = new_profile(L);
     memset(&o, 0, sizeof o);
     o.options = options;
-    if (fn) {
-        pr.L = L;
-        pr.fn = fn;
-        pr.raised = 0;
-        o.progress = progress_cb;
-        o.ud = &pr;
-    }
+    set_progress(L, &o, &pr, fn);
     rc = cg_load_files(&P, paths, n, &o, &err);
     if (fn && pr.raised)
         return lua_error(L);     /* everything is freed already */
@@ -1677,21 +1676,26 @@ static int l_parse(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     const char *name = "(string)";
-    int options = 0, rc;
+    int opt_arg = 3, rc, fn;
     LProfile *lp;
     CgProfile *P;
     CgError err;
-    if (lua_type(L, 2) == LUA_TTABLE) {
-        options = check_options(L, 2);
-    } else {
+    CgLoadOpts o;
+    Progress pr;
+    if (lua_type(L, 2) == LUA_TTABLE)
+        opt_arg = 2;
+    else
         name = luaL_optstring(L, 2, name);
-        options = check_options(L, 3);
-    }
+    memset(&o, 0, sizeof o);
+    o.options = check_load_options(L, opt_arg, &fn);
     lp = new_profile(L);
     /* the profile's storage is the string itself: keep it alive */
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, UV_TEXT);
-    rc = cg_load(&P, text, len, name, options, &err);
+    set_progress(L, &o, &pr, fn);
+    rc = cg_load_text(&P, text, len, name, &o, &err);
+    if (fn && pr.raised)
+        return lua_error(L);     /* everything is freed already */
     return load_result(L, lp, rc, P, &err);
 }
 

@@ -184,6 +184,10 @@ typedef struct CgLoadOpts {
  * On failure returns non-zero, fills err, and *out is NULL. */
 CG_HIDDEN int cg_load(CgProfile **out, const char *buf, size_t len,
                       const char *name, int options, CgError *err);
+/* The same with progress. */
+CG_HIDDEN int cg_load_text(CgProfile **out, const char *buf, size_t len,
+                           const char *name, const CgLoadOpts *opts,
+                           CgError *err);
 
 /* Loads files as one profile: each file's parts in the order given,
  * functions merged by (object, file, name), compression ids per file.

@@ -1,5 +1,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg_source.h"
+#include "cg_decompress.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,6 +50,15 @@ static int read_all(int fd, CgSource *s)
     }
     s->data = p;
     return -1;
+}
+
+static void release_bytes(CgSource *s)
+{
+    if (s->mapped)
+        munmap(s->data, s->len);
+    else
+        free(s->data);
+    s->data = NULL;
 }
 
 static int io_error(CgError *err, const char *path, int errnum)
@@ -107,6 +117,24 @@ int cg_source_open(const char *path, CgSource **out, const char **buf,
         }
     }
     close(fd);
+    if (s->data) {
+        int kind = cg_compression(s->data, s->len);
+        if (kind != CG_PLAIN) {
+            /* the text replaces the compressed bytes as the storage */
+            char *text;
+            size_t tlen;
+            int rc = cg_decompress(kind, s->data, s->len, 0, path, &text,
+                                   &tlen, err);
+            release_bytes(s);
+            if (rc) {
+                free(s);
+                return rc;
+            }
+            s->data = text;
+            s->len = tlen;
+            s->mapped = 0;
+        }
+    }
     *buf = s->data ? s->data : "";
     *len = s->len;
     *out = s;
@@ -118,10 +146,7 @@ void cg_source_release(void *src)
     CgSource *s = src;
     if (!s)
         return;
-    if (s->mapped)
-        munmap(s->data, s->len);
-    else
-        free(s->data);
+    release_bytes(s);
     free(s);
 }
 

@@ -4,7 +4,11 @@
  * hold for any accepted input. A broken invariant aborts with a message.
  *
  * The cursor parses the blocks again, so "a function's self cost is the sum
- * of its lines" is where loader and cursor must agree on every byte. */
+ * of its lines" is where loader and cursor must agree on every byte.
+ *
+ * An input that starts with gzip, zstd or xz magic bytes is decompressed
+ * first (at most MAX_TEXT bytes of text), as cg_source does for a file. */
+#include "cg_decompress.h"
 #include "cg_profile.h"
 
 #include <stdio.h>
@@ -12,6 +16,7 @@
 #include <string.h>
 
 #define NAME "fuzz"
+#define MAX_TEXT ((size_t)16 << 20)
 
 static void broken(const char *what, const char *detail)
 {
@@ -288,11 +293,8 @@ static void check_same(const CgProfile *A, const CgProfile *B)
               A->warnings[i].kind == B->warnings[i].kind);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+static void load_both(const char *buf, size_t size)
 {
-    const char *buf = (const char *)data;
     CgProfile *strict = NULL, *lenient = NULL;
     CgError err;
     int rc;
@@ -331,5 +333,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     cg_profile_free(strict);
     cg_profile_free(lenient);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *buf = (const char *)data;
+    int kind = cg_compression(buf, size);
+    if (kind != CG_PLAIN) {
+        char *text = NULL;
+        size_t len = 0;
+        CgError err;
+        int rc = cg_decompress(kind, buf, size, MAX_TEXT, NAME, &text, &len,
+                               &err);
+        if (rc) {
+            CHECK(text == NULL);
+            CHECK(rc == CG_EBAD || rc == CG_ENOMEM);
+            CHECK(rc == CG_ENOMEM || !strncmp(err.msg, NAME ": ",
+                                              sizeof NAME + 1));
+            return 0;
+        }
+        load_both(text, len);
+        free(text);
+        return 0;
+    }
+    load_both(buf, size);
     return 0;
 }

@@ -2,8 +2,8 @@
  * cg_profile.h. Every handler checks its whole line before it changes any
  * state, so a line skipped in lenient mode leaves no trace. */
 #include "cg_profile.h"
-#include "cg_lex.h"
 #include "cg_model.h"
+#include "cg_scan.h"
 #include "cg_source.h"
 
 #include <stdarg.h>
@@ -12,7 +12,6 @@
 #include <string.h>
 
 #define UNSPECIFIED "<unspecified>"
-#define SEPARATOR "==== NEW PROFILING FILE"
 
 typedef struct Loader {
     CgProfile *P;
@@ -875,46 +874,30 @@ static int scan_cost_line(Loader *L, const char *s, const char *e,
                           uint64_t *pos, int *ncost)
 {
     const CgPart *pt = &L->P->parts[L->part];
-    int k, n = 0, why = 0;
-    for (k = 0; k < pt->npos; k++) {
-        const char *q;
-        s = cg_skip_blanks(s, e);
-        if (s == e)
-            return fail(L, "cost line has %d position%s but positions: "
-                        "lists %d", k, k == 1 ? "" : "s", pt->npos);
-        q = cg_scan_pos(s, e, L->base[k], &pos[k], &why);
-        if (!q) {
-            char what[80];
-            snprintf(what, sizeof what, "position '%.*s'",
-                     (int)(pt->posname[k].len > 40 ? 40 :
-                           pt->posname[k].len),
-                     pt->posname[k].ptr ? pt->posname[k].ptr : "line");
-            return lex_fail(L, why, s, e, what);
-        }
-        s = q;
+    CgScanFail f;
+    char what[80];
+    switch (cg_scan_costs(s, e, pt->npos, L->base, pos, L->cost, pt->nev,
+                          ncost, &f)) {
+    case CG_SCAN_OK:
+        return CG_OK;
+    case CG_SCAN_FEWPOS:
+        return fail(L, "cost line has %d position%s but positions: lists %d",
+                    f.col, f.col == 1 ? "" : "s", pt->npos);
+    case CG_SCAN_POS:
+        snprintf(what, sizeof what, "position '%.*s'",
+                 (int)(pt->posname[f.col].len > 40 ? 40 :
+                       pt->posname[f.col].len),
+                 pt->posname[f.col].ptr ? pt->posname[f.col].ptr : "line");
+        return lex_fail(L, f.why, f.at, e, what);
+    case CG_SCAN_MANY:
+        if (!pt->nev)
+            return fail(L, "cost line before any events: line");
+        return fail(L, "cost line has %d costs but events: lists %d", f.col,
+                    pt->nev);
+    default:
+        snprintf(what, sizeof what, "cost %d", f.col + 1);
+        return lex_fail(L, f.why, f.at, e, what);
     }
-    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
-        const char *q;
-        if (n >= pt->nev) {
-            int extra = 0;
-            if (!pt->nev)
-                return fail(L, "cost line before any events: line");
-            for (; s < e; s = cg_skip_blanks(s, e), extra++)
-                s = cg_token_end(s, e);
-            return fail(L, "cost line has %d costs but events: lists %d",
-                        n + extra, pt->nev);
-        }
-        q = cg_scan_cost(s, e, &L->cost[n], &why);
-        if (!q) {
-            char what[40];
-            snprintf(what, sizeof what, "cost %d", n + 1);
-            return lex_fail(L, why, s, e, what);
-        }
-        n++;
-        s = q;
-    }
-    *ncost = n;
-    return CG_OK;
 }
 
 static int cost_line(Loader *L, const char *s, const char *e)
@@ -985,31 +968,16 @@ static int cost_line(Loader *L, const char *s, const char *e)
     return CG_OK;
 }
 
-/* Scans the target subpositions of calls=/jump=/jcnd=: up to npos given
- * (Xdebug writes one more: ignored), relative to the base. */
+/* Scans the target subpositions of calls=/jump=/jcnd=. */
 static int scan_target(Loader *L, const char *s, const char *e,
                        uint64_t *taddr, uint64_t *tline, uint32_t *flags)
 {
     const CgPart *pt = &L->P->parts[L->part];
-    int k, why = 0;
-    for (k = 0; k < pt->npos; k++) {
-        uint64_t v;
-        const char *q;
-        s = cg_skip_blanks(s, e);
-        if (s == e)
-            break;
-        q = cg_scan_pos(s, e, L->base[k], &v, &why);
-        if (!q)
-            return lex_fail(L, why, s, e, "target position");
-        if (pt->poskind[k] == CG_POS_INSTR) {
-            *taddr = v;
-            *flags |= CG_HAS_TADDR;
-        } else if (pt->poskind[k] == CG_POS_LINE) {
-            *tline = v;
-            *flags |= CG_HAS_TLINE;
-        }
-        s = q;
-    }
+    int why = 0;
+    const char *at = s;
+    if (!cg_scan_target(s, e, pt->npos, pt->poskind, L->base, taddr, tline,
+                        flags, CG_HAS_TADDR, CG_HAS_TLINE, &why, &at))
+        return lex_fail(L, why, at, e, "target position");
     return CG_OK;
 }
 
@@ -1052,22 +1020,17 @@ static int calls_line(Loader *L, const char *s, const char *e)
 
 static int jump_line(Loader *L, const char *s, const char *e, int cond)
 {
-    uint64_t a, b = 0, taddr = 0, tline = 0;
+    uint64_t followed, executed, taddr = 0, tline = 0;
     uint32_t flags = 0;
-    int why = 0, rc;
-    const char *q;
+    int why = 0, rc, second;
+    const char *q, *at;
     L->touched = L->body = 1;
     L->skip_cost = 1;
     L->skip_line = L->lineno;
-    s = cg_skip_blanks(s, e);
-    if (!(q = cg_scan_u64_to(s, e, &a, &why, cond ? '/' : ' ')))
-        return lex_fail(L, why, s, e, "the jump count");
-    if (cond) {
-        s = q < e && *q == '/' ? q + 1 : cg_skip_blanks(q, e);
-        if (s == e || !(q = cg_scan_u64(s, e, &b, &why)))
-            return lex_fail(L, s == e ? CG_LEX_BADNUM : why, s, e,
-                            "the second jcnd= count");
-    }
+    if (!(q = cg_scan_jump_counts(s, e, cond, &followed, &executed, &why,
+                                  &at, &second)))
+        return lex_fail(L, why, at, e, second ? "the second jcnd= count"
+                                              : "the jump count");
     if ((rc = scan_target(L, q, e, &taddr, &tline, &flags)) != 0)
         return rc;
     L->skip_cost = 0;
@@ -1091,41 +1054,37 @@ static void end_function(Loader *L)
     L->jfile = L->jfn_name = L->jfunc = -1;
 }
 
-static int name_line(Loader *L, int which, const char *s, const char *e)
+/* A name line (r->def->names says which kind of name). frfn= only
+ * defines its id (FORMAT.md, "Calls and jumps"). */
+static int name_line(Loader *L, const CgRec *r)
 {
     int32_t idx;
+    char key[8];
     int rc;
-    static const int kind_of[] = {
-        CG_OBJ, CG_FILE, CG_FILE, CG_FILE, CG_FN,      /* ob fl fi fe fn */
-        CG_OBJ, CG_FILE, CG_FILE, CG_FN,               /* cob cfi cfl cfn */
-        CG_FILE, CG_FN                                 /* jfi jfn */
-    };
-    static const char *const keys[] = {
-        "ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "jfi", "jfn"
-    };
-    rc = read_name(L, kind_of[which], keys[which], s, e, &idx);
-    if (rc)
+    memcpy(key, r->def->key, r->def->len + 1);
+    rc = read_name(L, r->def->names, key, r->val, r->e, &idx);
+    if (rc || r->kind == CG_K_FRFN)
         return rc;
     L->touched = L->body = 1;
-    switch (which) {
-    case 0:                      /* ob= */
+    switch (r->kind) {
+    case CG_K_OB:
         close_block(L, L->line);
         L->ob = idx;
         end_function(L);
         break;
-    case 1:                      /* fl= */
+    case CG_K_FL:
         close_block(L, L->line);
         L->fl = L->lfile = idx;
         L->fi_pending = 0;
         end_function(L);
         break;
-    case 2:                      /* fi= */
-    case 3:                      /* fe= */
+    case CG_K_FI:
+    case CG_K_FE:
         close_block(L, L->line);
         L->lfile = idx;
         L->fi_pending = 1;
         break;
-    case 4:                      /* fn= */
+    case CG_K_FN:
         close_block(L, L->line);
         /* lsprofcalltree names a function's file with fi= before fn=. */
         if (L->fi_pending)
@@ -1135,22 +1094,22 @@ static int name_line(Loader *L, int which, const char *s, const char *e)
         L->lfile = L->fl;
         L->fi_pending = 0;
         break;
-    case 5:
+    case CG_K_COB:
         L->cob = idx;
         break;
-    case 6:
-    case 7:
+    case CG_K_CFI:
+    case CG_K_CFL:
         L->cfi = idx;
         break;
-    case 8:
+    case CG_K_CFN:
         L->cfn = idx;
         break;
-    case 9:
+    case CG_K_JFI:
         close_block(L, L->line);
         L->jfile = idx;
         L->jfunc = -1;
         break;
-    default:
+    default:                     /* jfn= */
         close_block(L, L->line);
         L->jfn_name = idx;
         L->jfunc = -1;
@@ -1160,52 +1119,6 @@ static int name_line(Loader *L, int which, const char *s, const char *e)
 }
 
 /* ---- dispatch ---- */
-
-enum {
-    K_OB, K_FL, K_FI, K_FE, K_FN, K_COB, K_CFI, K_CFL, K_CFN, K_JFI, K_JFN,
-    K_CALLS, K_JUMP, K_JCND, K_FRFN, K_UNKNOWN_EQ,
-    K_VERSION, K_CREATOR, K_PID, K_THREAD, K_PART, K_CMD, K_DESC,
-    K_POSITIONS, K_EVENTS, K_EVENT, K_SUMMARY, K_TOTALS, K_UNKNOWN_COLON
-};
-
-/* Keys with their lengths: this runs once per name line, a hot path. */
-typedef struct Key {
-    const char *s;
-    size_t n;
-} Key;
-
-#define KEY(s) { s, sizeof s - 1 }
-
-static int key_of(const char *k, size_t n, char sep)
-{
-    static const Key eq[] = {
-        KEY("ob"), KEY("fl"), KEY("fi"), KEY("fe"), KEY("fn"), KEY("cob"),
-        KEY("cfi"), KEY("cfl"), KEY("cfn"), KEY("jfi"), KEY("jfn"),
-        KEY("calls"), KEY("jump"), KEY("jcnd"), KEY("frfn")
-    };
-    static const Key colon[] = {
-        KEY("version"), KEY("creator"), KEY("pid"), KEY("thread"),
-        KEY("part"), KEY("cmd"), KEY("desc"), KEY("positions"),
-        KEY("events"), KEY("event"), KEY("summary"), KEY("totals")
-    };
-    size_t i;
-    if (sep == '=') {
-        for (i = 0; i < sizeof eq / sizeof *eq; i++)
-            if (eq[i].n == n && !memcmp(eq[i].s, k, n))
-                return (int)i;
-        return K_UNKNOWN_EQ;
-    }
-    for (i = 0; i < sizeof colon / sizeof *colon; i++)
-        if (colon[i].n == n && !memcmp(colon[i].s, k, n))
-            return K_VERSION + (int)i;
-    return K_UNKNOWN_COLON;
-}
-
-static int is_key_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
-}
 
 static int unknown_line(Loader *L, const char *s, const char *e)
 {
@@ -1227,99 +1140,96 @@ static int missing_follow_line(Loader *L, const char *s, const char *e)
                     (unsigned long long)at, q);
     L->call_pending = L->jump_pending = 0;
     close_block(L, L->line);
-    return warn_at(L, CG_W_SKIPPED, at, "%s skipped: the line after it is not its %s line",
-                   call ? "calls=" : "jump", call ? "cost" : "source");
+    return warn_at(L, CG_W_SKIPPED, at, "%s skipped: the line after it is "
+                   "not its %s line", call ? "calls=" : "jump",
+                   call ? "cost" : "source");
 }
 
-static int keyed_line(Loader *L, const char *s, const char *e)
+/* Header lines that belong to one part: part:, pid:, thread:, cmd:,
+ * desc:, positions:, events:. */
+static int part_line(Loader *L, const CgRec *r)
 {
-    const char *k = s, *v;
-    int key, rc;
-    while (s < e && is_key_char(*s))
-        s++;
-    if (s == e || (*s != '=' && *s != ':'))
-        return unknown_line(L, k, e);
-    key = key_of(k, (size_t)(s - k), *s);
-    v = s + 1;
-    if (key <= K_JFN)
-        return name_line(L, key, v, e);
-    switch (key) {
-    case K_CALLS:
-        return calls_line(L, v, e);
-    case K_JUMP:
-        return jump_line(L, v, e, 0);
-    case K_JCND:
-        return jump_line(L, v, e, 1);
-    case K_FRFN: {
-        /* the caller context of the next block: only its id definition
-         * matters (FORMAT.md, "Calls and jumps") */
-        int32_t idx;
-        return read_name(L, CG_FN, "frfn", v, e, &idx);
+    const char *v = r->val, *e = r->e;
+    CgPart *pt;
+    int64_t n = 0;
+    int rc;
+    if ((r->kind == CG_K_PART || r->kind == CG_K_PID ||
+         r->kind == CG_K_THREAD) &&
+        (rc = read_int(L, v, e, &n, r->kind == CG_K_PART ? "part:" :
+                       r->kind == CG_K_PID ? "pid:" : "thread:")) != 0)
+        return rc;
+    if (r->kind == CG_K_POSITIONS)
+        return hdr_positions(L, v, e);
+    if (r->kind == CG_K_EVENTS)
+        return hdr_events(L, v, e);
+    if ((rc = part_header(L)) != 0)
+        return rc;
+    pt = &L->P->parts[L->part];
+    switch (r->kind) {
+    case CG_K_PART:
+        pt->number = n;
+        pt->has |= CG_PART_NUMBER;
+        return CG_OK;
+    case CG_K_PID:
+        pt->pid = n;
+        pt->has |= CG_PART_PID;
+        return CG_OK;
+    case CG_K_THREAD:
+        pt->thread = n;
+        pt->has |= CG_PART_THREAD;
+        return CG_OK;
+    case CG_K_CMD:
+        pt->cmd.ptr = cg_skip_blanks(v, e);
+        pt->cmd.len = (size_t)(e - pt->cmd.ptr);
+        pt->has |= CG_PART_CMD;
+        return CG_OK;
+    default:
+        return hdr_desc(L, v, e);
     }
-    case K_UNKNOWN_EQ:
-    case K_UNKNOWN_COLON: {
+}
+
+static int creator_line(Loader *L, const CgRec *r)
+{
+    const char *v = cg_skip_blanks(r->val, r->e);
+    if (!L->P->creator.ptr) {
+        L->P->creator.ptr = v;
+        L->P->creator.len = (size_t)(r->e - v);
+    }
+    if (r->e - v >= 9 && !memcmp(v, "callgrind", 9))
+        L->callgrind = 1;
+    return CG_OK;
+}
+
+static int keyed_line(Loader *L, const CgRec *r)
+{
+    if (r->def->names >= 0)
+        return name_line(L, r);
+    switch (r->kind) {
+    case CG_K_CALLS:
+        return calls_line(L, r->val, r->e);
+    case CG_K_JUMP:
+    case CG_K_JCND:
+        return jump_line(L, r->val, r->e, r->kind == CG_K_JCND);
+    case CG_K_UNKNOWN_EQ:
+    case CG_K_UNKNOWN_COLON: {
         char q[300];
-        quote(q, sizeof q, k, (size_t)(e - k));
+        quote(q, sizeof q, r->key, (size_t)(r->e - r->key));
         close_block(L, L->line);
         return warn_at(L, CG_W_UNKNOWN, L->lineno, "unknown line %s skipped",
                        q);
     }
-    case K_VERSION:
-        return hdr_version(L, v, e);
-    case K_CREATOR:
-        if (!L->P->creator.ptr) {
-            L->P->creator.ptr = cg_skip_blanks(v, e);
-            L->P->creator.len = (size_t)(e - L->P->creator.ptr);
-        }
-        if (e - cg_skip_blanks(v, e) >= 9 &&
-            !memcmp(cg_skip_blanks(v, e), "callgrind", 9))
-            L->callgrind = 1;
-        return CG_OK;
-    case K_EVENT:
-        return hdr_event(L, v, e);
-    case K_SUMMARY:
-    case K_TOTALS:
+    case CG_K_VERSION:
+        return hdr_version(L, r->val, r->e);
+    case CG_K_CREATOR:
+        return creator_line(L, r);
+    case CG_K_EVENT:
+        return hdr_event(L, r->val, r->e);
+    case CG_K_SUMMARY:
+    case CG_K_TOTALS:
         close_block(L, L->line);
-        return hdr_costs(L, v, e, key == K_TOTALS);
+        return hdr_costs(L, r->val, r->e, r->kind == CG_K_TOTALS);
     default:
-        break;
-    }
-    /* The header lines that belong to one part. */
-    {
-        CgPart *pt;
-        int64_t n = 0;
-        if ((key == K_PART || key == K_PID || key == K_THREAD) &&
-            (rc = read_int(L, v, e, &n, key == K_PART ? "part:" :
-                           key == K_PID ? "pid:" : "thread:")) != 0)
-            return rc;
-        if (key == K_POSITIONS)
-            return hdr_positions(L, v, e);
-        if (key == K_EVENTS)
-            return hdr_events(L, v, e);
-        if ((rc = part_header(L)) != 0)
-            return rc;
-        pt = &L->P->parts[L->part];
-        switch (key) {
-        case K_PART:
-            pt->number = n;
-            pt->has |= CG_PART_NUMBER;
-            return CG_OK;
-        case K_PID:
-            pt->pid = n;
-            pt->has |= CG_PART_PID;
-            return CG_OK;
-        case K_THREAD:
-            pt->thread = n;
-            pt->has |= CG_PART_THREAD;
-            return CG_OK;
-        case K_CMD:
-            pt->cmd.ptr = cg_skip_blanks(v, e);
-            pt->cmd.len = (size_t)(e - pt->cmd.ptr);
-            pt->has |= CG_PART_CMD;
-            return CG_OK;
-        default:
-            return hdr_desc(L, v, e);
-        }
+        return part_line(L, r);
     }
 }
 
@@ -1342,29 +1252,30 @@ static int separator(Loader *L)
     return CG_OK;
 }
 
-static int do_line(Loader *L, const char *s, const char *e)
+static int do_line(Loader *L, const CgRec *r)
 {
-    char c;
-    s = cg_skip_blanks(s, e);
-    if (s == e)
+    switch (r->kind) {
+    case CG_K_BLANK:
         return CG_OK;
-    c = *s;
-    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
-        return cost_line(L, s, e);
-    if (c == '#')
-        return CG_OK;
+    case CG_K_COST:
+        return cost_line(L, r->s, r->e);
+    default:
+        break;
+    }
     L->skip_cost = 0;
     if (L->call_pending || L->jump_pending) {
-        int rc = missing_follow_line(L, s, e);
+        int rc = missing_follow_line(L, r->s, r->e);
         if (rc)
             return rc;
     }
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        return keyed_line(L, s, e);
-    if ((size_t)(e - s) >= sizeof SEPARATOR - 1 &&
-        !memcmp(s, SEPARATOR, sizeof SEPARATOR - 1))
+    switch (r->kind) {
+    case CG_K_SEPARATOR:
         return separator(L);
-    return unknown_line(L, s, e);
+    case CG_K_OTHER:
+        return unknown_line(L, r->s, r->e);
+    default:
+        return keyed_line(L, r);
+    }
 }
 
 /* After a line failed in lenient mode: forget what it left half done. */
@@ -1492,16 +1403,14 @@ static int read_text(Loader *L)
     const char *mark = L->buf + CG_PROGRESS_STEP;
     int rc = CG_OK;
     while (!rc && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
+        CgRec r;
+        cg_scan_line(p, end, &r);
         L->lineno++;
         L->line = p;
-        if (le > p && le[-1] == '\r')
-            le--;
-        rc = do_line(L, p, le);
+        rc = do_line(L, &r);
         if (rc == CG_EBAD && L->lenient && !L->fatal)
             rc = skip_line(L);
-        p = nl ? nl + 1 : end;
+        p = r.next;
         if (p >= mark && L->opts->progress && !rc) {
             if (L->opts->progress(L->opts->ud,
                                   L->before + (uint64_t)(p - L->buf),

@@ -1200,6 +1200,103 @@ static void push_cursor_iter(lua_State *L, int pidx, const CgProfile *P,
     lua_pushcclosure(L, f, 2);
 }
 
+/* The light iterator (lsqlite3's urows beside rows): plain values per cost
+ * line, no userdata. The events asked are kept in the cursor userdata as
+ * base indices, or (-1) with the derived event's coefficients copied. */
+typedef struct ULines {
+    CgCursor c;
+    const CgProfile *P;
+    int n;                       /* events asked */
+    int *ev;                     /* n: base index or -1 */
+    int64_t *coefs;              /* n * stride: derived coefficients */
+    int64_t *cost;               /* stride: the cursor's line costs */
+} ULines;
+
+static int ulines_iter(lua_State *L)
+{
+    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
+    ULines *u = (ULines *)lua_touserdata(L, lua_upvalueindex(2));
+    const CgProfile *P = check_open(L, lp);
+    CgLine l;
+    int i;
+    if (u->P != P)
+        return luaL_error(L, "attempt to use a closed profile");
+    if (!cg_cursor_next_line(&u->c, &l))
+        return 0;
+    luaL_checkstack(L, u->n + 3, "too many events");
+    lua_pushinteger(L, (lua_Integer)l.func + 1);
+    if (l.flags & CG_HAS_LINE)
+        lua_pushinteger(L, (lua_Integer)l.line);
+    else
+        lua_pushnil(L);
+    if (l.flags & CG_HAS_ADDR)
+        lua_pushinteger(L, (lua_Integer)l.addr);
+    else
+        lua_pushnil(L);
+    for (i = 0; i < u->n; i++) {
+        int ev = u->ev[i];
+        lua_pushinteger(L, (lua_Integer)(ev >= 0 ? l.cost[ev] :
+                        event_value(L, P, l.cost, -1,
+                                    u->coefs + (size_t)i * P->stride)));
+    }
+    return 3 + u->n;
+}
+
+/* Pushes the ulines iterator over blocks [first, last) of the profile at
+ * pidx, for the events given as arguments from arg on (all base events
+ * when none). */
+static void push_ulines(lua_State *L, int pidx, const CgProfile *P,
+                        int arg, size_t first, size_t last)
+{
+    int top = lua_gettop(L), n = top >= arg ? top - arg + 1 : (int)P->nev;
+    size_t stride = P->stride ? P->stride : 1, sz;
+    ULines *u;
+    int i;
+    pidx = lua_absindex(L, pidx);
+    sz = sizeof *u + (size_t)n * sizeof(int) + (size_t)n * stride *
+         sizeof(int64_t) + stride * sizeof(int64_t) + 2 * sizeof(int64_t);
+    lua_pushvalue(L, pidx);
+    u = (ULines *)lua_newuserdatauv(L, sz, 0);
+    luaL_setmetatable(L, CURSOR);
+    u->P = P;
+    u->n = n;
+    u->coefs = (int64_t *)(void *)(u + 1);
+    u->cost = u->coefs + (size_t)n * stride;
+    u->ev = (int *)(void *)(u->cost + stride + 1);
+    for (i = 0; i < n; i++) {
+        if (top >= arg) {
+            const int64_t *coefs;
+            u->ev[i] = check_event(L, P, pidx, arg + i, &coefs);
+            if (coefs)
+                memcpy(u->coefs + (size_t)i * stride, coefs,
+                       P->nev * sizeof *coefs);
+        } else {
+            u->ev[i] = i;
+        }
+    }
+    cg_cursor_init(&u->c, P, first, last, u->cost);
+    lua_pushcclosure(L, ulines_iter, 2);
+}
+
+/* prof:ulines([ev, ...]) */
+static int profile_ulines(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    push_ulines(L, 1, P, 2, 0, P->nblocks);
+    return 1;
+}
+
+/* fn:ulines([ev, ...]) */
+static int func_ulines(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    push_owner(L, 1);
+    lua_insert(L, 2);            /* the profile at 2, the events after it */
+    push_ulines(L, 2, P, 3, f->blocks_begin, f->blocks_end);
+    return 1;
+}
+
 static int profile_lines(lua_State *L)
 {
     CgProfile *P = check_profile(L, 1);
@@ -1710,6 +1807,7 @@ static const luaL_Reg profile_methods[] = {
     {"calls", profile_calls},
     {"jumps", profile_jumps},
     {"lines", profile_lines},
+    {"ulines", profile_ulines},
     {"parts", profile_parts},
     {"func", profile_func},
     {"memory", profile_memory},
@@ -1734,6 +1832,7 @@ static const luaL_Reg internal_funcs[] = {
 static const luaL_Reg function_methods[] = {
     {"self", func_self},
     {"lines", func_lines},
+    {"ulines", func_ulines},
     {"calls", func_calls},
     {"callers", func_callers},
     {"jumps", func_jumps},

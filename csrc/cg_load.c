@@ -279,11 +279,13 @@ static int composite(Loader *L, int kind, const char *s, const char *e,
                 !(buf = malloc(len)))
                 return nomem(L);
             P->arena[P->narena++] = buf;
+            P->arena_bytes += len;
         }
     }
     /* A composite written again (no (N) to name it) keeps its first copy:
      * the arena grows with distinct names, not with their occurrences. */
     if ((*out = cg_names_find(t, buf, (size_t)(w - buf))) >= 0) {
+        P->arena_bytes -= len;
         free(P->arena[--P->narena]);
         return CG_OK;
     }

@@ -250,6 +250,7 @@ int cg_model_name_orphans(CgProfile *P, const char *name)
                 !(nm = malloc(32)))
                 return CG_ENOMEM;
             P->arena[P->narena++] = nm;
+            P->arena_bytes += 32;
             snprintf(nm, 32, "(%llu)", id);
             real = cg_names_intern(&P->names[k], nm, strlen(nm));
             if (real < 0)
@@ -537,15 +538,32 @@ int cg_model_finish(CgProfile *P, CgError *err)
     return CG_OK;
 }
 
+/* Everything the model holds besides the texts: arrays at their capacity,
+ * made-up names, warnings, the call graph once built. */
 size_t cg_profile_bytes(const CgProfile *P)
 {
     size_t n = sizeof *P, k, i;
+    const CgGraph *g = P->graph;
     n += P->events_cap * sizeof *P->events;
     n += P->event_defs_cap * sizeof *P->event_defs;
     for (k = 0; k < CG_NKINDS; k++)
         n += P->names[k].cap * sizeof(CgStr) +
              P->names[k].hcap * sizeof(uint32_t) +
-             P->names[k].nids * sizeof(int32_t);
+             P->names[k].nids * sizeof(int32_t) +
+             P->names[k].alias_cap * sizeof(int32_t) +
+             P->names[k].stand_id_cap * sizeof(uint32_t) +
+             P->names[k].set_cap * sizeof(uint32_t);
+    n += P->arena_cap * sizeof *P->arena + P->arena_bytes;
+    n += P->warnings_cap * sizeof *P->warnings;
+    for (i = 0; i < P->nwarnings; i++)
+        n += strlen(P->warnings[i].text) + 1;
+    n += P->texts_cap * sizeof *P->texts + strlen(P->name) + 1;
+    for (i = 0; i < P->ntexts; i++)
+        n += strlen(P->texts[i].name) + 1;
+    if (g)
+        n += sizeof *g + P->nfuncs * (sizeof *g->comp + 2 * P->stride *
+                                      sizeof *g->a) +
+             g->ncomp * sizeof *g->cyclic;
     n += P->ftab.cap * sizeof(uint32_t);
     n += P->funcs_cap * sizeof *P->funcs;
     n += P->self_cap * P->stride * sizeof *P->self;

@@ -163,6 +163,7 @@ typedef struct CgProfile {
 
     char **arena;                /* chunks holding made-up names */
     size_t narena, arena_cap;
+    size_t arena_bytes;          /* their sizes, for cg_profile_bytes */
 } CgProfile;
 
 /* Called while loading with the bytes done and the total (of all files);

@@ -5,7 +5,6 @@
 
 #include <string.h>
 
-#define SEPARATOR "==== NEW PROFILING FILE"
 #define KEY(s) s, sizeof s - 1
 
 const CgKeyDef cg_keys[] = {
@@ -48,7 +47,7 @@ static int is_key_char(char c)
            (c >= '0' && c <= '9') || c == '_';
 }
 
-static void keyed(CgRec *r)
+void cg_scan_keyed(CgRec *r)
 {
     const char *k = r->s, *s = r->s;
     size_t n;
@@ -69,75 +68,6 @@ static void keyed(CgRec *r)
         d = *s == '=' ? &unknown_eq : &unknown_colon;
     r->def = d;
     r->kind = d->kind;
-}
-
-void cg_scan_line(const char *p, const char *end, CgRec *r)
-{
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    const char *e = nl ? nl : end;
-    char c;
-    r->next = nl ? nl + 1 : end;
-    if (e > p && e[-1] == '\r')
-        e--;
-    r->s = cg_skip_blanks(p, e);
-    r->e = e;
-    r->key = r->val = NULL;
-    r->def = NULL;
-    if (r->s == e) {
-        r->kind = CG_K_BLANK;
-        return;
-    }
-    c = *r->s;
-    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
-        r->kind = CG_K_COST;
-    else if (c == '#')
-        r->kind = CG_K_BLANK;
-    else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        keyed(r);
-    else if ((size_t)(e - r->s) >= sizeof SEPARATOR - 1 &&
-             !memcmp(r->s, SEPARATOR, sizeof SEPARATOR - 1))
-        r->kind = CG_K_SEPARATOR;
-    else
-        r->kind = CG_K_OTHER;
-}
-
-int cg_scan_costs(const char *s, const char *e, int npos,
-                  const uint64_t *base, uint64_t *pos, int64_t *cost,
-                  int max, int *ncost, CgScanFail *f)
-{
-    int k, n = 0;
-    for (k = 0; k < npos; k++) {
-        const char *q;
-        s = cg_skip_blanks(s, e);
-        if (s == e) {
-            f->col = k;
-            return CG_SCAN_FEWPOS;
-        }
-        if (!(q = cg_scan_pos(s, e, base[k], &pos[k], &f->why))) {
-            f->col = k;
-            f->at = s;
-            return CG_SCAN_POS;
-        }
-        s = q;
-    }
-    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
-        const char *q;
-        if (n >= max) {
-            for (; s < e; s = cg_skip_blanks(s, e), n++)
-                s = cg_token_end(s, e);
-            f->col = n;
-            return CG_SCAN_MANY;
-        }
-        if (!(q = cg_scan_cost(s, e, &cost[n], &f->why))) {
-            f->col = n;
-            f->at = s;
-            return CG_SCAN_COST;
-        }
-        n++;
-        s = q;
-    }
-    *ncost = n;
-    return CG_SCAN_OK;
 }
 
 const char *cg_scan_target(const char *s, const char *e, int npos,

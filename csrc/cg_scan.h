@@ -10,6 +10,8 @@
 
 #include "cg_lex.h"
 
+#include <string.h>
+
 typedef enum CgKind {
     CG_K_BLANK,            /* empty, blanks only, or a # comment */
     CG_K_COST,             /* starts with a digit, '+', '-' or '*' */
@@ -49,8 +51,41 @@ typedef struct CgRec {
     const char *next;            /* the start of the next line */
 } CgRec;
 
-/* Scans the line at p (p < end) into r. */
-CG_HIDDEN void cg_scan_line(const char *p, const char *end, CgRec *r);
+/* The keyed part of cg_scan_line: r->s..r->e starts with a letter. */
+CG_HIDDEN void cg_scan_keyed(CgRec *r);
+
+#define CG_SEPARATOR "==== NEW PROFILING FILE"
+
+/* Scans the line at p (p < end) into r. Inline: it runs once per line. */
+static inline void cg_scan_line(const char *p, const char *end, CgRec *r)
+{
+    const char *nl = (const char *)memchr(p, '\n', (size_t)(end - p));
+    const char *e = nl ? nl : end;
+    char c;
+    r->next = nl ? nl + 1 : end;
+    if (e > p && e[-1] == '\r')
+        e--;
+    r->s = cg_skip_blanks(p, e);
+    r->e = e;
+    r->key = r->val = NULL;
+    r->def = NULL;
+    if (r->s == e) {
+        r->kind = CG_K_BLANK;
+        return;
+    }
+    c = *r->s;
+    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
+        r->kind = CG_K_COST;
+    else if (c == '#')
+        r->kind = CG_K_BLANK;
+    else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        cg_scan_keyed(r);
+    else if ((size_t)(e - r->s) >= sizeof CG_SEPARATOR - 1 &&
+             !memcmp(r->s, CG_SEPARATOR, sizeof CG_SEPARATOR - 1))
+        r->kind = CG_K_SEPARATOR;
+    else
+        r->kind = CG_K_OTHER;
+}
 
 /* Why a cost line failed (cg_scan_costs). */
 enum {
@@ -69,11 +104,46 @@ typedef struct CgScanFail {
 
 /* Scans a cost line s..e: npos positions (relative to base) into pos[],
  * then at most max costs into cost[] (*ncost of them). CG_SCAN_OK or a
- * CG_SCAN_* code with f filled. */
-CG_HIDDEN int cg_scan_costs(const char *s, const char *e, int npos,
-                            const uint64_t *base, uint64_t *pos,
-                            int64_t *cost, int max, int *ncost,
-                            CgScanFail *f);
+ * CG_SCAN_* code with f filled. Inline: it runs once per cost line. */
+static inline int cg_scan_costs(const char *s, const char *e, int npos,
+                                const uint64_t *base, uint64_t *pos,
+                                int64_t *cost, int max, int *ncost,
+                                CgScanFail *f)
+{
+    int k, n = 0;
+    for (k = 0; k < npos; k++) {
+        const char *q;
+        s = cg_skip_blanks(s, e);
+        if (s == e) {
+            f->col = k;
+            return CG_SCAN_FEWPOS;
+        }
+        if (!(q = cg_scan_pos(s, e, base[k], &pos[k], &f->why))) {
+            f->col = k;
+            f->at = s;
+            return CG_SCAN_POS;
+        }
+        s = q;
+    }
+    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
+        const char *q;
+        if (n >= max) {
+            for (; s < e; s = cg_skip_blanks(s, e), n++)
+                s = cg_token_end(s, e);
+            f->col = n;
+            return CG_SCAN_MANY;
+        }
+        if (!(q = cg_scan_cost(s, e, &cost[n], &f->why))) {
+            f->col = n;
+            f->at = s;
+            return CG_SCAN_COST;
+        }
+        n++;
+        s = q;
+    }
+    *ncost = n;
+    return CG_SCAN_OK;
+}
 
 /* The target subpositions of calls=/jump=/jcnd= at s: up to npos given
  * (Xdebug writes one more: ignored), relative to base; the instr and line

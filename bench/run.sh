@@ -97,7 +97,7 @@ measure() {
     secs=$(median < "$tmp.t"); kib=$(median < "$tmp.k")
     awk -v n="$name" -v s="$secs" -v k="$kib" -v b="$bytes" -v f="${scan_secs:-0}" 'BEGIN {
         printf "%-22s %9.3f %9.1f %10.1f %9.2f %9s\n", n, s, b / 1e6 / s, k / 1024, k * 1024 / b,
-            f > 0 ? sprintf("%.2f", s / f) : "-" }'
+            (f > 0 ? sprintf("%.2f", s / f) : "-") }'
 }
 
 status=0

@@ -118,8 +118,11 @@ int cg_model_add_event(CgProfile *P, const char *s, size_t len)
 {
     if (CG_GROW(P->events, P->events_cap, P->nev + 1) != 0)
         return -1;
+    /* exact while there are no cost rows (the events: lines of the header:
+     * no restride at the end); doubling once rows must be copied */
     if (P->nev + 1 > P->stride &&
-        set_stride(P, P->stride ? P->stride * 2 : 4) != 0)
+        set_stride(P, !P->nfuncs && !P->ncalls ? P->nev + 1 :
+                      P->stride * 2) != 0)
         return -1;
     P->events[P->nev].ptr = s;
     P->events[P->nev].len = len;
@@ -391,63 +394,91 @@ static int group(size_t n, size_t nkeys, const int32_t *key, uint32_t *perm,
     return 0;
 }
 
+/* Puts rows of `size` bytes in the order perm gives (row i becomes row
+ * perm[i]) in place, following the permutation's cycles; perm is
+ * destroyed. tmp has room for one row. No second copy of the array. */
+static void permute(void *rows, size_t n, size_t size, uint32_t *perm,
+                    void *tmp)
+{
+    char *a = rows;
+    size_t i;
+    if (!size)
+        return;
+    for (i = 0; i < n; i++) {
+        size_t j = i;
+        if (perm[i] == i)
+            continue;
+        memcpy(tmp, a + i * size, size);
+        for (;;) {
+            size_t k = perm[j];
+            perm[j] = (uint32_t)j;
+            if (k == i) {
+                memcpy(a + j * size, tmp, size);
+                break;
+            }
+            memcpy(a + j * size, a + k * size, size);
+            j = k;
+        }
+    }
+}
+
+/* Gives back the room an array has beyond n rows (realloc may fail: the
+ * larger array is then kept). */
+static void *shrink(void *p, size_t n, size_t size, size_t *cap)
+{
+    void *q;
+    if (!p || *cap <= n || !n)
+        return p;
+    if ((q = realloc(p, n * size)) == NULL)
+        return p;
+    *cap = n;
+    return q;
+}
+
 static int group_all(CgProfile *P)
 {
     size_t nf = P->nfuncs, i, big = P->nblocks;
     int32_t *key;
-    uint32_t *perm, *b, *e;
+    uint32_t *perm, *perm2, *b, *e;
+    void *tmp;
     if (P->ncalls > big)
         big = P->ncalls;
     key = malloc((big ? big : 1) * sizeof *key);
     perm = malloc((big ? big : 1) * sizeof *perm);
+    perm2 = malloc((big ? big : 1) * sizeof *perm2);
     b = malloc((nf ? nf : 1) * sizeof *b);
     e = malloc((nf ? nf : 1) * sizeof *e);
-    if (!key || !perm || !b || !e)
+    tmp = malloc(sizeof(CgCall) + sizeof(CgBlock) +
+                 (P->stride + 1) * sizeof(int64_t));
+    if (!key || !perm || !perm2 || !b || !e || !tmp)
         goto oom;
 
     /* blocks by function */
     for (i = 0; i < P->nblocks; i++)
         key[i] = P->blocks[i].func;
     group(P->nblocks, nf, key, perm, b, e);
-    {
-        CgBlock *nb = malloc((P->nblocks ? P->nblocks : 1) * sizeof *nb);
-        if (!nb)
-            goto oom;
-        for (i = 0; i < P->nblocks; i++)
-            nb[i] = P->blocks[perm[i]];
-        free(P->blocks);
-        P->blocks = nb;
-        P->blocks_cap = P->nblocks;
-    }
+    permute(P->blocks, P->nblocks, sizeof *P->blocks, perm, tmp);
+    P->blocks = shrink(P->blocks, P->nblocks, sizeof *P->blocks,
+                       &P->blocks_cap);
     for (i = 0; i < nf; i++) {
         P->funcs[i].blocks_begin = b[i];
         P->funcs[i].blocks_end = e[i];
     }
 
-    /* calls by caller, their costs along */
+    /* calls by caller, their costs along, in place */
     for (i = 0; i < P->ncalls; i++)
         key[i] = P->calls[i].caller;
     group(P->ncalls, nf, key, perm, b, e);
-    {
-        CgCall *nc = malloc((P->ncalls ? P->ncalls : 1) * sizeof *nc);
-        int64_t *cc = malloc((P->ncalls ? P->ncalls : 1) *
-                             (P->stride ? P->stride : 1) * sizeof *cc);
-        if (!nc || !cc) {
-            free(nc);
-            free(cc);
-            goto oom;
-        }
-        for (i = 0; i < P->ncalls; i++) {
-            nc[i] = P->calls[perm[i]];
-            memcpy(cc + i * P->stride, P->call_cost + perm[i] * P->stride,
-                   P->stride * sizeof *cc);
-        }
-        free(P->calls);
-        free(P->call_cost);
-        P->calls = nc;
-        P->call_cost = cc;
-        P->calls_cap = P->call_cost_cap = P->ncalls;
-    }
+    memcpy(perm2, perm, P->ncalls * sizeof *perm);
+    permute(P->calls, P->ncalls, sizeof *P->calls, perm, tmp);
+    permute(P->call_cost, P->ncalls, P->stride * sizeof *P->call_cost,
+            perm2, tmp);
+    P->calls = shrink(P->calls, P->ncalls, sizeof *P->calls, &P->calls_cap);
+    P->call_cost = shrink(P->call_cost, P->ncalls,
+                          P->stride * sizeof *P->call_cost,
+                          &P->call_cost_cap);
+    P->self = shrink(P->self, P->nfuncs, P->stride * sizeof *P->self,
+                     &P->self_cap);
     for (i = 0; i < nf; i++) {
         P->funcs[i].calls_begin = b[i];
         P->funcs[i].calls_end = e[i];
@@ -466,14 +497,18 @@ static int group_all(CgProfile *P)
     }
     free(key);
     free(perm);
+    free(perm2);
     free(b);
     free(e);
+    free(tmp);
     return 0;
 oom:
     free(key);
     free(perm);
+    free(perm2);
     free(b);
     free(e);
+    free(tmp);
     return -1;
 }
 

@@ -60,6 +60,7 @@ typedef struct Loader {
     int32_t unspecified;
     CgNames evnames;             /* P->events hashed, same indices */
     int64_t cost[CG_MAX_EVENTS];
+    int64_t row[CG_MAX_EVENTS];  /* a call's costs in profile event order */
     int64_t done[CG_MAX_EVENTS]; /* per profile event: the sum of the parts
                                     before this one (prof:totals() adds
                                     parts in order: no prefix may
@@ -518,6 +519,8 @@ static int new_part(Loader *L, int inherit)
         for (k = 0; k < old->nev; k++)
             L->done[old->evmap[k]] += old->sum[k];
     }
+    if (P->nparts >= CG_MAX_PARTS)
+        return fail(L, "more than %d parts", CG_MAX_PARTS);
     if (CG_GROW(P->parts, P->parts_cap, P->nparts + 1) != 0)
         return nomem(L);
     pt = &P->parts[P->nparts];
@@ -925,8 +928,8 @@ static int cost_line(Loader *L, const char *s, const char *e)
         L->jump_pending = 0;
     } else if (L->call_pending) {
         CgCall *c = &L->call;
-        int64_t *cc;
         int32_t k;
+        int top = 0;
         for (k = 0; k < pt->npos; k++) {
             if (pt->poskind[k] == CG_POS_INSTR) {
                 c->addr = pos[k];
@@ -936,14 +939,19 @@ static int cost_line(Loader *L, const char *s, const char *e)
                 c->flags |= CG_HAS_LINE;
             }
         }
+        /* in profile event order; the columns after the last one set
+         * are zeros the encoding leaves out */
+        for (j = 0; j < ncost; j++)
+            if (pt->evmap[j] + 1 > (uint32_t)top)
+                top = (int)pt->evmap[j] + 1;
+        for (j = 0; j < top; j++)
+            L->row[j] = 0;
+        for (j = 0; j < ncost; j++)
+            L->row[pt->evmap[j]] = L->cost[j];
         if (P->ncalls >= 0xffffffffu ||
             CG_GROW(P->calls, P->calls_cap, P->ncalls + 1) != 0 ||
-            cg_model_reserve_calls(P, P->ncalls + 1) != 0)
+            cg_model_add_call_costs(P, L->row, (size_t)top, &c->costs) != 0)
             return nomem(L);
-        cc = P->call_cost + P->ncalls * P->stride;
-        memset(cc, 0, P->stride * sizeof *cc);
-        for (j = 0; j < ncost; j++)
-            cc[pt->evmap[j]] = L->cost[j];
         P->calls[P->ncalls++] = *c;
         L->call_pending = 0;
     } else {
@@ -987,6 +995,7 @@ static int calls_line(Loader *L, const char *s, const char *e)
 {
     CgCall c;
     uint64_t count;
+    uint32_t flags = 0;
     int why = 0, rc;
     const char *q;
     int32_t cob = L->cob, cfi = L->cfi, cfn = L->cfn;
@@ -1000,8 +1009,9 @@ static int calls_line(Loader *L, const char *s, const char *e)
     if (!(q = cg_scan_u64(s, e, &count, &why)))
         return lex_fail(L, why, s, e, "the call count");
     memset(&c, 0, sizeof c);
-    if ((rc = scan_target(L, q, e, &c.taddr, &c.tline, &c.flags)) != 0)
+    if ((rc = scan_target(L, q, e, &c.taddr, &c.tline, &flags)) != 0)
         return rc;
+    c.flags = flags & 15u;
     L->skip_cost = 0;
     if ((rc = current_func(L)) != 0)
         return rc;

@@ -1463,6 +1463,16 @@ static int call_fields(lua_State *L)
     return 1;
 }
 
+/* A call's costs, decoded into a userdata pushed on the stack. */
+static const int64_t *push_call_costs(lua_State *L, const CgProfile *P,
+                                      const CgCall *c)
+{
+    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->stride + 1) *
+                                              sizeof *v, 0);
+    cg_call_costs(P, c, v);
+    return v;
+}
+
 static int call_cost(lua_State *L)
 {
     CgProfile *P;
@@ -1470,8 +1480,7 @@ static int call_cost(lua_State *L)
     int pidx;
     lua_settop(L, 2);
     pidx = push_owner(L, 1);
-    return push_costs(L, P, pidx,
-                      P->call_cost + (size_t)(c - P->calls) * P->stride, 2);
+    return push_costs(L, P, pidx, push_call_costs(L, P, c), 2);
 }
 
 static int call_tostring(lua_State *L)
@@ -1498,9 +1507,9 @@ static int call_tostring(lua_State *L)
     if (P->nev) {
         luaL_addstring(&b, "; ");
         luaL_addlstring(&b, P->events[0].ptr, P->events[0].len);
-        lua_pushfstring(L, " %I inclusive",
-                        (lua_Integer)P->call_cost[(size_t)(c - P->calls) *
-                                                  P->stride]);
+        const int64_t *v = push_call_costs(L, P, c);
+        lua_pushfstring(L, " %I inclusive", (lua_Integer)v[0]);
+        lua_remove(L, -2);
         luaL_addvalue(&b);
     }
     luaL_addchar(&b, ')');

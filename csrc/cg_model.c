@@ -68,20 +68,12 @@ static int64_t *restride(const int64_t *old, size_t rows, size_t cap,
 
 static int set_stride(CgProfile *P, size_t stride)
 {
-    int64_t *s = NULL, *c = NULL;
+    int64_t *s = NULL;
     if (P->self_cap && !(s = restride(P->self, P->nfuncs, P->self_cap,
                                       P->stride, stride)))
         return -1;
-    if (P->call_cost_cap && !(c = restride(P->call_cost, P->ncalls,
-                                           P->call_cost_cap, P->stride,
-                                           stride))) {
-        free(s);
-        return -1;
-    }
     free(P->self);
-    free(P->call_cost);
     P->self = s;
-    P->call_cost = c;
     P->stride = stride;
     return 0;
 }
@@ -109,9 +101,61 @@ int cg_model_reserve_self(CgProfile *P, size_t n)
     return reserve_rows(&P->self, &P->self_cap, n, P->stride);
 }
 
-int cg_model_reserve_calls(CgProfile *P, size_t n)
+/* Call costs: a varint count, then that many zigzag varints. Call costs
+ * are few next to cost lines but wide (one per event): most are small or
+ * zero, so this takes a byte or two per event where int64_t took 8. */
+int cg_model_add_call_costs(CgProfile *P, const int64_t *v, size_t n,
+                            uint64_t *off)
 {
-    return reserve_rows(&P->call_cost, &P->call_cost_cap, n, P->stride);
+    uint8_t *w;
+    size_t i;
+    while (n && !v[n - 1])
+        n--;                     /* trailing zeros: implied */
+    /* at most 10 bytes per value, 10 for the count */
+    if (n > (((size_t)-1) - P->call_bytes_len) / 10 - 1 ||
+        CG_GROW(P->call_bytes, P->call_bytes_cap,
+                P->call_bytes_len + 10 * (n + 1)) != 0)
+        return -1;
+    *off = P->call_bytes_len;
+    w = P->call_bytes + P->call_bytes_len;
+    for (i = 0; i <= n; i++) {
+        uint64_t u = i == 0 ? (uint64_t)n
+                            : ((uint64_t)v[i - 1] << 1) ^
+                              (uint64_t)-(int64_t)((uint64_t)v[i - 1] >> 63);
+        while (u >= 0x80) {
+            *w++ = (uint8_t)(u | 0x80);
+            u >>= 7;
+        }
+        *w++ = (uint8_t)u;
+    }
+    P->call_bytes_len = (size_t)(w - P->call_bytes);
+    return 0;
+}
+
+static uint64_t get_varint(const uint8_t **p)
+{
+    uint64_t v = 0;
+    int shift = 0;
+    const uint8_t *q = *p;
+    while (*q & 0x80) {
+        v |= (uint64_t)(*q++ & 0x7f) << shift;
+        shift += 7;
+    }
+    v |= (uint64_t)*q++ << shift;
+    *p = q;
+    return v;
+}
+
+void cg_call_costs(const CgProfile *P, const CgCall *c, int64_t *out)
+{
+    const uint8_t *p = P->call_bytes + c->costs;
+    size_t n = (size_t)get_varint(&p), i;
+    for (i = 0; i < n; i++) {
+        uint64_t u = get_varint(&p);
+        out[i] = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    }
+    for (; i < P->stride; i++)
+        out[i] = 0;
 }
 
 int cg_model_add_event(CgProfile *P, const char *s, size_t len)
@@ -439,18 +483,16 @@ static int group_all(CgProfile *P)
 {
     size_t nf = P->nfuncs, i, big = P->nblocks;
     int32_t *key;
-    uint32_t *perm, *perm2, *b, *e;
+    uint32_t *perm, *b, *e;
     void *tmp;
     if (P->ncalls > big)
         big = P->ncalls;
     key = malloc((big ? big : 1) * sizeof *key);
     perm = malloc((big ? big : 1) * sizeof *perm);
-    perm2 = malloc((big ? big : 1) * sizeof *perm2);
     b = malloc((nf ? nf : 1) * sizeof *b);
     e = malloc((nf ? nf : 1) * sizeof *e);
-    tmp = malloc(sizeof(CgCall) + sizeof(CgBlock) +
-                 (P->stride + 1) * sizeof(int64_t));
-    if (!key || !perm || !perm2 || !b || !e || !tmp)
+    tmp = malloc(sizeof(CgCall) + sizeof(CgBlock));
+    if (!key || !perm || !b || !e || !tmp)
         goto oom;
 
     /* blocks by function */
@@ -465,18 +507,14 @@ static int group_all(CgProfile *P)
         P->funcs[i].blocks_end = e[i];
     }
 
-    /* calls by caller, their costs along, in place */
+    /* calls by caller, in place (their costs stay where they are) */
     for (i = 0; i < P->ncalls; i++)
         key[i] = P->calls[i].caller;
     group(P->ncalls, nf, key, perm, b, e);
-    memcpy(perm2, perm, P->ncalls * sizeof *perm);
     permute(P->calls, P->ncalls, sizeof *P->calls, perm, tmp);
-    permute(P->call_cost, P->ncalls, P->stride * sizeof *P->call_cost,
-            perm2, tmp);
     P->calls = shrink(P->calls, P->ncalls, sizeof *P->calls, &P->calls_cap);
-    P->call_cost = shrink(P->call_cost, P->ncalls,
-                          P->stride * sizeof *P->call_cost,
-                          &P->call_cost_cap);
+    P->call_bytes = shrink(P->call_bytes, P->call_bytes_len, 1,
+                           &P->call_bytes_cap);
     P->self = shrink(P->self, P->nfuncs, P->stride * sizeof *P->self,
                      &P->self_cap);
     for (i = 0; i < nf; i++) {
@@ -497,7 +535,6 @@ static int group_all(CgProfile *P)
     }
     free(key);
     free(perm);
-    free(perm2);
     free(b);
     free(e);
     free(tmp);
@@ -505,7 +542,6 @@ static int group_all(CgProfile *P)
 oom:
     free(key);
     free(perm);
-    free(perm2);
     free(b);
     free(e);
     free(tmp);
@@ -550,22 +586,14 @@ int cg_model_finish(CgProfile *P, CgError *err)
         return rc;
     /* cost vectors as long as the event list, no longer */
     if (P->stride != P->nev) {
-        size_t nf = P->nfuncs, nc = P->ncalls;
-        int64_t *s = NULL, *c = NULL;
+        size_t nf = P->nfuncs;
+        int64_t *s = NULL;
         if (nf && P->nev && !(s = restride(P->self, nf, nf, P->stride,
                                            P->nev)))
             return CG_ENOMEM;
-        if (nc && P->nev && !(c = restride(P->call_cost, nc, nc, P->stride,
-                                           P->nev))) {
-            free(s);
-            return CG_ENOMEM;
-        }
         free(P->self);
-        free(P->call_cost);
         P->self = s;
-        P->call_cost = c;
         P->self_cap = s ? nf : 0;
-        P->call_cost_cap = c ? nc : 0;
         P->stride = P->nev;
     }
     if (group_all(P) != 0)
@@ -603,7 +631,7 @@ size_t cg_profile_bytes(const CgProfile *P)
     n += P->funcs_cap * sizeof *P->funcs;
     n += P->self_cap * P->stride * sizeof *P->self;
     n += P->calls_cap * sizeof *P->calls;
-    n += P->call_cost_cap * P->stride * sizeof *P->call_cost;
+    n += P->call_bytes_cap;
     n += P->ncalls * sizeof *P->callers;
     n += P->blocks_cap * sizeof *P->blocks;
     n += P->bases_cap * sizeof *P->bases;
@@ -629,7 +657,7 @@ void cg_profile_free(CgProfile *P)
     free(P->funcs);
     free(P->self);
     free(P->calls);
-    free(P->call_cost);
+    free(P->call_bytes);
     free(P->callers);
     free(P->blocks);
     free(P->bases);

@@ -62,12 +62,16 @@ enum {
     CG_HAS_ADDR = 1, CG_HAS_LINE = 2, CG_HAS_TADDR = 4, CG_HAS_TLINE = 8
 };
 
+/* Parts a call can name (CgCall.part has 28 bits). */
+#define CG_MAX_PARTS 0x0fffffff
+
 typedef struct CgCall {
     int32_t caller, callee;
     int32_t file;                /* source file of the call site, or -1 */
-    uint32_t part;
-    uint32_t flags;
+    unsigned part : 28;
+    unsigned flags : 4;
     uint64_t count;
+    uint64_t costs;              /* offset of its costs in call_bytes */
     uint64_t addr, line;         /* call site */
     uint64_t taddr, tline;       /* target position as written */
 } CgCall;
@@ -141,8 +145,10 @@ typedef struct CgProfile {
 
     CgCall *calls;
     size_t ncalls, calls_cap;
-    int64_t *call_cost;          /* ncalls * stride */
-    size_t call_cost_cap;        /* calls it has room for */
+    uint8_t *call_bytes;         /* the calls' inclusive costs, each a
+                                    varint count then zigzag varints in
+                                    profile event order (cg_call_costs) */
+    size_t call_bytes_len, call_bytes_cap;
     uint32_t *callers;           /* call indices grouped by callee */
 
     CgBlock *blocks;
@@ -205,6 +211,10 @@ CG_HIDDEN void cg_profile_free(CgProfile *P);
 
 /* Bytes the model holds besides the loaded text. */
 CG_HIDDEN size_t cg_profile_bytes(const CgProfile *P);
+
+/* The inclusive costs of call c into out (stride values). */
+CG_HIDDEN void cg_call_costs(const CgProfile *P, const CgCall *c,
+                             int64_t *out);
 
 /* Looks an event name up; -1 when unknown. */
 CG_HIDDEN int cg_event_index(const CgProfile *P, const char *name, size_t len);

@@ -285,9 +285,9 @@ static void check_same(const CgProfile *A, const CgProfile *B)
                   sizeof A->warnings_dropped));
     CHECK(!A->nfuncs || !memcmp(A->self, B->self,
                                 A->nfuncs * A->stride * sizeof *A->self));
-    CHECK(!A->ncalls || !A->stride ||
-          !memcmp(A->call_cost, B->call_cost,
-                  A->ncalls * A->stride * sizeof *A->call_cost));
+    CHECK(A->call_bytes_len == B->call_bytes_len &&
+          (!A->call_bytes_len ||
+           !memcmp(A->call_bytes, B->call_bytes, A->call_bytes_len)));
     for (i = 0; i < A->nwarnings; i++)
         CHECK(!strcmp(A->warnings[i].text, B->warnings[i].text) &&
               A->warnings[i].kind == B->warnings[i].kind);

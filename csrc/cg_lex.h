@@ -66,15 +66,22 @@ static inline const char *cg_scan_u64_to(const char *s, const char *e,
         }
     } else {
         start = s;
-        while (s < e && *s >= '0' && *s <= '9') {
-            unsigned d = (unsigned)(*s - '0');
-            if (v >= 1844674407370955161ULL &&
-                (v > 1844674407370955161ULL || d > 5)) {
-                *why = CG_LEX_OVERFLOW;
-                return NULL;
-            }
-            v = v * 10 + d;
+        /* up to 19 digits cannot overflow: no check per digit */
+        while (s < e && (unsigned char)(*s - '0') < 10) {
+            v = v * 10 + (uint64_t)(*s - '0');
             s++;
+        }
+        if (s - start > 19) {
+            v = 0;
+            for (s = start; s < e && *s >= '0' && *s <= '9'; s++) {
+                unsigned d = (unsigned)(*s - '0');
+                if (v >= 1844674407370955161ULL &&
+                    (v > 1844674407370955161ULL || d > 5)) {
+                    *why = CG_LEX_OVERFLOW;
+                    return NULL;
+                }
+                v = v * 10 + d;
+            }
         }
     }
     if (s == start || (s < e && !cg_is_blank(*s) && *s != stop)) {

@@ -490,8 +490,8 @@ static int check_sums(Loader *L, const CgPart *pt, const int64_t *written,
     }
     if (!bad)
         return CG_OK;
-    return warn_at(L, CG_W_MISMATCH, line, "%s does not match the cost lines: %s%s", what,
-                   buf, bad > 4 ? ", ..." : "");
+    return warn_at(L, CG_W_MISMATCH, line, "%s does not match the cost "
+                   "lines: %s%s", what, buf, bad > 4 ? ", ..." : "");
 }
 
 static int end_part(Loader *L)
@@ -905,19 +905,13 @@ static int scan_cost_line(Loader *L, const char *s, const char *e,
     }
 }
 
-static int cost_line(Loader *L, const char *s, const char *e)
+/* A scanned cost line: positions pos[], costs L->cost[0..ncost). */
+static int cost_record(Loader *L, const uint64_t *pos, int ncost,
+                       int skipping)
 {
     CgProfile *P = L->P;
     CgPart *pt = &P->parts[L->part];
-    uint64_t pos[CG_MAX_POSITIONS];
-    int ncost = 0, j, rc, skipping = L->skip_cost;
-    L->touched = L->body = 1;
-    L->skip_cost = 0;
-    if (!pt->nev && !L->jump_pending)
-        return fail(L, "cost line before any events: line");
-    rc = scan_cost_line(L, s, e, pos, &ncost);
-    if (rc)
-        return rc;
+    int j, rc;
     if (skipping)
         return fail(L, "skipped with the bad line %llu before it",
                     (unsigned long long)L->skip_line);
@@ -976,6 +970,20 @@ static int cost_line(Loader *L, const char *s, const char *e)
     memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
     L->fi_pending = 0;
     return CG_OK;
+}
+
+static int cost_line(Loader *L, const char *s, const char *e)
+{
+    uint64_t pos[CG_MAX_POSITIONS];
+    int ncost = 0, rc, skipping = L->skip_cost;
+    L->touched = L->body = 1;
+    L->skip_cost = 0;
+    if (!L->P->parts[L->part].nev && !L->jump_pending)
+        return fail(L, "cost line before any events: line");
+    rc = scan_cost_line(L, s, e, pos, &ncost);
+    if (rc)
+        return rc;
+    return cost_record(L, pos, ncost, skipping);
 }
 
 /* Scans the target subpositions of calls=/jump=/jcnd=. */
@@ -1416,6 +1424,26 @@ static int read_text(Loader *L)
     int rc = CG_OK;
     while (!rc && p < end) {
         CgRec r;
+        const CgPart *pt = &L->P->parts[L->part];
+        if (pt->nev && cg_is_cost_start(*p)) {
+            /* the common cost line, scanned up to its '\n' in one go */
+            uint64_t pos[CG_MAX_POSITIONS];
+            int ncost, skipping = L->skip_cost;
+            const char *next = cg_scan_costs_fast(p, end, pt->npos, L->base,
+                                                  pos, L->cost, pt->nev,
+                                                  &ncost);
+            if (next) {
+                L->lineno++;
+                L->line = p;
+                L->touched = L->body = 1;
+                L->skip_cost = 0;
+                rc = cost_record(L, pos, ncost, skipping);
+                if (rc == CG_EBAD && L->lenient && !L->fatal)
+                    rc = skip_line(L);
+                p = next;
+                goto progress;
+            }
+        }
         cg_scan_line(p, end, &r);
         L->lineno++;
         L->line = p;
@@ -1423,6 +1451,7 @@ static int read_text(Loader *L)
         if (rc == CG_EBAD && L->lenient && !L->fatal)
             rc = skip_line(L);
         p = r.next;
+    progress:
         if (p >= mark && L->opts->progress && !rc) {
             if (L->opts->progress(L->opts->ud,
                                   L->before + (uint64_t)(p - L->buf),

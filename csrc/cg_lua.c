@@ -460,7 +460,8 @@ static int profile_warnings(lua_State *L)
         "truncated", "skipped", "mismatch", "unknown", "name", "formula", NULL
     };
     CgProfile *P = check_profile(L, 1);
-    int kind = lua_isnoneornil(L, 2) ? -1 : luaL_checkoption(L, 2, NULL, kinds);
+    int kind = lua_isnoneornil(L, 2) ? -1
+                                     : luaL_checkoption(L, 2, NULL, kinds);
     uint64_t dropped = 0;
     size_t i;
     lua_Integer n = 0;

@@ -569,14 +569,6 @@ int cg_model_warn_text(CgProfile *P, int kind, const char *text)
     return 0;
 }
 
-int cg_model_warn(CgProfile *P, int kind, uint64_t line, const char *msg)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s:%llu: %s", P->name,
-             (unsigned long long)line, msg);
-    return cg_model_warn_text(P, kind, buf);
-}
-
 int cg_model_finish(CgProfile *P, CgError *err)
 {
     int rc = resolve_forward(P, err);

@@ -25,10 +25,9 @@ CG_HIDDEN int cg_model_name_orphans(CgProfile *P, const char *name);
  * named only by cfn= without a file into their one definition, and groups
  * blocks and calls by function. Fills err on failure. */
 CG_HIDDEN int cg_model_finish(CgProfile *P, CgError *err);
-/* Adds "NAME:LINE: msg" / text as it is to the warnings (the first
- * CG_MAX_WARNINGS; the rest are counted); -1 out of memory. */
-CG_HIDDEN int cg_model_warn(CgProfile *P, int kind, uint64_t line,
-                            const char *msg);
+/* Adds text ("NAME:LINE: message") of a kind (CG_W_*) to the warnings
+ * (the first CG_MAX_WARNINGS, and every "truncated" one; the rest are
+ * counted); -1 out of memory. */
 CG_HIDDEN int cg_model_warn_text(CgProfile *P, int kind, const char *text);
 
 #endif

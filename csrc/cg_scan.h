@@ -145,6 +145,93 @@ static inline int cg_scan_costs(const char *s, const char *e, int npos,
     return CG_SCAN_OK;
 }
 
+/* Can a cost line start with c? */
+static inline int cg_is_cost_start(char c)
+{
+    return (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*';
+}
+
+/* Ends a token of the fast path: blank, '\n' or the end. */
+static inline int cg_fast_end(const char *p, const char *end)
+{
+    return p == end || *p == ' ' || *p == '\t' || *p == '\n';
+}
+
+/* The fast path of cg_scan_costs, for the common cost line: p starts it
+ * (no blank before), and it ends at its '\n' (or at end), which this scan
+ * finds itself: no separate search for the line end. Positions are decimal,
+ * +N, -N or '*'; costs decimal, maybe negative, of at most 18 digits.
+ * Returns the start of the next line, or NULL when the line has anything
+ * else (hex, '\r', a long number, too many costs, a bad token, a relative
+ * position out of range): the caller then scans it with cg_scan_line and
+ * cg_scan_costs, which also word the error. */
+CG_INLINE const char *cg_scan_costs_fast(const char *p, const char *end,
+                                         int npos, const uint64_t *base,
+                                         uint64_t *pos, int64_t *cost,
+                                         int max, int *ncost)
+{
+    int k, n = 0;
+    for (k = 0; k < npos; k++) {
+        uint64_t v = 0;
+        const char *start;
+        char c;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end)
+            return NULL;
+        c = *p;
+        if (c == '*') {
+            p++;
+            v = base[k];
+        } else {
+            if (c == '+' || c == '-')
+                p++;
+            start = p;
+            while (p < end && (unsigned char)(*p - '0') < 10) {
+                v = v * 10 + (uint64_t)(*p - '0');
+                p++;
+            }
+            if (p == start || p - start > 18)
+                return NULL;
+            if (c == '+') {
+                if (v > UINT64_MAX - base[k])
+                    return NULL;
+                v += base[k];
+            } else if (c == '-') {
+                if (v > base[k])
+                    return NULL;
+                v = base[k] - v;
+            }
+        }
+        if (!cg_fast_end(p, end))
+            return NULL;
+        pos[k] = v;
+    }
+    for (;;) {
+        uint64_t v = 0;
+        const char *start;
+        int neg;
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end || *p == '\n')
+            break;
+        if (n >= max)
+            return NULL;
+        neg = *p == '-';
+        p += neg;
+        start = p;
+        while (p < end && (unsigned char)(*p - '0') < 10) {
+            v = v * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        if (p == start || p - start > 18 || !cg_fast_end(p, end))
+            return NULL;
+        cost[n++] = neg ? -(int64_t)v : (int64_t)v;
+    }
+    *ncost = n;
+    return p == end ? p : p + 1;
+}
+
 /* The target subpositions of calls=/jump=/jcnd= at s: up to npos given
  * (Xdebug writes one more: ignored), relative to base; the instr and line
  * ones land in *addr / *line with flags CG_HAS_TADDR / CG_HAS_TLINE (of

@@ -86,6 +86,7 @@ static int walk(CgCursor *c, CgLine *ol, CgJump *oj)
         const CgBlock *b;
         const CgPart *pt;
         CgRec r;
+        int n = 0;
         if (c->p >= c->end) {
             expect = NONE;
             if (!next_block(c))
@@ -94,13 +95,23 @@ static int walk(CgCursor *c, CgLine *ol, CgJump *oj)
         }
         b = &P->blocks[c->block];
         pt = &P->parts[b->part];
-        cg_scan_line(c->p, c->end, &r);
+        r.next = NULL;
+        if (cg_is_cost_start(*c->p)) {
+            r.kind = CG_K_COST;
+            r.next = cg_scan_costs_fast(c->p, c->end, pt->npos, c->base, pos,
+                                        cost, pt->nev, &n);
+        }
+        if (!r.next) {
+            cg_scan_line(c->p, c->end, &r);
+            if (r.kind == CG_K_COST) {
+                CgScanFail f;
+                cg_scan_costs(r.s, r.e, pt->npos, c->base, pos, cost, pt->nev,
+                              &n, &f);
+            }
+        }
         c->p = r.next;
         if (r.kind == CG_K_COST) {
-            int was = expect, n = 0, k;
-            CgScanFail f;
-            cg_scan_costs(r.s, r.e, pt->npos, c->base, pos, cost,
-                          ol && was == NONE ? pt->nev : 0, &n, &f);
+            int was = expect, k;
             memcpy(c->base, pos, (size_t)pt->npos * sizeof *pos);
             expect = NONE;
             if (was == JUMP_SOURCE && oj) {

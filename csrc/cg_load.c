@@ -60,7 +60,10 @@ typedef struct Loader {
     int32_t unspecified;
     CgNames evnames;             /* P->events hashed, same indices */
     int64_t cost[CG_MAX_EVENTS];
-    int64_t row[CG_MAX_EVENTS];  /* a call's costs in profile event order */
+    int64_t row[CG_MAX_EVENTS];  /* a call's costs in profile event order;
+                                    a cost line's new part sums */
+    int64_t self_row[CG_MAX_EVENTS]; /* a cost line's new self costs */
+    int any_done;                /* done[] has a non-zero sum */
     int64_t done[CG_MAX_EVENTS]; /* per profile event: the sum of the parts
                                     before this one (prof:totals() adds
                                     parts in order: no prefix may
@@ -516,8 +519,10 @@ static int new_part(Loader *L, int inherit)
         if (rc)
             return rc;
         /* cannot overflow: cost_line checked done + sum */
-        for (k = 0; k < old->nev; k++)
+        for (k = 0; k < old->nev; k++) {
             L->done[old->evmap[k]] += old->sum[k];
+            L->any_done |= old->sum[k] != 0;
+        }
     }
     if (P->nparts >= CG_MAX_PARTS)
         return fail(L, "more than %d parts", CG_MAX_PARTS);
@@ -953,18 +958,21 @@ static int cost_record(Loader *L, const uint64_t *pos, int ncost,
         if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0)
             return rc;
         self = P->self + (size_t)L->func * P->stride;
+        /* every sum checked before any changes; the new ones kept in
+         * L->row (part sums) and L->self_row (self costs) meanwhile */
         for (j = 0; j < ncost; j++) {
+            uint32_t ev = pt->evmap[j];
             int64_t t;
-            if (__builtin_add_overflow(pt->sum[j], L->cost[j], &t) ||
-                __builtin_add_overflow(L->done[pt->evmap[j]], t, &t) ||
-                __builtin_add_overflow(self[pt->evmap[j]], L->cost[j], &t))
+            if (__builtin_add_overflow(pt->sum[j], L->cost[j], &L->row[j]) ||
+                (L->any_done &&
+                 __builtin_add_overflow(L->done[ev], L->row[j], &t)) ||
+                __builtin_add_overflow(self[ev], L->cost[j], &L->self_row[j]))
                 return fail(L, "the sum of %.*s costs does not fit in 64 "
-                            "bits", (int)P->events[pt->evmap[j]].len,
-                            P->events[pt->evmap[j]].ptr);
+                            "bits", (int)P->events[ev].len, P->events[ev].ptr);
         }
         for (j = 0; j < ncost; j++) {
-            pt->sum[j] += L->cost[j];
-            self[pt->evmap[j]] += L->cost[j];
+            pt->sum[j] = L->row[j];
+            self[pt->evmap[j]] = L->self_row[j];
         }
     }
     memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);

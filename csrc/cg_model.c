@@ -166,7 +166,7 @@ int cg_model_add_event(CgProfile *P, const char *s, size_t len)
      * no restride at the end); doubling once rows must be copied */
     if (P->nev + 1 > P->stride &&
         set_stride(P, !P->nfuncs && !P->ncalls ? P->nev + 1 :
-                      P->stride * 2) != 0)
+                      P->stride ? P->stride * 2 : 4) != 0)
         return -1;
     P->events[P->nev].ptr = s;
     P->events[P->nev].len = len;

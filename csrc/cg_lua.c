@@ -674,8 +674,9 @@ static void build_parts(lua_State *L, int pidx, const CgProfile *P)
     lua_pop(L, 1);
 }
 
-/* The part table at arg: its profile (pushed; *pidx its index) and its
- * 0-based index. pidx_want > 0: it must belong to the profile there. */
+/* The part table at arg: pushes its profile (*P the open model) and
+ * returns the part's 0-based index. pidx_want > 0: the part must belong to
+ * the profile at that index. */
 static uint32_t check_part(lua_State *L, int arg, int pidx_want,
                            const CgProfile **P)
 {

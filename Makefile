@@ -20,6 +20,8 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
 CPPFLAGS += -I$(LUA_INCDIR)
 LDFLAGS ?=
+# compressed input (csrc/cg_decompress.c): zlib, libzstd, liblzma
+LIBS ?= -lz -lzstd -llzma
 SHARED = -shared
 
 SRC = $(wildcard csrc/*.c)
@@ -27,8 +29,8 @@ OBJ = $(SRC:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE = $(BUILD)/callgrind/core.so
 
 # Debian packages each job needs; .ci/deps installs the missing ones.
-DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev
-DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl
+DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzma-dev
+DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl
@@ -46,7 +48,7 @@ $(BUILD)/obj/%.o: csrc/%.c
 
 $(MODULE): $(OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SHARED) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJ)
+	$(CC) $(SHARED) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LIBS)
 
 -include $(OBJ:.o=.d)
 

@@ -50,66 +50,86 @@ make_profile() {
 
 if [ -n "$file" ]; then
     [ -r "$file" ] || { echo "bench: cannot read BENCH_FILE=$file" >&2; exit 1; }
+    files=$file
 else
-    file=$big
-    [ -s "$file" ] || make_profile
+    [ -s "$big" ] || make_profile
+    # the 1-event form of the same profile (bench/one_event.lua)
+    one=$cache/big-1ev.callgrind
+    if [ ! -s "$one" ] || [ "$big" -nt "$one" ]; then
+        "$LUA" bench/one_event.lua "$big" > "$one.tmp" && mv "$one.tmp" "$one"
+    fi
+    files="$big $one"
 fi
 
 mkdir -p "$BUILD/bench"
 "$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/scan" bench/scan.c
-
-bytes=$(wc -c < "$file")
-cat "$file" > /dev/null     # warm the page cache: every row reads from memory
-echo "file: $file ($bytes bytes, $("$BUILD/bench/scan" "$file" | cut -d' ' -f2) lines)"
+RUNS=${BENCH_RUNS:-5}
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp".*' EXIT
 
-# measure NAME OUT CMD...: run CMD with stdout to OUT, print one table row and
-# set secs; if CMD fails, print its stderr and a "failed" row and return 1.
-# Wall time comes from $EPOCHREALTIME (GNU time's %e has only 10 ms steps) and
-# includes starting GNU time itself (about 1 ms).
-measure() {
-    name=$1 out=$2; shift 2
+# once CMD...: run CMD with stdout to $tmp.out; set secs (wall) and kib
+# (peak RSS). Wall time comes from $EPOCHREALTIME (GNU time's %e has only
+# 10 ms steps) and includes starting GNU time itself (about 1 ms).
+once() {
     t0=$EPOCHREALTIME
-    if ! "$TIME" -f '%M' -o "$tmp" "$@" > "$out" 2> "$tmp.err"; then
+    if ! "$TIME" -f '%M' -o "$tmp" "$@" > "$tmp.out" 2> "$tmp.err"; then
         cat "$tmp.err" >&2
-        printf "%-20s %9s\n" "$name" "failed"
         return 1
     fi
     t1=$EPOCHREALTIME
-    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+    secs=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }')
     read -r kib < "$tmp"
-    awk -v n="$name" -v s="$secs" -v k="$kib" -v b="$bytes" 'BEGIN {
-        printf "%-20s %9.3f %9.1f %10.1f %9.2f\n", n, s, b / 1e6 / s, k / 1024, k * 1024 / b }'
+}
+
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# measure NAME CMD...: RUNS runs; prints one row with the medians of wall
+# time and peak RSS, and sets secs to the median time.
+measure() {
+    name=$1; shift
+    : > "$tmp.t"; : > "$tmp.k"
+    for _ in $(seq "$RUNS"); do
+        once "$@" || { printf "%-22s %9s\n" "$name" "failed"; return 1; }
+        echo "$secs" >> "$tmp.t"; echo "$kib" >> "$tmp.k"
+    done
+    secs=$(median < "$tmp.t"); kib=$(median < "$tmp.k")
+    awk -v n="$name" -v s="$secs" -v k="$kib" -v b="$bytes" -v f="${scan_secs:-0}" 'BEGIN {
+        printf "%-22s %9.3f %9.1f %10.1f %9.2f %9s\n", n, s, b / 1e6 / s, k / 1024, k * 1024 / b,
+            (f > 0 ? sprintf("%.2f", s / f) : "-") }'
 }
 
 status=0
-printf "%-20s %9s %9s %10s %9s\n" "" "wall s" "MB/s" "RSS MiB" "RSS/byte"
-measure "newline scan" /dev/null "$BUILD/bench/scan" "$file" || status=1
-if [ "${BENCH_SKIP_ANNOTATE:-}" = 1 ]; then
-    printf "%-20s %9s\n" "callgrind_annotate" "skipped"
-elif measure "callgrind_annotate" /dev/null callgrind_annotate --threshold=100 "$file"; then
-    t_annotate=$secs
-else
-    status=1
-fi
-if [ ! -f "$BUILD/callgrind/core.so" ]; then
-    printf "%-20s %9s\n" "callgrind (ours)" "not built"
-elif measure "callgrind (ours)" "$tmp.out" "$LUA" bench/load.lua "$file"; then
-    t_ours=$secs
-else
-    status=1
-fi
+for file in $files; do
+    bytes=$(wc -c < "$file")
+    cat "$file" > /dev/null     # warm the page cache: every row reads from memory
+    echo
+    echo "file: $file ($bytes bytes, $("$BUILD/bench/scan" "$file" | cut -d' ' -f2) lines, median of $RUNS runs)"
+    printf "%-22s %9s %9s %10s %9s %9s\n" "" "wall s" "MB/s" "RSS MiB" "RSS/byte" "x scan"
+    scan_secs=
+    measure "newline scan" "$BUILD/bench/scan" "$file" || status=1
+    scan_secs=$secs
+    if [ "${BENCH_SKIP_ANNOTATE:-}" != 1 ] && [ "$file" = "$big" ]; then
+        measure "callgrind_annotate" callgrind_annotate --threshold=100 "$file" || status=1
+    fi
+    if [ ! -f "$BUILD/callgrind/core.so" ]; then
+        printf "%-22s %9s\n" "callgrind (ours)" "not built"
+        continue
+    fi
+    measure "callgrind (ours)" "$LUA" bench/load.lua "$file" || status=1
+    echo "ours: $(cat "$tmp.out")"
+    : > "$tmp.l"
+    for _ in $(seq "$RUNS"); do
+        "$LUA" bench/ulines.lua "$file" | awk '{ print $3 }' >> "$tmp.l" || status=1
+    done
+    echo "light iterator (prof:ulines(1)): $(median < "$tmp.l" | awk '{ printf "%.1f", $1 / 1e6 }') M lines/s"
+done
 # The interpreter alone, for reference: its RSS is part of ours, not subtracted.
 "$TIME" -f '%M' -o "$tmp" "$LUA" -e ''
 read -r kib < "$tmp"
-awk -v n="$LUA -e ''" -v k="$kib" 'BEGIN { printf "%-20s %9s %9s %10.1f %9s\n", n, "-", "-", k / 1024, "-" }'
-echo "MB = 10^6 bytes; RSS = peak resident set; RSS/byte = peak RSS / file size."
-if [ -s "$tmp.out" ]; then echo "ours: $(cat "$tmp.out")"; fi
-
-if [ -n "${t_annotate:-}" ] && [ -n "${t_ours:-}" ]; then
-    awk -v a="$t_annotate" -v o="$t_ours" 'BEGIN {
-        printf "speed vs callgrind_annotate: ours is %.1fx faster\n", a / o }'
-fi
+echo
+echo "$LUA -e '': peak RSS $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }') MiB"
+echo "MB = 10^6 bytes; RSS = peak resident set; RSS/byte = peak RSS / file size;"
+echo "x scan = wall time / the newline scan's wall time on the same file."
 exit "$status"

@@ -72,10 +72,14 @@ int cg_graph_build(const CgProfile *P, CgGraph **out)
 {
     size_t n = P->nfuncs, st = P->stride, i, k;
     CgGraph *g = calloc(1, sizeof *g);
+    int64_t *cost = malloc((st ? st : 1) * sizeof *cost);
     int rc = CG_ENOMEM;
     *out = NULL;
-    if (!g)
+    if (!g || !cost) {
+        free(g);
+        free(cost);
         return CG_ENOMEM;
+    }
     g->comp = malloc((n ? n : 1) * sizeof *g->comp);
     g->cyclic = calloc(n ? n : 1, 1);
     g->a = calloc((n ? n : 1) * (st ? st : 1), sizeof *g->a);
@@ -89,12 +93,12 @@ int cg_graph_build(const CgProfile *P, CgGraph **out)
     rc = CG_EBAD;
     for (i = 0; i < P->ncalls; i++) {
         const CgCall *c = &P->calls[i];
-        const int64_t *cost = P->call_cost + i * st;
         uint32_t from = g->comp[c->caller], to = g->comp[c->callee];
         if (c->caller == c->callee)
             g->cyclic[from] = 1;
         if (from == to)
             continue;            /* inside a cycle: counted once, outside */
+        cg_call_costs(P, c, cost);
         for (k = 0; k < st; k++) {
             int64_t *a = &g->a[(size_t)c->callee * st + k];
             int64_t *b = &g->b[(size_t)c->caller * st + k];
@@ -103,9 +107,11 @@ int cg_graph_build(const CgProfile *P, CgGraph **out)
                 goto fail;
         }
     }
+    free(cost);
     *out = g;
     return CG_OK;
 fail:
+    free(cost);
     cg_graph_free(g);
     return rc;
 }

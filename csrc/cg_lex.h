@@ -6,6 +6,13 @@
 
 #include "cg_common.h"
 
+/* The scanners run for every number of a file: inline them. */
+#if defined(__GNUC__) || defined(__clang__)
+#define CG_INLINE static inline __attribute__((always_inline))
+#else
+#define CG_INLINE static inline
+#endif
+
 /* Why a scan failed. */
 enum {
     CG_LEX_BADNUM = 1,     /* not a number */
@@ -47,7 +54,7 @@ static inline int cg_hexval(char c)
 /* Scans a decimal or 0x-hex unsigned number at s that ends at a blank, at
  * the end of the line or at the character stop. Returns the end of the
  * number, or NULL with *why set. */
-static inline const char *cg_scan_u64_to(const char *s, const char *e,
+CG_INLINE const char *cg_scan_u64_to(const char *s, const char *e,
                                          uint64_t *out, int *why, char stop)
 {
     uint64_t v = 0;
@@ -66,15 +73,22 @@ static inline const char *cg_scan_u64_to(const char *s, const char *e,
         }
     } else {
         start = s;
-        while (s < e && *s >= '0' && *s <= '9') {
-            unsigned d = (unsigned)(*s - '0');
-            if (v >= 1844674407370955161ULL &&
-                (v > 1844674407370955161ULL || d > 5)) {
-                *why = CG_LEX_OVERFLOW;
-                return NULL;
-            }
-            v = v * 10 + d;
+        /* up to 19 digits cannot overflow: no check per digit */
+        while (s < e && (unsigned char)(*s - '0') < 10) {
+            v = v * 10 + (uint64_t)(*s - '0');
             s++;
+        }
+        if (s - start > 19) {
+            v = 0;
+            for (s = start; s < e && *s >= '0' && *s <= '9'; s++) {
+                unsigned d = (unsigned)(*s - '0');
+                if (v >= 1844674407370955161ULL &&
+                    (v > 1844674407370955161ULL || d > 5)) {
+                    *why = CG_LEX_OVERFLOW;
+                    return NULL;
+                }
+                v = v * 10 + d;
+            }
         }
     }
     if (s == start || (s < e && !cg_is_blank(*s) && *s != stop)) {
@@ -85,14 +99,14 @@ static inline const char *cg_scan_u64_to(const char *s, const char *e,
     return s;
 }
 
-static inline const char *cg_scan_u64(const char *s, const char *e,
+CG_INLINE const char *cg_scan_u64(const char *s, const char *e,
                                       uint64_t *out, int *why)
 {
     return cg_scan_u64_to(s, e, out, why, ' ');
 }
 
 /* Scans a subposition: absolute, +N, -N or '*', relative to base. */
-static inline const char *cg_scan_pos(const char *s, const char *e,
+CG_INLINE const char *cg_scan_pos(const char *s, const char *e,
                                       uint64_t base, uint64_t *out, int *why)
 {
     uint64_t v;
@@ -127,8 +141,10 @@ static inline const char *cg_scan_pos(const char *s, const char *e,
     }
 }
 
-/* Scans a signed cost (decimal or 0x hex, optional '-'). */
-static inline const char *cg_scan_cost(const char *s, const char *e,
+/* Scans a signed cost (decimal or 0x hex, optional '-'). A cost from 2^63
+ * to 2^64-1 is a 64-bit counter written unsigned: it keeps its bits
+ * (FORMAT.md, "Cost lines"). */
+CG_INLINE const char *cg_scan_cost(const char *s, const char *e,
                                        int64_t *out, int *why)
 {
     uint64_t v;
@@ -149,11 +165,9 @@ static inline const char *cg_scan_cost(const char *s, const char *e,
             return NULL;
         }
         *out = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
+    } else if (v > (uint64_t)INT64_MAX) {
+        *out = (int64_t)(v - (uint64_t)INT64_MAX - 1) + INT64_MIN;
     } else {
-        if (v > (uint64_t)INT64_MAX) {
-            *why = CG_LEX_OVERFLOW;
-            return NULL;
-        }
         *out = (int64_t)v;
     }
     return s;

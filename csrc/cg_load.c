@@ -2,8 +2,8 @@
  * cg_profile.h. Every handler checks its whole line before it changes any
  * state, so a line skipped in lenient mode leaves no trace. */
 #include "cg_profile.h"
-#include "cg_lex.h"
 #include "cg_model.h"
+#include "cg_scan.h"
 #include "cg_source.h"
 
 #include <stdarg.h>
@@ -12,15 +12,22 @@
 #include <string.h>
 
 #define UNSPECIFIED "<unspecified>"
-#define SEPARATOR "==== NEW PROFILING FILE"
 
 typedef struct Loader {
     CgProfile *P;
     CgError *err;
+    const CgLoadOpts *opts;
     int lenient;
     int fatal;                   /* the error may not be skipped */
     uint64_t lineno;
     const char *line;            /* start of the current line */
+
+    uint32_t text;               /* the file being read: P->texts */
+    const char *buf;             /* its bytes */
+    size_t len;
+    const char *name;            /* its name, for messages */
+    int file_events;             /* an events: line in this file */
+    uint64_t before;             /* bytes of the files before this one */
 
     size_t part;                 /* index of the current part */
     int touched;                 /* any header or body line in the part */
@@ -46,9 +53,17 @@ typedef struct Loader {
     uint64_t jump_line;
 
     int block_open;
+    int callgrind;               /* creator: callgrind..., which ends every
+                                    part with totals: ("# callgrind format"
+                                    alone is no sign: the format's own
+                                    examples start so and have none) */
     int32_t unspecified;
     CgNames evnames;             /* P->events hashed, same indices */
     int64_t cost[CG_MAX_EVENTS];
+    int64_t row[CG_MAX_EVENTS];  /* a call's costs in profile event order;
+                                    a cost line's new part sums */
+    int64_t self_row[CG_MAX_EVENTS]; /* a cost line's new self costs */
+    int any_done;                /* done[] has a non-zero sum */
     int64_t done[CG_MAX_EVENTS]; /* per profile event: the sum of the parts
                                     before this one (prof:totals() adds
                                     parts in order: no prefix may
@@ -92,7 +107,7 @@ static int vfail(Loader *L, uint64_t line, const char *fmt, va_list ap)
     int n;
     err->status = CG_EBAD;
     err->line = line;
-    n = snprintf(err->msg, sizeof err->msg, "%s:%llu: ", L->P->name,
+    n = snprintf(err->msg, sizeof err->msg, "%s:%llu: ", L->name,
                  (unsigned long long)line);
     if (n < 0 || (size_t)n >= sizeof err->msg)
         n = 0;
@@ -128,13 +143,14 @@ static int nomem(Loader *L)
     return CG_ENOMEM;
 }
 
-static int add_warning_text(Loader *L, const char *text)
+static int add_warning_text(Loader *L, int kind, const char *text)
 {
-    return cg_model_warn_text(L->P, text) ? nomem(L) : CG_OK;
+    return cg_model_warn_text(L->P, kind, text) ? nomem(L) : CG_OK;
 }
 
-/* A warning about line `line`, same shape as an error. */
-static int warn_at(Loader *L, uint64_t line, const char *fmt, ...)
+/* A warning of a kind (CG_W_*) about line `line`, same shape as an
+ * error. */
+static int warn_at(Loader *L, int kind, uint64_t line, const char *fmt, ...)
 {
     CgError tmp, *keep = L->err;
     va_list ap;
@@ -143,7 +159,7 @@ static int warn_at(Loader *L, uint64_t line, const char *fmt, ...)
     vfail(L, line, fmt, ap);
     va_end(ap);
     L->err = keep;
-    return add_warning_text(L, tmp.msg);
+    return add_warning_text(L, kind, tmp.msg);
 }
 
 static int lex_fail(Loader *L, int why, const char *tok, const char *e,
@@ -267,11 +283,13 @@ static int composite(Loader *L, int kind, const char *s, const char *e,
                 !(buf = malloc(len)))
                 return nomem(L);
             P->arena[P->narena++] = buf;
+            P->arena_bytes += len;
         }
     }
     /* A composite written again (no (N) to name it) keeps its first copy:
      * the arena grows with distinct names, not with their occurrences. */
     if ((*out = cg_names_find(t, buf, (size_t)(w - buf))) >= 0) {
+        P->arena_bytes -= len;
         free(P->arena[--P->narena]);
         return CG_OK;
     }
@@ -329,7 +347,7 @@ static int read_name(Loader *L, int kind, const char *key, const char *s,
             }
         }
         if (old >= 0 && old != idx) {
-            int rc = warn_at(L, L->lineno,
+            int rc = warn_at(L, CG_W_NAME, L->lineno,
                              "%s=(%llu) redefined from '%.*s' to '%.*s'", key,
                              (unsigned long long)id, (int)t->str[old].len,
                              t->str[old].ptr, (int)t->str[idx].len,
@@ -409,7 +427,7 @@ static int current_func(Loader *L)
 static void close_block(Loader *L, const char *at)
 {
     if (L->block_open) {
-        L->P->blocks[L->P->nblocks - 1].end = (size_t)(at - L->P->buf);
+        L->P->blocks[L->P->nblocks - 1].end = (size_t)(at - L->buf);
         L->block_open = 0;
     }
 }
@@ -433,7 +451,7 @@ static int open_block(Loader *L)
         CG_GROW(P->bases, P->bases_cap, P->nbases + (size_t)pt->npos) != 0)
         return nomem(L);
     b = &P->blocks[P->nblocks++];
-    b->start = (size_t)(L->line - P->buf);
+    b->start = (size_t)(L->line - L->buf);
     b->end = b->start;
     b->func = L->func;
     b->lfile = L->lfile;
@@ -475,8 +493,8 @@ static int check_sums(Loader *L, const CgPart *pt, const int64_t *written,
     }
     if (!bad)
         return CG_OK;
-    return warn_at(L, line, "%s does not match the cost lines: %s%s", what,
-                   buf, bad > 4 ? ", ..." : "");
+    return warn_at(L, CG_W_MISMATCH, line, "%s does not match the cost "
+                   "lines: %s%s", what, buf, bad > 4 ? ", ..." : "");
 }
 
 static int end_part(Loader *L)
@@ -501,9 +519,13 @@ static int new_part(Loader *L, int inherit)
         if (rc)
             return rc;
         /* cannot overflow: cost_line checked done + sum */
-        for (k = 0; k < old->nev; k++)
+        for (k = 0; k < old->nev; k++) {
             L->done[old->evmap[k]] += old->sum[k];
+            L->any_done |= old->sum[k] != 0;
+        }
     }
+    if (P->nparts >= CG_MAX_PARTS)
+        return fail(L, "more than %d parts", CG_MAX_PARTS);
     if (CG_GROW(P->parts, P->parts_cap, P->nparts + 1) != 0)
         return nomem(L);
     pt = &P->parts[P->nparts];
@@ -513,6 +535,7 @@ static int new_part(Loader *L, int inherit)
     pt->posname[0].ptr = "line";
     pt->posname[0].len = 4;
     pt->line = L->lineno;
+    pt->text = L->text;
     pt->desc_begin = pt->desc_end = (uint32_t)P->ndescs;
     prev = P->nparts ? &P->parts[P->nparts - 1] : NULL;
     if (prev && inherit) {
@@ -735,6 +758,7 @@ static int hdr_events(Loader *L, const char *s, const char *e)
     pt->evmap = map;
     pt->sum = sum;
     pt->nev = n;
+    L->file_events = 1;
     /* summary:/totals: of an inherited event list no longer apply. */
     free(pt->summary);
     free(pt->totals);
@@ -813,8 +837,8 @@ static int hdr_costs(Loader *L, const char *s, const char *e, int totals)
         s = q;
     }
     if (*slot) {
-        int rc = warn_at(L, L->lineno, "%s given twice in one part; the "
-                         "later one is kept", what);
+        int rc = warn_at(L, CG_W_SKIPPED, L->lineno, "%s given twice in one "
+                         "part; the later one is kept", what);
         if (rc)
             return rc;
         v = *slot;
@@ -860,61 +884,39 @@ static int scan_cost_line(Loader *L, const char *s, const char *e,
                           uint64_t *pos, int *ncost)
 {
     const CgPart *pt = &L->P->parts[L->part];
-    int k, n = 0, why = 0;
-    for (k = 0; k < pt->npos; k++) {
-        const char *q;
-        s = cg_skip_blanks(s, e);
-        if (s == e)
-            return fail(L, "cost line has %d position%s but positions: "
-                        "lists %d", k, k == 1 ? "" : "s", pt->npos);
-        q = cg_scan_pos(s, e, L->base[k], &pos[k], &why);
-        if (!q) {
-            char what[80];
-            snprintf(what, sizeof what, "position '%.*s'",
-                     (int)(pt->posname[k].len > 40 ? 40 :
-                           pt->posname[k].len),
-                     pt->posname[k].ptr ? pt->posname[k].ptr : "line");
-            return lex_fail(L, why, s, e, what);
-        }
-        s = q;
+    CgScanFail f;
+    char what[80];
+    switch (cg_scan_costs(s, e, pt->npos, L->base, pos, L->cost, pt->nev,
+                          ncost, &f)) {
+    case CG_SCAN_OK:
+        return CG_OK;
+    case CG_SCAN_FEWPOS:
+        return fail(L, "cost line has %d position%s but positions: lists %d",
+                    f.col, f.col == 1 ? "" : "s", pt->npos);
+    case CG_SCAN_POS:
+        snprintf(what, sizeof what, "position '%.*s'",
+                 (int)(pt->posname[f.col].len > 40 ? 40 :
+                       pt->posname[f.col].len),
+                 pt->posname[f.col].ptr ? pt->posname[f.col].ptr : "line");
+        return lex_fail(L, f.why, f.at, e, what);
+    case CG_SCAN_MANY:
+        if (!pt->nev)
+            return fail(L, "cost line before any events: line");
+        return fail(L, "cost line has %d costs but events: lists %d", f.col,
+                    pt->nev);
+    default:
+        snprintf(what, sizeof what, "cost %d", f.col + 1);
+        return lex_fail(L, f.why, f.at, e, what);
     }
-    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
-        const char *q;
-        if (n >= pt->nev) {
-            int extra = 0;
-            if (!pt->nev)
-                return fail(L, "cost line before any events: line");
-            for (; s < e; s = cg_skip_blanks(s, e), extra++)
-                s = cg_token_end(s, e);
-            return fail(L, "cost line has %d costs but events: lists %d",
-                        n + extra, pt->nev);
-        }
-        q = cg_scan_cost(s, e, &L->cost[n], &why);
-        if (!q) {
-            char what[40];
-            snprintf(what, sizeof what, "cost %d", n + 1);
-            return lex_fail(L, why, s, e, what);
-        }
-        n++;
-        s = q;
-    }
-    *ncost = n;
-    return CG_OK;
 }
 
-static int cost_line(Loader *L, const char *s, const char *e)
+/* A scanned cost line: positions pos[], costs L->cost[0..ncost). */
+static int cost_record(Loader *L, const uint64_t *pos, int ncost,
+                       int skipping)
 {
     CgProfile *P = L->P;
     CgPart *pt = &P->parts[L->part];
-    uint64_t pos[CG_MAX_POSITIONS];
-    int ncost = 0, j, rc, skipping = L->skip_cost;
-    L->touched = L->body = 1;
-    L->skip_cost = 0;
-    if (!pt->nev && !L->jump_pending)
-        return fail(L, "cost line before any events: line");
-    rc = scan_cost_line(L, s, e, pos, &ncost);
-    if (rc)
-        return rc;
+    int j, rc;
     if (skipping)
         return fail(L, "skipped with the bad line %llu before it",
                     (unsigned long long)L->skip_line);
@@ -925,8 +927,8 @@ static int cost_line(Loader *L, const char *s, const char *e)
         L->jump_pending = 0;
     } else if (L->call_pending) {
         CgCall *c = &L->call;
-        int64_t *cc;
         int32_t k;
+        int top = 0;
         for (k = 0; k < pt->npos; k++) {
             if (pt->poskind[k] == CG_POS_INSTR) {
                 c->addr = pos[k];
@@ -936,14 +938,19 @@ static int cost_line(Loader *L, const char *s, const char *e)
                 c->flags |= CG_HAS_LINE;
             }
         }
+        /* in profile event order; the columns after the last one set
+         * are zeros the encoding leaves out */
+        for (j = 0; j < ncost; j++)
+            if (pt->evmap[j] + 1 > (uint32_t)top)
+                top = (int)pt->evmap[j] + 1;
+        for (j = 0; j < top; j++)
+            L->row[j] = 0;
+        for (j = 0; j < ncost; j++)
+            L->row[pt->evmap[j]] = L->cost[j];
         if (P->ncalls >= 0xffffffffu ||
             CG_GROW(P->calls, P->calls_cap, P->ncalls + 1) != 0 ||
-            cg_model_reserve_calls(P, P->ncalls + 1) != 0)
+            cg_model_add_call_costs(P, L->row, (size_t)top, &c->costs) != 0)
             return nomem(L);
-        cc = P->call_cost + P->ncalls * P->stride;
-        memset(cc, 0, P->stride * sizeof *cc);
-        for (j = 0; j < ncost; j++)
-            cc[pt->evmap[j]] = L->cost[j];
         P->calls[P->ncalls++] = *c;
         L->call_pending = 0;
     } else {
@@ -951,18 +958,21 @@ static int cost_line(Loader *L, const char *s, const char *e)
         if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0)
             return rc;
         self = P->self + (size_t)L->func * P->stride;
+        /* every sum checked before any changes; the new ones kept in
+         * L->row (part sums) and L->self_row (self costs) meanwhile */
         for (j = 0; j < ncost; j++) {
+            uint32_t ev = pt->evmap[j];
             int64_t t;
-            if (__builtin_add_overflow(pt->sum[j], L->cost[j], &t) ||
-                __builtin_add_overflow(L->done[pt->evmap[j]], t, &t) ||
-                __builtin_add_overflow(self[pt->evmap[j]], L->cost[j], &t))
+            if (__builtin_add_overflow(pt->sum[j], L->cost[j], &L->row[j]) ||
+                (L->any_done &&
+                 __builtin_add_overflow(L->done[ev], L->row[j], &t)) ||
+                __builtin_add_overflow(self[ev], L->cost[j], &L->self_row[j]))
                 return fail(L, "the sum of %.*s costs does not fit in 64 "
-                            "bits", (int)P->events[pt->evmap[j]].len,
-                            P->events[pt->evmap[j]].ptr);
+                            "bits", (int)P->events[ev].len, P->events[ev].ptr);
         }
         for (j = 0; j < ncost; j++) {
-            pt->sum[j] += L->cost[j];
-            self[pt->evmap[j]] += L->cost[j];
+            pt->sum[j] = L->row[j];
+            self[pt->evmap[j]] = L->self_row[j];
         }
     }
     memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
@@ -970,31 +980,30 @@ static int cost_line(Loader *L, const char *s, const char *e)
     return CG_OK;
 }
 
-/* Scans the target subpositions of calls=/jump=/jcnd=: up to npos given
- * (Xdebug writes one more: ignored), relative to the base. */
+static int cost_line(Loader *L, const char *s, const char *e)
+{
+    uint64_t pos[CG_MAX_POSITIONS];
+    int ncost = 0, rc, skipping = L->skip_cost;
+    L->touched = L->body = 1;
+    L->skip_cost = 0;
+    if (!L->P->parts[L->part].nev && !L->jump_pending)
+        return fail(L, "cost line before any events: line");
+    rc = scan_cost_line(L, s, e, pos, &ncost);
+    if (rc)
+        return rc;
+    return cost_record(L, pos, ncost, skipping);
+}
+
+/* Scans the target subpositions of calls=/jump=/jcnd=. */
 static int scan_target(Loader *L, const char *s, const char *e,
                        uint64_t *taddr, uint64_t *tline, uint32_t *flags)
 {
     const CgPart *pt = &L->P->parts[L->part];
-    int k, why = 0;
-    for (k = 0; k < pt->npos; k++) {
-        uint64_t v;
-        const char *q;
-        s = cg_skip_blanks(s, e);
-        if (s == e)
-            break;
-        q = cg_scan_pos(s, e, L->base[k], &v, &why);
-        if (!q)
-            return lex_fail(L, why, s, e, "target position");
-        if (pt->poskind[k] == CG_POS_INSTR) {
-            *taddr = v;
-            *flags |= CG_HAS_TADDR;
-        } else if (pt->poskind[k] == CG_POS_LINE) {
-            *tline = v;
-            *flags |= CG_HAS_TLINE;
-        }
-        s = q;
-    }
+    int why = 0;
+    const char *at = s;
+    if (!cg_scan_target(s, e, pt->npos, pt->poskind, L->base, taddr, tline,
+                        flags, CG_HAS_TADDR, CG_HAS_TLINE, &why, &at))
+        return lex_fail(L, why, at, e, "target position");
     return CG_OK;
 }
 
@@ -1002,6 +1011,7 @@ static int calls_line(Loader *L, const char *s, const char *e)
 {
     CgCall c;
     uint64_t count;
+    uint32_t flags = 0;
     int why = 0, rc;
     const char *q;
     int32_t cob = L->cob, cfi = L->cfi, cfn = L->cfn;
@@ -1015,8 +1025,9 @@ static int calls_line(Loader *L, const char *s, const char *e)
     if (!(q = cg_scan_u64(s, e, &count, &why)))
         return lex_fail(L, why, s, e, "the call count");
     memset(&c, 0, sizeof c);
-    if ((rc = scan_target(L, q, e, &c.taddr, &c.tline, &c.flags)) != 0)
+    if ((rc = scan_target(L, q, e, &c.taddr, &c.tline, &flags)) != 0)
         return rc;
+    c.flags = flags & 15u;
     L->skip_cost = 0;
     if ((rc = current_func(L)) != 0)
         return rc;
@@ -1037,22 +1048,17 @@ static int calls_line(Loader *L, const char *s, const char *e)
 
 static int jump_line(Loader *L, const char *s, const char *e, int cond)
 {
-    uint64_t a, b = 0, taddr = 0, tline = 0;
+    uint64_t followed, executed, taddr = 0, tline = 0;
     uint32_t flags = 0;
-    int why = 0, rc;
-    const char *q;
+    int why = 0, rc, second;
+    const char *q, *at;
     L->touched = L->body = 1;
     L->skip_cost = 1;
     L->skip_line = L->lineno;
-    s = cg_skip_blanks(s, e);
-    if (!(q = cg_scan_u64_to(s, e, &a, &why, cond ? '/' : ' ')))
-        return lex_fail(L, why, s, e, "the jump count");
-    if (cond) {
-        s = q < e && *q == '/' ? q + 1 : cg_skip_blanks(q, e);
-        if (s == e || !(q = cg_scan_u64(s, e, &b, &why)))
-            return lex_fail(L, s == e ? CG_LEX_BADNUM : why, s, e,
-                            "the second jcnd= count");
-    }
+    if (!(q = cg_scan_jump_counts(s, e, cond, &followed, &executed, &why,
+                                  &at, &second)))
+        return lex_fail(L, why, at, e, second ? "the second jcnd= count"
+                                              : "the jump count");
     if ((rc = scan_target(L, q, e, &taddr, &tline, &flags)) != 0)
         return rc;
     L->skip_cost = 0;
@@ -1076,41 +1082,37 @@ static void end_function(Loader *L)
     L->jfile = L->jfn_name = L->jfunc = -1;
 }
 
-static int name_line(Loader *L, int which, const char *s, const char *e)
+/* A name line (r->def->names says which kind of name). frfn= only
+ * defines its id (FORMAT.md, "Calls and jumps"). */
+static int name_line(Loader *L, const CgRec *r)
 {
     int32_t idx;
+    char key[8];
     int rc;
-    static const int kind_of[] = {
-        CG_OBJ, CG_FILE, CG_FILE, CG_FILE, CG_FN,      /* ob fl fi fe fn */
-        CG_OBJ, CG_FILE, CG_FILE, CG_FN,               /* cob cfi cfl cfn */
-        CG_FILE, CG_FN                                 /* jfi jfn */
-    };
-    static const char *const keys[] = {
-        "ob", "fl", "fi", "fe", "fn", "cob", "cfi", "cfl", "cfn", "jfi", "jfn"
-    };
-    rc = read_name(L, kind_of[which], keys[which], s, e, &idx);
-    if (rc)
+    memcpy(key, r->def->key, r->def->len + 1);
+    rc = read_name(L, r->def->names, key, r->val, r->e, &idx);
+    if (rc || r->kind == CG_K_FRFN)
         return rc;
     L->touched = L->body = 1;
-    switch (which) {
-    case 0:                      /* ob= */
+    switch (r->kind) {
+    case CG_K_OB:
         close_block(L, L->line);
         L->ob = idx;
         end_function(L);
         break;
-    case 1:                      /* fl= */
+    case CG_K_FL:
         close_block(L, L->line);
         L->fl = L->lfile = idx;
         L->fi_pending = 0;
         end_function(L);
         break;
-    case 2:                      /* fi= */
-    case 3:                      /* fe= */
+    case CG_K_FI:
+    case CG_K_FE:
         close_block(L, L->line);
         L->lfile = idx;
         L->fi_pending = 1;
         break;
-    case 4:                      /* fn= */
+    case CG_K_FN:
         close_block(L, L->line);
         /* lsprofcalltree names a function's file with fi= before fn=. */
         if (L->fi_pending)
@@ -1120,22 +1122,22 @@ static int name_line(Loader *L, int which, const char *s, const char *e)
         L->lfile = L->fl;
         L->fi_pending = 0;
         break;
-    case 5:
+    case CG_K_COB:
         L->cob = idx;
         break;
-    case 6:
-    case 7:
+    case CG_K_CFI:
+    case CG_K_CFL:
         L->cfi = idx;
         break;
-    case 8:
+    case CG_K_CFN:
         L->cfn = idx;
         break;
-    case 9:
+    case CG_K_JFI:
         close_block(L, L->line);
         L->jfile = idx;
         L->jfunc = -1;
         break;
-    default:
+    default:                     /* jfn= */
         close_block(L, L->line);
         L->jfn_name = idx;
         L->jfunc = -1;
@@ -1145,52 +1147,6 @@ static int name_line(Loader *L, int which, const char *s, const char *e)
 }
 
 /* ---- dispatch ---- */
-
-enum {
-    K_OB, K_FL, K_FI, K_FE, K_FN, K_COB, K_CFI, K_CFL, K_CFN, K_JFI, K_JFN,
-    K_CALLS, K_JUMP, K_JCND, K_UNKNOWN_EQ,
-    K_VERSION, K_CREATOR, K_PID, K_THREAD, K_PART, K_CMD, K_DESC,
-    K_POSITIONS, K_EVENTS, K_EVENT, K_SUMMARY, K_TOTALS, K_UNKNOWN_COLON
-};
-
-/* Keys with their lengths: this runs once per name line, a hot path. */
-typedef struct Key {
-    const char *s;
-    size_t n;
-} Key;
-
-#define KEY(s) { s, sizeof s - 1 }
-
-static int key_of(const char *k, size_t n, char sep)
-{
-    static const Key eq[] = {
-        KEY("ob"), KEY("fl"), KEY("fi"), KEY("fe"), KEY("fn"), KEY("cob"),
-        KEY("cfi"), KEY("cfl"), KEY("cfn"), KEY("jfi"), KEY("jfn"),
-        KEY("calls"), KEY("jump"), KEY("jcnd")
-    };
-    static const Key colon[] = {
-        KEY("version"), KEY("creator"), KEY("pid"), KEY("thread"),
-        KEY("part"), KEY("cmd"), KEY("desc"), KEY("positions"),
-        KEY("events"), KEY("event"), KEY("summary"), KEY("totals")
-    };
-    size_t i;
-    if (sep == '=') {
-        for (i = 0; i < sizeof eq / sizeof *eq; i++)
-            if (eq[i].n == n && !memcmp(eq[i].s, k, n))
-                return (int)i;
-        return K_UNKNOWN_EQ;
-    }
-    for (i = 0; i < sizeof colon / sizeof *colon; i++)
-        if (colon[i].n == n && !memcmp(colon[i].s, k, n))
-            return K_VERSION + (int)i;
-    return K_UNKNOWN_COLON;
-}
-
-static int is_key_char(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-           (c >= '0' && c <= '9') || c == '_';
-}
 
 static int unknown_line(Loader *L, const char *s, const char *e)
 {
@@ -1212,89 +1168,96 @@ static int missing_follow_line(Loader *L, const char *s, const char *e)
                     (unsigned long long)at, q);
     L->call_pending = L->jump_pending = 0;
     close_block(L, L->line);
-    return warn_at(L, at, "%s skipped: the line after it is not its %s line",
-                   call ? "calls=" : "jump", call ? "cost" : "source");
+    return warn_at(L, CG_W_SKIPPED, at, "%s skipped: the line after it is "
+                   "not its %s line", call ? "calls=" : "jump",
+                   call ? "cost" : "source");
 }
 
-static int keyed_line(Loader *L, const char *s, const char *e)
+/* Header lines that belong to one part: part:, pid:, thread:, cmd:,
+ * desc:, positions:, events:. */
+static int part_line(Loader *L, const CgRec *r)
 {
-    const char *k = s, *v;
-    int key, rc;
-    while (s < e && is_key_char(*s))
-        s++;
-    if (s == e || (*s != '=' && *s != ':'))
-        return unknown_line(L, k, e);
-    key = key_of(k, (size_t)(s - k), *s);
-    v = s + 1;
-    if (key <= K_JFN)
-        return name_line(L, key, v, e);
-    switch (key) {
-    case K_CALLS:
-        return calls_line(L, v, e);
-    case K_JUMP:
-        return jump_line(L, v, e, 0);
-    case K_JCND:
-        return jump_line(L, v, e, 1);
-    case K_UNKNOWN_EQ:
-    case K_UNKNOWN_COLON: {
-        char q[300];
-        quote(q, sizeof q, k, (size_t)(e - k));
-        close_block(L, L->line);
-        return warn_at(L, L->lineno, "unknown line %s skipped", q);
-    }
-    case K_VERSION:
-        return hdr_version(L, v, e);
-    case K_CREATOR:
-        if (!L->P->creator.ptr) {
-            L->P->creator.ptr = cg_skip_blanks(v, e);
-            L->P->creator.len = (size_t)(e - L->P->creator.ptr);
-        }
+    const char *v = r->val, *e = r->e;
+    CgPart *pt;
+    int64_t n = 0;
+    int rc;
+    if ((r->kind == CG_K_PART || r->kind == CG_K_PID ||
+         r->kind == CG_K_THREAD) &&
+        (rc = read_int(L, v, e, &n, r->kind == CG_K_PART ? "part:" :
+                       r->kind == CG_K_PID ? "pid:" : "thread:")) != 0)
+        return rc;
+    if (r->kind == CG_K_POSITIONS)
+        return hdr_positions(L, v, e);
+    if (r->kind == CG_K_EVENTS)
+        return hdr_events(L, v, e);
+    if ((rc = part_header(L)) != 0)
+        return rc;
+    pt = &L->P->parts[L->part];
+    switch (r->kind) {
+    case CG_K_PART:
+        pt->number = n;
+        pt->has |= CG_PART_NUMBER;
         return CG_OK;
-    case K_EVENT:
-        return hdr_event(L, v, e);
-    case K_SUMMARY:
-    case K_TOTALS:
-        close_block(L, L->line);
-        return hdr_costs(L, v, e, key == K_TOTALS);
+    case CG_K_PID:
+        pt->pid = n;
+        pt->has |= CG_PART_PID;
+        return CG_OK;
+    case CG_K_THREAD:
+        pt->thread = n;
+        pt->has |= CG_PART_THREAD;
+        return CG_OK;
+    case CG_K_CMD:
+        pt->cmd.ptr = cg_skip_blanks(v, e);
+        pt->cmd.len = (size_t)(e - pt->cmd.ptr);
+        pt->has |= CG_PART_CMD;
+        return CG_OK;
     default:
-        break;
+        return hdr_desc(L, v, e);
     }
-    /* The header lines that belong to one part. */
-    {
-        CgPart *pt;
-        int64_t n = 0;
-        if ((key == K_PART || key == K_PID || key == K_THREAD) &&
-            (rc = read_int(L, v, e, &n, key == K_PART ? "part:" :
-                           key == K_PID ? "pid:" : "thread:")) != 0)
-            return rc;
-        if (key == K_POSITIONS)
-            return hdr_positions(L, v, e);
-        if (key == K_EVENTS)
-            return hdr_events(L, v, e);
-        if ((rc = part_header(L)) != 0)
-            return rc;
-        pt = &L->P->parts[L->part];
-        switch (key) {
-        case K_PART:
-            pt->number = n;
-            pt->has |= CG_PART_NUMBER;
-            return CG_OK;
-        case K_PID:
-            pt->pid = n;
-            pt->has |= CG_PART_PID;
-            return CG_OK;
-        case K_THREAD:
-            pt->thread = n;
-            pt->has |= CG_PART_THREAD;
-            return CG_OK;
-        case K_CMD:
-            pt->cmd.ptr = cg_skip_blanks(v, e);
-            pt->cmd.len = (size_t)(e - pt->cmd.ptr);
-            pt->has |= CG_PART_CMD;
-            return CG_OK;
-        default:
-            return hdr_desc(L, v, e);
-        }
+}
+
+static int creator_line(Loader *L, const CgRec *r)
+{
+    const char *v = cg_skip_blanks(r->val, r->e);
+    if (!L->P->creator.ptr) {
+        L->P->creator.ptr = v;
+        L->P->creator.len = (size_t)(r->e - v);
+    }
+    if (r->e - v >= 9 && !memcmp(v, "callgrind", 9))
+        L->callgrind = 1;
+    return CG_OK;
+}
+
+static int keyed_line(Loader *L, const CgRec *r)
+{
+    if (r->def->names >= 0)
+        return name_line(L, r);
+    switch (r->kind) {
+    case CG_K_CALLS:
+        return calls_line(L, r->val, r->e);
+    case CG_K_JUMP:
+    case CG_K_JCND:
+        return jump_line(L, r->val, r->e, r->kind == CG_K_JCND);
+    case CG_K_UNKNOWN_EQ:
+    case CG_K_UNKNOWN_COLON: {
+        char q[300];
+        quote(q, sizeof q, r->key, (size_t)(r->e - r->key));
+        close_block(L, L->line);
+        return warn_at(L, CG_W_UNKNOWN, L->lineno, "unknown line %s skipped",
+                       q);
+    }
+    case CG_K_VERSION:
+        return hdr_version(L, r->val, r->e);
+    case CG_K_CREATOR:
+        return creator_line(L, r);
+    case CG_K_EVENT:
+        return hdr_event(L, r->val, r->e);
+    case CG_K_SUMMARY:
+    case CG_K_TOTALS:
+        close_block(L, L->line);
+        return hdr_costs(L, r->val, r->e, r->kind == CG_K_TOTALS);
+    default:
+        return part_line(L, r);
     }
 }
 
@@ -1317,29 +1280,30 @@ static int separator(Loader *L)
     return CG_OK;
 }
 
-static int do_line(Loader *L, const char *s, const char *e)
+static int do_line(Loader *L, const CgRec *r)
 {
-    char c;
-    s = cg_skip_blanks(s, e);
-    if (s == e)
+    switch (r->kind) {
+    case CG_K_BLANK:
         return CG_OK;
-    c = *s;
-    if ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '*')
-        return cost_line(L, s, e);
-    if (c == '#')
-        return CG_OK;
+    case CG_K_COST:
+        return cost_line(L, r->s, r->e);
+    default:
+        break;
+    }
     L->skip_cost = 0;
     if (L->call_pending || L->jump_pending) {
-        int rc = missing_follow_line(L, s, e);
+        int rc = missing_follow_line(L, r->s, r->e);
         if (rc)
             return rc;
     }
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        return keyed_line(L, s, e);
-    if ((size_t)(e - s) >= sizeof SEPARATOR - 1 &&
-        !memcmp(s, SEPARATOR, sizeof SEPARATOR - 1))
+    switch (r->kind) {
+    case CG_K_SEPARATOR:
         return separator(L);
-    return unknown_line(L, s, e);
+    case CG_K_OTHER:
+        return unknown_line(L, r->s, r->e);
+    default:
+        return keyed_line(L, r);
+    }
 }
 
 /* After a line failed in lenient mode: forget what it left half done. */
@@ -1352,12 +1316,37 @@ static int skip_line(Loader *L)
     }
     if (L->jump_pending && L->jump_line != L->lineno)
         L->jump_pending = 0;
-    return add_warning_text(L, L->err->msg);
+    return add_warning_text(L, CG_W_SKIPPED, L->err->msg);
 }
 
-static int finish(Loader *L)
+/* A callgrind file whose last part has no totals: was cut short: warn at
+ * its last non-blank line, quoting it. */
+static int cut_short(Loader *L)
 {
-    const char *end = L->P->buf + L->P->len;
+    const char *buf = L->buf, *e = buf + L->len, *s;
+    uint64_t line = L->lineno;
+    char q[300];
+    /* lineno counts a last line without '\n' too; step back over blank
+     * lines (each '\n' ends one) */
+    while (e > buf && (e[-1] == '\n' || e[-1] == '\r' || cg_is_blank(e[-1]))) {
+        if (e[-1] == '\n' && e != buf + L->len)
+            line--;
+        e--;
+    }
+    s = e;
+    while (s > buf && s[-1] != '\n')
+        s--;
+    quote(q, sizeof q, s, (size_t)(e - s));
+    return warn_at(L, CG_W_TRUNCATED, line, "the file ends without totals: "
+                   "(callgrind ends every part with one): cut short after "
+                   "%s", q);
+}
+
+/* The end of one file: a call or jump waiting for its line, no events:
+ * line, a callgrind file cut short. */
+static int end_text(Loader *L)
+{
+    const char *end = L->buf + L->len;
     int rc;
     close_block(L, end);
     if (L->call_pending || L->jump_pending) {
@@ -1367,63 +1356,155 @@ static int finish(Loader *L)
             return fail_at(L, at, "%s at end of file, with no %s line after "
                            "it", call ? "calls=" : "jump",
                            call ? "cost" : "source");
-        rc = warn_at(L, at, "%s skipped: the file ends before its %s line",
-                     call ? "calls=" : "jump", call ? "cost" : "source");
+        L->call_pending = L->jump_pending = 0;
+        rc = warn_at(L, CG_W_SKIPPED, at, "%s skipped: the file ends before "
+                     "its %s line", call ? "calls=" : "jump",
+                     call ? "cost" : "source");
         if (rc)
             return rc;
     } else if (L->skip_cost) {
         L->skip_cost = 0;
     } else if (L->cfn >= 0 || L->cfi >= 0 || L->cob >= 0) {
-        rc = warn_at(L, L->lineno, "the file ends after a call's target "
-                     "with no calls= line (truncated?)");
+        rc = warn_at(L, CG_W_TRUNCATED, L->lineno, "the file ends after a "
+                     "call's target with no calls= line (truncated?)");
         if (rc)
             return rc;
     }
-    return end_part(L);
+    if (!L->file_events) {
+        L->err->status = CG_EBAD;
+        L->err->line = 0;
+        snprintf(L->err->msg, sizeof L->err->msg, "%s: no events: line: not "
+                 "a callgrind profile", L->name);
+        return CG_EBAD;
+    }
+    if (L->callgrind && !L->P->parts[L->part].totals)
+        return cut_short(L);
+    return CG_OK;
 }
 
-int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
-            int options, CgError *err)
+/* The start of file i: a part of its own, compression ids of its own, no
+ * names in force. */
+static int begin_text(Loader *L, uint32_t i)
 {
-    Loader *L;
-    CgProfile *P;
-    const char *p = buf, *end = buf + len;
+    const CgText *t = &L->P->texts[i];
+    int k;
+    L->text = i;
+    L->buf = t->buf;
+    L->len = t->len;
+    L->name = t->name;
+    L->lineno = 0;
+    L->line = t->buf;
+    L->file_events = 0;
+    L->callgrind = 0;
+    L->skip_cost = 0;
+    if (!L->P->nparts || L->touched) {
+        int rc = new_part(L, 0);
+        if (rc)
+            return rc;
+    }
+    /* the ids of the file before end here */
+    if (i && cg_model_name_orphans(L->P, L->P->texts[i - 1].name) != CG_OK)
+        return nomem(L);
+    L->P->parts[L->part].text = i;
+    for (k = 0; k < CG_NKINDS; k++)
+        cg_names_reset_ids(&L->P->names[k]);
+    L->ob = L->fl = L->lfile = -1;
+    L->cob = L->cfi = L->cfn = -1;
+    L->fi_pending = 0;
+    end_function(L);
+    return CG_OK;
+}
+
+static int cancelled(Loader *L)
+{
+    L->err->status = CG_ECANCEL;
+    L->err->line = 0;
+    snprintf(L->err->msg, sizeof L->err->msg, "%s: load cancelled", L->name);
+    return CG_ECANCEL;
+}
+
+/* Reads the lines of the current file; reports progress every
+ * CG_PROGRESS_STEP bytes. */
+static int read_text(Loader *L)
+{
+    const char *p = L->buf, *end = L->buf + L->len;
+    const char *mark = L->buf + CG_PROGRESS_STEP;
     int rc = CG_OK;
-    *out = NULL;
-    memset(err, 0, sizeof *err);
-    P = cg_model_new(buf, len, name);
-    L = calloc(1, sizeof *L);
-    if (!P || !L) {
+    while (!rc && p < end) {
+        CgRec r;
+        const CgPart *pt = &L->P->parts[L->part];
+        if (pt->nev && cg_is_cost_start(*p)) {
+            /* the common cost line, scanned up to its '\n' in one go */
+            uint64_t pos[CG_MAX_POSITIONS];
+            int ncost, skipping = L->skip_cost;
+            const char *next = cg_scan_costs_fast(p, end, pt->npos, L->base,
+                                                  pos, L->cost, pt->nev,
+                                                  &ncost);
+            if (next) {
+                L->lineno++;
+                L->line = p;
+                L->touched = L->body = 1;
+                L->skip_cost = 0;
+                rc = cost_record(L, pos, ncost, skipping);
+                if (rc == CG_EBAD && L->lenient && !L->fatal)
+                    rc = skip_line(L);
+                p = next;
+                goto progress;
+            }
+        }
+        cg_scan_line(p, end, &r);
+        L->lineno++;
+        L->line = p;
+        rc = do_line(L, &r);
+        if (rc == CG_EBAD && L->lenient && !L->fatal)
+            rc = skip_line(L);
+        p = r.next;
+    progress:
+        if (p >= mark && L->opts->progress && !rc) {
+            if (L->opts->progress(L->opts->ud,
+                                  L->before + (uint64_t)(p - L->buf),
+                                  L->P->len))
+                return cancelled(L);
+            mark = p + CG_PROGRESS_STEP;
+        }
+    }
+    return rc;
+}
+
+/* Loads every text of P; frees P on failure. */
+static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
+               CgError *err)
+{
+    Loader *L = calloc(1, sizeof *L);
+    uint32_t i;
+    int rc = CG_OK;
+    if (!L) {
         cg_profile_free(P);
-        free(L);
         err->status = CG_ENOMEM;
         snprintf(err->msg, sizeof err->msg, "not enough memory");
         return CG_ENOMEM;
     }
     L->P = P;
     L->err = err;
-    L->lenient = (options & CG_LENIENT) != 0;
-    L->ob = L->fl = L->lfile = -1;
-    L->cob = L->cfi = L->cfn = -1;
+    L->opts = opts;
+    L->lenient = (opts->options & CG_LENIENT) != 0;
     L->unspecified = -1;
-    end_function(L);
-    rc = new_part(L, 0);
-    while (!rc && p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *le = nl ? nl : end;
-        L->lineno++;
-        L->line = p;
-        if (le > p && le[-1] == '\r')
-            le--;
-        rc = do_line(L, p, le);
-        if (rc == CG_EBAD && L->lenient && !L->fatal)
-            rc = skip_line(L);
-        p = nl ? nl + 1 : end;
+    for (i = 0; !rc && i < P->ntexts; i++) {
+        rc = begin_text(L, i);
+        if (!rc)
+            rc = read_text(L);
+        if (!rc)
+            rc = end_text(L);
+        L->before += P->texts[i].len;
     }
     if (!rc)
-        rc = finish(L);
+        rc = end_part(L);
+    if (!rc && cg_model_name_orphans(P, L->name) != CG_OK)
+        rc = nomem(L);
     if (!rc)
         rc = cg_model_finish(P, err);
+    if (!rc && opts->progress && opts->progress(opts->ud, P->len, P->len))
+        rc = cancelled(L);
     if (rc == CG_ENOMEM)
         nomem(L);
     cg_names_free(&L->evnames);
@@ -1439,29 +1520,68 @@ int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
     return CG_OK;
 }
 
+static int no_memory(CgError *err)
+{
+    err->status = CG_ENOMEM;
+    snprintf(err->msg, sizeof err->msg, "not enough memory");
+    return CG_ENOMEM;
+}
+
+int cg_load_text(CgProfile **out, const char *buf, size_t len,
+                 const char *name, const CgLoadOpts *opts, CgError *err)
+{
+    CgProfile *P;
+    *out = NULL;
+    memset(err, 0, sizeof *err);
+    P = cg_model_new(name);
+    if (!P || cg_model_add_text(P, buf, len, NULL, name) != 0) {
+        cg_profile_free(P);
+        return no_memory(err);
+    }
+    return run(out, P, opts, err);
+}
+
+int cg_load(CgProfile **out, const char *buf, size_t len, const char *name,
+            int options, CgError *err)
+{
+    CgLoadOpts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.options = options;
+    return cg_load_text(out, buf, len, name, &opts, err);
+}
+
+int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
+                  const CgLoadOpts *opts, CgError *err)
+{
+    CgProfile *P;
+    size_t i;
+    *out = NULL;
+    memset(err, 0, sizeof *err);
+    if (!(P = cg_model_new(n ? paths[0] : "(no file)")))
+        return no_memory(err);
+    for (i = 0; i < n; i++) {
+        const char *buf;
+        size_t len;
+        CgSource *src;
+        int rc = cg_source_open(paths[i], &src, &buf, &len, err);
+        if (rc) {
+            cg_profile_free(P);
+            return rc;
+        }
+        if (cg_model_add_text(P, buf, len, src, paths[i]) != 0) {
+            cg_source_release(src);
+            cg_profile_free(P);
+            return no_memory(err);
+        }
+    }
+    return run(out, P, opts, err);
+}
+
 int cg_load_file(CgProfile **out, const char *path, int options,
                  CgError *err)
 {
-    const char *buf;
-    size_t len;
-    int errnum = 0, rc;
-    CgSource *src = cg_source_open(path, &buf, &len, &errnum);
-    *out = NULL;
-    if (!src) {
-        memset(err, 0, sizeof *err);
-        err->status = errnum ? CG_EIO : CG_ENOMEM;
-        if (errnum)
-            snprintf(err->msg, sizeof err->msg, "%s: %s", path,
-                     strerror(errnum));
-        else
-            snprintf(err->msg, sizeof err->msg, "not enough memory");
-        return err->status;
-    }
-    rc = cg_load(out, buf, len, path, options, err);
-    if (rc) {
-        cg_source_release(src);
-        return rc;
-    }
-    (*out)->src = src;
-    return CG_OK;
+    CgLoadOpts opts;
+    memset(&opts, 0, sizeof opts);
+    opts.options = options;
+    return cg_load_files(out, &path, 1, &opts, err);
 }

@@ -4,6 +4,7 @@
  * and checks that it is still open. */
 #include "cg_graph.h"
 #include "cg_profile.h"
+#include "cg_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,9 @@
 #define COSTLINE "callgrind.CostLine"
 #define PART "callgrind.Part"
 #define CURSOR "callgrind.cursor"
+#define FILELIST "callgrind.filelist"
+/* Registry key: a table with weak keys, part table -> its profile. */
+#define PART_OWNER "callgrind.part_owner"
 
 /* Profile user values. */
 enum { UV_TEXT = 1, UV_CACHE = 2 };
@@ -667,19 +671,35 @@ static int profile_tostring(lua_State *L)
     return 1;
 }
 
+/* prof:warnings([kind]): every warning, or those of one kind (the kinds
+ * of cg_warning_kinds; "formula" ones come from the Lua layer). */
 static int profile_warnings(lua_State *L)
 {
+    static const char *const kinds[] = {
+        "truncated", "skipped", "mismatch", "unknown", "name", "formula", NULL
+    };
     CgProfile *P = check_profile(L, 1);
+    int kind = lua_isnoneornil(L, 2) ? -1
+                                     : luaL_checkoption(L, 2, NULL, kinds);
+    uint64_t dropped = 0;
     size_t i;
-    lua_createtable(L, (int)P->nwarnings + 1, 0);
+    lua_Integer n = 0;
+    lua_createtable(L, kind < 0 ? (int)P->nwarnings + 1 : 0, 0);
     for (i = 0; i < P->nwarnings; i++) {
-        lua_pushstring(L, P->warnings[i]);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+        if (kind >= 0 && P->warnings[i].kind != kind)
+            continue;
+        lua_pushstring(L, P->warnings[i].text);
+        lua_rawseti(L, -2, ++n);
     }
-    if (P->warnings_dropped) {
-        lua_pushfstring(L, "%s: %I more warnings not listed", P->name,
-                        (lua_Integer)P->warnings_dropped);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    for (i = 0; i < CG_NWKINDS; i++)
+        if (kind < 0 || (int)i == kind)
+            dropped += P->warnings_dropped[i];
+    if (dropped) {
+        /* "N more warnings", or "N more skipped warnings" */
+        lua_pushfstring(L, "%s: %I more %s%swarnings not listed", P->name,
+                        (lua_Integer)dropped, kind < 0 ? "" : kinds[kind],
+                        kind < 0 ? "" : " ");
+        lua_rawseti(L, -2, ++n);
     }
     return 1;
 }
@@ -859,13 +879,63 @@ static void build_parts(lua_State *L, int pidx, const CgProfile *P)
         luaL_setmetatable(L, NAMES);
         lua_setfield(L, -2, "events");
         set_costs(L, "summary", P, pidx, pt, pt->summary);
-        set_costs(L, "totals", P, pidx, pt, pt->totals);
+        set_costs(L, "written_totals", P, pidx, pt, pt->totals);
+        lua_pushstring(L, P->texts[pt->text].name);
+        lua_setfield(L, -2, "file");
+        /* part:totals() finds its profile here */
+        lua_getfield(L, LUA_REGISTRYINDEX, PART_OWNER);
+        lua_pushvalue(L, -2);
+        lua_pushvalue(L, pidx);
+        lua_rawset(L, -3);
+        lua_pop(L, 1);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     push_cache(L, pidx);
     lua_insert(L, -2);
     lua_setfield(L, -2, CACHE_PARTS);
     lua_pop(L, 1);
+}
+
+/* The part table at arg: pushes its profile (*P the open model) and
+ * returns the part's 0-based index. pidx_want > 0: the part must belong to
+ * the profile at that index. */
+static uint32_t check_part(lua_State *L, int arg, int pidx_want,
+                           const CgProfile **P)
+{
+    lua_Integer i;
+    luaL_checktype(L, arg, LUA_TTABLE);
+    if (!lua_getmetatable(L, arg) ||
+        (luaL_getmetatable(L, PART), !lua_rawequal(L, -1, -2)))
+        luaL_typeerror(L, arg, PART);
+    lua_pop(L, 2);
+    lua_getfield(L, LUA_REGISTRYINDEX, PART_OWNER);
+    lua_pushvalue(L, arg);
+    lua_rawget(L, -2);
+    lua_remove(L, -2);
+    if (pidx_want > 0 && !lua_rawequal(L, -1, pidx_want))
+        luaL_argerror(L, arg, "a Part of another profile");
+    *P = check_open(L, (LProfile *)luaL_checkudata(L, -1, PROFILE));
+    lua_getfield(L, arg, "index");
+    i = lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    return (uint32_t)(i - 1);
+}
+
+/* part:totals([ev]): the sums of the part's cost lines. */
+static int part_totals(lua_State *L)
+{
+    const CgProfile *P;
+    uint32_t i;
+    int pidx, j;
+    lua_settop(L, 2);
+    i = check_part(L, 1, 0, &P);
+    pidx = lua_gettop(L);
+    const CgPart *pt = &P->parts[i];
+    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
+    memset(v, 0, (P->nev + 1) * sizeof *v);
+    for (j = 0; j < pt->nev; j++)
+        v[pt->evmap[j]] = pt->sum[j];
+    return push_costs(L, P, pidx, v, 2);
 }
 
 static int part_tostring(lua_State *L)
@@ -985,15 +1055,27 @@ static const CgFunc *check_func(lua_State *L, int idx, CgProfile **PP)
     return &P->funcs[f->index];
 }
 
+/* fn:self([ev [, part]]): in the whole profile, or in one part. */
 static int func_self(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = check_func(L, 1, &P);
+    const CgProfile *PP;
     int pidx;
-    lua_settop(L, 2);
+    uint32_t part;
+    int64_t *v;
+    lua_settop(L, 3);
     pidx = push_owner(L, 1);
-    return push_costs(L, P, pidx, P->self + (size_t)(f - P->funcs) * P->stride,
-                      2);
+    if (lua_isnil(L, 3))
+        return push_costs(L, P, pidx,
+                          P->self + (size_t)(f - P->funcs) * P->stride, 2);
+    part = check_part(L, 3, pidx, &PP);
+    v = (int64_t *)lua_newuserdatauv(L, 2 * (P->stride + 1) * sizeof *v, 0);
+    if (cg_func_part_self(P, (int32_t)(f - P->funcs), part, v,
+                          v + P->stride + 1) != 0)
+        return luaL_error(L, "the sum of a function's costs in a part does "
+                          "not fit in 64 bits");
+    return push_costs(L, P, pidx, v, 2);
 }
 
 static int func_fields(lua_State *L)
@@ -1342,6 +1424,103 @@ static void push_cursor_iter(lua_State *L, int pidx, const CgProfile *P,
     lua_pushcclosure(L, f, 2);
 }
 
+/* The light iterator (lsqlite3's urows beside rows): plain values per cost
+ * line, no userdata. The events asked are kept in the cursor userdata as
+ * base indices, or (-1) with the derived event's coefficients copied. */
+typedef struct ULines {
+    CgCursor c;
+    const CgProfile *P;
+    int n;                       /* events asked */
+    int *ev;                     /* n: base index or -1 */
+    int64_t *coefs;              /* n * stride: derived coefficients */
+    int64_t *cost;               /* stride: the cursor's line costs */
+} ULines;
+
+static int ulines_iter(lua_State *L)
+{
+    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
+    ULines *u = (ULines *)lua_touserdata(L, lua_upvalueindex(2));
+    const CgProfile *P = check_open(L, lp);
+    CgLine l;
+    int i;
+    if (u->P != P)
+        return luaL_error(L, "attempt to use a closed profile");
+    if (!cg_cursor_next_line(&u->c, &l))
+        return 0;
+    luaL_checkstack(L, u->n + 3, "too many events");
+    lua_pushinteger(L, (lua_Integer)l.func + 1);
+    if (l.flags & CG_HAS_LINE)
+        lua_pushinteger(L, (lua_Integer)l.line);
+    else
+        lua_pushnil(L);
+    if (l.flags & CG_HAS_ADDR)
+        lua_pushinteger(L, (lua_Integer)l.addr);
+    else
+        lua_pushnil(L);
+    for (i = 0; i < u->n; i++) {
+        int ev = u->ev[i];
+        lua_pushinteger(L, (lua_Integer)(ev >= 0 ? l.cost[ev] :
+                        event_value(L, P, l.cost, -1,
+                                    u->coefs + (size_t)i * P->stride)));
+    }
+    return 3 + u->n;
+}
+
+/* Pushes the ulines iterator over blocks [first, last) of the profile at
+ * pidx, for the events given as arguments from arg on (all base events
+ * when none). */
+static void push_ulines(lua_State *L, int pidx, const CgProfile *P,
+                        int arg, size_t first, size_t last)
+{
+    int top = lua_gettop(L), n = top >= arg ? top - arg + 1 : (int)P->nev;
+    size_t stride = P->stride ? P->stride : 1, sz;
+    ULines *u;
+    int i;
+    pidx = lua_absindex(L, pidx);
+    sz = sizeof *u + (size_t)n * sizeof(int) + (size_t)n * stride *
+         sizeof(int64_t) + stride * sizeof(int64_t) + 2 * sizeof(int64_t);
+    lua_pushvalue(L, pidx);
+    u = (ULines *)lua_newuserdatauv(L, sz, 0);
+    luaL_setmetatable(L, CURSOR);
+    u->P = P;
+    u->n = n;
+    u->coefs = (int64_t *)(void *)(u + 1);
+    u->cost = u->coefs + (size_t)n * stride;
+    u->ev = (int *)(void *)(u->cost + stride + 1);
+    for (i = 0; i < n; i++) {
+        if (top >= arg) {
+            const int64_t *coefs;
+            u->ev[i] = check_event(L, P, pidx, arg + i, &coefs);
+            if (coefs)
+                memcpy(u->coefs + (size_t)i * stride, coefs,
+                       P->nev * sizeof *coefs);
+        } else {
+            u->ev[i] = i;
+        }
+    }
+    cg_cursor_init(&u->c, P, first, last, u->cost);
+    lua_pushcclosure(L, ulines_iter, 2);
+}
+
+/* prof:ulines([ev, ...]) */
+static int profile_ulines(lua_State *L)
+{
+    CgProfile *P = check_profile(L, 1);
+    push_ulines(L, 1, P, 2, 0, P->nblocks);
+    return 1;
+}
+
+/* fn:ulines([ev, ...]) */
+static int func_ulines(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = check_func(L, 1, &P);
+    push_owner(L, 1);
+    lua_insert(L, 2);            /* the profile at 2, the events after it */
+    push_ulines(L, 2, P, 3, f->blocks_begin, f->blocks_end);
+    return 1;
+}
+
 static int profile_lines(lua_State *L)
 {
     CgProfile *P = check_profile(L, 1);
@@ -1508,6 +1687,16 @@ static int call_fields(lua_State *L)
     return 1;
 }
 
+/* A call's costs, decoded into a userdata pushed on the stack. */
+static const int64_t *push_call_costs(lua_State *L, const CgProfile *P,
+                                      const CgCall *c)
+{
+    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->stride + 1) *
+                                              sizeof *v, 0);
+    cg_call_costs(P, c, v);
+    return v;
+}
+
 static int call_cost(lua_State *L)
 {
     CgProfile *P;
@@ -1515,8 +1704,7 @@ static int call_cost(lua_State *L)
     int pidx;
     lua_settop(L, 2);
     pidx = push_owner(L, 1);
-    return push_costs(L, P, pidx,
-                      P->call_cost + (size_t)(c - P->calls) * P->stride, 2);
+    return push_costs(L, P, pidx, push_call_costs(L, P, c), 2);
 }
 
 static int call_tostring(lua_State *L)
@@ -1543,9 +1731,9 @@ static int call_tostring(lua_State *L)
     if (P->nev) {
         luaL_addstring(&b, "; ");
         luaL_addlstring(&b, P->events[0].ptr, P->events[0].len);
-        lua_pushfstring(L, " %I inclusive",
-                        (lua_Integer)P->call_cost[(size_t)(c - P->calls) *
-                                                  P->stride]);
+        const int64_t *v = push_call_costs(L, P, c);
+        lua_pushfstring(L, " %I inclusive", (lua_Integer)v[0]);
+        lua_remove(L, -2);
         luaL_addvalue(&b);
     }
     luaL_addchar(&b, ')');
@@ -1633,9 +1821,12 @@ static int jump_tostring(lua_State *L)
 
 /* ---- loading ---- */
 
-static int check_options(lua_State *L, int arg)
+/* The options table at arg: lenient, and progress, a function left at
+ * *progress_idx (0 when none). */
+static int check_load_options(lua_State *L, int arg, int *progress_idx)
 {
     int options = 0;
+    *progress_idx = 0;
     if (lua_isnoneornil(L, arg))
         return 0;
     luaL_checktype(L, arg, LUA_TTABLE);
@@ -1646,6 +1837,9 @@ static int check_options(lua_State *L, int arg)
         if (k && !strcmp(k, "lenient")) {
             if (lua_toboolean(L, -1))
                 options |= CG_LENIENT;
+        } else if (k && !strcmp(k, "progress")) {
+            if (!lua_isfunction(L, -1))
+                luaL_argerror(L, arg, "option 'progress' must be a function");
         } else {
             lua_pushvalue(L, -2);
             luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
@@ -1653,6 +1847,10 @@ static int check_options(lua_State *L, int arg)
         }
         lua_pop(L, 1);
     }
+    if (lua_getfield(L, arg, "progress") == LUA_TFUNCTION)
+        *progress_idx = lua_gettop(L);
+    else
+        lua_pop(L, 1);
     return options;
 }
 
@@ -1686,15 +1884,121 @@ static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
     return 1;
 }
 
+/* The progress callback: calls the Lua function in a protected call (a
+ * Lua error must not unwind through the loader, which holds memory). An
+ * error is kept on the stack and cancels the load. */
+typedef struct Progress {
+    lua_State *L;
+    int fn;                      /* stack index of the function */
+    int raised;                  /* its error is on the stack top */
+} Progress;
+
+static int progress_cb(void *ud, uint64_t done, uint64_t total)
+{
+    Progress *pr = (Progress *)ud;
+    lua_State *L = pr->L;
+    int cancel;
+    if (!lua_checkstack(L, 4)) {
+        lua_pushliteral(L, "not enough memory");
+        pr->raised = 1;
+        return 1;
+    }
+    lua_pushvalue(L, pr->fn);
+    lua_pushinteger(L, (lua_Integer)done);
+    lua_pushinteger(L, (lua_Integer)total);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+        pr->raised = 1;
+        return 1;
+    }
+    cancel = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return cancel;
+}
+
+/* Calls the function at stack index fn (0: none) while loading. */
+static void set_progress(lua_State *L, CgLoadOpts *o, Progress *pr, int fn)
+{
+    pr->L = L;
+    pr->fn = fn;
+    pr->raised = 0;
+    if (fn) {
+        o->progress = progress_cb;
+        o->ud = pr;
+    }
+}
+
+/* callgrind.load(path or { path, ... } [, opts]) */
 static int l_load(lua_State *L)
 {
-    const char *path = luaL_checkstring(L, 1);
-    int options = check_options(L, 2);
-    LProfile *lp = new_profile(L);
+    int options, fn, rc;
+    size_t n, i;
+    const char **paths;
+    LProfile *lp;
     CgProfile *P;
     CgError err;
-    int rc = cg_load_file(&P, path, options, &err);
+    CgLoadOpts o;
+    Progress pr;
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        n = (size_t)lua_rawlen(L, 1);
+        luaL_argcheck(L, n > 0, 1, "empty list of paths");
+    } else {
+        luaL_checkstring(L, 1);
+        n = 1;
+    }
+    options = check_load_options(L, 2, &fn);
+    /* the array lives on the stack: an error cannot leak it; the strings
+     * stay in the argument table */
+    paths = (const char **)lua_newuserdatauv(L, n * sizeof *paths, 0);
+    if (lua_type(L, 1) == LUA_TTABLE) {
+        for (i = 0; i < n; i++) {
+            if (lua_rawgeti(L, 1, (lua_Integer)i + 1) != LUA_TSTRING)
+                luaL_argerror(L, 1, lua_pushfstring(L, "path #%I is not a "
+                              "string", (lua_Integer)i + 1));
+            paths[i] = lua_tostring(L, -1);
+            lua_pop(L, 1);
+        }
+    } else {
+        paths[0] = lua_tostring(L, 1);
+    }
+    lp = new_profile(L);
+    memset(&o, 0, sizeof o);
+    o.options = options;
+    set_progress(L, &o, &pr, fn);
+    rc = cg_load_files(&P, paths, n, &o, &err);
+    if (fn && pr.raised)
+        return lua_error(L);     /* everything is freed already */
     return load_result(L, lp, rc, P, &err);
+}
+
+static int filelist_gc(lua_State *L)
+{
+    cg_file_list_free((CgFileList *)luaL_checkudata(L, 1, FILELIST));
+    return 0;
+}
+
+/* callgrind.files(path) -> { path, ... } or nil, "dir: reason" */
+static int l_files(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    CgFileList *l = (CgFileList *)lua_newuserdatauv(L, sizeof *l, 0);
+    CgError err;
+    size_t i;
+    memset(l, 0, sizeof *l);
+    luaL_setmetatable(L, FILELIST);   /* frees the list, even on error */
+    if (cg_run_files(path, l, &err) != CG_OK) {
+        if (err.status == CG_ENOMEM)
+            return luaL_error(L, "not enough memory");
+        lua_pushnil(L);
+        lua_pushstring(L, err.msg);
+        return 2;
+    }
+    lua_createtable(L, (int)l->n, 0);
+    for (i = 0; i < l->n; i++) {
+        lua_pushstring(L, l->paths[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    cg_file_list_free(l);
+    return 1;
 }
 
 static int l_parse(lua_State *L)
@@ -1702,21 +2006,26 @@ static int l_parse(lua_State *L)
     size_t len;
     const char *text = luaL_checklstring(L, 1, &len);
     const char *name = "(string)";
-    int options = 0, rc;
+    int opt_arg = 3, rc, fn;
     LProfile *lp;
     CgProfile *P;
     CgError err;
-    if (lua_type(L, 2) == LUA_TTABLE) {
-        options = check_options(L, 2);
-    } else {
+    CgLoadOpts o;
+    Progress pr;
+    if (lua_type(L, 2) == LUA_TTABLE)
+        opt_arg = 2;
+    else
         name = luaL_optstring(L, 2, name);
-        options = check_options(L, 3);
-    }
+    memset(&o, 0, sizeof o);
+    o.options = check_load_options(L, opt_arg, &fn);
     lp = new_profile(L);
     /* the profile's storage is the string itself: keep it alive */
     lua_pushvalue(L, 1);
     lua_setiuservalue(L, -2, UV_TEXT);
-    rc = cg_load(&P, text, len, name, options, &err);
+    set_progress(L, &o, &pr, fn);
+    rc = cg_load_text(&P, text, len, name, &o, &err);
+    if (fn && pr.raised)
+        return lua_error(L);     /* everything is freed already */
     return load_result(L, lp, rc, P, &err);
 }
 
@@ -1731,6 +2040,7 @@ static const luaL_Reg profile_methods[] = {
     {"calls", profile_calls},
     {"jumps", profile_jumps},
     {"lines", profile_lines},
+    {"ulines", profile_ulines},
     {"parts", profile_parts},
     {"func", profile_func},
     {"memory", profile_memory},
@@ -1756,6 +2066,7 @@ static const luaL_Reg internal_funcs[] = {
 static const luaL_Reg function_methods[] = {
     {"self", func_self},
     {"lines", func_lines},
+    {"ulines", func_ulines},
     {"calls", func_calls},
     {"callers", func_callers},
     {"jumps", func_jumps},
@@ -1773,6 +2084,11 @@ static const luaL_Reg line_methods[] = {
 };
 
 static const luaL_Reg no_methods[] = {
+    {NULL, NULL}
+};
+
+static const luaL_Reg part_methods[] = {
+    {"totals", part_totals},
     {NULL, NULL}
 };
 
@@ -1800,6 +2116,7 @@ static void new_type(lua_State *L, const char *tname, const char *short_name,
 
 static const luaL_Reg module_funcs[] = {
     {"load", l_load},
+    {"files", l_files},
     {"parse", l_parse},
     {NULL, NULL}
 };
@@ -1837,7 +2154,17 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
              line_tostring, methods);
     lua_pop(L, 1);
     /* parts are tables: their fields are raw, methods behind __index */
-    new_type(L, PART, "Part", no_methods, NULL, part_tostring, methods);
+    new_type(L, PART, "Part", part_methods, NULL, part_tostring, methods);
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushliteral(L, "k");
+    lua_setfield(L, -2, "__mode");
+    lua_pushvalue(L, -1);
+    lua_setmetatable(L, -2);
+    lua_setfield(L, LUA_REGISTRYINDEX, PART_OWNER);
+    luaL_newmetatable(L, FILELIST);
+    lua_pushcfunction(L, filelist_gc);
+    lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
     luaL_newmetatable(L, CURSOR);
     lua_pop(L, 1);

@@ -7,20 +7,43 @@
 #include <stdlib.h>
 #include <string.h>
 
-CgProfile *cg_model_new(const char *buf, size_t len, const char *name)
+static char *copy_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *c = malloc(n);
+    if (c)
+        memcpy(c, s, n);
+    return c;
+}
+
+CgProfile *cg_model_new(const char *name)
 {
     CgProfile *P = calloc(1, sizeof *P);
-    size_t n = strlen(name);
     if (!P)
         return NULL;
-    P->buf = buf;
-    P->len = len;
-    if (!(P->name = malloc(n + 1))) {
+    if (!(P->name = copy_string(name))) {
         free(P);
         return NULL;
     }
-    memcpy(P->name, name, n + 1);
     return P;
+}
+
+int cg_model_add_text(CgProfile *P, const char *buf, size_t len, void *src,
+                      const char *name)
+{
+    CgText *t;
+    char *nm;
+    if (P->ntexts >= 0xffffffffu ||
+        CG_GROW(P->texts, P->texts_cap, P->ntexts + 1) != 0 ||
+        !(nm = copy_string(name)))
+        return -1;
+    t = &P->texts[P->ntexts++];
+    t->buf = buf;
+    t->len = len;
+    t->src = src;
+    t->name = nm;
+    P->len += len;
+    return 0;
 }
 
 /* Copies rows of old stride into a new array of cap rows of new stride,
@@ -45,20 +68,12 @@ static int64_t *restride(const int64_t *old, size_t rows, size_t cap,
 
 static int set_stride(CgProfile *P, size_t stride)
 {
-    int64_t *s = NULL, *c = NULL;
+    int64_t *s = NULL;
     if (P->self_cap && !(s = restride(P->self, P->nfuncs, P->self_cap,
                                       P->stride, stride)))
         return -1;
-    if (P->call_cost_cap && !(c = restride(P->call_cost, P->ncalls,
-                                           P->call_cost_cap, P->stride,
-                                           stride))) {
-        free(s);
-        return -1;
-    }
     free(P->self);
-    free(P->call_cost);
     P->self = s;
-    P->call_cost = c;
     P->stride = stride;
     return 0;
 }
@@ -86,17 +101,72 @@ int cg_model_reserve_self(CgProfile *P, size_t n)
     return reserve_rows(&P->self, &P->self_cap, n, P->stride);
 }
 
-int cg_model_reserve_calls(CgProfile *P, size_t n)
+/* Call costs: a varint count, then that many zigzag varints. Call costs
+ * are few next to cost lines but wide (one per event): most are small or
+ * zero, so this takes a byte or two per event where int64_t took 8. */
+int cg_model_add_call_costs(CgProfile *P, const int64_t *v, size_t n,
+                            uint64_t *off)
 {
-    return reserve_rows(&P->call_cost, &P->call_cost_cap, n, P->stride);
+    uint8_t *w;
+    size_t i;
+    while (n && !v[n - 1])
+        n--;                     /* trailing zeros: implied */
+    /* at most 10 bytes per value, 10 for the count */
+    if (n > (((size_t)-1) - P->call_bytes_len) / 10 - 1 ||
+        CG_GROW(P->call_bytes, P->call_bytes_cap,
+                P->call_bytes_len + 10 * (n + 1)) != 0)
+        return -1;
+    *off = P->call_bytes_len;
+    w = P->call_bytes + P->call_bytes_len;
+    for (i = 0; i <= n; i++) {
+        uint64_t u = i == 0 ? (uint64_t)n
+                            : ((uint64_t)v[i - 1] << 1) ^
+                              (uint64_t)-(int64_t)((uint64_t)v[i - 1] >> 63);
+        while (u >= 0x80) {
+            *w++ = (uint8_t)(u | 0x80);
+            u >>= 7;
+        }
+        *w++ = (uint8_t)u;
+    }
+    P->call_bytes_len = (size_t)(w - P->call_bytes);
+    return 0;
+}
+
+static uint64_t get_varint(const uint8_t **p)
+{
+    uint64_t v = 0;
+    int shift = 0;
+    const uint8_t *q = *p;
+    while (*q & 0x80) {
+        v |= (uint64_t)(*q++ & 0x7f) << shift;
+        shift += 7;
+    }
+    v |= (uint64_t)*q++ << shift;
+    *p = q;
+    return v;
+}
+
+void cg_call_costs(const CgProfile *P, const CgCall *c, int64_t *out)
+{
+    const uint8_t *p = P->call_bytes + c->costs;
+    size_t n = (size_t)get_varint(&p), i;
+    for (i = 0; i < n; i++) {
+        uint64_t u = get_varint(&p);
+        out[i] = (int64_t)(u >> 1) ^ -(int64_t)(u & 1);
+    }
+    for (; i < P->stride; i++)
+        out[i] = 0;
 }
 
 int cg_model_add_event(CgProfile *P, const char *s, size_t len)
 {
     if (CG_GROW(P->events, P->events_cap, P->nev + 1) != 0)
         return -1;
+    /* exact while there are no cost rows (the events: lines of the header:
+     * no restride at the end); doubling once rows must be copied */
     if (P->nev + 1 > P->stride &&
-        set_stride(P, P->stride ? P->stride * 2 : 4) != 0)
+        set_stride(P, !P->nfuncs && !P->ncalls ? P->nev + 1 :
+                      P->stride ? P->stride * 2 : 4) != 0)
         return -1;
     P->events[P->nev].ptr = s;
     P->events[P->nev].len = len;
@@ -197,45 +267,59 @@ static int32_t real_name(const CgNames *t, int32_t i)
     return i >= 0 && !t->str[i].ptr ? t->alias[i] : i;
 }
 
-/* Ids used before their definition (callgrind 0.10 writes those) were
- * stand-ins; give every key its real name, then merge functions whose keys
- * became equal. An id never defined keeps the name "(N)", with a warning
- * at the line that first used it. */
-static int resolve_forward(CgProfile *P, CgError *err)
+/* Ids used and never defined keep the name "(N)", with a warning (in
+ * file `name`) at the line that first used them. */
+int cg_model_name_orphans(CgProfile *P, const char *name)
 {
     static const char *const what[] = { "object", "file", "function" };
     size_t i;
-    int k, any = 0;
-    int32_t *target;
+    int k;
     for (k = 0; k < CG_NKINDS; k++) {
         const CgNames *t = &P->names[k];
         size_t n = t->n;
         for (i = 0; i < n; i++) {
+            char msg[1024];
+            /* from the stand-in, not the id table: a separator may have
+             * reset that */
+            unsigned long long id;
+            char *nm;
+            int32_t real;
             if (t->str[i].ptr || t->alias[i] >= 0)
                 continue;
-            {
-                char msg[128];
-                /* from the stand-in, not the id table: a separator may
-                 * have reset that */
-                unsigned long long id = t->stand_id[i];
-                char *nm;
-                int32_t real;
-                snprintf(msg, sizeof msg, "%s id (%llu) is used but never "
-                         "defined", what[k], id);
-                /* Only a name is lost (callgrind 0.10 omits some):
-                 * keep "(N)" as the name and say so. */
-                if (cg_model_warn(P, (uint64_t)t->str[i].len, msg) != 0 ||
-                    CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
-                    !(nm = malloc(32)))
-                    return CG_ENOMEM;
-                P->arena[P->narena++] = nm;
-                snprintf(nm, 32, "(%llu)", id);
-                real = cg_names_intern(&P->names[k], nm, strlen(nm));
-                if (real < 0)
-                    return CG_ENOMEM;
-                P->names[k].alias[i] = real;
-            }
+            id = t->stand_id[i];
+            snprintf(msg, sizeof msg, "%s:%llu: %s id (%llu) is used but "
+                     "never defined", name,
+                     (unsigned long long)t->str[i].len, what[k], id);
+            /* Only a name is lost (callgrind 0.10 omits some): keep "(N)"
+             * as the name and say so. */
+            if (cg_model_warn_text(P, CG_W_NAME, msg) != 0 ||
+                CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
+                !(nm = malloc(32)))
+                return CG_ENOMEM;
+            P->arena[P->narena++] = nm;
+            P->arena_bytes += 32;
+            snprintf(nm, 32, "(%llu)", id);
+            real = cg_names_intern(&P->names[k], nm, strlen(nm));
+            if (real < 0)
+                return CG_ENOMEM;
+            P->names[k].alias[i] = real;
         }
+    }
+    return CG_OK;
+}
+
+/* Ids used before their definition (callgrind 0.10 writes those) were
+ * stand-ins; give every key its real name (cg_model_name_orphans named
+ * those never defined), then merge functions whose keys became equal. */
+static int resolve_forward(CgProfile *P, CgError *err)
+{
+    size_t i;
+    int k, any = 0;
+    int32_t *target;
+    if (cg_model_name_orphans(P, P->name) != CG_OK)
+        return CG_ENOMEM;
+    for (k = 0; k < CG_NKINDS; k++) {
+        const CgNames *t = &P->names[k];
         any |= t->alias != NULL;
     }
     if (!any)
@@ -354,63 +438,85 @@ static int group(size_t n, size_t nkeys, const int32_t *key, uint32_t *perm,
     return 0;
 }
 
+/* Puts rows of `size` bytes in the order perm gives (row i becomes row
+ * perm[i]) in place, following the permutation's cycles; perm is
+ * destroyed. tmp has room for one row. No second copy of the array. */
+static void permute(void *rows, size_t n, size_t size, uint32_t *perm,
+                    void *tmp)
+{
+    char *a = rows;
+    size_t i;
+    if (!size)
+        return;
+    for (i = 0; i < n; i++) {
+        size_t j = i;
+        if (perm[i] == i)
+            continue;
+        memcpy(tmp, a + i * size, size);
+        for (;;) {
+            size_t k = perm[j];
+            perm[j] = (uint32_t)j;
+            if (k == i) {
+                memcpy(a + j * size, tmp, size);
+                break;
+            }
+            memcpy(a + j * size, a + k * size, size);
+            j = k;
+        }
+    }
+}
+
+/* Gives back the room an array has beyond n rows (realloc may fail: the
+ * larger array is then kept). */
+static void *shrink(void *p, size_t n, size_t size, size_t *cap)
+{
+    void *q;
+    if (!p || *cap <= n || !n)
+        return p;
+    if ((q = realloc(p, n * size)) == NULL)
+        return p;
+    *cap = n;
+    return q;
+}
+
 static int group_all(CgProfile *P)
 {
     size_t nf = P->nfuncs, i, big = P->nblocks;
     int32_t *key;
     uint32_t *perm, *b, *e;
+    void *tmp;
     if (P->ncalls > big)
         big = P->ncalls;
     key = malloc((big ? big : 1) * sizeof *key);
     perm = malloc((big ? big : 1) * sizeof *perm);
     b = malloc((nf ? nf : 1) * sizeof *b);
     e = malloc((nf ? nf : 1) * sizeof *e);
-    if (!key || !perm || !b || !e)
+    tmp = malloc(sizeof(CgCall) + sizeof(CgBlock));
+    if (!key || !perm || !b || !e || !tmp)
         goto oom;
 
     /* blocks by function */
     for (i = 0; i < P->nblocks; i++)
         key[i] = P->blocks[i].func;
     group(P->nblocks, nf, key, perm, b, e);
-    {
-        CgBlock *nb = malloc((P->nblocks ? P->nblocks : 1) * sizeof *nb);
-        if (!nb)
-            goto oom;
-        for (i = 0; i < P->nblocks; i++)
-            nb[i] = P->blocks[perm[i]];
-        free(P->blocks);
-        P->blocks = nb;
-        P->blocks_cap = P->nblocks;
-    }
+    permute(P->blocks, P->nblocks, sizeof *P->blocks, perm, tmp);
+    P->blocks = shrink(P->blocks, P->nblocks, sizeof *P->blocks,
+                       &P->blocks_cap);
     for (i = 0; i < nf; i++) {
         P->funcs[i].blocks_begin = b[i];
         P->funcs[i].blocks_end = e[i];
     }
 
-    /* calls by caller, their costs along */
+    /* calls by caller, in place (their costs stay where they are) */
     for (i = 0; i < P->ncalls; i++)
         key[i] = P->calls[i].caller;
     group(P->ncalls, nf, key, perm, b, e);
-    {
-        CgCall *nc = malloc((P->ncalls ? P->ncalls : 1) * sizeof *nc);
-        int64_t *cc = malloc((P->ncalls ? P->ncalls : 1) *
-                             (P->stride ? P->stride : 1) * sizeof *cc);
-        if (!nc || !cc) {
-            free(nc);
-            free(cc);
-            goto oom;
-        }
-        for (i = 0; i < P->ncalls; i++) {
-            nc[i] = P->calls[perm[i]];
-            memcpy(cc + i * P->stride, P->call_cost + perm[i] * P->stride,
-                   P->stride * sizeof *cc);
-        }
-        free(P->calls);
-        free(P->call_cost);
-        P->calls = nc;
-        P->call_cost = cc;
-        P->calls_cap = P->call_cost_cap = P->ncalls;
-    }
+    permute(P->calls, P->ncalls, sizeof *P->calls, perm, tmp);
+    P->calls = shrink(P->calls, P->ncalls, sizeof *P->calls, &P->calls_cap);
+    P->call_bytes = shrink(P->call_bytes, P->call_bytes_len, 1,
+                           &P->call_bytes_cap);
+    P->self = shrink(P->self, P->nfuncs, P->stride * sizeof *P->self,
+                     &P->self_cap);
     for (i = 0; i < nf; i++) {
         P->funcs[i].calls_begin = b[i];
         P->funcs[i].calls_end = e[i];
@@ -431,37 +537,36 @@ static int group_all(CgProfile *P)
     free(perm);
     free(b);
     free(e);
+    free(tmp);
     return 0;
 oom:
     free(key);
     free(perm);
     free(b);
     free(e);
+    free(tmp);
     return -1;
 }
 
-int cg_model_warn_text(CgProfile *P, const char *text)
+const char *const cg_warning_kinds[CG_NWKINDS] = {
+    "truncated", "skipped", "mismatch", "unknown", "name"
+};
+
+int cg_model_warn_text(CgProfile *P, int kind, const char *text)
 {
     char *w;
     size_t n = strlen(text) + 1;
-    if (P->nwarnings >= CG_MAX_WARNINGS) {
-        P->warnings_dropped++;
+    if (P->nwarnings >= CG_MAX_WARNINGS && kind != CG_W_TRUNCATED) {
+        P->warnings_dropped[kind]++;
         return 0;
     }
     if (CG_GROW(P->warnings, P->warnings_cap, P->nwarnings + 1) != 0 ||
         !(w = malloc(n)))
         return -1;
     memcpy(w, text, n);
-    P->warnings[P->nwarnings++] = w;
+    P->warnings[P->nwarnings].text = w;
+    P->warnings[P->nwarnings++].kind = kind;
     return 0;
-}
-
-int cg_model_warn(CgProfile *P, uint64_t line, const char *msg)
-{
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s:%llu: %s", P->name,
-             (unsigned long long)line, msg);
-    return cg_model_warn_text(P, buf);
 }
 
 int cg_model_finish(CgProfile *P, CgError *err)
@@ -473,22 +578,14 @@ int cg_model_finish(CgProfile *P, CgError *err)
         return rc;
     /* cost vectors as long as the event list, no longer */
     if (P->stride != P->nev) {
-        size_t nf = P->nfuncs, nc = P->ncalls;
-        int64_t *s = NULL, *c = NULL;
+        size_t nf = P->nfuncs;
+        int64_t *s = NULL;
         if (nf && P->nev && !(s = restride(P->self, nf, nf, P->stride,
                                            P->nev)))
             return CG_ENOMEM;
-        if (nc && P->nev && !(c = restride(P->call_cost, nc, nc, P->stride,
-                                           P->nev))) {
-            free(s);
-            return CG_ENOMEM;
-        }
         free(P->self);
-        free(P->call_cost);
         P->self = s;
-        P->call_cost = c;
         P->self_cap = s ? nf : 0;
-        P->call_cost_cap = c ? nc : 0;
         P->stride = P->nev;
     }
     if (group_all(P) != 0)
@@ -496,20 +593,37 @@ int cg_model_finish(CgProfile *P, CgError *err)
     return CG_OK;
 }
 
+/* Everything the model holds besides the texts: arrays at their capacity,
+ * made-up names, warnings, the call graph once built. */
 size_t cg_profile_bytes(const CgProfile *P)
 {
     size_t n = sizeof *P, k, i;
+    const CgGraph *g = P->graph;
     n += P->events_cap * sizeof *P->events;
     n += P->event_defs_cap * sizeof *P->event_defs;
     for (k = 0; k < CG_NKINDS; k++)
         n += P->names[k].cap * sizeof(CgStr) +
              P->names[k].hcap * sizeof(uint32_t) +
-             P->names[k].nids * sizeof(int32_t);
+             P->names[k].nids * sizeof(int32_t) +
+             P->names[k].alias_cap * sizeof(int32_t) +
+             P->names[k].stand_id_cap * sizeof(uint32_t) +
+             P->names[k].set_cap * sizeof(uint32_t);
+    n += P->arena_cap * sizeof *P->arena + P->arena_bytes;
+    n += P->warnings_cap * sizeof *P->warnings;
+    for (i = 0; i < P->nwarnings; i++)
+        n += strlen(P->warnings[i].text) + 1;
+    n += P->texts_cap * sizeof *P->texts + strlen(P->name) + 1;
+    for (i = 0; i < P->ntexts; i++)
+        n += strlen(P->texts[i].name) + 1;
+    if (g)
+        n += sizeof *g + P->nfuncs * (sizeof *g->comp + 2 * P->stride *
+                                      sizeof *g->a) +
+             g->ncomp * sizeof *g->cyclic;
     n += P->ftab.cap * sizeof(uint32_t);
     n += P->funcs_cap * sizeof *P->funcs;
     n += P->self_cap * P->stride * sizeof *P->self;
     n += P->calls_cap * sizeof *P->calls;
-    n += P->call_cost_cap * P->stride * sizeof *P->call_cost;
+    n += P->call_bytes_cap;
     n += P->ncalls * sizeof *P->callers;
     n += P->blocks_cap * sizeof *P->blocks;
     n += P->bases_cap * sizeof *P->bases;
@@ -535,7 +649,7 @@ void cg_profile_free(CgProfile *P)
     free(P->funcs);
     free(P->self);
     free(P->calls);
-    free(P->call_cost);
+    free(P->call_bytes);
     free(P->callers);
     free(P->blocks);
     free(P->bases);
@@ -548,12 +662,16 @@ void cg_profile_free(CgProfile *P)
     free(P->parts);
     free(P->descs);
     for (i = 0; i < P->nwarnings; i++)
-        free(P->warnings[i]);
+        free(P->warnings[i].text);
     free(P->warnings);
     for (i = 0; i < P->narena; i++)
         free(P->arena[i]);
     free(P->arena);
     cg_graph_free(P->graph);
-    cg_source_release(P->src);
+    for (i = 0; i < P->ntexts; i++) {
+        cg_source_release(P->texts[i].src);
+        free(P->texts[i].name);
+    }
+    free(P->texts);
     free(P);
 }

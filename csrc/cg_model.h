@@ -4,21 +4,30 @@
 
 #include "cg_profile.h"
 
-/* A new empty profile over buf; NULL out of memory. */
-CG_HIDDEN CgProfile *cg_model_new(const char *buf, size_t len,
-                                  const char *name);
-/* Room for n functions' / calls' cost vectors; -1 out of memory. */
+/* A new empty profile with no text; NULL out of memory. */
+CG_HIDDEN CgProfile *cg_model_new(const char *name);
+/* Adds a text (src: a CgSource the profile then owns, or NULL); -1 out of
+ * memory (src is then not owned). */
+CG_HIDDEN int cg_model_add_text(CgProfile *P, const char *buf, size_t len,
+                                void *src, const char *name);
+/* Room for n functions' cost vectors; -1 out of memory. */
 CG_HIDDEN int cg_model_reserve_self(CgProfile *P, size_t n);
-CG_HIDDEN int cg_model_reserve_calls(CgProfile *P, size_t n);
+/* Stores a call's costs v[0..n) (profile event order); *off receives
+ * where (CgCall.costs); -1 out of memory. */
+CG_HIDDEN int cg_model_add_call_costs(CgProfile *P, const int64_t *v,
+                                      size_t n, uint64_t *off);
 /* Appends a base event, widening every cost vector; -1 out of memory. */
 CG_HIDDEN int cg_model_add_event(CgProfile *P, const char *s, size_t len);
+/* At the end of a file: ids it used and never defined keep the name "(N)",
+ * with a warning naming the file; CG_ENOMEM out of memory. */
+CG_HIDDEN int cg_model_name_orphans(CgProfile *P, const char *name);
 /* After the last line: resolves forward id references, merges functions
  * named only by cfn= without a file into their one definition, and groups
  * blocks and calls by function. Fills err on failure. */
 CG_HIDDEN int cg_model_finish(CgProfile *P, CgError *err);
-/* Adds "NAME:LINE: msg" / text as it is to the warnings (the first
- * CG_MAX_WARNINGS; the rest are counted); -1 out of memory. */
-CG_HIDDEN int cg_model_warn(CgProfile *P, uint64_t line, const char *msg);
-CG_HIDDEN int cg_model_warn_text(CgProfile *P, const char *text);
+/* Adds text ("NAME:LINE: message") of a kind (CG_W_*) to the warnings
+ * (the first CG_MAX_WARNINGS, and every "truncated" one; the rest are
+ * counted); -1 out of memory. */
+CG_HIDDEN int cg_model_warn_text(CgProfile *P, int kind, const char *text);
 
 #endif

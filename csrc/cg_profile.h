@@ -12,16 +12,33 @@
 #include "cg_names.h"
 
 /* Status codes of the core. */
-enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3 };
+enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3, CG_ECANCEL = 4 };
 
 /* Load options. */
 enum { CG_LENIENT = 1 };
 
-/* Where a warning list stops growing; one last line counts the rest. */
+/* Where a warning list stops growing; one last line counts the rest.
+ * A "truncated" warning (one per file at most) is always kept. */
 #define CG_MAX_WARNINGS 1000
 
+/* Warning kinds (README, "Warnings"); cg_warning_kinds names them. */
+enum {
+    CG_W_TRUNCATED = 0,    /* the file was cut short */
+    CG_W_SKIPPED = 1,      /* lenient mode dropped a line */
+    CG_W_MISMATCH = 2,     /* summary:/totals: differ from the cost lines */
+    CG_W_UNKNOWN = 3,      /* an unknown line was skipped */
+    CG_W_NAME = 4,         /* an id redefined or never defined */
+    CG_NWKINDS = 5
+};
+CG_HIDDEN extern const char *const cg_warning_kinds[CG_NWKINDS];
+
+typedef struct CgWarning {
+    char *text;            /* "NAME:LINE: message" */
+    int kind;              /* CG_W_* */
+} CgWarning;
+
 typedef struct CgError {
-    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO */
+    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO, CG_ECANCEL */
     uint64_t line;         /* 1-based, 0 when not about a line */
     char msg[512];         /* "NAME:LINE: message", ready to show */
 } CgError;
@@ -45,12 +62,16 @@ enum {
     CG_HAS_ADDR = 1, CG_HAS_LINE = 2, CG_HAS_TADDR = 4, CG_HAS_TLINE = 8
 };
 
+/* Parts a call can name (CgCall.part has 28 bits). */
+#define CG_MAX_PARTS 0x0fffffff
+
 typedef struct CgCall {
     int32_t caller, callee;
     int32_t file;                /* source file of the call site, or -1 */
-    uint32_t part;
-    uint32_t flags;
+    unsigned part : 28;
+    unsigned flags : 4;
     uint64_t count;
+    uint64_t costs;              /* offset of its costs in call_bytes */
     uint64_t addr, line;         /* call site */
     uint64_t taddr, tline;       /* target position as written */
 } CgCall;
@@ -79,6 +100,7 @@ enum { CG_PART_NUMBER = 1, CG_PART_PID = 2, CG_PART_THREAD = 4,
 
 typedef struct CgPart {
     uint32_t has;                /* CG_PART_* */
+    uint32_t text;               /* the file it came from: CgProfile.texts */
     int64_t number, pid, thread;
     CgStr cmd;
     uint32_t desc_begin, desc_end;   /* into CgProfile.descs */
@@ -92,11 +114,19 @@ typedef struct CgPart {
     uint64_t line, summary_line, totals_line;
 } CgPart;
 
-typedef struct CgProfile {
-    const char *buf;             /* the bytes; owned by src or the caller */
+/* One loaded file (or string): its bytes are the storage of its parts. */
+typedef struct CgText {
+    const char *buf;             /* owned by src, or by the caller */
     size_t len;
-    void *src;                   /* CgSource when the core mapped a file */
-    char *name;
+    void *src;                   /* CgSource when the core read the file */
+    char *name;                  /* path or chunk name, for messages */
+} CgText;
+
+typedef struct CgProfile {
+    CgText *texts;               /* in load order; parts point into them */
+    size_t ntexts, texts_cap;
+    size_t len;                  /* bytes of all texts */
+    char *name;                  /* the first text's name */
     CgStr creator;
     int version;
 
@@ -115,8 +145,10 @@ typedef struct CgProfile {
 
     CgCall *calls;
     size_t ncalls, calls_cap;
-    int64_t *call_cost;          /* ncalls * stride */
-    size_t call_cost_cap;        /* calls it has room for */
+    uint8_t *call_bytes;         /* the calls' inclusive costs, each a
+                                    varint count then zigzag varints in
+                                    profile event order (cg_call_costs) */
+    size_t call_bytes_len, call_bytes_cap;
     uint32_t *callers;           /* call indices grouped by callee */
 
     CgBlock *blocks;
@@ -129,23 +161,49 @@ typedef struct CgProfile {
     CgDesc *descs;
     size_t ndescs, descs_cap;
 
-    char **warnings;
+    CgWarning *warnings;
     size_t nwarnings, warnings_cap;
-    uint64_t warnings_dropped;
+    uint64_t warnings_dropped[CG_NWKINDS];   /* past CG_MAX_WARNINGS */
 
     void *graph;                 /* CgGraph, built on first use */
 
     char **arena;                /* chunks holding made-up names */
     size_t narena, arena_cap;
+    size_t arena_bytes;          /* their sizes, for cg_profile_bytes */
 } CgProfile;
 
+/* Called while loading with the bytes done and the total (of all files);
+ * returning non-zero cancels the load (CG_ECANCEL). */
+typedef int (*CgProgress)(void *ud, uint64_t done, uint64_t total);
+
+/* How often the progress callback is called, at least: every this many
+ * bytes of input. */
+#define CG_PROGRESS_STEP ((uint64_t)16 << 20)
+
+typedef struct CgLoadOpts {
+    int options;                 /* CG_LENIENT */
+    CgProgress progress;         /* NULL: none */
+    void *ud;
+} CgLoadOpts;
+
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged
- * until cg_profile_free; the profile does not own them unless src is set.
+ * until cg_profile_free; the profile does not own them.
  * On failure returns non-zero, fills err, and *out is NULL. */
 CG_HIDDEN int cg_load(CgProfile **out, const char *buf, size_t len,
                       const char *name, int options, CgError *err);
+/* The same with progress. */
+CG_HIDDEN int cg_load_text(CgProfile **out, const char *buf, size_t len,
+                           const char *name, const CgLoadOpts *opts,
+                           CgError *err);
 
-/* Loads a file: maps or reads it once and hands it to cg_load. */
+/* Loads files as one profile: each file's parts in the order given,
+ * functions merged by (object, file, name), compression ids per file.
+ * Each file is mapped, read or decompressed once; its bytes are the
+ * storage. */
+CG_HIDDEN int cg_load_files(CgProfile **out, const char *const *paths,
+                            size_t n, const CgLoadOpts *opts, CgError *err);
+
+/* One file: cg_load_files of one path. */
 CG_HIDDEN int cg_load_file(CgProfile **out, const char *path, int options,
                            CgError *err);
 
@@ -153,6 +211,10 @@ CG_HIDDEN void cg_profile_free(CgProfile *P);
 
 /* Bytes the model holds besides the loaded text. */
 CG_HIDDEN size_t cg_profile_bytes(const CgProfile *P);
+
+/* The inclusive costs of call c into out (stride values). */
+CG_HIDDEN void cg_call_costs(const CgProfile *P, const CgCall *c,
+                             int64_t *out);
 
 /* Looks an event name up; -1 when unknown. */
 CG_HIDDEN int cg_event_index(const CgProfile *P, const char *name, size_t len);
@@ -194,5 +256,11 @@ CG_HIDDEN void cg_cursor_init(CgCursor *c, const CgProfile *P, size_t first,
 /* 1 and fills *out, or 0 at the end. */
 CG_HIDDEN int cg_cursor_next_line(CgCursor *c, CgLine *out);
 CG_HIDDEN int cg_cursor_next_jump(CgCursor *c, CgJump *out);
+
+/* Function f's self cost in one part (0-based), into out (stride values);
+ * scratch has room for stride values. -1 when a sum does not fit in 64
+ * bits. */
+CG_HIDDEN int cg_func_part_self(const CgProfile *P, int32_t f, uint32_t part,
+                                int64_t *out, int64_t *scratch);
 
 #endif

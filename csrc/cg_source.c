@@ -1,9 +1,14 @@
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE          /* MAP_POPULATE */
 #include "cg_source.h"
+#include "cg_decompress.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -48,34 +53,59 @@ static int read_all(int fd, CgSource *s)
     return -1;
 }
 
-CgSource *cg_source_open(const char *path, const char **buf, size_t *len,
-                         int *errnum)
+static void release_bytes(CgSource *s)
+{
+    if (s->mapped)
+        munmap(s->data, s->len);
+    else
+        free(s->data);
+    s->data = NULL;
+}
+
+static int io_error(CgError *err, const char *path, int errnum)
+{
+    err->status = CG_EIO;
+    snprintf(err->msg, sizeof err->msg, "%s: %s", path, strerror(errnum));
+    return CG_EIO;
+}
+
+static int no_memory(CgError *err)
+{
+    err->status = CG_ENOMEM;
+    snprintf(err->msg, sizeof err->msg, "not enough memory");
+    return CG_ENOMEM;
+}
+
+int cg_source_open(const char *path, CgSource **out, const char **buf,
+                   size_t *len, CgError *err)
 {
     struct stat st;
     CgSource *s;
     int fd = open(path, O_RDONLY);
-    if (fd < 0) {
-        *errnum = errno;
-        return NULL;
-    }
+    *out = NULL;
+    if (fd < 0)
+        return io_error(err, path, errno);
     if (fstat(fd, &st) != 0) {
-        *errnum = errno;
+        int e = errno;
         close(fd);
-        return NULL;
+        return io_error(err, path, e);
     }
     if (S_ISDIR(st.st_mode)) {
-        *errnum = EISDIR;
         close(fd);
-        return NULL;
+        return io_error(err, path, EISDIR);
     }
     if (!(s = calloc(1, sizeof *s))) {
-        *errnum = 0;
         close(fd);
-        return NULL;
+        return no_memory(err);
     }
     if (S_ISREG(st.st_mode) && st.st_size > 0 &&
         (uintmax_t)st.st_size <= (uintmax_t)(size_t)-1) {
-        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+        int flags = MAP_PRIVATE;
+        void *m;
+#ifdef MAP_POPULATE
+        flags |= MAP_POPULATE;   /* the pages in one go, not one fault each */
+#endif
+        m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd,
                        0);
         if (m != MAP_FAILED) {
             s->data = m;
@@ -85,18 +115,36 @@ CgSource *cg_source_open(const char *path, const char **buf, size_t *len,
         }
     }
     if (!s->mapped) {
-        int rc = read_all(fd, s);
-        if (rc >= 0) {
-            *errnum = rc;
+        int e = read_all(fd, s);
+        if (e >= 0) {
             free(s);
             close(fd);
-            return NULL;
+            return e ? io_error(err, path, e) : no_memory(err);
         }
     }
     close(fd);
+    if (s->data) {
+        int kind = cg_compression(s->data, s->len);
+        if (kind != CG_PLAIN) {
+            /* the text replaces the compressed bytes as the storage */
+            char *text;
+            size_t tlen;
+            int rc = cg_decompress(kind, s->data, s->len, 0, path, &text,
+                                   &tlen, err);
+            release_bytes(s);
+            if (rc) {
+                free(s);
+                return rc;
+            }
+            s->data = text;
+            s->len = tlen;
+            s->mapped = 0;
+        }
+    }
     *buf = s->data ? s->data : "";
     *len = s->len;
-    return s;
+    *out = s;
+    return CG_OK;
 }
 
 void cg_source_release(void *src)
@@ -104,9 +152,166 @@ void cg_source_release(void *src)
     CgSource *s = src;
     if (!s)
         return;
-    if (s->mapped)
-        munmap(s->data, s->len);
-    else
-        free(s->data);
+    release_bytes(s);
     free(s);
+}
+
+/* ---- the files one valgrind run wrote ---- */
+
+/* NAME[.DUMP][-THREAD] after the base name: *dump is 0 for none (the last
+ * dump, sorted after the numbered ones), *thread 0 for none. 0 when rest
+ * is not of that form. */
+static int run_suffix(const char *rest, uint64_t *dump, uint64_t *thread)
+{
+    uint64_t v;
+    *dump = *thread = 0;
+    if (*rest == '.') {
+        rest++;
+        if (*rest < '0' || *rest > '9')
+            return 0;
+        for (v = 0; *rest >= '0' && *rest <= '9'; rest++)
+            if ((v = v * 10 + (uint64_t)(*rest - '0')) > 0xffffffffu)
+                return 0;
+        *dump = v;
+    }
+    if (*rest == '-') {
+        rest++;
+        if (*rest < '0' || *rest > '9')
+            return 0;
+        for (v = 0; *rest >= '0' && *rest <= '9'; rest++)
+            if ((v = v * 10 + (uint64_t)(*rest - '0')) > 0xffffffffu)
+                return 0;
+        *thread = v;
+    }
+    return *rest == 0;
+}
+
+/* Does the file at path have an events: line in its first 64 KiB? (The
+ * base file of a --separate-threads=yes run is empty or holds a header
+ * only.) Compressed files are taken as they are. */
+static int has_events(const char *path)
+{
+    char buf[1 << 16];
+    size_t n, i;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    if (n >= 2 && (((unsigned char)buf[0] == 0x1f &&
+                    (unsigned char)buf[1] == 0x8b) ||
+                   ((unsigned char)buf[0] == 0x28 &&
+                    (unsigned char)buf[1] == 0xb5) ||
+                   ((unsigned char)buf[0] == 0xfd && buf[1] == '7')))
+        return 1;
+    for (i = 0; i + 7 <= n; i++)
+        if ((i == 0 || buf[i - 1] == '\n') && !memcmp(buf + i, "events:", 7))
+            return 1;
+    return 0;
+}
+
+typedef struct RunFile {
+    char *path;
+    uint64_t dump, thread;
+} RunFile;
+
+static int run_file_cmp(const void *a, const void *b)
+{
+    const RunFile *x = a, *y = b;
+    /* numbered dumps first, in order, then the last (unnumbered) one */
+    uint64_t dx = x->dump ? x->dump : UINT64_MAX;
+    uint64_t dy = y->dump ? y->dump : UINT64_MAX;
+    if (dx != dy)
+        return dx < dy ? -1 : 1;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    return 0;
+}
+
+void cg_file_list_free(CgFileList *l)
+{
+    size_t i;
+    for (i = 0; i < l->n; i++)
+        free(l->paths[i]);
+    free(l->paths);
+    l->paths = NULL;
+    l->n = 0;
+}
+
+int cg_run_files(const char *path, CgFileList *out, CgError *err)
+{
+    const char *slash = strrchr(path, '/');
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    const char *base = slash ? slash + 1 : path;
+    size_t blen = strlen(base), cap = 0, i;
+    char *dir;
+    DIR *d;
+    struct dirent *e;
+    RunFile *files = NULL;
+    int rc = CG_OK;
+    memset(err, 0, sizeof *err);
+    if (!(dir = malloc(dlen + 2)))
+        return no_memory(err);
+    if (slash) {
+        memcpy(dir, path, dlen);
+        dir[dlen] = 0;
+        if (!dlen)
+            strcpy(dir, "/");
+    } else {
+        strcpy(dir, ".");
+    }
+    if (!(d = opendir(dir))) {
+        rc = io_error(err, dir, errno);
+        free(dir);
+        return rc;
+    }
+    while (!rc && (e = readdir(d))) {
+        uint64_t dump, thread;
+        size_t nlen = strlen(e->d_name);
+        char *full;
+        struct stat st;
+        if (nlen < blen || memcmp(e->d_name, base, blen) != 0 ||
+            !run_suffix(e->d_name + blen, &dump, &thread))
+            continue;
+        if (!(full = malloc(dlen + 1 + nlen + 1))) {
+            rc = no_memory(err);
+            break;
+        }
+        if (slash) {
+            memcpy(full, path, dlen + 1);
+            memcpy(full + dlen + 1, e->d_name, nlen + 1);
+        } else {
+            memcpy(full, e->d_name, nlen + 1);
+        }
+        if (stat(full, &st) != 0 || !S_ISREG(st.st_mode) || !st.st_size ||
+            !has_events(full)) {
+            free(full);
+            continue;
+        }
+        if (CG_GROW(files, cap, out->n + 1) != 0) {
+            free(full);
+            rc = no_memory(err);
+            break;
+        }
+        files[out->n].path = full;
+        files[out->n].dump = dump;
+        files[out->n++].thread = thread;
+    }
+    closedir(d);
+    free(dir);
+    if (!rc && out->n) {
+        qsort(files, out->n, sizeof *files, run_file_cmp);
+        if (!(out->paths = malloc(out->n * sizeof *out->paths)))
+            rc = no_memory(err);
+    }
+    for (i = 0; i < out->n; i++) {
+        if (rc)
+            free(files[i].path);
+        else
+            out->paths[i] = files[i].path;
+    }
+    if (rc)
+        out->n = 0;
+    free(files);
+    return rc;
 }

@@ -9,7 +9,8 @@
 # (more libFuzzer flags, e.g. -jobs=1), FUZZ_NOBUILD=1 (run what is built).
 #
 # Everything goes under $BUILD/fuzz/: the binaries, seeds/ (the shared
-# corpus's profile files and spec/fixtures/*.callgrind, copied at each run),
+# corpus's profile files and spec/fixtures/*.callgrind, copied at each run,
+# and gzip, zstd and xz copies of the fixtures: the compressed seed set),
 # corpus-TARGET/ (the working corpus, kept between runs), artifacts-TARGET/
 # (crash-*, leak-*, timeout-*, oom-* reproducers; slow-unit-* are only
 # listed) and TARGET.log.
@@ -23,6 +24,7 @@ FUZZ_CC=${FUZZ_CC:-clang}
 BUILD=${BUILD:-build}
 LUA_INCDIR=${LUA_INCDIR:-/usr/include/lua5.4}
 LUA_LIB=${LUA_LIB:--llua5.4}
+COMP_LIBS=${COMP_LIBS:--lz -lzstd -llzma}
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
 ROOT=$(pwd)
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
@@ -60,8 +62,8 @@ build() {
     [ "$t" = fuzz_lua ] && extra="$lua_objs $LUA_LIB -lm"
     echo "link $OUT/$t"
     # shellcheck disable=SC2086
-    $FUZZ_CC $CFLAGS_FUZZ $SAN "fuzz/$t.c" $core $extra -o "$OUT/$t" \
-      || return 1
+    $FUZZ_CC $CFLAGS_FUZZ $SAN "fuzz/$t.c" $core $extra $COMP_LIBS \
+      -o "$OUT/$t" || return 1
   done
 }
 
@@ -81,6 +83,13 @@ seeds() {
     esac
     n=$((n + 1))
     cp "$f" "$tmp/$n-$(basename "$f")"
+  done
+  # the compressed seed set: gzip, zstd and xz copies of the fixtures
+  for f in spec/fixtures/*.callgrind; do
+    b=$(basename "$f")
+    command -v gzip >/dev/null && gzip -c "$f" >"$tmp/z-$b.gz" && n=$((n + 1))
+    command -v zstd >/dev/null && zstd -q -c "$f" >"$tmp/z-$b.zst" && n=$((n + 1))
+    command -v xz >/dev/null && xz -c "$f" >"$tmp/z-$b.xz" && n=$((n + 1))
   done
   rm -rf "$OUT/seeds"
   mv "$tmp" "$OUT/seeds"

@@ -16,15 +16,23 @@ answers questions about functions, calls, lines and costs.
 dependencies = {
    "lua >= 5.4, < 5.5",
 }
+-- compressed input (gzip, zstd, xz); Debian: zlib1g-dev libzstd-dev liblzma-dev
+external_dependencies = {
+   ZLIB = { header = "zlib.h", library = "z" },
+   ZSTD = { header = "zstd.h", library = "zstd" },
+   LZMA = { header = "lzma.h", library = "lzma" },
+}
 build = {
    type = "builtin",
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/cg_cursor.c", "csrc/cg_graph.c", "csrc/cg_load.c", "csrc/cg_lua.c",
-            "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_source.c",
+            "csrc/cg_cursor.c", "csrc/cg_decompress.c", "csrc/cg_graph.c", "csrc/cg_load.c",
+            "csrc/cg_lua.c", "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_scan.c", "csrc/cg_source.c",
          },
-         incdirs = { "csrc" },
+         incdirs = { "csrc", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
+         libdirs = { "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)", "$(LZMA_LIBDIR)" },
+         libraries = { "z", "zstd", "lzma" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",
       ["callgrind.writer"] = "lua/callgrind/writer.lua",

@@ -80,6 +80,13 @@ describe("callgrind.check_cost_at_most", function()
       .. "  lossy:3: cost line has 2 costs but events: lists 1" },
       { callgrind.check_cost_at_most(100, lossy, "Ir") })
     assert.is_true((callgrind.check_cost_at_most(100, lossy, "Ir", nil, { allow_warnings = true })))
+    -- a callgrind file cut short before its totals: line fails too
+    local cut = assert(callgrind.parse("creator: callgrind-3.19.0\nevents: Ir\nfn=main\n1 5\n2 7\n", "cut"))
+    local ok, msg = callgrind.check_cost_at_most(100, cut, "Ir")
+    assert.is_false(ok)
+    assert.are.equal("cut has 1 warning that lose costs (allow_warnings = true accepts them):",
+      msg:match("^[^\n]*"))
+    assert.are.equal(cut:warnings("truncated")[1], msg:match("\n  ([^\n]*)$"))
     -- a totals: mismatch loses nothing
     local parts = assert(callgrind.load("spec/fixtures/parts.callgrind"))
     assert.is_true((callgrind.check_cost_at_most(100, parts, "Ir")))

@@ -131,7 +131,7 @@ describe("callgrind.load", function()
     assert.are.same({ "Ir", "Dr" }, parts[1].events)
     assert.are.same({ "Dr", "Ir", "Dw" }, parts[2].events)
     assert.are.same({ Ir = 12, Dr = 3 }, parts[1].summary)
-    assert.are.same({ Dr = 5, Ir = 7, Dw = 7 }, parts[2].totals)
+    assert.are.same({ Dr = 5, Ir = 7, Dw = 7 }, parts[2].written_totals)
     assert.are.same({ Ir = 18, Dr = 8, Dw = 7 }, prof:totals())
     -- the iai-callgrind preset Ir + Dr + Dw, defined since these events exist
     assert.are.equal(33, prof:total("TotalRW"))
@@ -237,11 +237,8 @@ describe("callgrind.parse", function()
     assert.are.equal(2, prof:total("A"))
   end)
 
-  it("loads an empty text as an empty profile", function()
-    local prof = assert(parse(""))
-    assert.are.same({}, prof.events)
-    assert.are.same({}, prof:totals())
-    assert.are.equal(0, #collect(prof:functions()))
+  it("refuses an empty text: no events: line, no callgrind profile", function()
+    assert.are.same({ nil, "t.out: no events: line: not a callgrind profile" }, { parse("") })
   end)
 
   local bad = {

@@ -53,6 +53,21 @@ local cases = {
     }
     return s, s
   end,
+  ["events-after-functions.callgrind"] = function(path)
+    -- strictly: the calls= line (7) has no cost line after it, the events:
+    -- line (8) comes instead; leniently the call is dropped, the events: line
+    -- after body lines starts part 2, and c keeps its own cost
+    return { err = path .. ":8: expected the cost line of the calls= at line 7, found 'events: Ir'" }, {
+      events = { "Ir" }, totals = { Ir = 2 },
+      fns = {
+        { "a", nil, nil, { Ir = 0 } },
+        { "b", nil, nil, { Ir = 0 } },
+        { "c", nil, nil, { Ir = 2 } },
+      },
+      calls = {}, parts = 2,
+      warnings = { path .. ":7: calls= skipped: the line after it is not its cost line" },
+    }
+  end,
   ["parts-total-per-event.callgrind"] = function()
     local ev = { "A", "B", "C", "D", "E", "F", "G", "H" }
     local totals = {}

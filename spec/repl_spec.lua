@@ -119,7 +119,8 @@ describe("values at the REPL", function()
       values[#values + 1] = part.desc
       values[#values + 1] = part.events
       values[#values + 1] = part.summary
-      values[#values + 1] = part.totals
+      values[#values + 1] = part.written_totals
+      values[#values + 1] = part:totals()
     end
     for c in load("mutual.callgrind"):cycles() do values[#values + 1] = c; values[#values + 1] = c.members end
     local files = load("files.callgrind")
@@ -143,6 +144,7 @@ describe("callgrind.help", function()
   -- every method table a user can reach, by the object help names it
   local tables = {
     Profile = callgrind.methods.Profile, Function = callgrind.methods.Function, Call = callgrind.methods.Call,
+    Part = callgrind.methods.Part,
     CostLine = callgrind.methods.CostLine, Selection = query.Selection, Edges = query.Edges, Cycle = graph.Cycle,
     Tree = tree.Tree, Annotation = annotate.Annotation, Diff = diff.Diff,
   }

@@ -78,7 +78,7 @@ local function dump(prof)
     d.parts[#d.parts + 1] = ("%d #%s pid %s thread %s cmd %s desc [%s] events %s summary %s totals %s"):format(
       part.index, tostring(part.number), tostring(part.pid), tostring(part.thread), tostring(part.cmd),
       table.concat(desc, ";"), table.concat(part.events, " "), cost_map(part.events, part.summary),
-      cost_map(part.events, part.totals or sums[part.index] or {}))
+      cost_map(part.events, part.written_totals or sums[part.index] or {}))
   end
   for _, k in ipairs { "functions", "lines", "calls", "jumps" } do table.sort(d[k]) end
   d.totals = costs(prof, prof:totals())
@@ -152,7 +152,7 @@ local function same_annotation(prof, original, written)
   if not ok then return false end
   local has_totals = true
   for part in prof:parts() do
-    if not (part.summary or part.totals) then has_totals = false end
+    if not (part.summary or part.written_totals) then has_totals = false end
   end
   local b = lab:annotate(written)
   local mismatches = {}
@@ -176,13 +176,20 @@ end
 
 describe("prof:write", function()
   describe("round trip over every fixture", function()
-    for _, path in ipairs(find_files("spec/fixtures", "%.callgrind$")) do
+    -- spec/fixtures/fuzz/ holds the loader's fuzz regressions, not
+    -- profiles (one has a part with no events and no lines, which no
+    -- callgrind file can say)
+    for _, path in ipairs(find_files("spec/fixtures", "^spec/fixtures/[^/]*%.callgrind$")) do
+      -- a fixture of bad lines is written as its lenient load holds it
+      local load_opts = not callgrind.load(path) and { lenient = true } or nil
+      -- callgrind_annotate does not read frfn= lines, which define ids
+      local annotate_reads_it = not load_opts and not H.read_file(path):find("\nfrfn=")
       it("gives back what " .. path .. " holds, with names compressed", function()
-        local prof, _, out = round_trip(path)
-        same_annotation(prof, path, out)
+        local prof, _, out = round_trip(path, nil, load_opts)
+        if annotate_reads_it then same_annotation(prof, path, out) end
       end)
       it("gives back what " .. path .. " holds, with compress = false", function()
-        round_trip(path, { compress = false })
+        round_trip(path, { compress = false }, load_opts)
       end)
     end
   end)
@@ -258,7 +265,7 @@ describe("prof:write's output", function()
       assert.are.same({ Ir = 6, Dr = 1 }, back:totals())
       local part = back:parts()()
       assert.are.same({ Ir = 20, Dr = 4 }, part.summary)
-      assert.are.same({ Ir = 6, Dr = 1 }, part.totals)
+      assert.are.same({ Ir = 6, Dr = 1 }, part.written_totals)
       local main = assert(back:func("main"))
       local strlen = assert(back:func("strlen"))
       assert.are.same({ Ir = 0, Dr = 0 }, strlen:self())

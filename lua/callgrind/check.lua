@@ -26,25 +26,13 @@ local commas, describe_fn = report.commas, diff.describe_fn
 
 local M = {}
 
--- Warnings that lose no cost: everything else (a lenient skip, a
--- truncated file) means numbers are missing.
-local HARMLESS = {
-  "does not match the cost lines", "redefined from", "given twice in one part", ": unknown line ",
-  "is used but never defined", "formula ignored", "; event not defined",
-}
-
---- The warnings of a profile that mean costs were lost (truncation,
--- lenient skips).
+--- The warnings of a profile that mean costs were lost: a file cut short
+-- (kind "truncated") or lines dropped by a lenient load ("skipped"). The
+-- other kinds (mismatch, unknown, name, formula) lose no cost.
 -- @usage for _, w in ipairs(check.lossy_warnings(prof)) do print(w) end
 function M.lossy_warnings(prof)
-  local out = {}
-  for _, w in ipairs(prof:warnings()) do
-    local harmless = false
-    for _, h in ipairs(HARMLESS) do
-      if w:find(h, 1, true) then harmless = true break end
-    end
-    if not harmless then out[#out + 1] = w end
-  end
+  local out = prof:warnings("truncated")
+  for _, w in ipairs(prof:warnings("skipped")) do out[#out + 1] = w end
   return out
 end
 

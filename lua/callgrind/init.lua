@@ -28,14 +28,32 @@ local function attach(prof, ...)
   return prof, ...
 end
 
---- Loads a profile from a file.
--- @tparam string path
+--- Loads a profile from a file, or from several files as one profile.
+-- A gzip, zstd or xz file is read as its decompressed text.
+-- @param path a path, or an array of paths (each file's parts become parts,
+--   in the order given; functions are merged by object, file and name)
 -- @tparam[opt] table opts `{ lenient = true }` skips bad lines (listed in
---   `prof:warnings()`) instead of failing
+--   `prof:warnings()`) instead of failing; `progress = function(done,
+--   total)` is called at least every 16 MB of input and at the end, and
+--   cancels the load when it returns false
 -- @return Profile, or nil and "path:LINE: message"
 -- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
+-- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))
 function M.load(path, opts)
   return attach(core.load(path, opts))
+end
+
+--- The files one valgrind run wrote for a name: the name itself, its
+-- `-01`, `-02` thread files (`--separate-threads=yes`) and `.1`, `.2` dump
+-- files (`--dump-every-bb`, `--dump-before` ...): numbered dumps in order,
+-- then the last one; in each dump, threads in order. Empty files and files
+-- with no `events:` line near their start are left out.
+-- @tparam string path the output file name (`--callgrind-out-file`)
+-- @return an array of paths (empty when there is none), or nil and
+--   "dir: reason"
+-- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))
+function M.files(path)
+  return core.files(path)
 end
 
 --- Loads a profile from a string.

@@ -164,9 +164,13 @@ end
 
 -- Loads the run's files: one file with callgrind.load(path); several
 -- (threads, dumps, children) with callgrind.files per process and one
--- callgrind.load of the list.
+-- callgrind.load of the list. Returns the profile or nil, a message, and
+-- the files loaded.
 local function load_files(callgrind, dir, pids, all)
-  if #all == 1 then return callgrind.load(all[1]) end
+  if #all == 1 then
+    local prof, err = callgrind.load(all[1])
+    return prof, err, all
+  end
   if not callgrind.files then
     return nil, string_format("this run wrote %d files (%s) and this version of callgrind cannot load several "
       .. "files as one profile", #all, table_concat(all, ", "))
@@ -177,7 +181,8 @@ local function load_files(callgrind, dir, pids, all)
     if not files then return nil, err end
     for _, f in ipairs(files) do list[#list + 1] = f end
   end
-  return callgrind.load(list)
+  local prof, err = callgrind.load(list)
+  return prof, err, list
 end
 
 --- Runs a command under `valgrind --tool=callgrind` and loads its profile.
@@ -303,7 +308,11 @@ function M.run(argv, opts)
     if tail ~= "" then err = err .. "; its stderr ends:\n" .. tail end
   end
   local prof
-  if not err then prof, err = load_files(callgrind, dir, pids, all) end
+  if not err then
+    local loaded
+    prof, err, loaded = load_files(callgrind, dir, pids, all)
+    if loaded then info.files = loaded end
+  end
   cleanup()
   if not prof then return nil, err, info end
   return prof, info

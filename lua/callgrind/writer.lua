@@ -263,7 +263,7 @@ function Writer:part(prof, part, nparts, only)
   end
   -- as written when the whole profile is written (a mismatch stays a
   -- mismatch), else the sum of what was written
-  local totals = (not only and part.totals) or self.sums
+  local totals = (not only and part.written_totals) or self.sums
   if #evs > 0 then self:put("totals: " .. cost_list(evs, totals) .. "\n") end
 end
 

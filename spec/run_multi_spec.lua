@@ -1,8 +1,6 @@
 -- callgrind.run on runs that write several files: threads (-01, -02 ...),
--- children (one file per pid) and dumps (.1, .2 ...). They need
--- callgrind.files and multi-file callgrind.load from the core branch; this
--- file is named so that busted skips it until the branches are merged
--- (rename it to run_multi_spec.lua then).
+-- children (one file per pid) and dumps (.1, .2 ...), loaded with
+-- callgrind.files and multi-file callgrind.load.
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
 
@@ -49,7 +47,7 @@ describe("callgrind.run with several files", function()
   end)
 
   it("loads every dump of a run with --dump-every-bb", function()
-    local prof, info = assert(callgrind.run({ exe }, { args = { "--dump-every-bb=20000" },
+    local prof, info = assert(callgrind.run({ exe }, { args = { "--dump-every-bb=2000" },
       keep = lab.dir .. "/dumps" }))
     assert.is_true(#info.files >= 3)
     assert.are.equal(sum_of_files(info.files, "Ir"), prof:total("Ir"))

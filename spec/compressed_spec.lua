@@ -1,0 +1,114 @@
+-- Compressed input: gzip, zstd and xz copies (made here with the gzip,
+-- zstd and xz tools) of real profiles load to the same model as the plain
+-- file; broken streams give clean errors.
+local callgrind = require "callgrind"
+local D = require "spec.support.dump"
+local H = require "spec.support.helpers"
+
+local TOOLS = { gz = "gzip -c", zst = "zstd -q -c", xz = "xz -c" }
+local KIND = { gz = "gzip", zst = "zstd", xz = "xz" }
+
+-- the dump with its path written as <path> (the paths differ)
+local function model(path)
+  return (D.dump_file(path):gsub(path:gsub("%W", "%%%0"), "<path>"))
+end
+
+describe("a compressed profile", function()
+  local dir
+
+  setup(function()
+    dir = os.tmpname() .. ".d"
+    assert(os.execute("mkdir " .. H.shq(dir)))
+  end)
+
+  teardown(function() os.execute("rm -rf " .. H.shq(dir)) end)
+
+  local function compress(src, ext, name)
+    local out = dir .. "/" .. name .. "." .. ext
+    H.run(("%s %s > %s"):format(TOOLS[ext], H.shq(src), H.shq(out)), TOOLS[ext])
+    return out
+  end
+
+  for _, rel in ipairs { "valgrind/concord.cgout", "gprof2dot/xapian.callgrind",
+                         "pprof/pprof.cpu.callgrind" } do
+    for _, ext in ipairs { "gz", "zst", "xz" } do
+      it("loads the " .. KIND[ext] .. " copy of " .. rel .. " to the same model as the plain file", function()
+        local plain = "../shared/corpus/" .. rel
+        local packed = compress(plain, ext, (rel:gsub("/", "_")))
+        assert.are.equal(model(plain), model(packed))
+        assert.are.equal(H.read_file(packed):sub(1, 2) == "\31\139", ext == "gz")
+      end)
+    end
+  end
+
+  it("loads a gzip file of several members (gzip a; gzip b; cat) as their text joined", function()
+    local a = compress("spec/fixtures/parts.callgrind", "gz", "a")
+    local both = dir .. "/both.gz"
+    H.run(("cat %s %s > %s"):format(H.shq(a), H.shq(a), H.shq(both)))
+    local text = H.read_file("spec/fixtures/parts.callgrind")
+    local want = assert(callgrind.parse(text .. text, "x"))
+    local got = assert(callgrind.load(both))
+    assert.are.same(want:totals(), got:totals())
+  end)
+
+  for _, ext in ipairs { "gz", "zst", "xz" } do
+    it("refuses a truncated " .. KIND[ext] .. " stream", function()
+      local full = H.read_file(compress("../shared/corpus/valgrind/concord.cgout", ext, "cut"))
+      local cut = dir .. "/cut2." .. ext
+      local f = assert(io.open(cut, "wb"))
+      f:write(full:sub(1, #full // 2))
+      f:close()
+      assert.are.same({ nil, cut .. ": " .. KIND[ext] .. ": unexpected end of stream (truncated?)" },
+        { callgrind.load(cut) })
+      assert.are.same({ nil, cut .. ": " .. KIND[ext] .. ": unexpected end of stream (truncated?)" },
+        { callgrind.load(cut, { lenient = true }) })
+    end)
+
+    it("refuses a corrupted " .. KIND[ext] .. " stream, saying why", function()
+      local full = H.read_file(compress("../shared/corpus/valgrind/concord.cgout", ext, "bad"))
+      local bad = dir .. "/bad2." .. ext
+      local mid = #full // 2
+      local f = assert(io.open(bad, "wb"))
+      f:write(full:sub(1, mid - 1), string.char(full:byte(mid) ~ 0xff), full:sub(mid + 1))
+      f:close()
+      local prof, err = callgrind.load(bad)
+      assert.is_nil(prof)
+      -- the reason is the decompressing library's own words
+      local prefix = bad .. ": " .. KIND[ext] .. ": "
+      assert.are.equal(prefix, err:sub(1, #prefix))
+      assert.is_true(#err > #prefix + 5, err)
+    end)
+  end
+
+  it("refuses the gzip of an empty file: no events: line", function()
+    local empty = dir .. "/empty"
+    io.open(empty, "wb"):close()
+    local gz = compress(empty, "gz", "empty")
+    assert.are.same({ nil, gz .. ": no events: line: not a callgrind profile" }, { callgrind.load(gz) })
+  end)
+
+  it("refuses the gzip of garbage at its first line, and trailing garbage after a stream", function()
+    local junk = dir .. "/junk"
+    local f = assert(io.open(junk, "wb"))
+    f:write("\1\2\3 not a profile\n")
+    f:close()
+    local gz = compress(junk, "gz", "junk")
+    assert.are.same({ nil, gz .. ":1: expected a cost, name or header line, found '\\x01\\x02\\x03 not a profile'" },
+      { callgrind.load(gz) })
+    local tail = dir .. "/tail.gz"
+    f = assert(io.open(tail, "wb"))
+    f:write(H.read_file(gz), "more")
+    f:close()
+    assert.are.same({ nil, tail .. ": gzip: trailing garbage after the stream" }, { callgrind.load(tail) })
+  end)
+
+  it("is only the magic bytes: a file that starts with them but is no stream is refused", function()
+    local fake = dir .. "/fake"
+    local f = assert(io.open(fake, "wb"))
+    f:write("\31\139 events: Ir\n")
+    f:close()
+    local prof, err = callgrind.load(fake)
+    assert.is_nil(prof)
+    assert.are.equal(fake .. ": gzip: ", err:sub(1, #fake + 8))
+  end)
+end)

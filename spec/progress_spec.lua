@@ -1,0 +1,95 @@
+-- opts.progress: called at least every 16 MB of input and at the end, with
+-- (bytes done, total bytes); returning false cancels the load.
+local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
+
+local MB16 = 16 * 1024 * 1024
+
+local function recorder(ret)
+  local calls = {}
+  return calls, function(done, total)
+    calls[#calls + 1] = { done, total }
+    return ret
+  end
+end
+
+describe("opts.progress", function()
+  local big, size
+
+  setup(function()
+    -- 40 MB of cost lines: progress must come at least twice before the end
+    big = os.tmpname()
+    local f = assert(io.open(big, "wb"))
+    f:write("events: Ir\nfn=main\n")
+    local chunk = ("1 1\n"):rep(1024 * 1024)
+    for _ = 1, 10 do f:write(chunk) end
+    f:close()
+    size = #H.read_file(big)
+    assert.are.equal(19 + 40 * 1024 * 1024, size)
+  end)
+
+  teardown(function() os.remove(big) end)
+
+  it("is called once, at the end, for a small file", function()
+    local path = "spec/fixtures/parts.callgrind"
+    local calls, fn = recorder()
+    local prof = assert(callgrind.load(path, { progress = fn }))
+    local n = #H.read_file(path)
+    assert.are.same({ { n, n } }, calls)
+    assert.are.equal(18, prof:total("Ir"))
+  end)
+
+  it("is called at least every 16 MB, never going back, and ends at the total", function()
+    local calls, fn = recorder(true)
+    local prof = assert(callgrind.load(big, { progress = fn }))
+    assert.are.equal(10 * 1024 * 1024, prof:total("Ir"))
+    assert.is_true(#calls >= 3, #calls .. " calls")
+    local prev = 0
+    for _, c in ipairs(calls) do
+      assert.are.equal(size, c[2])
+      assert.is_true(c[1] >= prev and c[1] - prev <= MB16 + 4, ("%d after %d"):format(c[1], prev))
+      prev = c[1]
+    end
+    assert.are.same({ size, size }, calls[#calls])
+    assert.is_true(size - calls[#calls - 1][1] <= MB16 + 4)
+  end)
+
+  it("counts the bytes of all files of a list, and of a parsed string", function()
+    local paths = { "spec/fixtures/parts.callgrind", "spec/fixtures/inline.callgrind" }
+    local n = #H.read_file(paths[1]) + #H.read_file(paths[2])
+    local calls, fn = recorder()
+    assert(callgrind.load(paths, { progress = fn }))
+    assert.are.same({ { n, n } }, calls)
+    calls, fn = recorder()
+    local text = "events: Ir\nfn=a\n1 2\n"
+    assert(callgrind.parse(text, "s", { progress = fn }))
+    assert.are.same({ { #text, #text } }, calls)
+  end)
+
+  it("cancels the load when it returns false, naming the file", function()
+    local calls, fn = recorder(false)
+    assert.are.same({ nil, big .. ": load cancelled" }, { callgrind.load(big, { progress = fn }) })
+    assert.are.equal(1, #calls)
+    assert.are.same({ nil, "spec/fixtures/parts.callgrind: load cancelled" },
+      { callgrind.load("spec/fixtures/parts.callgrind", { progress = function() return false end }) })
+    assert.are.same({ nil, "s: load cancelled" },
+      { callgrind.parse("events: Ir\n", "s", { progress = function() return false end }) })
+  end)
+
+  it("goes on when it returns nothing or anything but false", function()
+    for _, r in ipairs { true, 0, "no" } do
+      assert.is_not_nil(callgrind.load("spec/fixtures/parts.callgrind", { progress = function() return r end }))
+    end
+  end)
+
+  it("lets an error it raises through, the load abandoned", function()
+    assert.has_error(function()
+      callgrind.load(big, { progress = function() error("stop here", 0) end })
+    end, "stop here")
+  end)
+
+  it("must be a function", function()
+    assert.has_error(function() callgrind.load(big, { progress = 5 }) end,
+      "bad argument #2 to 'load' (option 'progress' must be a function)")
+  end)
+end)

@@ -1,0 +1,997 @@
+/* The Lua profiler's collector: a debug hook with a shadow stack per thread
+ * that counts Lua VM instructions (and optionally time and allocated bytes)
+ * per function, per source line and per call site.
+ *
+ * Counting. With a line hook set, the VM runs luaG_traceexec before every
+ * instruction, and that decrements the thread's private hook counter
+ * whether or not a count hook is set. Reading that counter at each call,
+ * return and line event gives the exact number of instructions executed
+ * since the last event, with no hook call per instruction. The counter's
+ * place inside lua_State is not public: it is found once by setting two
+ * distinct hook counts on the main thread and looking for the field that
+ * follows them. Where it cannot be found (another build of Lua), or when
+ * asked (opts.count_hook), a count hook with count 1 counts the same
+ * instructions one hook call at a time.
+ *
+ * Attribution. At each event the instructions since the last one go to the
+ * function and line on top of the thread's shadow stack; at a line event
+ * the counter already includes the new line's first instruction, so one is
+ * kept for it. A call pushes a frame; its return adds 1 to the call site's
+ * count and the clock's advance to its inclusive cost. Frames are matched
+ * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
+ * are popped at the next event of a frame below them; a tail call keeps
+ * the replaced frame under the callee (same CallInfo) and both pop at the
+ * callee's return. Each coroutine has its own stack and clock; a clock
+ * stops while its coroutine is suspended, so resume costs what ran until
+ * the yield.
+ *
+ * Memory: the state is one userdata kept in the registry for the life of
+ * the Lua state (threads created while profiling keep the hook and may call
+ * it later: it finds the state stopped and removes itself); its arrays are
+ * malloc'd, owned by it and freed by its __gc. */
+#define _POSIX_C_SOURCE 200809L
+#include "cg_prof.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lauxlib.h"
+#include "lua.h"
+
+#define PROF_STATE "callgrind.ProfilerState"
+static const char PROF_KEY = 'p';      /* its address keys the registry */
+
+enum { EV_INSTR, EV_TIME, EV_ALLOC, NEV };
+
+typedef struct Cost {
+    int64_t v[NEV];
+} Cost;
+
+/* Open addressing (linear probing, backward-shift deletion). */
+typedef struct Slot {
+    uint64_t k1, k2;
+    int32_t val;                /* -1: empty */
+} Slot;
+
+typedef struct Map {
+    Slot *s;
+    size_t cap, n;              /* cap: 0 or a power of 2 */
+} Map;
+
+typedef struct FnCost {
+    int32_t lo;                 /* line of lines[0] */
+    size_t n, cap;
+    Cost *lines;
+} FnCost;
+
+typedef struct Edge {
+    int32_t caller, line, callee;
+    int64_t count;
+    Cost incl;
+} Edge;
+
+typedef struct Frame {
+    const void *ci;             /* the interpreter's CallInfo */
+    int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
+    int tail;                   /* replaced by a tail call (same ci above) */
+    Cost start;                 /* thread clock at the call */
+} Frame;
+
+typedef struct Thread {
+    lua_State *L;               /* NULL: a free record */
+    Frame *f;                   /* f[0] is the root */
+    size_t n, cap;
+    int32_t last;               /* hook counter at the last event */
+    int64_t counted, lastc;     /* count-hook mode */
+    Cost susp, susp_at;         /* time suspended; clock when it yielded */
+    int suspended, fresh;       /* fresh: started while profiling */
+} Thread;
+
+typedef struct Prof {
+    int running, count_hook, hc_off, calibrated;
+    int ev[NEV];                /* events collected */
+    Cost G;                     /* global clock: everything charged */
+    int64_t t_out, alloc, alloc_last;
+    int in_hook;
+    lua_Alloc old_f;
+    void *old_ud;
+    Thread *th;
+    size_t nth, capth;
+    int32_t cur, from_fn;
+    Map thmap;
+    FnCost *fns;
+    size_t nfn, capfn;
+    Map fnmap;
+    Edge *edges;
+    size_t ned, caped;
+    Map edmap;
+} Prof;
+
+/* ---- small helpers ---- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t x = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    return x;
+}
+
+static int32_t map_get(const Map *m, uint64_t k1, uint64_t k2)
+{
+    size_t i;
+    if (m->cap == 0)
+        return -1;
+    for (i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        const Slot *s = &m->s[i];
+        if (s->val < 0)
+            return -1;
+        if (s->k1 == k1 && s->k2 == k2)
+            return s->val;
+    }
+}
+
+static void map_insert(Map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+    size_t i = mix(k1, k2) & (m->cap - 1);
+    while (m->s[i].val >= 0)
+        i = (i + 1) & (m->cap - 1);
+    m->s[i].k1 = k1;
+    m->s[i].k2 = k2;
+    m->s[i].val = val;
+    m->n++;
+}
+
+/* Adds a key known to be absent. Returns -1 out of memory. */
+static int map_put(Map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64, i;
+        Slot *old = m->s, *s = malloc(cap * sizeof *s);
+        size_t oldcap = m->cap;
+        if (s == NULL)
+            return -1;
+        for (i = 0; i < cap; i++)
+            s[i].val = -1;
+        m->s = s;
+        m->cap = cap;
+        m->n = 0;
+        for (i = 0; i < oldcap; i++)
+            if (old[i].val >= 0)
+                map_insert(m, old[i].k1, old[i].k2, old[i].val);
+        free(old);
+    }
+    map_insert(m, k1, k2, val);
+    return 0;
+}
+
+static void map_del(Map *m, uint64_t k1, uint64_t k2)
+{
+    size_t mask = m->cap - 1, i, j;
+    if (m->cap == 0)
+        return;
+    for (i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
+        if (m->s[i].val < 0)
+            return;
+        if (m->s[i].k1 == k1 && m->s[i].k2 == k2)
+            break;
+    }
+    m->s[i].val = -1;
+    m->n--;
+    /* shift back the entries after the hole that probed past it */
+    for (j = (i + 1) & mask; m->s[j].val >= 0; j = (j + 1) & mask) {
+        size_t home = mix(m->s[j].k1, m->s[j].k2) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->s[i] = m->s[j];
+            m->s[j].val = -1;
+            i = j;
+        }
+    }
+}
+
+static void map_free(Map *m)
+{
+    free(m->s);
+    m->s = NULL;
+    m->cap = m->n = 0;
+}
+
+static Prof *get_prof(lua_State *L)
+{
+    Prof *P;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    P = (Prof *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return P;
+}
+
+static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The hook's way to its state: while profiling, the state's allocator is
+ * ours (it counts bytes) and its user data is the state; once stopped it is
+ * not, and a thread that still has the hook removes it. */
+static Prof *running_prof(lua_State *L)
+{
+    void *ud;
+    return lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+}
+
+/* Out of memory inside the hook or a start/stop: the state stays
+ * consistent (every array grows before it is written). */
+static void oom(Prof *P, lua_State *L)
+{
+    P->in_hook = 0;
+    luaL_error(L, "not enough memory");
+}
+
+static void cost_add(Cost *a, const Cost *b)
+{
+    int i;
+    for (i = 0; i < NEV; i++)
+        a->v[i] += b->v[i];
+}
+
+/* ---- the instruction counter ---- */
+
+static int32_t read_hookcount(const Prof *P, lua_State *L)
+{
+    int32_t h;
+    memcpy(&h, (const char *)L + P->hc_off, sizeof h);
+    return h;
+}
+
+/* Instructions thread T ran since the last take; `keep` of them are left
+ * for the next take (the new line's first instruction). */
+static int64_t take_instr(const Prof *P, Thread *T, int keep)
+{
+    int64_t d;
+    if (P->count_hook) {
+        d = T->counted - T->lastc;
+        T->lastc = T->counted - keep;
+    } else {
+        int32_t h = read_hookcount(P, T->L);
+        d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h);
+        T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    }
+    return d - keep;
+}
+
+/* Finds the hook counter: lua_sethook stores the count in two adjacent ints
+ * (basehookcount, hookcount). Looked for on the main thread, whose
+ * lua_State is followed by the global state, so the scan stays inside one
+ * allocation. */
+static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
+{
+    const int32_t k[2] = {0x35a1c3e, 0x1b7e4d2};
+    int hits[2] = {-1, -1}, j;
+    lua_State *M;
+    lua_Hook oh;
+    int om, oc;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    M = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    oh = lua_gethook(M);
+    om = lua_gethookmask(M);
+    oc = lua_gethookcount(M);
+    for (j = 0; j < 2; j++) {
+        int off, n = 0;
+        lua_sethook(M, hook, LUA_MASKCOUNT, k[j]);
+        for (off = 0; off + 8 <= 256; off += 4) {
+            int32_t a, b;
+            memcpy(&a, (const char *)M + off, 4);
+            memcpy(&b, (const char *)M + off + 4, 4);
+            if (a == k[j] && b == k[j]) {
+                hits[j] = off + 4;
+                n++;
+            }
+        }
+        if (n != 1)
+            hits[j] = -1;
+    }
+    lua_sethook(M, oh, om, oc);
+    P->hc_off = (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
+    P->calibrated = 1;
+}
+
+/* ---- threads and frames ---- */
+
+static Frame *top(Thread *T)
+{
+    return &T->f[T->n - 1];
+}
+
+static Cost thread_clock(const Prof *P, const Thread *T)
+{
+    Cost c;
+    int i;
+    for (i = 0; i < NEV; i++)
+        c.v[i] = (T->suspended ? T->susp_at.v[i] : P->G.v[i]) - T->susp.v[i];
+    return c;
+}
+
+static Cost *line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
+{
+    FnCost *c = &P->fns[fn];
+    if (line < 0)
+        line = 0;
+    if (c->n == 0) {
+        c->lo = line;
+    } else if (line < c->lo) {
+        size_t shift = (size_t)(c->lo - line);
+        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
+            oom(P, L);
+        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
+        memset(c->lines, 0, shift * sizeof *c->lines);
+        c->n += shift;
+        c->lo = line;
+    }
+    if ((size_t)(line - c->lo) >= c->n) {
+        size_t need = (size_t)(line - c->lo) + 1;
+        if (CG_GROW(c->lines, c->cap, need) != 0)
+            oom(P, L);
+        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
+        c->n = need;
+    }
+    return &c->lines[line - c->lo];
+}
+
+/* Charges a cost to the function and line on top of T (nothing for the
+ * root: what runs outside every observed call is not in the profile). */
+static void charge(Prof *P, lua_State *L, Thread *T, const Cost *d)
+{
+    Frame *f = top(T);
+    if (f->fn < 0 || (d->v[0] | d->v[1] | d->v[2]) == 0)
+        return;
+    cost_add(line_slot(P, L, f->fn, f->line), d);
+    cost_add(&P->G, d);
+}
+
+static void pop(Prof *P, Thread *T)
+{
+    Frame *f = top(T);
+    if (f->edge >= 0) {
+        Edge *e = &P->edges[f->edge];
+        Cost now = thread_clock(P, T);
+        int i;
+        e->count++;
+        for (i = 0; i < NEV; i++)
+            e->incl.v[i] += now.v[i] - f->start.v[i];
+    }
+    T->n--;
+}
+
+/* Pops the frames above the topmost one whose CallInfo is ci (they never
+ * returned: an error unwound them). Returns 0 when no frame has ci. */
+static int sync(Prof *P, Thread *T, const void *ci)
+{
+    size_t k = T->n;
+    while (k > 1 && T->f[k - 1].ci != ci)
+        k--;
+    if (k <= 1)
+        return 0;
+    while (T->n > k)
+        pop(P, T);
+    return 1;
+}
+
+static void close_all(Prof *P, Thread *T)
+{
+    while (T->n > 1)
+        pop(P, T);
+}
+
+static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
+                 int32_t fn, int32_t line, int32_t edge)
+{
+    Frame *f;
+    if (CG_GROW(T->f, T->cap, T->n + 1) != 0)
+        oom(P, L);
+    f = &T->f[T->n++];
+    f->ci = ci;
+    f->fn = fn;
+    f->line = line;
+    f->edge = edge;
+    f->tail = 0;
+    f->start = thread_clock(P, T);
+}
+
+static int32_t thread_index(Prof *P, lua_State *L)
+{
+    return map_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
+}
+
+/* A record for a thread seen for the first time: its counter starts now. */
+static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
+{
+    size_t i;
+    Thread *T;
+    for (i = 0; i < P->nth && P->th[i].L != NULL; i++)
+        ;
+    if (i == P->nth) {
+        if (CG_GROW(P->th, P->capth, P->nth + 1) != 0)
+            oom(P, L);
+        memset(&P->th[P->nth++], 0, sizeof *P->th);
+    }
+    if (map_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
+        oom(P, L);
+    T = &P->th[i];
+    T->L = L;
+    T->n = 0;
+    T->counted = T->lastc = 0;
+    T->last = P->count_hook ? 0 : read_hookcount(P, L);
+    memset(&T->susp, 0, sizeof T->susp);
+    T->suspended = 0;
+    T->fresh = 0;
+    push(P, L, T, NULL, root_fn, 0, -1);
+    return T;
+}
+
+static void drop_thread(Prof *P, Thread *T)
+{
+    map_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
+    T->L = NULL;
+    T->n = 0;
+    if (P->cur == (int32_t)(T - P->th))
+        P->cur = -1;
+}
+
+/* The thread that ran until now is left: suspended if it yielded, dropped
+ * (its frames closed) if an error killed it. */
+static void leave(Prof *P, Thread *T)
+{
+    int st = lua_status(T->L);
+    if (st == LUA_YIELD) {
+        T->suspended = 1;
+        T->susp_at = P->G;
+    } else if (st != LUA_OK) {
+        close_all(P, T);
+        drop_thread(P, T);
+    }
+}
+
+/* Charges what ran since the last event and returns the record of L,
+ * switching threads when L is not the current one. */
+static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
+{
+    Cost d;
+    Thread *T = P->cur >= 0 ? &P->th[P->cur] : NULL;
+    int32_t i;
+    memset(&d, 0, sizeof d);
+    if (P->ev[EV_TIME])
+        d.v[EV_TIME] = now - P->t_out;
+    if (P->ev[EV_ALLOC])
+        d.v[EV_ALLOC] = P->alloc - P->alloc_last;
+    if (T != NULL && T->L == L) {
+        d.v[EV_INSTR] = take_instr(P, T, keep);
+        charge(P, L, T, &d);
+        return T;
+    }
+    P->from_fn = -1;
+    if (T != NULL) {
+        d.v[EV_INSTR] = take_instr(P, T, 0);
+        charge(P, L, T, &d);
+        P->from_fn = top(T)->fn;
+        leave(P, T);
+    }
+    i = thread_index(P, L);
+    T = i >= 0 ? &P->th[i] : add_thread(P, L, P->from_fn);
+    if (i < 0)
+        T->fresh = 1;
+    P->cur = (int32_t)(T - P->th);
+    if (T->suspended) {
+        int k;
+        for (k = 0; k < NEV; k++)
+            T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];
+        T->suspended = 0;
+    }
+    memset(&d, 0, sizeof d);
+    d.v[EV_INSTR] = take_instr(P, T, keep);
+    charge(P, L, T, &d);
+    return T;
+}
+
+/* ---- functions ---- */
+
+/* The function of ar (its "S" filled in), registered on first sight with
+ * its value (kept alive, so its prototype's source string cannot be reused
+ * by another while profiling) and the name its call site gives. */
+static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
+{
+    uint64_t k1, k2;
+    int32_t id;
+    int pushed = 0;
+    if (ar->what[0] == 'C') {
+        lua_getinfo(L, "f", ar);
+        pushed = 1;
+        k1 = (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+        k2 = UINT64_MAX;
+    } else {
+        k1 = (uint64_t)(uintptr_t)ar->source;
+        k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
+             | (uint32_t)ar->lastlinedefined;
+    }
+    id = map_get(&P->fnmap, k1, k2);
+    if (id >= 0) {
+        if (pushed)
+            lua_pop(L, 1);
+        return id;
+    }
+    if (!pushed)
+        lua_getinfo(L, "f", ar);
+    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
+        || map_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
+        oom(P, L);
+    id = (int32_t)P->nfn++;
+    memset(&P->fns[id], 0, sizeof P->fns[id]);
+    /* info[id + 1] = { func, call-site name } in the state's user value */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, -4);
+    lua_rawseti(L, -2, 1);
+    if (with_name) {
+        lua_getinfo(L, "n", ar);
+        if (ar->name != NULL) {
+            lua_pushstring(L, ar->name);
+            lua_rawseti(L, -2, 2);
+        }
+    }
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 3);
+    return id;
+}
+
+static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
+                       int32_t callee)
+{
+    uint64_t k1 = ((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee;
+    uint64_t k2 = (uint32_t)line;
+    int32_t id = map_get(&P->edmap, k1, k2);
+    Edge *e;
+    if (id >= 0)
+        return id;
+    if (CG_GROW(P->edges, P->caped, P->ned + 1) != 0
+        || map_put(&P->edmap, k1, k2, (int32_t)P->ned) != 0)
+        oom(P, L);
+    id = (int32_t)P->ned++;
+    e = &P->edges[id];
+    memset(e, 0, sizeof *e);
+    e->caller = caller;
+    e->line = line < 0 ? 0 : line;
+    e->callee = callee;
+    return id;
+}
+
+static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
+{
+    int32_t fn, line;
+    Frame *caller;
+    if (ar->event == LUA_HOOKTAILCALL) {
+        sync(P, T, ar->i_ci);
+        if (top(T)->ci == ar->i_ci)
+            top(T)->tail = 1;
+    } else {
+        lua_Debug up;
+        if (lua_getstack(L, 1, &up)) {
+            if (top(T)->ci != up.i_ci)
+                sync(P, T, up.i_ci);
+        } else if (T->n > 1) {
+            /* the bottom of a new coroutine where a dead one had frames */
+            close_all(P, T);
+            T->f[0].fn = P->from_fn;
+            T->fresh = 1;
+        }
+    }
+    lua_getinfo(L, "S", ar);
+    fn = resolve(P, L, ar, ar->event != LUA_HOOKTAILCALL);
+    line = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    caller = top(T);
+    push(P, L, T, ar->i_ci, fn, line,
+         caller->fn < 0 ? -1 : edge_id(P, L, caller->fn, caller->line, fn));
+}
+
+static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
+{
+    const void *ci = ar->i_ci;
+    if (top(T)->ci != ci && !sync(P, T, ci))
+        return;                 /* a frame older than the profile */
+    pop(P, T);
+    while (T->n > 1 && top(T)->tail && top(T)->ci == ci)
+        pop(P, T);
+    if (T->fresh && T->n == 1)
+        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+}
+
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    Prof *P = running_prof(L);
+    Thread *T;
+    int64_t now = 0;
+    int keep;
+    if (P == NULL || !P->running) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    if (P->in_hook)
+        return;
+    if (ar->event == LUA_HOOKCOUNT && P->cur >= 0 && P->th[P->cur].L == L) {
+        P->th[P->cur].counted++;
+        return;
+    }
+    P->in_hook = 1;
+    if (P->ev[EV_TIME])
+        now = now_ns();
+    keep = ar->event == LUA_HOOKLINE;
+    if (ar->event == LUA_HOOKCOUNT) {
+        T = enter(P, L, now, 0);
+        T->counted++;
+    } else {
+        T = enter(P, L, now, keep);
+    }
+    switch (ar->event) {
+    case LUA_HOOKLINE:
+        if (top(T)->ci != ar->i_ci)
+            sync(P, T, ar->i_ci);
+        if (top(T)->ci == ar->i_ci)
+            top(T)->line = ar->currentline;
+        break;
+    case LUA_HOOKCALL:
+    case LUA_HOOKTAILCALL:
+        on_call(P, L, T, ar);
+        break;
+    case LUA_HOOKRET:
+        on_return(P, T, ar);
+        break;
+    default:
+        break;
+    }
+    /* what our own work ran (finalizers of a collection) is not counted */
+    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
+        P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
+                                       + (uint32_t)keep);
+    P->alloc_last = P->alloc;
+    P->in_hook = 0;
+    if (P->ev[EV_TIME])
+        P->t_out = now_ns();
+}
+
+/* ---- allocation counting ---- */
+
+static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Prof *P = (Prof *)ud;
+    size_t had = ptr != NULL ? osize : 0;
+    if (nsize > had && !P->in_hook)
+        P->alloc += (int64_t)(nsize - had);
+    return P->old_f(P->old_ud, ptr, osize, nsize);
+}
+
+static void restore_alloc(Prof *P, lua_State *L)
+{
+    void *ud;
+    if (P->old_f != NULL && lua_getallocf(L, &ud) == prof_alloc && ud == P) {
+        lua_setallocf(L, P->old_f, P->old_ud);
+        P->old_f = NULL;
+    }
+}
+
+/* ---- the state ---- */
+
+static void reset_data(Prof *P)
+{
+    size_t i;
+    for (i = 0; i < P->nth; i++)
+        free(P->th[i].f);
+    for (i = 0; i < P->nfn; i++)
+        free(P->fns[i].lines);
+    free(P->th);
+    free(P->fns);
+    free(P->edges);
+    map_free(&P->thmap);
+    map_free(&P->fnmap);
+    map_free(&P->edmap);
+    P->th = NULL;
+    P->fns = NULL;
+    P->edges = NULL;
+    P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
+    P->cur = -1;
+    memset(&P->G, 0, sizeof P->G);
+}
+
+static int state_gc(lua_State *L)
+{
+    Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
+    restore_alloc(P, L);
+    P->running = 0;
+    reset_data(P);
+    return 0;
+}
+
+static Prof *state(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    if (P != NULL)
+        return P;
+    P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
+    memset(P, 0, sizeof *P);
+    P->cur = -1;
+    P->hc_off = -1;
+    if (luaL_newmetatable(L, PROF_STATE)) {
+        lua_pushcfunction(L, state_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    return P;
+}
+
+/* Pushes the initial shadow stack: the frames from `level` down to the
+ * bottom of the thread, as callers of one another. */
+static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
+{
+    int n = 0, i;
+    lua_Debug ar;
+    while (lua_getstack(L, level + n, &ar))
+        n++;
+    for (i = n - 1; i >= 0; i--) {
+        int32_t fn, caller = top(T)->fn;
+        lua_getstack(L, level + i, &ar);
+        lua_getinfo(L, "Sl", &ar);
+        fn = resolve(P, L, &ar, 0);
+        push(P, L, T, ar.i_ci, fn, ar.currentline < 0 ? 0 : ar.currentline,
+             caller < 0 ? -1 : edge_id(P, L, caller, top(T)->line, fn));
+    }
+}
+
+static int get_flag(lua_State *L, int idx, const char *name)
+{
+    int v;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return 0;
+    lua_getfield(L, idx, name);
+    v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* start(L, opts index, level): level 0 starts with an empty stack. */
+static void start(lua_State *L, int opts, int level)
+{
+    Prof *P = state(L);
+    Thread *T;
+    if (P->running)
+        luaL_error(L, "the profiler is already running");
+    if (lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
+        luaL_error(L, "a debug hook is already set (debug.sethook); the "
+                      "profiler does not chain hooks: remove it first");
+    if (!P->calibrated)
+        calibrate(P, L, prof_hook);
+    reset_data(P);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_pop(L, 1);
+    P->count_hook = get_flag(L, opts, "count_hook") || P->hc_off < 0;
+    P->ev[EV_INSTR] = 1;
+    P->ev[EV_TIME] = get_flag(L, opts, "time");
+    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc");
+    P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    T = add_thread(P, L, -1);
+    P->cur = 0;
+    if (level > 0)
+        initial_stack(P, L, T, level);
+    P->in_hook = 0;
+    P->old_f = lua_getallocf(L, &P->old_ud);
+    lua_setallocf(L, prof_alloc, P);
+    lua_sethook(L, prof_hook,
+                LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE
+                    | (P->count_hook ? LUA_MASKCOUNT : 0),
+                P->count_hook ? 1 : 0);
+    T->last = P->count_hook ? 0 : read_hookcount(P, L);
+    T->counted = T->lastc = 0;
+    P->alloc = P->alloc_last = 0;
+    P->running = 1;
+    P->t_out = now_ns();
+}
+
+/* Stops: charges what ran since the last event, drops the frame of the C
+ * function stopping (level 0) when it is on the stack, closes every open
+ * frame, removes the hook. Returns 0 when the hook was replaced. */
+static int stop(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    Thread *T;
+    lua_Debug ar;
+    size_t i;
+    int ours = lua_gethook(L) == prof_hook;
+    P->in_hook = 1;
+    T = enter(P, L, now_ns(), 0);
+    if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
+        T->n--;
+    for (i = 0; i < P->nth; i++)
+        if (P->th[i].L != NULL)
+            close_all(P, &P->th[i]);
+    if (ours)
+        lua_sethook(L, NULL, 0, 0);
+    restore_alloc(P, L);
+    P->running = 0;
+    P->in_hook = 0;
+    return ours;
+}
+
+/* Pushes the collected data:
+ * { events = {...}, pid = n, info = { {func, name}, ... },
+ *   lines = { [fn] = { line, cost..., line, cost..., ... } },
+ *   edges = { caller, line, callee, count, cost..., ... } } */
+static void push_data(lua_State *L)
+{
+    static const char *const names[NEV] = {"Instr", "Time", "Alloc"};
+    Prof *P = get_prof(L);
+    lua_Integer k;
+    size_t i, j;
+    int e, nev = 0;
+    lua_createtable(L, 0, 5);
+    lua_newtable(L);
+    for (e = 0; e < NEV; e++)
+        if (P->ev[e]) {
+            lua_pushstring(L, names[e]);
+            lua_rawseti(L, -2, ++nev);
+        }
+    lua_setfield(L, -2, "events");
+    lua_pushinteger(L, (lua_Integer)getpid());
+    lua_setfield(L, -2, "pid");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_setfield(L, -3, "info");
+    lua_pop(L, 1);
+    lua_createtable(L, (int)P->nfn, 0);
+    for (i = 0; i < P->nfn; i++) {
+        const FnCost *c = &P->fns[i];
+        lua_newtable(L);
+        k = 0;
+        for (j = 0; j < c->n; j++) {
+            const Cost *x = &c->lines[j];
+            if ((x->v[0] | x->v[1] | x->v[2]) == 0)
+                continue;
+            lua_pushinteger(L, c->lo + (lua_Integer)j);
+            lua_rawseti(L, -2, ++k);
+            for (e = 0; e < NEV; e++)
+                if (P->ev[e]) {
+                    lua_pushinteger(L, x->v[e]);
+                    lua_rawseti(L, -2, ++k);
+                }
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "lines");
+    lua_newtable(L);
+    k = 0;
+    for (i = 0; i < P->ned; i++) {
+        const Edge *x = &P->edges[i];
+        if (x->count == 0)
+            continue;           /* a call still open nowhere: cannot be */
+        lua_pushinteger(L, x->caller + 1);
+        lua_rawseti(L, -2, ++k);
+        lua_pushinteger(L, x->line);
+        lua_rawseti(L, -2, ++k);
+        lua_pushinteger(L, x->callee + 1);
+        lua_rawseti(L, -2, ++k);
+        lua_pushinteger(L, x->count);
+        lua_rawseti(L, -2, ++k);
+        for (e = 0; e < NEV; e++)
+            if (P->ev[e]) {
+                lua_pushinteger(L, x->incl.v[e]);
+                lua_rawseti(L, -2, ++k);
+            }
+    }
+    lua_setfield(L, -2, "edges");
+}
+
+static void drop_data(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    reset_data(P);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_pop(L, 1);
+}
+
+/* ---- the module's functions ---- */
+
+/* prof_start(opts, level) */
+static int l_start(lua_State *L)
+{
+    int level = (int)luaL_optinteger(L, 2, 0);
+    start(L, 1, level);
+    return 0;
+}
+
+static int l_running(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    lua_pushboolean(L, P != NULL && P->running);
+    return 1;
+}
+
+/* The closure prof_stopper(builder) makes: (...) -> builder(data, ...),
+ * data nil when the profiler was not running. */
+static int l_stop(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    int n = lua_gettop(L);
+    if (P != NULL && P->running) {
+        if (!stop(L)) {
+            drop_data(L);
+            return luaL_error(L, "the profiler's hook was replaced while "
+                                 "profiling (debug.sethook): no profile");
+        }
+        push_data(L);
+        drop_data(L);
+    } else {
+        lua_pushnil(L);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_insert(L, 2);
+    lua_call(L, n + 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int l_stopper(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_pushcclosure(L, l_stop, 1);
+    return 1;
+}
+
+/* prof_run(fn, opts) -> data, fn's results; an error in fn stops the
+ * profiler and is raised again. */
+static int l_run(lua_State *L)
+{
+    int base, status;
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 2);
+    start(L, 2, 0);
+    base = lua_gettop(L);
+    lua_pushvalue(L, 1);
+    status = lua_pcall(L, 0, LUA_MULTRET, 0);
+    if (!stop(L)) {
+        drop_data(L);
+        return luaL_error(L, "the profiler's hook was replaced while "
+                             "profiling (debug.sethook): no profile");
+    }
+    if (status != LUA_OK) {
+        drop_data(L);
+        return lua_error(L);
+    }
+    push_data(L);
+    drop_data(L);
+    lua_insert(L, base + 1);
+    return lua_gettop(L) - base;
+}
+
+void cg_prof_register(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {
+        {"prof_start", l_start},
+        {"prof_stopper", l_stopper},
+        {"prof_run", l_run},
+        {"prof_running", l_running},
+        {NULL, NULL}
+    };
+    luaL_setfuncs(L, funcs, 0);
+}

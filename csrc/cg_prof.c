@@ -61,6 +61,7 @@ typedef struct Map {
 } Map;
 
 typedef struct FnCost {
+    int32_t defined;            /* line defined (0: main chunk, C) */
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
@@ -90,7 +91,7 @@ typedef struct Thread {
 } Thread;
 
 typedef struct Prof {
-    int running, count_hook, hc_off, calibrated;
+    int running, count_hook, hc_off, proto_off, calibrated;
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
     int64_t t_out, alloc, alloc_last;
@@ -266,6 +267,34 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
     return d - keep;
 }
 
+/* Finds the prototype pointer inside a Lua closure (after its GC header
+ * and upvalue count): two closures of one prototype share it, a closure of
+ * another prototype has another. Returns -1 when no offset says so. */
+static int find_proto(lua_State *L)
+{
+    static const int offs[] = {24, 16, 32};
+    const void *c[3];
+    size_t i;
+    int j, found = -1;
+    if (luaL_loadstring(L, "local function mk() return function() end end "
+                           "return mk(), mk(), function() end") != LUA_OK
+        || lua_pcall(L, 0, 3, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    for (j = 0; j < 3; j++)
+        c[j] = lua_topointer(L, j - 3);
+    for (i = 0; i < sizeof offs / sizeof offs[0] && found < 0; i++) {
+        const void *p[3];
+        for (j = 0; j < 3; j++)
+            memcpy(&p[j], (const char *)c[j] + offs[i], sizeof p[j]);
+        if (p[0] != NULL && p[0] == p[1] && p[0] != p[2] && p[2] != NULL)
+            found = offs[i];
+    }
+    lua_pop(L, 3);
+    return found;
+}
+
 /* Finds the hook counter: lua_sethook stores the count in two adjacent ints
  * (basehookcount, hookcount). Looked for on the main thread, whose
  * lua_State is followed by the global state, so the scan stays inside one
@@ -277,6 +306,7 @@ static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
     lua_State *M;
     lua_Hook oh;
     int om, oc;
+    P->proto_off = find_proto(L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     M = lua_tothread(L, -1);
     lua_pop(L, 1);
@@ -502,37 +532,47 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 
 /* ---- functions ---- */
 
-/* The function of ar (its "S" filled in), registered on first sight with
- * its value (kept alive, so its prototype's source string cannot be reused
- * by another while profiling) and the name its call site gives. */
+/* The prototype of a Lua closure, where its place was found (calibrate). */
+static const void *proto_of(const Prof *P, const void *closure)
+{
+    const void *p;
+    memcpy(&p, (const char *)closure + P->proto_off, sizeof p);
+    return p;
+}
+
+/* The function of ar, registered on first sight with its value (kept
+ * alive, so that its prototype cannot be freed and its address reused
+ * while profiling) and the name its call site gives it. Leaves ar's "S"
+ * fields filled in only on first sight. */
 static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
 {
     uint64_t k1, k2;
     int32_t id;
-    int pushed = 0;
-    if (ar->what[0] == 'C') {
-        lua_getinfo(L, "f", ar);
-        pushed = 1;
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1)) {
         k1 = (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
         k2 = UINT64_MAX;
+    } else if (P->proto_off >= 0) {
+        k1 = (uint64_t)(uintptr_t)proto_of(P, lua_topointer(L, -1));
+        k2 = 0;
     } else {
+        lua_getinfo(L, "S", ar);
         k1 = (uint64_t)(uintptr_t)ar->source;
         k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
              | (uint32_t)ar->lastlinedefined;
     }
     id = map_get(&P->fnmap, k1, k2);
     if (id >= 0) {
-        if (pushed)
-            lua_pop(L, 1);
+        lua_pop(L, 1);
         return id;
     }
-    if (!pushed)
-        lua_getinfo(L, "f", ar);
+    lua_getinfo(L, "S", ar);
     if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
         || map_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
         oom(P, L);
     id = (int32_t)P->nfn++;
     memset(&P->fns[id], 0, sizeof P->fns[id]);
+    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
     lua_getiuservalue(L, -1, 1);
@@ -592,9 +632,8 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             T->fresh = 1;
         }
     }
-    lua_getinfo(L, "S", ar);
     fn = resolve(P, L, ar, ar->event != LUA_HOOKTAILCALL);
-    line = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    line = P->fns[fn].defined;
     caller = top(T);
     push(P, L, T, ar->i_ci, fn, line,
          caller->fn < 0 ? -1 : edge_id(P, L, caller->fn, caller->line, fn));
@@ -726,6 +765,7 @@ static Prof *state(lua_State *L)
     memset(P, 0, sizeof *P);
     P->cur = -1;
     P->hc_off = -1;
+    P->proto_off = -1;
     if (luaL_newmetatable(L, PROF_STATE)) {
         lua_pushcfunction(L, state_gc);
         lua_setfield(L, -2, "__gc");
@@ -748,7 +788,7 @@ static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
     for (i = n - 1; i >= 0; i--) {
         int32_t fn, caller = top(T)->fn;
         lua_getstack(L, level + i, &ar);
-        lua_getinfo(L, "Sl", &ar);
+        lua_getinfo(L, "l", &ar);
         fn = resolve(P, L, &ar, 0);
         push(P, L, T, ar.i_ci, fn, ar.currentline < 0 ? 0 : ar.currentline,
              caller < 0 ? -1 : edge_id(P, L, caller, top(T)->line, fn));

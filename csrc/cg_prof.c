@@ -959,10 +959,11 @@ static int l_start(lua_State *L)
     return 0;
 }
 
+/* Also creates the collector's state: until_exit needs it older than the
+ * object that writes at exit (finalizers run newest first). */
 static int l_running(lua_State *L)
 {
-    Prof *P = get_prof(L);
-    lua_pushboolean(L, P != NULL && P->running);
+    lua_pushboolean(L, state(L)->running);
     return 1;
 }
 

@@ -312,14 +312,15 @@ function M.until_exit(opts)
     f:write(to_text(data, command_line()))
     f:close()
   end
-  -- started first: the collector's state is then finalized after the
-  -- sentinel (finalizers run in reverse order of creation)
-  core.prof_start(opts, 0)
+  -- check_free made the collector's state, so it is finalized after the
+  -- sentinel (finalizers run newest first)
+  local sentinel = setmetatable({}, { __gc = core.prof_stopper(write) })
   os.exit = core.prof_stopper(function(data, ...)
     write(data)
     return exit(...)
   end)
-  return setmetatable({}, { __gc = core.prof_stopper(write) })
+  core.prof_start(opts, 0)
+  return sentinel
 end
 
 return M

@@ -62,6 +62,7 @@ typedef struct Map {
 
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
+    int asked;                  /* its call-site name was asked for */
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
@@ -540,6 +541,22 @@ static const void *proto_of(const Prof *P, const void *closure)
     return p;
 }
 
+/* info[id + 1][2] = the name the calling instruction gives the function
+ * (asked once, at its first call that is not a tail call). */
+static void name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
+{
+    P->fns[id].asked = 1;
+    lua_getinfo(L, "n", ar);
+    if (ar->name == NULL)
+        return;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_rawgeti(L, -1, id + 1);
+    lua_pushstring(L, ar->name);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 3);
+}
+
 /* The function of ar, registered on first sight with its value (kept
  * alive, so that its prototype cannot be freed and its address reused
  * while profiling) and the name its call site gives it. Leaves ar's "S"
@@ -563,6 +580,8 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     }
     id = map_get(&P->fnmap, k1, k2);
     if (id >= 0) {
+        if (with_name && !P->fns[id].asked)
+            name_from_call(P, L, ar, id);
         lua_pop(L, 1);
         return id;
     }
@@ -579,15 +598,11 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     lua_createtable(L, 2, 0);
     lua_pushvalue(L, -4);
     lua_rawseti(L, -2, 1);
-    if (with_name) {
-        lua_getinfo(L, "n", ar);
-        if (ar->name != NULL) {
-            lua_pushstring(L, ar->name);
-            lua_rawseti(L, -2, 2);
-        }
-    }
     lua_rawseti(L, -2, id + 1);
-    lua_pop(L, 3);
+    lua_pop(L, 2);
+    if (with_name)
+        name_from_call(P, L, ar, id);
+    lua_pop(L, 1);
     return id;
 }
 

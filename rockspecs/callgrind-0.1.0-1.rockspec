@@ -22,10 +22,12 @@ build = {
       ["callgrind.core"] = {
          sources = {
             "csrc/cg_cursor.c", "csrc/cg_graph.c", "csrc/cg_load.c", "csrc/cg_lua.c",
-            "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_source.c",
+            "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_prof.c", "csrc/cg_source.c",
          },
          incdirs = { "csrc" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",
+      ["callgrind.profiler"] = "lua/callgrind/profiler.lua",
+      ["callgrind.start"] = "lua/callgrind/start.lua",
    },
 }

@@ -63,6 +63,10 @@ typedef struct Map {
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
     int asked;                  /* its call-site name was asked for */
+    /* its last call: callee key and line -> callee and edge (a loop or a
+     * recursion calls the same function from the same line again) */
+    uint64_t last_key;
+    int32_t last_line, last_fn, last_edge;
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
@@ -92,7 +96,8 @@ typedef struct Thread {
 } Thread;
 
 typedef struct Prof {
-    int running, count_hook, hc_off, proto_off, calibrated;
+    int running, count_hook, hc_off, proto_off, ci_ok, calibrated;
+    int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
     int64_t t_out, alloc, alloc_last;
@@ -268,6 +273,8 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
     return d - keep;
 }
 
+static int check_fast_key(Prof *P, lua_State *L);
+
 /* Finds the prototype pointer inside a Lua closure (after its GC header
  * and upvalue count): two closures of one prototype share it, a closure of
  * another prototype has another. Returns -1 when no offset says so. */
@@ -308,6 +315,7 @@ static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
     lua_Hook oh;
     int om, oc;
     P->proto_off = find_proto(L);
+    P->ci_ok = check_fast_key(P, L);
     lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
     M = lua_tothread(L, -1);
     lua_pop(L, 1);
@@ -541,6 +549,92 @@ static const void *proto_of(const Prof *P, const void *closure)
     return p;
 }
 
+/* The key of the function running in ci without lua_getinfo: ci->func
+ * (CallInfo's first field) points at the function's TValue (value, then
+ * the type tag). Lua closure (tag 6): its prototype; light C function
+ * (0x16): itself; C closure (0x26): its C function, where a Lua closure
+ * has its prototype. Used only where calibrate() checked it against
+ * lua_getinfo. */
+static int fast_key(const Prof *P, const void *ci, uint64_t *key)
+{
+    const char *tv;
+    const void *v;
+    lua_CFunction f;
+    memcpy(&tv, ci, sizeof tv);
+    memcpy(&v, tv, sizeof v);
+    switch (tv[sizeof v] & 0x3f) {
+    case 0x06:
+        *key = (uint64_t)(uintptr_t)proto_of(P, v);
+        return 1;
+    case 0x16:
+        memcpy(&f, tv, sizeof f);
+        *key = (uint64_t)(uintptr_t)f;
+        return 1;
+    case 0x26:
+        memcpy(&f, (const char *)v + P->proto_off, sizeof f);
+        *key = (uint64_t)(uintptr_t)f;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The key lua_getinfo gives; the function is left on the stack. */
+static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
+                         uint64_t *k2)
+{
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1)) {
+        *k2 = UINT64_MAX;
+        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+    }
+    if (P->proto_off >= 0) {
+        *k2 = 0;
+        return (uint64_t)(uintptr_t)proto_of(P, lua_topointer(L, -1));
+    }
+    lua_getinfo(L, "S", ar);
+    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
+          | (uint32_t)ar->lastlinedefined;
+    return (uint64_t)(uintptr_t)ar->source;
+}
+
+/* Checks fast_key against lua_getinfo on the three kinds of function:
+ * itself (a C closure), its caller (a Lua chunk), the C function that
+ * called that (start's, a light C function). */
+static int ci_probe(lua_State *L)
+{
+    const Prof *P = (const Prof *)lua_touserdata(L, lua_upvalueindex(1));
+    int lev, ok = 1;
+    for (lev = 0; lev < 3 && ok; lev++) {
+        lua_Debug ar;
+        uint64_t want, k2, got;
+        ok = lua_getstack(L, lev, &ar);
+        if (!ok)
+            break;
+        want = slow_key(P, L, &ar, &k2);
+        lua_pop(L, 1);
+        ok = fast_key(P, ar.i_ci, &got) && got == want;
+    }
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static int check_fast_key(Prof *P, lua_State *L)
+{
+    int ok;
+    if (P->proto_off < 0)
+        return 0;
+    if (luaL_loadstring(L, "local probe = ... return (probe())") != LUA_OK) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pushlightuserdata(L, P);
+    lua_pushcclosure(L, ci_probe, 1);
+    ok = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return ok;
+}
+
 /* info[id + 1][2] = the name the calling instruction gives the function
  * (asked once, at its first call that is not a tail call). */
 static void name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
@@ -565,19 +659,7 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
 {
     uint64_t k1, k2;
     int32_t id;
-    lua_getinfo(L, "f", ar);
-    if (lua_iscfunction(L, -1)) {
-        k1 = (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
-        k2 = UINT64_MAX;
-    } else if (P->proto_off >= 0) {
-        k1 = (uint64_t)(uintptr_t)proto_of(P, lua_topointer(L, -1));
-        k2 = 0;
-    } else {
-        lua_getinfo(L, "S", ar);
-        k1 = (uint64_t)(uintptr_t)ar->source;
-        k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
-             | (uint32_t)ar->lastlinedefined;
-    }
+    k1 = slow_key(P, L, ar, &k2);
     id = map_get(&P->fnmap, k1, k2);
     if (id >= 0) {
         if (with_name && !P->fns[id].asked)
@@ -591,6 +673,7 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
         oom(P, L);
     id = (int32_t)P->nfn++;
     memset(&P->fns[id], 0, sizeof P->fns[id]);
+    P->fns[id].last_fn = -1;
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
@@ -629,8 +712,11 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
 
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
-    int32_t fn, line;
+    int32_t fn, edge;
+    int named;
+    uint64_t key;
     Frame *caller;
+    FnCost *c;
     if (ar->event == LUA_HOOKTAILCALL) {
         sync(P, T, ar->i_ci);
         if (top(T)->ci == ar->i_ci)
@@ -647,11 +733,30 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             T->fresh = 1;
         }
     }
-    fn = resolve(P, L, ar, ar->event != LUA_HOOKTAILCALL);
-    line = P->fns[fn].defined;
     caller = top(T);
-    push(P, L, T, ar->i_ci, fn, line,
-         caller->fn < 0 ? -1 : edge_id(P, L, caller->fn, caller->line, fn));
+    named = ar->event != LUA_HOOKTAILCALL;
+    c = caller->fn >= 0 ? &P->fns[caller->fn] : NULL;
+    if (c != NULL && P->ci_ok && fast_key(P, ar->i_ci, &key)
+        && c->last_fn >= 0 && c->last_key == key
+        && c->last_line == caller->line) {
+        fn = c->last_fn;
+        edge = c->last_edge;
+        if (named && !P->fns[fn].asked)
+            name_from_call(P, L, ar, fn);
+    } else {
+        fn = resolve(P, L, ar, named);
+        caller = top(T);
+        edge = caller->fn < 0 ? -1
+                              : edge_id(P, L, caller->fn, caller->line, fn);
+        if (caller->fn >= 0 && P->ci_ok && fast_key(P, ar->i_ci, &key)) {
+            c = &P->fns[caller->fn];
+            c->last_key = key;
+            c->last_line = caller->line;
+            c->last_fn = fn;
+            c->last_edge = edge;
+        }
+    }
+    push(P, L, T, ar->i_ci, fn, P->fns[fn].defined, edge);
 }
 
 static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
@@ -664,6 +769,25 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
         pop(P, T);
     if (T->fresh && T->n == 1)
         drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+}
+
+/* enter() for the common case (P->simple, T current): the instructions
+ * since the last event go to T's top function and line. */
+static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
+{
+    int32_t h = read_hookcount(P, L);
+    int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
+    const Frame *f = top(T);
+    T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    if (d != 0 && f->fn >= 0) {
+        FnCost *c = &P->fns[f->fn];
+        size_t i = (size_t)((int64_t)f->line - c->lo);
+        if (f->line >= c->lo && i < c->n)
+            c->lines[i].v[EV_INSTR] += d;
+        else
+            line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+        P->G.v[EV_INSTR] += d;
+    }
 }
 
 static void prof_hook(lua_State *L, lua_Debug *ar)
@@ -682,15 +806,26 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         P->th[P->cur].counted++;
         return;
     }
-    P->in_hook = 1;
-    if (P->ev[EV_TIME])
-        now = now_ns();
     keep = ar->event == LUA_HOOKLINE;
-    if (ar->event == LUA_HOOKCOUNT) {
-        T = enter(P, L, now, 0);
-        T->counted++;
+    if (P->simple && P->cur >= 0 && P->th[P->cur].L == L) {
+        /* the common case: Instr only, same thread, counter in lua_State */
+        T = &P->th[P->cur];
+        charge_instr(P, L, T, keep);
+        if (keep) {
+            Frame *f = top(T);
+            if (f->ci == ar->i_ci) {
+                f->line = ar->currentline;
+                return;
+            }
+        }
+        P->in_hook = 1;
     } else {
-        T = enter(P, L, now, keep);
+        P->in_hook = 1;
+        if (P->ev[EV_TIME])
+            now = now_ns();
+        T = enter(P, L, now, ar->event == LUA_HOOKCOUNT ? 0 : keep);
+        if (ar->event == LUA_HOOKCOUNT)
+            T->counted++;
     }
     switch (ar->event) {
     case LUA_HOOKLINE:
@@ -842,6 +977,7 @@ static void start(lua_State *L, int opts, int level)
     P->ev[EV_INSTR] = 1;
     P->ev[EV_TIME] = get_flag(L, opts, "time");
     P->ev[EV_ALLOC] = get_flag(L, opts, "alloc");
+    P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
     T = add_thread(P, L, -1);
     P->cur = 0;

@@ -1,14 +1,14 @@
 -- A pure-Lua debug.sethook collector, for comparison in make bench: per
--- function (source:line defined) call counts and per-line hit counts, with
--- debug.getinfo on every call and return, as luatrace or ProFi do.
+-- function call counts and per-line hit counts, with debug.getinfo on every
+-- call, as luatrace or ProFi do (keyed by the function value: the cheapest
+-- key debug.getinfo gives).
 -- Usage: lua5.4 bench/lua_hook_collector.lua script.lua args...
 local script = assert(arg[1], "usage: lua5.4 bench/lua_hook_collector.lua script.lua")
 local getinfo = debug.getinfo
 local calls, lines, stack, depth = {}, {}, {}, 0
 
 local function key_of(level)
-  local info = getinfo(level, "S")
-  return info.short_src .. ":" .. info.linedefined
+  return getinfo(level, "f").func
 end
 
 local function hook(event, line)

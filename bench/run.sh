@@ -112,4 +112,7 @@ if [ -n "${t_annotate:-}" ] && [ -n "${t_ours:-}" ]; then
     awk -v a="$t_annotate" -v o="$t_ours" 'BEGIN {
         printf "speed vs callgrind_annotate: ours is %.1fx faster\n", a / o }'
 fi
+echo
+echo "The Lua profiler's overhead (bench/lua_overhead.sh):"
+LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_overhead.sh || status=1
 exit "$status"

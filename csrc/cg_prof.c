@@ -63,10 +63,13 @@ typedef struct Map {
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
     int asked;                  /* its call-site name was asked for */
-    /* its last call: callee key and line -> callee and edge (a loop or a
-     * recursion calls the same function from the same line again) */
-    uint64_t last_key;
-    int32_t last_line, last_fn, last_edge;
+    /* its last two calls: callee key and line -> callee and edge (a loop
+     * or a recursion calls the same functions from the same line again) */
+    struct {
+        uint64_t key;
+        int32_t line, fn, edge;
+    } seen[2];
+    int next_seen;
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
@@ -673,7 +676,7 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
         oom(P, L);
     id = (int32_t)P->nfn++;
     memset(&P->fns[id], 0, sizeof P->fns[id]);
-    P->fns[id].last_fn = -1;
+    P->fns[id].seen[0].fn = P->fns[id].seen[1].fn = -1;
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
@@ -713,8 +716,8 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
-    int named;
-    uint64_t key;
+    int named, i;
+    uint64_t key = 0;
     Frame *caller;
     FnCost *c;
     if (ar->event == LUA_HOOKTAILCALL) {
@@ -735,12 +738,15 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    c = caller->fn >= 0 ? &P->fns[caller->fn] : NULL;
-    if (c != NULL && P->ci_ok && fast_key(P, ar->i_ci, &key)
-        && c->last_fn >= 0 && c->last_key == key
-        && c->last_line == caller->line) {
-        fn = c->last_fn;
-        edge = c->last_edge;
+    c = caller->fn >= 0 && P->ci_ok && fast_key(P, ar->i_ci, &key)
+            ? &P->fns[caller->fn] : NULL;
+    for (i = 0; c != NULL && i < 2; i++)
+        if (c->seen[i].fn >= 0 && c->seen[i].key == key
+            && c->seen[i].line == caller->line)
+            break;
+    if (c != NULL && i < 2) {
+        fn = c->seen[i].fn;
+        edge = c->seen[i].edge;
         if (named && !P->fns[fn].asked)
             name_from_call(P, L, ar, fn);
     } else {
@@ -748,12 +754,14 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         caller = top(T);
         edge = caller->fn < 0 ? -1
                               : edge_id(P, L, caller->fn, caller->line, fn);
-        if (caller->fn >= 0 && P->ci_ok && fast_key(P, ar->i_ci, &key)) {
-            c = &P->fns[caller->fn];
-            c->last_key = key;
-            c->last_line = caller->line;
-            c->last_fn = fn;
-            c->last_edge = edge;
+        if (c != NULL) {
+            c = &P->fns[caller->fn];      /* resolve may have moved fns */
+            i = c->next_seen;
+            c->next_seen = 1 - i;
+            c->seen[i].key = key;
+            c->seen[i].line = caller->line;
+            c->seen[i].fn = fn;
+            c->seen[i].edge = edge;
         }
     }
     push(P, L, T, ar->i_ci, fn, P->fns[fn].defined, edge);

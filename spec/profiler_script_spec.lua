@@ -1,6 +1,5 @@
 -- `lua5.4 -lcallgrind.start script.lua`: the written file, read by
 -- callgrind_annotate and by our loader, from separate processes.
-local callgrind = require "callgrind"
 local helpers = require "spec.support.helpers"
 
 local shq = helpers.shq

@@ -417,7 +417,8 @@ describe("callgrind.profile", function()
     local cases = {
       { function() callgrind.profile(42) end, "bad argument #1 to 'profile' (function expected, got number)" },
       { function() callgrind.profile(print, 1) end, "bad argument #2 to 'profile' (table expected, got number)" },
-      { function() callgrind.profile(print, { tim = true }) end, "bad argument #2 to 'profile' (unknown option 'tim')" },
+      { function() callgrind.profile(print, { tim = true }) end,
+        "bad argument #2 to 'profile' (unknown option 'tim')" },
       { function() profiler.start { time = 1 } end,
         "bad argument #1 to 'start' (option 'time' must be a boolean, got number)" },
       { function() profiler.stop() end, "callgrind.profiler.stop: the profiler is not running" },

@@ -13,7 +13,7 @@ local function map(t, f)
 end
 
 local acc = 0
-for round = 1, 200 do
+for round = 1, 400 do
   local c = counter()
   local inc = compose(function(x) return x + 1 end, function(x) return x * 2 end)
   local t = {}

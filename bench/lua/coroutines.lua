@@ -14,7 +14,7 @@ local function filter(pred, gen)
 end
 
 local total = 0
-for _ = 1, 25 do
+for _ = 1, 50 do
   for v in filter(function(x) return x % 3 == 0 end, range(30000)) do total = total + v end
 end
 print(total)

@@ -10,4 +10,4 @@ local function ack(m, n)
   return ack(m - 1, ack(m, n - 1))
 end
 
-print(fib(tonumber(arg and arg[1]) or 30), ack(2, 500))
+print(fib(tonumber(arg and arg[1]) or 32), ack(2, 500))

@@ -4,7 +4,7 @@ local function line(i)
 end
 
 local total = 0
-for round = 1, 15 do
+for round = 1, 40 do
   local parts = {}
   for i = 1, 5000 do parts[#parts + 1] = line(i + round) end
   local csv = table.concat(parts, "\n")

@@ -14,7 +14,7 @@ local function by_key(a, b)
 end
 
 local sum = 0
-for round = 1, 3 do
+for round = 1, 8 do
   local t = records(20000, round)
   table.sort(t, by_key)
   local groups = {}

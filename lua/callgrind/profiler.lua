@@ -315,10 +315,11 @@ function M.until_exit(opts)
   -- check_free made the collector's state, so it is finalized after the
   -- sentinel (finalizers run newest first)
   local sentinel = setmetatable({}, { __gc = core.prof_stopper(write) })
-  os.exit = core.prof_stopper(function(data, ...)
+  -- os.exit ends the process without closing the Lua state: wrap it
+  rawset(os, "exit", core.prof_stopper(function(data, ...)
     write(data)
     return exit(...)
-  end)
+  end))
   core.prof_start(opts, 0)
   return sentinel
 end

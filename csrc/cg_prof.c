@@ -25,10 +25,17 @@
  * stops while its coroutine is suspended, so resume costs what ran until
  * the yield.
  *
+ * Functions. One per prototype (C function: per C function pointer), its
+ * value kept alive while profiling so that no other takes its address.
+ * The key is read from the CallInfo (ci->func, the closure, its
+ * prototype) where a probe at start found that to agree with lua_getinfo;
+ * else lua_getinfo("f") gives it.
+ *
  * Memory: the state is one userdata kept in the registry for the life of
- * the Lua state (threads created while profiling keep the hook and may call
- * it later: it finds the state stopped and removes itself); its arrays are
- * malloc'd, owned by it and freed by its __gc. */
+ * the Lua state; its arrays are malloc'd, owned by it and freed by its
+ * __gc. While profiling, the state's allocator is a wrapper whose user data
+ * is the state: that is how the hook finds it, and how a thread that still
+ * has the hook after stop (threads inherit hooks) knows to remove it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
 
@@ -107,6 +114,8 @@ typedef struct Prof {
     int in_hook;
     lua_Alloc old_f;
     void *old_ud;
+    char *probe;                /* calibrate's thread block */
+    size_t probe_size;
     Thread *th;
     size_t nth, capth;
     int32_t cur, from_fn;
@@ -306,43 +315,63 @@ static int find_proto(lua_State *L)
     return found;
 }
 
+/* The allocator calibrate() puts in place for one lua_newthread: the new
+ * thread's block is zeroed (its padding then reads as defined) and its
+ * place and size noted, so the scan below stays inside it. */
+static void *zeroing_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Prof *P = (Prof *)ud;
+    void *p = P->old_f(P->old_ud, ptr, osize, nsize);
+    if (p != NULL && ptr == NULL && osize == LUA_TTHREAD) {
+        memset(p, 0, nsize);
+        P->probe = (char *)p;
+        P->probe_size = nsize;
+    }
+    return p;
+}
+
 /* Finds the hook counter: lua_sethook stores the count in two adjacent ints
- * (basehookcount, hookcount). Looked for on the main thread, whose
- * lua_State is followed by the global state, so the scan stays inside one
- * allocation. */
+ * (basehookcount, hookcount); on a new thread, set to two distinct counts,
+ * exactly one place must hold each twice. */
 static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {
     const int32_t k[2] = {0x35a1c3e, 0x1b7e4d2};
     int hits[2] = {-1, -1}, j;
-    lua_State *M;
-    lua_Hook oh;
-    int om, oc;
+    lua_State *T;
     P->proto_off = find_proto(L);
     P->ci_ok = check_fast_key(P, L);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
-    M = lua_tothread(L, -1);
-    lua_pop(L, 1);
-    oh = lua_gethook(M);
-    om = lua_gethookmask(M);
-    oc = lua_gethookcount(M);
+    P->probe = NULL;
+    P->old_f = lua_getallocf(L, &P->old_ud);
+    lua_setallocf(L, zeroing_alloc, P);
+    T = lua_newthread(L);
+    lua_setallocf(L, P->old_f, P->old_ud);
+    P->old_f = NULL;
+    P->hc_off = -1;
+    P->calibrated = 1;
+    if (P->probe == NULL || (char *)T < P->probe
+        || (char *)T >= P->probe + P->probe_size) {
+        lua_pop(L, 1);
+        return;
+    }
     for (j = 0; j < 2; j++) {
-        int off, n = 0;
-        lua_sethook(M, hook, LUA_MASKCOUNT, k[j]);
-        for (off = 0; off + 8 <= 256; off += 4) {
+        size_t off, end = (size_t)(P->probe + P->probe_size - (char *)T);
+        int n = 0;
+        lua_sethook(T, hook, LUA_MASKCOUNT, k[j]);
+        for (off = 0; off + 8 <= end; off += 4) {
             int32_t a, b;
-            memcpy(&a, (const char *)M + off, 4);
-            memcpy(&b, (const char *)M + off + 4, 4);
+            memcpy(&a, (const char *)T + off, 4);
+            memcpy(&b, (const char *)T + off + 4, 4);
             if (a == k[j] && b == k[j]) {
-                hits[j] = off + 4;
+                hits[j] = (int)off + 4;
                 n++;
             }
         }
         if (n != 1)
             hits[j] = -1;
     }
-    lua_sethook(M, oh, om, oc);
+    lua_sethook(T, NULL, 0, 0);
+    lua_pop(L, 1);
     P->hc_off = (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
-    P->calibrated = 1;
 }
 
 /* ---- threads and frames ---- */

@@ -229,8 +229,8 @@ local function to_text(data, cmd)
 end
 
 -- data -> Profile, text
-local function build(data, cmd)
-  local text = to_text(data, cmd)
+local function build(data)
+  local text = to_text(data)
   local prof = assert(require("callgrind").parse(text, "(lua profile)"))
   return prof, text
 end

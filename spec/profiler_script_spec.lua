@@ -15,7 +15,7 @@ end
 -- returns the output file's path, stdout, stderr and the exit code.
 local function profile_script(dir, tag, mode, env)
   local out = dir .. "/" .. tag .. ".out"
-  local cmd = ("LUA_PATH=%s LUA_CPATH=%s CALLGRIND_OUT=%s %s lua5.4 -lcallgrind.start %s %s >%s 2>%s")
+  local cmd = ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s %s lua5.4 -lcallgrind.start %s %s >%s 2>%s")
     :format(shq(package.path), shq(package.cpath), shq(out), env or "", shq(script_path()),
       mode or "", shq(dir .. "/stdout"), shq(dir .. "/stderr"))
   -- LD_PRELOAD is kept: under make check-asan, cpath names the ASan build

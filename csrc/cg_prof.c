@@ -1155,6 +1155,19 @@ static int l_running(lua_State *L)
     return 1;
 }
 
+/* How instructions are counted, once calibrated (nil before the first
+ * start): "counter" (read from lua_State) or "count hook"; and whether
+ * function keys are read from the CallInfo. For the specs. */
+static int l_mode(lua_State *L)
+{
+    Prof *P = state(L);
+    if (!P->calibrated)
+        return 0;
+    lua_pushstring(L, P->hc_off >= 0 ? "counter" : "count hook");
+    lua_pushboolean(L, P->ci_ok);
+    return 2;
+}
+
 /* The closure prof_stopper(builder) makes: (...) -> builder(data, ...),
  * data nil when the profiler was not running. */
 static int l_stop(lua_State *L)
@@ -1220,6 +1233,7 @@ void cg_prof_register(lua_State *L)
         {"prof_stopper", l_stopper},
         {"prof_run", l_run},
         {"prof_running", l_running},
+        {"prof_mode", l_mode},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

@@ -347,18 +347,30 @@ describe("callgrind.profile", function()
     assert.is_truthy(prof:func("setmetatable", "[C]"))
   end)
 
+  it("reads the interpreter's own counter and CallInfo here (the fast ways, checked at start)", function()
+    callgrind.profile(function() end)
+    local counter, ci_keys = require("callgrind.core").prof_mode()
+    assert.are.equal("counter", counter)
+    assert.is_true(ci_keys)
+  end)
+
   it("gives the same counts with a count hook (count_hook = true)", function()
     local function work(n)
       local t = {}
       for i = 1, n do t[#t + 1] = tostring(i) end
       return table.concat(t)
     end
-    local run = function() return #work(200) end
+    local run = function()
+      pcall(error, "x")
+      local gen = coroutine.wrap(function() coroutine.yield(#work(50)) end)
+      return #work(200) + gen()
+    end
     local fast = callgrind.profile(run)
     local slow = callgrind.profile(run, { count_hook = true })
     for fn in fast:functions() do
       local other = assert(slow:func(fn.name, fn.file))
       assert.are.same(lines_of(fn), lines_of(other))
+      assert.are.same(fn:inclusive("Instr"), other:inclusive("Instr"))
     end
     assert.are.equal(fast:total("Instr"), slow:total("Instr"))
   end)

@@ -5,6 +5,7 @@
 #include "cg_graph.h"
 #include "cg_profile.h"
 #include "cg_source.h"
+#include "cg_prof.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -2128,6 +2129,7 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
 {
     int methods;
     luaL_newlib(L, module_funcs);
+    cg_prof_register(L);
     lua_newtable(L);
     methods = lua_gettop(L);
 

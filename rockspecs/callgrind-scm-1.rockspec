@@ -27,7 +27,7 @@ build = {
       ["callgrind.core"] = {
          sources = {
             "csrc/cg_cursor.c", "csrc/cg_decompress.c", "csrc/cg_graph.c", "csrc/cg_load.c",
-            "csrc/cg_lua.c", "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_scan.c", "csrc/cg_source.c",
+            "csrc/cg_lua.c", "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_prof.c", "csrc/cg_scan.c", "csrc/cg_source.c",
          },
          incdirs = { "csrc", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
          libdirs = { "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)", "$(LZMA_LIBDIR)" },
@@ -40,5 +40,7 @@ build = {
       ["callgrind.check"] = "lua/callgrind/check.lua",
       ["callgrind.baseline"] = "lua/callgrind/baseline.lua",
       ["callgrind.luassert"] = "lua/callgrind/luassert.lua",
+      ["callgrind.profiler"] = "lua/callgrind/profiler.lua",
+      ["callgrind.start"] = "lua/callgrind/start.lua",
    },
 }

@@ -19,6 +19,7 @@ M.objects = {
     { "callgrind.files(path)", "the files one valgrind run wrote for that name, in order" },
     { "callgrind.parse(text [, name [, opts]])", "loads a profile from a string" },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x" },
+    { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: Profile of Lua VM instructions, fn's results" },
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info" },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)" },
     { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit" },
@@ -28,6 +29,13 @@ M.objects = {
     { "callgrind.methods", "the method tables of Profile, Function, Call, Jump, CostLine, Part" },
     { "callgrind.report", "formatting helpers: commas(n), shorten(name, width)" },
     { "callgrind._VERSION", "the library's version" },
+  } },
+  { name = "profiler", what = "require \"callgrind.profiler\": profile Lua code", var = "profiler", entries = {
+    { "profiler.start([opts])", "starts counting Lua VM instructions (opts: time, alloc, count_hook)" },
+    { "profiler.stop()", "stops: the Profile and its callgrind text" },
+    { "profiler.profile(fn [, opts])", "what callgrind.profile is" },
+    { "profiler.running()", "whether the profiler runs" },
+    { "profiler.until_exit([opts])", "profiles until the Lua state closes, then writes opts.out" },
   } },
   { name = "Profile", what = "a loaded profile", var = "prof", entries = {
     { "prof.name", "the path or chunk name it was loaded from" },

@@ -71,6 +71,18 @@ end
 -- @usage print(callgrind.help(prof))
 M.help = help.text
 
+--- Runs fn() under the Lua profiler (callgrind.profiler): Lua VM
+-- instructions (event `Instr`) per function, line and call site.
+-- @tparam function fn
+-- @tparam[opt] table opts `time = true` adds event `Time` (ns), `alloc =
+--   true` event `Alloc` (bytes allocated)
+-- @return the Profile of what ran inside fn, then fn's results; an error in
+--   fn stops the profiler and is raised again
+-- @usage local prof = callgrind.profile(function() work() end)
+function M.profile(fn, opts)
+  return require("callgrind.profiler").profile(fn, opts)
+end
+
 --- The method tables of each object type (Profile, Function, Call, Jump,
 -- CostLine, Part); topic modules add methods here.
 M.methods = core.methods

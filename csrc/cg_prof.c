@@ -1,0 +1,1240 @@
+/* The Lua profiler's collector: a debug hook with a shadow stack per thread
+ * that counts Lua VM instructions (and optionally time and allocated bytes)
+ * per function, per source line and per call site.
+ *
+ * Counting. With a line hook set, the VM runs luaG_traceexec before every
+ * instruction, and that decrements the thread's private hook counter
+ * whether or not a count hook is set. Reading that counter at each call,
+ * return and line event gives the exact number of instructions executed
+ * since the last event, with no hook call per instruction. The counter's
+ * place inside lua_State is not public: it is found once by setting two
+ * distinct hook counts on the main thread and looking for the field that
+ * follows them. Where it cannot be found (another build of Lua), or when
+ * asked (opts.count_hook), a count hook with count 1 counts the same
+ * instructions one hook call at a time.
+ *
+ * Attribution. At each event the instructions since the last one go to the
+ * function and line on top of the thread's shadow stack; at a line event
+ * the counter already includes the new line's first instruction, so one is
+ * kept for it. A call pushes a frame; its return adds 1 to the call site's
+ * count and the clock's advance to its inclusive cost. Frames are matched
+ * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
+ * are popped at the next event of a frame below them; a tail call keeps
+ * the replaced frame under the callee (same CallInfo) and both pop at the
+ * callee's return. Each coroutine has its own stack and clock; a clock
+ * stops while its coroutine is suspended, so resume costs what ran until
+ * the yield.
+ *
+ * Functions. One per prototype (C function: per C function pointer), its
+ * value kept alive while profiling so that no other takes its address.
+ * The key is read from the CallInfo (ci->func, the closure, its
+ * prototype) where a probe at start found that to agree with lua_getinfo;
+ * else lua_getinfo("f") gives it.
+ *
+ * Memory: the state is one userdata kept in the registry for the life of
+ * the Lua state; its arrays are malloc'd, owned by it and freed by its
+ * __gc. While profiling, the state's allocator is a wrapper whose user data
+ * is the state: that is how the hook finds it, and how a thread that still
+ * has the hook after stop (threads inherit hooks) knows to remove it. */
+#define _POSIX_C_SOURCE 200809L
+#include "cg_prof.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lauxlib.h"
+#include "lua.h"
+
+#define PROF_STATE "callgrind.ProfilerState"
+static const char PROF_KEY = 'p';      /* its address keys the registry */
+
+enum { EV_INSTR, EV_TIME, EV_ALLOC, NEV };
+
+typedef struct Cost {
+    int64_t v[NEV];
+} Cost;
+
+/* Open addressing (linear probing, backward-shift deletion). */
+typedef struct Slot {
+    uint64_t k1, k2;
+    int32_t val;                /* -1: empty */
+} Slot;
+
+typedef struct Map {
+    Slot *s;
+    size_t cap, n;              /* cap: 0 or a power of 2 */
+} Map;
+
+typedef struct FnCost {
+    int32_t defined;            /* line defined (0: main chunk, C) */
+    int asked;                  /* its call-site name was asked for */
+    /* its last two calls: callee key and line -> callee and edge (a loop
+     * or a recursion calls the same functions from the same line again) */
+    struct {
+        uint64_t key;
+        int32_t line, fn, edge;
+    } seen[2];
+    int next_seen;
+    int32_t lo;                 /* line of lines[0] */
+    size_t n, cap;
+    Cost *lines;
+} FnCost;
+
+typedef struct Edge {
+    int32_t caller, line, callee;
+    int64_t count;
+    Cost incl;
+} Edge;
+
+typedef struct Frame {
+    const void *ci;             /* the interpreter's CallInfo */
+    int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
+    int tail;                   /* replaced by a tail call (same ci above) */
+    Cost start;                 /* thread clock at the call */
+} Frame;
+
+typedef struct Thread {
+    lua_State *L;               /* NULL: a free record */
+    Frame *f;                   /* f[0] is the root */
+    size_t n, cap;
+    int32_t last;               /* hook counter at the last event */
+    int64_t counted, lastc;     /* count-hook mode */
+    Cost susp, susp_at;         /* time suspended; clock when it yielded */
+    int suspended, fresh;       /* fresh: started while profiling */
+} Thread;
+
+typedef struct Prof {
+    int running, count_hook, hc_off, proto_off, ci_ok, calibrated;
+    int simple;                 /* Instr only, counted from lua_State */
+    int ev[NEV];                /* events collected */
+    Cost G;                     /* global clock: everything charged */
+    int64_t t_out, alloc, alloc_last;
+    int in_hook;
+    lua_Alloc old_f;
+    void *old_ud;
+    char *probe;                /* calibrate's thread block */
+    size_t probe_size;
+    Thread *th;
+    size_t nth, capth;
+    int32_t cur, from_fn;
+    Map thmap;
+    FnCost *fns;
+    size_t nfn, capfn;
+    Map fnmap;
+    Edge *edges;
+    size_t ned, caped;
+    Map edmap;
+} Prof;
+
+/* ---- small helpers ---- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t x = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    return x;
+}
+
+static int32_t map_get(const Map *m, uint64_t k1, uint64_t k2)
+{
+    size_t i;
+    if (m->cap == 0)
+        return -1;
+    for (i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        const Slot *s = &m->s[i];
+        if (s->val < 0)
+            return -1;
+        if (s->k1 == k1 && s->k2 == k2)
+            return s->val;
+    }
+}
+
+static void map_insert(Map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+    size_t i = mix(k1, k2) & (m->cap - 1);
+    while (m->s[i].val >= 0)
+        i = (i + 1) & (m->cap - 1);
+    m->s[i].k1 = k1;
+    m->s[i].k2 = k2;
+    m->s[i].val = val;
+    m->n++;
+}
+
+/* Adds a key known to be absent. Returns -1 out of memory. */
+static int map_put(Map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64, i;
+        Slot *old = m->s, *s = malloc(cap * sizeof *s);
+        size_t oldcap = m->cap;
+        if (s == NULL)
+            return -1;
+        for (i = 0; i < cap; i++)
+            s[i].val = -1;
+        m->s = s;
+        m->cap = cap;
+        m->n = 0;
+        for (i = 0; i < oldcap; i++)
+            if (old[i].val >= 0)
+                map_insert(m, old[i].k1, old[i].k2, old[i].val);
+        free(old);
+    }
+    map_insert(m, k1, k2, val);
+    return 0;
+}
+
+static void map_del(Map *m, uint64_t k1, uint64_t k2)
+{
+    size_t mask = m->cap - 1, i, j;
+    if (m->cap == 0)
+        return;
+    for (i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
+        if (m->s[i].val < 0)
+            return;
+        if (m->s[i].k1 == k1 && m->s[i].k2 == k2)
+            break;
+    }
+    m->s[i].val = -1;
+    m->n--;
+    /* shift back the entries after the hole that probed past it */
+    for (j = (i + 1) & mask; m->s[j].val >= 0; j = (j + 1) & mask) {
+        size_t home = mix(m->s[j].k1, m->s[j].k2) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->s[i] = m->s[j];
+            m->s[j].val = -1;
+            i = j;
+        }
+    }
+}
+
+static void map_free(Map *m)
+{
+    free(m->s);
+    m->s = NULL;
+    m->cap = m->n = 0;
+}
+
+static Prof *get_prof(lua_State *L)
+{
+    Prof *P;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    P = (Prof *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return P;
+}
+
+static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The hook's way to its state: while profiling, the state's allocator is
+ * ours (it counts bytes) and its user data is the state; once stopped it is
+ * not, and a thread that still has the hook removes it. */
+static Prof *running_prof(lua_State *L)
+{
+    void *ud;
+    return lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+}
+
+/* Out of memory inside the hook or a start/stop: the state stays
+ * consistent (every array grows before it is written). */
+static void oom(Prof *P, lua_State *L)
+{
+    P->in_hook = 0;
+    luaL_error(L, "not enough memory");
+}
+
+static void cost_add(Cost *a, const Cost *b)
+{
+    int i;
+    for (i = 0; i < NEV; i++)
+        a->v[i] += b->v[i];
+}
+
+/* ---- the instruction counter ---- */
+
+static int32_t read_hookcount(const Prof *P, lua_State *L)
+{
+    int32_t h;
+    memcpy(&h, (const char *)L + P->hc_off, sizeof h);
+    return h;
+}
+
+/* Instructions thread T ran since the last take; `keep` of them are left
+ * for the next take (the new line's first instruction). */
+static int64_t take_instr(const Prof *P, Thread *T, int keep)
+{
+    int64_t d;
+    if (P->count_hook) {
+        d = T->counted - T->lastc;
+        T->lastc = T->counted - keep;
+    } else {
+        int32_t h = read_hookcount(P, T->L);
+        d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h);
+        T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    }
+    return d - keep;
+}
+
+static int check_fast_key(Prof *P, lua_State *L);
+
+/* Finds the prototype pointer inside a Lua closure (after its GC header
+ * and upvalue count): two closures of one prototype share it, a closure of
+ * another prototype has another. Returns -1 when no offset says so. */
+static int find_proto(lua_State *L)
+{
+    static const int offs[] = {24, 16, 32};
+    const void *c[3];
+    size_t i;
+    int j, found = -1;
+    if (luaL_loadstring(L, "local function mk() return function() end end "
+                           "return mk(), mk(), function() end") != LUA_OK
+        || lua_pcall(L, 0, 3, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    for (j = 0; j < 3; j++)
+        c[j] = lua_topointer(L, j - 3);
+    for (i = 0; i < sizeof offs / sizeof offs[0] && found < 0; i++) {
+        const void *p[3];
+        for (j = 0; j < 3; j++)
+            memcpy(&p[j], (const char *)c[j] + offs[i], sizeof p[j]);
+        if (p[0] != NULL && p[0] == p[1] && p[0] != p[2] && p[2] != NULL)
+            found = offs[i];
+    }
+    lua_pop(L, 3);
+    return found;
+}
+
+/* The allocator calibrate() puts in place for one lua_newthread: the new
+ * thread's block is zeroed (its padding then reads as defined) and its
+ * place and size noted, so the scan below stays inside it. */
+static void *zeroing_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Prof *P = (Prof *)ud;
+    void *p = P->old_f(P->old_ud, ptr, osize, nsize);
+    if (p != NULL && ptr == NULL && osize == LUA_TTHREAD) {
+        memset(p, 0, nsize);
+        P->probe = (char *)p;
+        P->probe_size = nsize;
+    }
+    return p;
+}
+
+/* Finds the hook counter: lua_sethook stores the count in two adjacent ints
+ * (basehookcount, hookcount); on a new thread, set to two distinct counts,
+ * exactly one place must hold each twice. */
+static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
+{
+    const int32_t k[2] = {0x35a1c3e, 0x1b7e4d2};
+    int hits[2] = {-1, -1}, j;
+    lua_State *T;
+    P->proto_off = find_proto(L);
+    P->ci_ok = check_fast_key(P, L);
+    P->probe = NULL;
+    P->old_f = lua_getallocf(L, &P->old_ud);
+    lua_setallocf(L, zeroing_alloc, P);
+    T = lua_newthread(L);
+    lua_setallocf(L, P->old_f, P->old_ud);
+    P->old_f = NULL;
+    P->hc_off = -1;
+    P->calibrated = 1;
+    if (P->probe == NULL || (char *)T < P->probe
+        || (char *)T >= P->probe + P->probe_size) {
+        lua_pop(L, 1);
+        return;
+    }
+    for (j = 0; j < 2; j++) {
+        size_t off, end = (size_t)(P->probe + P->probe_size - (char *)T);
+        int n = 0;
+        lua_sethook(T, hook, LUA_MASKCOUNT, k[j]);
+        for (off = 0; off + 8 <= end; off += 4) {
+            int32_t a, b;
+            memcpy(&a, (const char *)T + off, 4);
+            memcpy(&b, (const char *)T + off + 4, 4);
+            if (a == k[j] && b == k[j]) {
+                hits[j] = (int)off + 4;
+                n++;
+            }
+        }
+        if (n != 1)
+            hits[j] = -1;
+    }
+    lua_sethook(T, NULL, 0, 0);
+    lua_pop(L, 1);
+    P->hc_off = (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
+}
+
+/* ---- threads and frames ---- */
+
+static Frame *top(Thread *T)
+{
+    return &T->f[T->n - 1];
+}
+
+static Cost thread_clock(const Prof *P, const Thread *T)
+{
+    Cost c;
+    int i;
+    for (i = 0; i < NEV; i++)
+        c.v[i] = (T->suspended ? T->susp_at.v[i] : P->G.v[i]) - T->susp.v[i];
+    return c;
+}
+
+static Cost *line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
+{
+    FnCost *c = &P->fns[fn];
+    if (line < 0)
+        line = 0;
+    if (c->n == 0) {
+        c->lo = line;
+    } else if (line < c->lo) {
+        size_t shift = (size_t)(c->lo - line);
+        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
+            oom(P, L);
+        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
+        memset(c->lines, 0, shift * sizeof *c->lines);
+        c->n += shift;
+        c->lo = line;
+    }
+    if ((size_t)(line - c->lo) >= c->n) {
+        size_t need = (size_t)(line - c->lo) + 1;
+        if (CG_GROW(c->lines, c->cap, need) != 0)
+            oom(P, L);
+        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
+        c->n = need;
+    }
+    return &c->lines[line - c->lo];
+}
+
+/* Charges a cost to the function and line on top of T (nothing for the
+ * root: what runs outside every observed call is not in the profile). */
+static void charge(Prof *P, lua_State *L, Thread *T, const Cost *d)
+{
+    Frame *f = top(T);
+    if (f->fn < 0 || (d->v[0] | d->v[1] | d->v[2]) == 0)
+        return;
+    cost_add(line_slot(P, L, f->fn, f->line), d);
+    cost_add(&P->G, d);
+}
+
+static void pop(Prof *P, Thread *T)
+{
+    Frame *f = top(T);
+    if (f->edge >= 0) {
+        Edge *e = &P->edges[f->edge];
+        Cost now = thread_clock(P, T);
+        int i;
+        e->count++;
+        for (i = 0; i < NEV; i++)
+            e->incl.v[i] += now.v[i] - f->start.v[i];
+    }
+    T->n--;
+}
+
+/* Pops the frames above the topmost one whose CallInfo is ci (they never
+ * returned: an error unwound them). Returns 0 when no frame has ci. */
+static int sync(Prof *P, Thread *T, const void *ci)
+{
+    size_t k = T->n;
+    while (k > 1 && T->f[k - 1].ci != ci)
+        k--;
+    if (k <= 1)
+        return 0;
+    while (T->n > k)
+        pop(P, T);
+    return 1;
+}
+
+static void close_all(Prof *P, Thread *T)
+{
+    while (T->n > 1)
+        pop(P, T);
+}
+
+static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
+                 int32_t fn, int32_t line, int32_t edge)
+{
+    Frame *f;
+    if (CG_GROW(T->f, T->cap, T->n + 1) != 0)
+        oom(P, L);
+    f = &T->f[T->n++];
+    f->ci = ci;
+    f->fn = fn;
+    f->line = line;
+    f->edge = edge;
+    f->tail = 0;
+    f->start = thread_clock(P, T);
+}
+
+static int32_t thread_index(Prof *P, lua_State *L)
+{
+    return map_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
+}
+
+/* A record for a thread seen for the first time: its counter starts now. */
+static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
+{
+    size_t i;
+    Thread *T;
+    for (i = 0; i < P->nth && P->th[i].L != NULL; i++)
+        ;
+    if (i == P->nth) {
+        if (CG_GROW(P->th, P->capth, P->nth + 1) != 0)
+            oom(P, L);
+        memset(&P->th[P->nth++], 0, sizeof *P->th);
+    }
+    if (map_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
+        oom(P, L);
+    T = &P->th[i];
+    T->L = L;
+    T->n = 0;
+    T->counted = T->lastc = 0;
+    T->last = P->count_hook ? 0 : read_hookcount(P, L);
+    memset(&T->susp, 0, sizeof T->susp);
+    T->suspended = 0;
+    T->fresh = 0;
+    push(P, L, T, NULL, root_fn, 0, -1);
+    return T;
+}
+
+static void drop_thread(Prof *P, Thread *T)
+{
+    map_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
+    T->L = NULL;
+    T->n = 0;
+    if (P->cur == (int32_t)(T - P->th))
+        P->cur = -1;
+}
+
+/* The thread that ran until now is left: suspended if it yielded, dropped
+ * (its frames closed) if an error killed it. */
+static void leave(Prof *P, Thread *T)
+{
+    int st = lua_status(T->L);
+    if (st == LUA_YIELD) {
+        T->suspended = 1;
+        T->susp_at = P->G;
+    } else if (st != LUA_OK) {
+        close_all(P, T);
+        drop_thread(P, T);
+    }
+}
+
+/* Charges what ran since the last event and returns the record of L,
+ * switching threads when L is not the current one. */
+static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
+{
+    Cost d;
+    Thread *T = P->cur >= 0 ? &P->th[P->cur] : NULL;
+    int32_t i;
+    memset(&d, 0, sizeof d);
+    if (P->ev[EV_TIME])
+        d.v[EV_TIME] = now - P->t_out;
+    if (P->ev[EV_ALLOC])
+        d.v[EV_ALLOC] = P->alloc - P->alloc_last;
+    if (T != NULL && T->L == L) {
+        d.v[EV_INSTR] = take_instr(P, T, keep);
+        charge(P, L, T, &d);
+        return T;
+    }
+    P->from_fn = -1;
+    if (T != NULL) {
+        d.v[EV_INSTR] = take_instr(P, T, 0);
+        charge(P, L, T, &d);
+        P->from_fn = top(T)->fn;
+        leave(P, T);
+    }
+    i = thread_index(P, L);
+    T = i >= 0 ? &P->th[i] : add_thread(P, L, P->from_fn);
+    if (i < 0)
+        T->fresh = 1;
+    P->cur = (int32_t)(T - P->th);
+    if (T->suspended) {
+        int k;
+        for (k = 0; k < NEV; k++)
+            T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];
+        T->suspended = 0;
+    }
+    memset(&d, 0, sizeof d);
+    d.v[EV_INSTR] = take_instr(P, T, keep);
+    charge(P, L, T, &d);
+    return T;
+}
+
+/* ---- functions ---- */
+
+/* The prototype of a Lua closure, where its place was found (calibrate). */
+static const void *proto_of(const Prof *P, const void *closure)
+{
+    const void *p;
+    memcpy(&p, (const char *)closure + P->proto_off, sizeof p);
+    return p;
+}
+
+/* The key of the function running in ci without lua_getinfo: ci->func
+ * (CallInfo's first field) points at the function's TValue (value, then
+ * the type tag). Lua closure (tag 6): its prototype; light C function
+ * (0x16): itself; C closure (0x26): its C function, where a Lua closure
+ * has its prototype. Used only where calibrate() checked it against
+ * lua_getinfo. */
+static int fast_key(const Prof *P, const void *ci, uint64_t *key)
+{
+    const char *tv;
+    const void *v;
+    lua_CFunction f;
+    memcpy(&tv, ci, sizeof tv);
+    memcpy(&v, tv, sizeof v);
+    switch (tv[sizeof v] & 0x3f) {
+    case 0x06:
+        *key = (uint64_t)(uintptr_t)proto_of(P, v);
+        return 1;
+    case 0x16:
+        memcpy(&f, tv, sizeof f);
+        *key = (uint64_t)(uintptr_t)f;
+        return 1;
+    case 0x26:
+        memcpy(&f, (const char *)v + P->proto_off, sizeof f);
+        *key = (uint64_t)(uintptr_t)f;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The key lua_getinfo gives; the function is left on the stack. */
+static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
+                         uint64_t *k2)
+{
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1)) {
+        *k2 = UINT64_MAX;
+        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+    }
+    if (P->proto_off >= 0) {
+        *k2 = 0;
+        return (uint64_t)(uintptr_t)proto_of(P, lua_topointer(L, -1));
+    }
+    lua_getinfo(L, "S", ar);
+    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
+          | (uint32_t)ar->lastlinedefined;
+    return (uint64_t)(uintptr_t)ar->source;
+}
+
+/* Checks fast_key against lua_getinfo on the three kinds of function:
+ * itself (a C closure), its caller (a Lua chunk), the C function that
+ * called that (start's, a light C function). */
+static int ci_probe(lua_State *L)
+{
+    const Prof *P = (const Prof *)lua_touserdata(L, lua_upvalueindex(1));
+    int lev, ok = 1;
+    for (lev = 0; lev < 3 && ok; lev++) {
+        lua_Debug ar;
+        uint64_t want, k2, got;
+        ok = lua_getstack(L, lev, &ar);
+        if (!ok)
+            break;
+        want = slow_key(P, L, &ar, &k2);
+        lua_pop(L, 1);
+        ok = fast_key(P, ar.i_ci, &got) && got == want;
+    }
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static int check_fast_key(Prof *P, lua_State *L)
+{
+    int ok;
+    if (P->proto_off < 0)
+        return 0;
+    if (luaL_loadstring(L, "local probe = ... return (probe())") != LUA_OK) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pushlightuserdata(L, P);
+    lua_pushcclosure(L, ci_probe, 1);
+    ok = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return ok;
+}
+
+/* info[id + 1][2] = the name the calling instruction gives the function
+ * (asked once, at its first call that is not a tail call). */
+static void name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
+{
+    P->fns[id].asked = 1;
+    lua_getinfo(L, "n", ar);
+    if (ar->name == NULL)
+        return;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_rawgeti(L, -1, id + 1);
+    lua_pushstring(L, ar->name);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 3);
+}
+
+/* The function of ar, registered on first sight with its value (kept
+ * alive, so that its prototype cannot be freed and its address reused
+ * while profiling) and the name its call site gives it. Leaves ar's "S"
+ * fields filled in only on first sight. */
+static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
+{
+    uint64_t k1, k2;
+    int32_t id;
+    k1 = slow_key(P, L, ar, &k2);
+    id = map_get(&P->fnmap, k1, k2);
+    if (id >= 0) {
+        if (with_name && !P->fns[id].asked)
+            name_from_call(P, L, ar, id);
+        lua_pop(L, 1);
+        return id;
+    }
+    lua_getinfo(L, "S", ar);
+    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
+        || map_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
+        oom(P, L);
+    id = (int32_t)P->nfn++;
+    memset(&P->fns[id], 0, sizeof P->fns[id]);
+    P->fns[id].seen[0].fn = P->fns[id].seen[1].fn = -1;
+    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    /* info[id + 1] = { func, call-site name } in the state's user value */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, -4);
+    lua_rawseti(L, -2, 1);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 2);
+    if (with_name)
+        name_from_call(P, L, ar, id);
+    lua_pop(L, 1);
+    return id;
+}
+
+static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
+                       int32_t callee)
+{
+    uint64_t k1 = ((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee;
+    uint64_t k2 = (uint32_t)line;
+    int32_t id = map_get(&P->edmap, k1, k2);
+    Edge *e;
+    if (id >= 0)
+        return id;
+    if (CG_GROW(P->edges, P->caped, P->ned + 1) != 0
+        || map_put(&P->edmap, k1, k2, (int32_t)P->ned) != 0)
+        oom(P, L);
+    id = (int32_t)P->ned++;
+    e = &P->edges[id];
+    memset(e, 0, sizeof *e);
+    e->caller = caller;
+    e->line = line < 0 ? 0 : line;
+    e->callee = callee;
+    return id;
+}
+
+static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
+{
+    int32_t fn, edge;
+    int named, i;
+    uint64_t key = 0;
+    Frame *caller;
+    FnCost *c;
+    if (ar->event == LUA_HOOKTAILCALL) {
+        sync(P, T, ar->i_ci);
+        if (top(T)->ci == ar->i_ci)
+            top(T)->tail = 1;
+    } else {
+        lua_Debug up;
+        if (lua_getstack(L, 1, &up)) {
+            if (top(T)->ci != up.i_ci)
+                sync(P, T, up.i_ci);
+        } else if (T->n > 1) {
+            /* the bottom of a new coroutine where a dead one had frames */
+            close_all(P, T);
+            T->f[0].fn = P->from_fn;
+            T->fresh = 1;
+        }
+    }
+    caller = top(T);
+    named = ar->event != LUA_HOOKTAILCALL;
+    c = caller->fn >= 0 && P->ci_ok && fast_key(P, ar->i_ci, &key)
+            ? &P->fns[caller->fn] : NULL;
+    for (i = 0; c != NULL && i < 2; i++)
+        if (c->seen[i].fn >= 0 && c->seen[i].key == key
+            && c->seen[i].line == caller->line)
+            break;
+    if (c != NULL && i < 2) {
+        fn = c->seen[i].fn;
+        edge = c->seen[i].edge;
+        if (named && !P->fns[fn].asked)
+            name_from_call(P, L, ar, fn);
+    } else {
+        fn = resolve(P, L, ar, named);
+        caller = top(T);
+        edge = caller->fn < 0 ? -1
+                              : edge_id(P, L, caller->fn, caller->line, fn);
+        if (c != NULL) {
+            c = &P->fns[caller->fn];      /* resolve may have moved fns */
+            i = c->next_seen;
+            c->next_seen = 1 - i;
+            c->seen[i].key = key;
+            c->seen[i].line = caller->line;
+            c->seen[i].fn = fn;
+            c->seen[i].edge = edge;
+        }
+    }
+    push(P, L, T, ar->i_ci, fn, P->fns[fn].defined, edge);
+}
+
+static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
+{
+    const void *ci = ar->i_ci;
+    if (top(T)->ci != ci && !sync(P, T, ci))
+        return;                 /* a frame older than the profile */
+    pop(P, T);
+    while (T->n > 1 && top(T)->tail && top(T)->ci == ci)
+        pop(P, T);
+    if (T->fresh && T->n == 1)
+        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+}
+
+/* enter() for the common case (P->simple, T current): the instructions
+ * since the last event go to T's top function and line. */
+static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
+{
+    int32_t h = read_hookcount(P, L);
+    int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
+    const Frame *f = top(T);
+    T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    if (d != 0 && f->fn >= 0) {
+        FnCost *c = &P->fns[f->fn];
+        size_t i = (size_t)((int64_t)f->line - c->lo);
+        if (f->line >= c->lo && i < c->n)
+            c->lines[i].v[EV_INSTR] += d;
+        else
+            line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+        P->G.v[EV_INSTR] += d;
+    }
+}
+
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    Prof *P = running_prof(L);
+    Thread *T;
+    int64_t now = 0;
+    int keep;
+    if (P == NULL || !P->running) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    if (P->in_hook)
+        return;
+    if (ar->event == LUA_HOOKCOUNT && P->cur >= 0 && P->th[P->cur].L == L) {
+        P->th[P->cur].counted++;
+        return;
+    }
+    keep = ar->event == LUA_HOOKLINE;
+    if (P->simple && P->cur >= 0 && P->th[P->cur].L == L) {
+        /* the common case: Instr only, same thread, counter in lua_State */
+        T = &P->th[P->cur];
+        charge_instr(P, L, T, keep);
+        if (keep) {
+            Frame *f = top(T);
+            if (f->ci == ar->i_ci) {
+                f->line = ar->currentline;
+                return;
+            }
+        }
+        P->in_hook = 1;
+    } else {
+        P->in_hook = 1;
+        if (P->ev[EV_TIME])
+            now = now_ns();
+        T = enter(P, L, now, ar->event == LUA_HOOKCOUNT ? 0 : keep);
+        if (ar->event == LUA_HOOKCOUNT)
+            T->counted++;
+    }
+    switch (ar->event) {
+    case LUA_HOOKLINE:
+        if (top(T)->ci != ar->i_ci)
+            sync(P, T, ar->i_ci);
+        if (top(T)->ci == ar->i_ci)
+            top(T)->line = ar->currentline;
+        break;
+    case LUA_HOOKCALL:
+    case LUA_HOOKTAILCALL:
+        on_call(P, L, T, ar);
+        break;
+    case LUA_HOOKRET:
+        on_return(P, T, ar);
+        break;
+    default:
+        break;
+    }
+    /* what our own work ran (finalizers of a collection) is not counted */
+    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
+        P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
+                                       + (uint32_t)keep);
+    P->alloc_last = P->alloc;
+    P->in_hook = 0;
+    if (P->ev[EV_TIME])
+        P->t_out = now_ns();
+}
+
+/* ---- allocation counting ---- */
+
+static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Prof *P = (Prof *)ud;
+    size_t had = ptr != NULL ? osize : 0;
+    if (nsize > had && !P->in_hook)
+        P->alloc += (int64_t)(nsize - had);
+    return P->old_f(P->old_ud, ptr, osize, nsize);
+}
+
+static void restore_alloc(Prof *P, lua_State *L)
+{
+    void *ud;
+    if (P->old_f != NULL && lua_getallocf(L, &ud) == prof_alloc && ud == P) {
+        lua_setallocf(L, P->old_f, P->old_ud);
+        P->old_f = NULL;
+    }
+}
+
+/* ---- the state ---- */
+
+static void reset_data(Prof *P)
+{
+    size_t i;
+    for (i = 0; i < P->nth; i++)
+        free(P->th[i].f);
+    for (i = 0; i < P->nfn; i++)
+        free(P->fns[i].lines);
+    free(P->th);
+    free(P->fns);
+    free(P->edges);
+    map_free(&P->thmap);
+    map_free(&P->fnmap);
+    map_free(&P->edmap);
+    P->th = NULL;
+    P->fns = NULL;
+    P->edges = NULL;
+    P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
+    P->cur = -1;
+    memset(&P->G, 0, sizeof P->G);
+}
+
+static int state_gc(lua_State *L)
+{
+    Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
+    restore_alloc(P, L);
+    P->running = 0;
+    reset_data(P);
+    return 0;
+}
+
+static Prof *state(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    if (P != NULL)
+        return P;
+    P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
+    memset(P, 0, sizeof *P);
+    P->cur = -1;
+    P->hc_off = -1;
+    P->proto_off = -1;
+    if (luaL_newmetatable(L, PROF_STATE)) {
+        lua_pushcfunction(L, state_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    return P;
+}
+
+/* Pushes the initial shadow stack: the frames from `level` down to the
+ * bottom of the thread, as callers of one another. */
+static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
+{
+    int n = 0, i;
+    lua_Debug ar;
+    while (lua_getstack(L, level + n, &ar))
+        n++;
+    for (i = n - 1; i >= 0; i--) {
+        int32_t fn, caller = top(T)->fn;
+        lua_getstack(L, level + i, &ar);
+        lua_getinfo(L, "l", &ar);
+        fn = resolve(P, L, &ar, 0);
+        push(P, L, T, ar.i_ci, fn, ar.currentline < 0 ? 0 : ar.currentline,
+             caller < 0 ? -1 : edge_id(P, L, caller, top(T)->line, fn));
+    }
+}
+
+static int get_flag(lua_State *L, int idx, const char *name)
+{
+    int v;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return 0;
+    lua_getfield(L, idx, name);
+    v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+/* start(L, opts index, level): level 0 starts with an empty stack. */
+static void start(lua_State *L, int opts, int level)
+{
+    Prof *P = state(L);
+    Thread *T;
+    if (P->running)
+        luaL_error(L, "the profiler is already running");
+    if (lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
+        luaL_error(L, "a debug hook is already set (debug.sethook); the "
+                      "profiler does not chain hooks: remove it first");
+    if (!P->calibrated)
+        calibrate(P, L, prof_hook);
+    reset_data(P);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_pop(L, 1);
+    P->count_hook = get_flag(L, opts, "count_hook") || P->hc_off < 0;
+    P->ev[EV_INSTR] = 1;
+    P->ev[EV_TIME] = get_flag(L, opts, "time");
+    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc");
+    P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
+    P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    T = add_thread(P, L, -1);
+    P->cur = 0;
+    if (level > 0)
+        initial_stack(P, L, T, level);
+    P->in_hook = 0;
+    P->old_f = lua_getallocf(L, &P->old_ud);
+    lua_setallocf(L, prof_alloc, P);
+    lua_sethook(L, prof_hook,
+                LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE
+                    | (P->count_hook ? LUA_MASKCOUNT : 0),
+                P->count_hook ? 1 : 0);
+    T->last = P->count_hook ? 0 : read_hookcount(P, L);
+    T->counted = T->lastc = 0;
+    P->alloc = P->alloc_last = 0;
+    P->running = 1;
+    P->t_out = now_ns();
+}
+
+/* Stops: charges what ran since the last event, drops the frame of the C
+ * function stopping (level 0) when it is on the stack, closes every open
+ * frame, removes the hook. Returns 0 when the hook was replaced. */
+static int stop(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    Thread *T;
+    lua_Debug ar;
+    size_t i;
+    int ours = lua_gethook(L) == prof_hook;
+    P->in_hook = 1;
+    T = enter(P, L, now_ns(), 0);
+    if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
+        T->n--;
+    for (i = 0; i < P->nth; i++)
+        if (P->th[i].L != NULL)
+            close_all(P, &P->th[i]);
+    if (ours)
+        lua_sethook(L, NULL, 0, 0);
+    restore_alloc(P, L);
+    P->running = 0;
+    P->in_hook = 0;
+    return ours;
+}
+
+/* Pushes the collected data:
+ * { events = {...}, pid = n, info = { {func, name}, ... },
+ *   lines = { [fn] = { line, cost..., line, cost..., ... } },
+ *   edges = { caller, line, callee, count, cost..., ... } } */
+static void push_data(lua_State *L)
+{
+    static const char *const names[NEV] = {"Instr", "Time", "Alloc"};
+    Prof *P = get_prof(L);
+    lua_Integer k;
+    size_t i, j;
+    int e, nev = 0;
+    lua_createtable(L, 0, 5);
+    lua_newtable(L);
+    for (e = 0; e < NEV; e++)
+        if (P->ev[e]) {
+            lua_pushstring(L, names[e]);
+            lua_rawseti(L, -2, ++nev);
+        }
+    lua_setfield(L, -2, "events");
+    lua_pushinteger(L, (lua_Integer)getpid());
+    lua_setfield(L, -2, "pid");
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_setfield(L, -3, "info");
+    lua_pop(L, 1);
+    lua_createtable(L, (int)P->nfn, 0);
+    for (i = 0; i < P->nfn; i++) {
+        const FnCost *c = &P->fns[i];
+        lua_newtable(L);
+        k = 0;
+        for (j = 0; j < c->n; j++) {
+            const Cost *x = &c->lines[j];
+            if ((x->v[0] | x->v[1] | x->v[2]) == 0)
+                continue;
+            lua_pushinteger(L, c->lo + (lua_Integer)j);
+            lua_rawseti(L, -2, ++k);
+            for (e = 0; e < NEV; e++)
+                if (P->ev[e]) {
+                    lua_pushinteger(L, x->v[e]);
+                    lua_rawseti(L, -2, ++k);
+                }
+        }
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_setfield(L, -2, "lines");
+    lua_newtable(L);
+    k = 0;
+    for (i = 0; i < P->ned; i++) {
+        const Edge *x = &P->edges[i];
+        if (x->count == 0)
+            continue;           /* a call still open nowhere: cannot be */
+        lua_pushinteger(L, x->caller + 1);
+        lua_rawseti(L, -2, ++k);
+        lua_pushinteger(L, x->line);
+        lua_rawseti(L, -2, ++k);
+        lua_pushinteger(L, x->callee + 1);
+        lua_rawseti(L, -2, ++k);
+        lua_pushinteger(L, x->count);
+        lua_rawseti(L, -2, ++k);
+        for (e = 0; e < NEV; e++)
+            if (P->ev[e]) {
+                lua_pushinteger(L, x->incl.v[e]);
+                lua_rawseti(L, -2, ++k);
+            }
+    }
+    lua_setfield(L, -2, "edges");
+}
+
+static void drop_data(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    reset_data(P);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_pop(L, 1);
+}
+
+/* ---- the module's functions ---- */
+
+/* prof_start(opts, level) */
+static int l_start(lua_State *L)
+{
+    int level = (int)luaL_optinteger(L, 2, 0);
+    start(L, 1, level);
+    return 0;
+}
+
+/* Also creates the collector's state: until_exit needs it older than the
+ * object that writes at exit (finalizers run newest first). */
+static int l_running(lua_State *L)
+{
+    lua_pushboolean(L, state(L)->running);
+    return 1;
+}
+
+/* How instructions are counted, once calibrated (nil before the first
+ * start): "counter" (read from lua_State) or "count hook"; and whether
+ * function keys are read from the CallInfo. For the specs. */
+static int l_mode(lua_State *L)
+{
+    Prof *P = state(L);
+    if (!P->calibrated)
+        return 0;
+    lua_pushstring(L, P->hc_off >= 0 ? "counter" : "count hook");
+    lua_pushboolean(L, P->ci_ok);
+    return 2;
+}
+
+/* The closure prof_stopper(builder) makes: (...) -> builder(data, ...),
+ * data nil when the profiler was not running. */
+static int l_stop(lua_State *L)
+{
+    Prof *P = get_prof(L);
+    int n = lua_gettop(L);
+    if (P != NULL && P->running) {
+        if (!stop(L)) {
+            drop_data(L);
+            return luaL_error(L, "the profiler's hook was replaced while "
+                                 "profiling (debug.sethook): no profile");
+        }
+        push_data(L);
+        drop_data(L);
+    } else {
+        lua_pushnil(L);
+    }
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_insert(L, 2);
+    lua_call(L, n + 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
+static int l_stopper(lua_State *L)
+{
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 1);
+    lua_pushcclosure(L, l_stop, 1);
+    return 1;
+}
+
+/* prof_run(fn, opts) -> data, fn's results; an error in fn stops the
+ * profiler and is raised again. */
+static int l_run(lua_State *L)
+{
+    int base, status;
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    lua_settop(L, 2);
+    start(L, 2, 0);
+    base = lua_gettop(L);
+    lua_pushvalue(L, 1);
+    status = lua_pcall(L, 0, LUA_MULTRET, 0);
+    if (!stop(L)) {
+        drop_data(L);
+        return luaL_error(L, "the profiler's hook was replaced while "
+                             "profiling (debug.sethook): no profile");
+    }
+    if (status != LUA_OK) {
+        drop_data(L);
+        return lua_error(L);
+    }
+    push_data(L);
+    drop_data(L);
+    lua_insert(L, base + 1);
+    return lua_gettop(L) - base;
+}
+
+void cg_prof_register(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {
+        {"prof_start", l_start},
+        {"prof_stopper", l_stopper},
+        {"prof_run", l_run},
+        {"prof_running", l_running},
+        {"prof_mode", l_mode},
+        {NULL, NULL}
+    };
+    luaL_setfuncs(L, funcs, 0);
+}

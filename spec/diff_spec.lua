@@ -2,21 +2,10 @@
 -- same program built under /ci/b, where parse got slower, helper went away
 -- and fresh is new. Every number below is worked by hand from the texts.
 local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
 
-local OLD = table.concat({
-  "events: Ir Dr",
-  "ob=/home/a/build/prog", "fl=/home/a/src/main.c",
-  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 100 20",
-  "fn=parse", "5 100 20",
-  "fl=/home/a/src/util.c", "fn=helper", "1 7 0", "",
-}, "\n")
-local NEW = table.concat({
-  "events: Ir Dr",
-  "ob=/ci/b/build/prog", "fl=/ci/b/src/main.c",
-  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 130 21",
-  "fn=parse", "5 130 21",
-  "fn=fresh", "6 4 0", "",
-}, "\n")
+local OLD = H.read_file("spec/fixtures/moved-old.callgrind")
+local NEW = H.read_file("spec/fixtures/moved-new.callgrind")
 
 local old = assert(callgrind.parse(OLD, "old"))
 local new = assert(callgrind.parse(NEW, "new"))

@@ -4,13 +4,7 @@
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
 
-local OLD = table.concat({
-  "events: Ir Dr",
-  "ob=/home/a/build/prog", "fl=/home/a/src/main.c",
-  "fn=main", "1 10 2", "cfn=parse", "calls=1 5", "2 100 20",
-  "fn=parse", "5 100 20",
-  "fl=/home/a/src/util.c", "fn=helper", "1 7 0", "",
-}, "\n")
+local OLD = H.read_file("spec/fixtures/moved-old.callgrind")
 local NEW = OLD:gsub("2 100 20", "2 130 21"):gsub("5 100 20", "5 130 21")
 
 local old = assert(callgrind.parse(OLD, "old"))

@@ -44,7 +44,8 @@ build() {
   mkdir -p "$OUT/obj" || die "cannot create $OUT/obj"
   core=""
   lua_objs=""
-  # the core: instrumented for coverage, no libFuzzer main
+  # the core: instrumented for coverage, no libFuzzer main; the binding
+  # and the Lua profiler's hook (both need Lua) only in fuzz_lua
   for src in csrc/*.c; do
     obj="$OUT/obj/$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ -n "$(find csrc -newer "$obj" | head -n 1)" ]; then
@@ -53,7 +54,7 @@ build() {
         -fno-sanitize-recover=undefined -c "$src" -o "$obj" || return 1
     fi
     case "$src" in
-      */cg_lua.c) lua_objs="$obj" ;;
+      */cg_lua.c|*/cg_prof.c) lua_objs="$lua_objs $obj" ;;
       *) core="$core $obj" ;;
     esac
   done

@@ -158,32 +158,34 @@ void cg_source_release(void *src)
 
 /* ---- the files one valgrind run wrote ---- */
 
+/* Reads the number after the separator sep at *p (sep, then digits, at
+ * most 2^32 - 1) into *out and moves *p past it; 1 when there is none
+ * (nothing read), 0 when sep is there but no number fits. */
+static int run_number(const char **p, char sep, uint64_t *out)
+{
+    const char *s = *p;
+    uint64_t v;
+    if (*s != sep)
+        return 1;
+    s++;
+    if (*s < '0' || *s > '9')
+        return 0;
+    for (v = 0; *s >= '0' && *s <= '9'; s++)
+        if ((v = v * 10 + (uint64_t)(*s - '0')) > 0xffffffffu)
+            return 0;
+    *out = v;
+    *p = s;
+    return 1;
+}
+
 /* NAME[.DUMP][-THREAD] after the base name: *dump is 0 for none (the last
  * dump, sorted after the numbered ones), *thread 0 for none. 0 when rest
  * is not of that form. */
 static int run_suffix(const char *rest, uint64_t *dump, uint64_t *thread)
 {
-    uint64_t v;
     *dump = *thread = 0;
-    if (*rest == '.') {
-        rest++;
-        if (*rest < '0' || *rest > '9')
-            return 0;
-        for (v = 0; *rest >= '0' && *rest <= '9'; rest++)
-            if ((v = v * 10 + (uint64_t)(*rest - '0')) > 0xffffffffu)
-                return 0;
-        *dump = v;
-    }
-    if (*rest == '-') {
-        rest++;
-        if (*rest < '0' || *rest > '9')
-            return 0;
-        for (v = 0; *rest >= '0' && *rest <= '9'; rest++)
-            if ((v = v * 10 + (uint64_t)(*rest - '0')) > 0xffffffffu)
-                return 0;
-        *thread = v;
-    }
-    return *rest == 0;
+    return run_number(&rest, '.', dump) && run_number(&rest, '-', thread) &&
+           *rest == 0;
 }
 
 /* Does the file at path have an events: line in its first 64 KiB? (The

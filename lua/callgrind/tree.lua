@@ -49,7 +49,9 @@ end
 -- Expands node (its path: the functions above it and itself) to depth.
 local function expand(node, path, t)
   if node.level >= t.depth then
-    node.cut = #neighbours(node.fn, t.direction, t.ev) > 0
+    -- does the walk stop here? one call (or caller) says so
+    local iter = t.direction == "callees" and node.fn:calls() or node.fn:callers()
+    node.cut = iter() ~= nil
     return
   end
   for _, row in ipairs(neighbours(node.fn, t.direction, t.ev)) do

@@ -21,21 +21,13 @@ M.Tree = Tree
 
 local function min(a, b) return a < b and a or b end
 
--- The node's neighbours, one row per function: { fn, count, cost }.
+-- The node's neighbours, one row per function: { fn, count, cost }, from
+-- the same aggregation as fn:callee_functions() / fn:caller_functions().
 local function neighbours(fn, direction, ev)
-  local rows, by = {}, {}
-  local iter, side
-  if direction == "callees" then iter, side = fn:calls(), "callee" else iter, side = fn:callers(), "caller" end
-  for call in iter do
-    local other = call[side]
-    local row = by[other]
-    if not row then
-      row = { fn = other, count = 0, cost = 0 }
-      by[other] = row
-      rows[#rows + 1] = row
-    end
-    row.count = row.count + call.count
-    row.cost = row.cost + call:cost(ev)
+  local edges = direction == "callees" and fn:callee_functions() or fn:caller_functions()
+  local rows = {}
+  for i, row in ipairs(edges.rows) do
+    rows[i] = { fn = row.fn, count = row.count, cost = edges:cost(i, ev) }
   end
   return rows
 end

@@ -44,6 +44,7 @@ typedef struct Loader {
     int call_pending;
     uint64_t call_line;
     CgCall call;
+    CgCallSite site;
     int skip_cost;               /* lenient: drop the cost line of a bad
                                     calls=/jump= line */
     uint64_t skip_line;
@@ -931,10 +932,10 @@ static int cost_record(Loader *L, const uint64_t *pos, int ncost,
         int top = 0;
         for (k = 0; k < pt->npos; k++) {
             if (pt->poskind[k] == CG_POS_INSTR) {
-                c->addr = pos[k];
+                L->site.addr = pos[k];
                 c->flags |= CG_HAS_ADDR;
             } else if (pt->poskind[k] == CG_POS_LINE) {
-                c->line = pos[k];
+                L->site.line = pos[k];
                 c->flags |= CG_HAS_LINE;
             }
         }
@@ -947,11 +948,8 @@ static int cost_record(Loader *L, const uint64_t *pos, int ncost,
             L->row[j] = 0;
         for (j = 0; j < ncost; j++)
             L->row[pt->evmap[j]] = L->cost[j];
-        if (P->ncalls >= 0xffffffffu ||
-            CG_GROW(P->calls, P->calls_cap, P->ncalls + 1) != 0 ||
-            cg_model_add_call_costs(P, L->row, (size_t)top, &c->costs) != 0)
+        if (cg_model_add_call(P, c, &L->site, L->row, (size_t)top) != 0)
             return nomem(L);
-        P->calls[P->ncalls++] = *c;
         L->call_pending = 0;
     } else {
         int64_t *self;
@@ -1010,7 +1008,7 @@ static int scan_target(Loader *L, const char *s, const char *e,
 static int calls_line(Loader *L, const char *s, const char *e)
 {
     CgCall c;
-    uint64_t count;
+    CgCallSite site;
     uint32_t flags = 0;
     int why = 0, rc;
     const char *q;
@@ -1022,10 +1020,11 @@ static int calls_line(Loader *L, const char *s, const char *e)
     if (cfn < 0)
         return fail(L, "calls= without a cfn= line before it");
     s = cg_skip_blanks(s, e);
-    if (!(q = cg_scan_u64(s, e, &count, &why)))
+    memset(&site, 0, sizeof site);
+    if (!(q = cg_scan_u64(s, e, &site.count, &why)))
         return lex_fail(L, why, s, e, "the call count");
     memset(&c, 0, sizeof c);
-    if ((rc = scan_target(L, q, e, &c.taddr, &c.tline, &flags)) != 0)
+    if ((rc = scan_target(L, q, e, &site.taddr, &site.tline, &flags)) != 0)
         return rc;
     c.flags = flags & 15u;
     L->skip_cost = 0;
@@ -1036,10 +1035,10 @@ static int calls_line(Loader *L, const char *s, const char *e)
     if (rc || (rc = open_block(L)) != 0)
         return rc;
     c.caller = L->func;
-    c.count = count;
     c.file = L->lfile;
     c.part = (uint32_t)L->part;
     L->call = c;
+    L->site = site;
     L->call_pending = 1;
     L->call_line = L->lineno;
     L->fi_pending = 0;
@@ -1501,6 +1500,8 @@ static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
         rc = end_part(L);
     if (!rc && cg_model_name_orphans(P, L->name) != CG_OK)
         rc = nomem(L);
+    for (i = 0; i < CG_NKINDS; i++)
+        cg_names_free_ids(&P->names[i]);    /* ids are per file */
     if (!rc)
         rc = cg_model_finish(P, err);
     if (!rc && opts->progress && opts->progress(opts->ud, P->len, P->len))

@@ -1658,7 +1658,9 @@ static int call_fields(lua_State *L)
     CgProfile *P;
     const CgCall *c = check_call(L, 1, &P);
     const char *k = lua_tostring(L, 2);
+    CgCallSite site;
     int pidx;
+    cg_call_site(P, c, &site);
     lua_getiuservalue(L, 1, 1);
     pidx = lua_gettop(L);
     if (!strcmp(k, "caller"))
@@ -1666,17 +1668,17 @@ static int call_fields(lua_State *L)
     else if (!strcmp(k, "callee"))
         push_func(L, pidx, c->callee);
     else if (!strcmp(k, "count"))
-        lua_pushinteger(L, (lua_Integer)c->count);
+        lua_pushinteger(L, (lua_Integer)site.count);
     else if (!strcmp(k, "file"))
         push_name(L, P, CG_FILE, c->file);
     else if (!strcmp(k, "line"))
-        push_pos(L, c->flags, CG_HAS_LINE, c->line);
+        push_pos(L, c->flags, CG_HAS_LINE, site.line);
     else if (!strcmp(k, "addr"))
-        push_pos(L, c->flags, CG_HAS_ADDR, c->addr);
+        push_pos(L, c->flags, CG_HAS_ADDR, site.addr);
     else if (!strcmp(k, "target_line"))
-        push_pos(L, c->flags, CG_HAS_TLINE, c->tline);
+        push_pos(L, c->flags, CG_HAS_TLINE, site.tline);
     else if (!strcmp(k, "target_addr"))
-        push_pos(L, c->flags, CG_HAS_TADDR, c->taddr);
+        push_pos(L, c->flags, CG_HAS_TADDR, site.taddr);
     else if (!strcmp(k, "part"))
         push_part(L, pidx, c->part);
     else if (!strcmp(k, "index"))
@@ -1712,6 +1714,7 @@ static int call_tostring(lua_State *L)
 {
     CgProfile *P;
     const CgCall *c;
+    CgCallSite site;
     luaL_checkudata(L, 1, CALL);
     if (closed_tostring(L, 1, CALL))
         return 1;
@@ -1724,11 +1727,12 @@ static int call_tostring(lua_State *L)
     luaL_addstring(&b, " -> ");
     push_name(L, P, CG_FN, P->funcs[c->callee].name);
     luaL_addvalue(&b);
-    lua_pushfstring(L, " (%I call%s at ", (lua_Integer)c->count,
-                    c->count == 1 ? "" : "s");
+    cg_call_site(P, c, &site);
+    lua_pushfstring(L, " (%I call%s at ", (lua_Integer)site.count,
+                    site.count == 1 ? "" : "s");
     luaL_addvalue(&b);
-    add_where(L, &b, P, c->file, c->flags, CG_HAS_ADDR, CG_HAS_LINE, c->addr,
-              c->line);
+    add_where(L, &b, P, c->file, c->flags, CG_HAS_ADDR, CG_HAS_LINE,
+              site.addr, site.line);
     if (P->nev) {
         luaL_addstring(&b, "; ");
         luaL_addlstring(&b, P->events[0].ptr, P->events[0].len);

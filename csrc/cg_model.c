@@ -101,33 +101,49 @@ int cg_model_reserve_self(CgProfile *P, size_t n)
     return reserve_rows(&P->self, &P->self_cap, n, P->stride);
 }
 
-/* Call costs: a varint count, then that many zigzag varints. Call costs
- * are few next to cost lines but wide (one per event): most are small or
- * zero, so this takes a byte or two per event where int64_t took 8. */
-int cg_model_add_call_costs(CgProfile *P, const int64_t *v, size_t n,
-                            uint64_t *off)
+static uint8_t *put_varint(uint8_t *w, uint64_t u)
+{
+    while (u >= 0x80) {
+        *w++ = (uint8_t)(u | 0x80);
+        u >>= 7;
+    }
+    *w++ = (uint8_t)u;
+    return w;
+}
+
+/* A call's numbers as varints: count, the positions its flags name, the
+ * number of costs, then the costs zigzagged. Call costs are few next to
+ * cost lines but wide (one per event): most are small or zero, so this
+ * takes a byte or two per number where a struct field took 8. */
+int cg_model_add_call(CgProfile *P, const CgCall *c, const CgCallSite *site,
+                      const int64_t *v, size_t n)
 {
     uint8_t *w;
     size_t i;
     while (n && !v[n - 1])
         n--;                     /* trailing zeros: implied */
-    /* at most 10 bytes per value, 10 for the count */
-    if (n > (((size_t)-1) - P->call_bytes_len) / 10 - 1 ||
+    /* at most 10 bytes per value: 5 numbers, the cost count, the costs */
+    if (P->ncalls >= 0xffffffffu ||
+        n > (((size_t)-1) - P->call_bytes_len) / 10 - 6 ||
+        CG_GROW(P->calls, P->calls_cap, P->ncalls + 1) != 0 ||
         CG_GROW(P->call_bytes, P->call_bytes_cap,
-                P->call_bytes_len + 10 * (n + 1)) != 0)
+                P->call_bytes_len + 10 * (n + 6)) != 0)
         return -1;
-    *off = P->call_bytes_len;
-    w = P->call_bytes + P->call_bytes_len;
-    for (i = 0; i <= n; i++) {
-        uint64_t u = i == 0 ? (uint64_t)n
-                            : ((uint64_t)v[i - 1] << 1) ^
-                              (uint64_t)-(int64_t)((uint64_t)v[i - 1] >> 63);
-        while (u >= 0x80) {
-            *w++ = (uint8_t)(u | 0x80);
-            u >>= 7;
-        }
-        *w++ = (uint8_t)u;
-    }
+    P->calls[P->ncalls] = *c;
+    P->calls[P->ncalls++].site = P->call_bytes_len;
+    w = put_varint(P->call_bytes + P->call_bytes_len, site->count);
+    if (c->flags & CG_HAS_ADDR)
+        w = put_varint(w, site->addr);
+    if (c->flags & CG_HAS_LINE)
+        w = put_varint(w, site->line);
+    if (c->flags & CG_HAS_TADDR)
+        w = put_varint(w, site->taddr);
+    if (c->flags & CG_HAS_TLINE)
+        w = put_varint(w, site->tline);
+    w = put_varint(w, (uint64_t)n);
+    for (i = 0; i < n; i++)
+        w = put_varint(w, ((uint64_t)v[i] << 1) ^
+                          (uint64_t)-(int64_t)((uint64_t)v[i] >> 63));
     P->call_bytes_len = (size_t)(w - P->call_bytes);
     return 0;
 }
@@ -146,9 +162,28 @@ static uint64_t get_varint(const uint8_t **p)
     return v;
 }
 
+/* Reads the count and positions of c; returns where its costs start. */
+static const uint8_t *read_site(const CgProfile *P, const CgCall *c,
+                                CgCallSite *out)
+{
+    const uint8_t *p = P->call_bytes + c->site;
+    out->count = get_varint(&p);
+    out->addr = c->flags & CG_HAS_ADDR ? get_varint(&p) : 0;
+    out->line = c->flags & CG_HAS_LINE ? get_varint(&p) : 0;
+    out->taddr = c->flags & CG_HAS_TADDR ? get_varint(&p) : 0;
+    out->tline = c->flags & CG_HAS_TLINE ? get_varint(&p) : 0;
+    return p;
+}
+
+void cg_call_site(const CgProfile *P, const CgCall *c, CgCallSite *out)
+{
+    read_site(P, c, out);
+}
+
 void cg_call_costs(const CgProfile *P, const CgCall *c, int64_t *out)
 {
-    const uint8_t *p = P->call_bytes + c->costs;
+    CgCallSite site;
+    const uint8_t *p = read_site(P, c, &site);
     size_t n = (size_t)get_varint(&p), i;
     for (i = 0; i < n; i++) {
         uint64_t u = get_varint(&p);
@@ -414,16 +449,19 @@ out:
     return rc;
 }
 
-/* Stable counting sort of n items by key[i] in [0, nkeys): writes the
- * order into perm and each key's range into begin/end. */
-static int group(size_t n, size_t nkeys, const int32_t *key, uint32_t *perm,
-                 uint32_t *begin, uint32_t *end)
+/* Stable counting sort of n rows by their int32_t key in [0, nkeys): the
+ * key of row i is at (char *)key + i * stride. Writes the order into perm
+ * and each key's range into begin/end. */
+static void group(size_t n, size_t nkeys, const int32_t *key, size_t stride,
+                  uint32_t *perm, uint32_t *begin, uint32_t *end)
 {
+    const char *k0 = (const char *)key;
     size_t i;
+#define KEY(i) (*(const int32_t *)(const void *)(k0 + (i) * stride))
     for (i = 0; i < nkeys; i++)
         begin[i] = 0;
     for (i = 0; i < n; i++)
-        begin[key[i]]++;
+        begin[KEY(i)]++;
     {
         uint32_t sum = 0;
         for (i = 0; i < nkeys; i++) {
@@ -434,8 +472,8 @@ static int group(size_t n, size_t nkeys, const int32_t *key, uint32_t *perm,
         }
     }
     for (i = 0; i < n; i++)
-        perm[end[key[i]]++] = (uint32_t)i;
-    return 0;
+        perm[end[KEY(i)]++] = (uint32_t)i;
+#undef KEY
 }
 
 /* Puts rows of `size` bytes in the order perm gives (row i becomes row
@@ -482,23 +520,20 @@ static void *shrink(void *p, size_t n, size_t size, size_t *cap)
 static int group_all(CgProfile *P)
 {
     size_t nf = P->nfuncs, i, big = P->nblocks;
-    int32_t *key;
     uint32_t *perm, *b, *e;
     void *tmp;
     if (P->ncalls > big)
         big = P->ncalls;
-    key = malloc((big ? big : 1) * sizeof *key);
     perm = malloc((big ? big : 1) * sizeof *perm);
     b = malloc((nf ? nf : 1) * sizeof *b);
     e = malloc((nf ? nf : 1) * sizeof *e);
     tmp = malloc(sizeof(CgCall) + sizeof(CgBlock));
-    if (!key || !perm || !b || !e || !tmp)
-        goto oom;
+    P->callers = malloc((P->ncalls ? P->ncalls : 1) * sizeof *P->callers);
+    if (!perm || !b || !e || !tmp || !P->callers)
+        goto out;
 
     /* blocks by function */
-    for (i = 0; i < P->nblocks; i++)
-        key[i] = P->blocks[i].func;
-    group(P->nblocks, nf, key, perm, b, e);
+    group(P->nblocks, nf, &P->blocks->func, sizeof *P->blocks, perm, b, e);
     permute(P->blocks, P->nblocks, sizeof *P->blocks, perm, tmp);
     P->blocks = shrink(P->blocks, P->nblocks, sizeof *P->blocks,
                        &P->blocks_cap);
@@ -507,10 +542,8 @@ static int group_all(CgProfile *P)
         P->funcs[i].blocks_end = e[i];
     }
 
-    /* calls by caller, in place (their costs stay where they are) */
-    for (i = 0; i < P->ncalls; i++)
-        key[i] = P->calls[i].caller;
-    group(P->ncalls, nf, key, perm, b, e);
+    /* calls by caller, in place (their numbers stay where they are) */
+    group(P->ncalls, nf, &P->calls->caller, sizeof *P->calls, perm, b, e);
     permute(P->calls, P->ncalls, sizeof *P->calls, perm, tmp);
     P->calls = shrink(P->calls, P->ncalls, sizeof *P->calls, &P->calls_cap);
     P->call_bytes = shrink(P->call_bytes, P->call_bytes_len, 1,
@@ -523,24 +556,18 @@ static int group_all(CgProfile *P)
     }
 
     /* an index of calls by callee */
-    for (i = 0; i < P->ncalls; i++)
-        key[i] = P->calls[i].callee;
-    P->callers = malloc((P->ncalls ? P->ncalls : 1) * sizeof *P->callers);
-    if (!P->callers)
-        goto oom;
-    group(P->ncalls, nf, key, P->callers, b, e);
+    group(P->ncalls, nf, &P->calls->callee, sizeof *P->calls, P->callers, b,
+          e);
     for (i = 0; i < nf; i++) {
         P->funcs[i].callers_begin = b[i];
         P->funcs[i].callers_end = e[i];
     }
-    free(key);
     free(perm);
     free(b);
     free(e);
     free(tmp);
     return 0;
-oom:
-    free(key);
+out:
     free(perm);
     free(b);
     free(e);
@@ -604,7 +631,7 @@ size_t cg_profile_bytes(const CgProfile *P)
     for (k = 0; k < CG_NKINDS; k++)
         n += P->names[k].cap * sizeof(CgStr) +
              P->names[k].hcap * sizeof(uint32_t) +
-             P->names[k].nids * sizeof(int32_t) +
+             P->names[k].nids * sizeof(uint64_t) +
              P->names[k].alias_cap * sizeof(int32_t) +
              P->names[k].stand_id_cap * sizeof(uint32_t) +
              P->names[k].set_cap * sizeof(uint32_t);

@@ -12,10 +12,11 @@ CG_HIDDEN int cg_model_add_text(CgProfile *P, const char *buf, size_t len,
                                 void *src, const char *name);
 /* Room for n functions' cost vectors; -1 out of memory. */
 CG_HIDDEN int cg_model_reserve_self(CgProfile *P, size_t n);
-/* Stores a call's costs v[0..n) (profile event order); *off receives
- * where (CgCall.costs); -1 out of memory. */
-CG_HIDDEN int cg_model_add_call_costs(CgProfile *P, const int64_t *v,
-                                      size_t n, uint64_t *off);
+/* Appends call c with its numbers and costs v[0..n) (profile event
+ * order); c->site is set here; -1 out of memory. */
+CG_HIDDEN int cg_model_add_call(CgProfile *P, const CgCall *c,
+                                const CgCallSite *site, const int64_t *v,
+                                size_t n);
 /* Appends a base event, widening every cost vector; -1 out of memory. */
 CG_HIDDEN int cg_model_add_event(CgProfile *P, const char *s, size_t len);
 /* At the end of a file: ids it used and never defined keep the name "(N)",

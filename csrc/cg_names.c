@@ -80,7 +80,9 @@ int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
         return i;
     if (t->n >= 0x7ffffffe)
         return -1;
-    if ((t->n + 1) * 2 > t->hcap &&
+    /* at most 3/4 full: linear probing stays short, and the table of a
+     * big profile's 17,000 functions takes 128 KiB, not 256 */
+    if ((t->n + 1) * 4 > t->hcap * 3 &&
         names_rehash(t, t->hcap ? t->hcap * 2 : 64) != 0)
         return -1;
     if (CG_GROW(t->str, t->cap, t->n + 1) != 0)
@@ -94,42 +96,79 @@ int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
     return (int32_t)t->n++;
 }
 
+static size_t id_slot(const CgNames *t, uint64_t id)
+{
+    size_t j = (size_t)((id * 0x9E3779B97F4A7C15ULL) >> 32) & (t->nids - 1);
+    while (t->ids[j] && t->ids[j] >> 32 != id)
+        j = (j + 1) & (t->nids - 1);
+    return j;
+}
+
+/* Doubles the id table (every slot in it was set since the last reset:
+ * the set list is rebuilt). */
+static int grow_ids(CgNames *t)
+{
+    size_t ncap = t->nids ? t->nids * 2 : 64, i, k = 0;
+    uint64_t *old = t->ids;
+    size_t ocap = t->nids;
+    uint64_t *p = calloc(ncap, sizeof *p);
+    if (!p || CG_GROW(t->set, t->set_cap, ncap / 2) != 0) {
+        free(p);
+        return -1;
+    }
+    t->ids = p;
+    t->nids = ncap;
+    for (i = 0; i < ocap; i++) {
+        if (old[i]) {
+            size_t j = id_slot(t, old[i] >> 32);
+            p[j] = old[i];
+            t->set[k++] = (uint32_t)j;
+        }
+    }
+    t->nset = k;
+    free(old);
+    return 0;
+}
+
 int cg_names_set_id(CgNames *t, uint64_t id, int32_t index, int32_t *old)
 {
-    if (id >= t->nids) {
-        size_t ncap = t->nids ? t->nids : 64, k;
-        int32_t *p;
-        while (ncap <= id)
-            ncap *= 2;
-        p = realloc(t->ids, ncap * sizeof *p);
-        if (!p)
-            return -1;
-        for (k = t->nids; k < ncap; k++)
-            p[k] = -1;
-        t->ids = p;
-        t->nids = ncap;
-    }
-    if (t->ids[id] < 0 && CG_GROW(t->set, t->set_cap, t->nset + 1) != 0)
+    size_t j;
+    /* id <= CG_MAX_ID: it fits the upper half of a slot */
+    if ((t->nset + 1) * 2 > t->nids && grow_ids(t) != 0)
         return -1;
-    *old = t->ids[id];
-    t->ids[id] = index;
-    if (*old < 0)
-        t->set[t->nset++] = (uint32_t)id;    /* id <= CG_MAX_ID */
+    j = id_slot(t, id);
+    *old = t->ids[j] ? (int32_t)(uint32_t)t->ids[j] - 1 : -1;
+    if (!t->ids[j])
+        t->set[t->nset++] = (uint32_t)j;
+    t->ids[j] = id << 32 | ((uint64_t)(uint32_t)index + 1);
     return 0;
 }
 
 int32_t cg_names_get_id(const CgNames *t, uint64_t id)
 {
-    return id < t->nids ? t->ids[id] : -1;
+    size_t j;
+    if (!t->nids || id > 0xffffffffu)
+        return -1;
+    j = id_slot(t, id);
+    return t->ids[j] ? (int32_t)(uint32_t)t->ids[j] - 1 : -1;
+}
+
+void cg_names_free_ids(CgNames *t)
+{
+    free(t->ids);
+    free(t->set);
+    t->ids = NULL;
+    t->set = NULL;
+    t->nids = t->nset = t->set_cap = 0;
 }
 
 void cg_names_reset_ids(CgNames *t)
 {
     size_t k;
-    /* Only the ids set since the last reset: a table grown to id 16777215
-     * must not be cleared whole at each of thousands of separators. */
+    /* Only the slots set since the last reset: a table grown large must
+     * not be cleared whole at each of thousands of separators. */
     for (k = 0; k < t->nset; k++)
-        t->ids[t->set[k]] = -1;
+        t->ids[t->set[k]] = 0;
     t->nset = 0;
 }
 
@@ -198,7 +237,7 @@ int cg_ftab_add(CgFuncTab *t, const void *keys, size_t stride, CgFuncKey key,
                 uint32_t index)
 {
     size_t j;
-    if ((t->n + 1) * 2 > t->cap) {
+    if ((t->n + 1) * 4 > t->cap * 3) {      /* as names_rehash */
         size_t ncap = t->cap ? t->cap * 2 : 256, i;
         uint32_t *s = calloc(ncap, sizeof *s);
         if (!s)

@@ -11,16 +11,21 @@ typedef struct CgNames {
     size_t n, cap;
     uint32_t *hash;              /* open addressing, index + 1, 0 = empty */
     size_t hcap;                 /* power of two */
-    int32_t *ids;                /* id -> name index, -1 = undefined */
-    size_t nids;
+    uint64_t *ids;               /* id -> name index, open addressing:
+                                    id << 32 | (index + 1), 0 = empty (ids
+                                    are sparse: callgrind numbers them
+                                    across kinds, up to 400,000 for 17,000
+                                    names) */
+    size_t nids;                 /* slots, a power of two */
     int32_t *alias;              /* stand-in -> real name index (or -1);
                                     NULL while there is no stand-in */
     size_t alias_cap;
     uint32_t *stand_id;          /* stand-in -> its id: the id table
                                     forgets it at a separator */
     size_t stand_id_cap;
-    uint32_t *set;               /* ids set since the last reset: a reset
-                                    clears those, not the whole table */
+    uint32_t *set;               /* slots filled since the last reset: a
+                                    reset clears those, not the whole
+                                    table */
     size_t nset, set_cap;
 } CgNames;
 
@@ -36,6 +41,8 @@ CG_HIDDEN int cg_names_set_id(CgNames *t, uint64_t id, int32_t index,
 /* -1 when undefined. */
 CG_HIDDEN int32_t cg_names_get_id(const CgNames *t, uint64_t id);
 CG_HIDDEN void cg_names_reset_ids(CgNames *t);
+/* Frees the id table (at the end of the last file: ids are per file). */
+CG_HIDDEN void cg_names_free_ids(CgNames *t);
 /* Adds a stand-in for an id used before its definition (old callgrind
  * writes those): a name with ptr NULL and len = the first line that used
  * it, not hashed. Returns its index or -1 out of memory. */

@@ -65,16 +65,24 @@ enum {
 /* Parts a call can name (CgCall.part has 28 bits). */
 #define CG_MAX_PARTS 0x0fffffff
 
+/* A call. Its count, call site, target and inclusive costs are varints in
+ * CgProfile.call_bytes at `site` (cg_call_site, cg_call_costs): calls are
+ * the largest part of the model, and most of those numbers take a byte or
+ * two. */
 typedef struct CgCall {
     int32_t caller, callee;
     int32_t file;                /* source file of the call site, or -1 */
     unsigned part : 28;
     unsigned flags : 4;
-    uint64_t count;
-    uint64_t costs;              /* offset of its costs in call_bytes */
-    uint64_t addr, line;         /* call site */
-    uint64_t taddr, tline;       /* target position as written */
+    uint64_t site;               /* offset of its numbers in call_bytes */
 } CgCall;
+
+/* A call's numbers as written. */
+typedef struct CgCallSite {
+    uint64_t count;
+    uint64_t addr, line;         /* call site (flags CG_HAS_ADDR/LINE) */
+    uint64_t taddr, tline;       /* target as written (CG_HAS_TADDR/TLINE) */
+} CgCallSite;
 
 /* A run of a function's cost lines, jumps and calls in the file. */
 typedef struct CgBlock {
@@ -145,9 +153,10 @@ typedef struct CgProfile {
 
     CgCall *calls;
     size_t ncalls, calls_cap;
-    uint8_t *call_bytes;         /* the calls' inclusive costs, each a
-                                    varint count then zigzag varints in
-                                    profile event order (cg_call_costs) */
+    uint8_t *call_bytes;         /* per call: varints count, the positions
+                                    its flags name, the number of costs,
+                                    then zigzag costs in profile event
+                                    order (cg_call_site, cg_call_costs) */
     size_t call_bytes_len, call_bytes_cap;
     uint32_t *callers;           /* call indices grouped by callee */
 
@@ -212,6 +221,9 @@ CG_HIDDEN void cg_profile_free(CgProfile *P);
 /* Bytes the model holds besides the loaded text. */
 CG_HIDDEN size_t cg_profile_bytes(const CgProfile *P);
 
+/* The count and positions of call c. */
+CG_HIDDEN void cg_call_site(const CgProfile *P, const CgCall *c,
+                            CgCallSite *out);
 /* The inclusive costs of call c into out (stride values). */
 CG_HIDDEN void cg_call_costs(const CgProfile *P, const CgCall *c,
                              int64_t *out);

@@ -20,8 +20,9 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
 CPPFLAGS += -I$(LUA_INCDIR)
 LDFLAGS ?=
-# compressed input (csrc/cg_decompress.c): zlib, libzstd, liblzma
-LIBS ?= -lz -lzstd -llzma
+# compressed input (csrc/cg_decompress.c): zlib, libzstd, liblzma; the
+# load's worker thread (csrc/cg_prescan.c): pthreads
+LIBS ?= -lz -lzstd -llzma -lpthread
 SHARED = -shared
 
 SRC = $(wildcard csrc/*.c)

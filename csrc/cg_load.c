@@ -3,6 +3,7 @@
  * state, so a line skipped in lenient mode leaves no trace. */
 #include "cg_profile.h"
 #include "cg_model.h"
+#include "cg_prescan.h"
 #include "cg_scan.h"
 #include "cg_source.h"
 
@@ -28,6 +29,7 @@ typedef struct Loader {
     const char *name;            /* its name, for messages */
     int file_events;             /* an events: line in this file */
     uint64_t before;             /* bytes of the files before this one */
+    const char *mark;            /* where progress is next reported */
 
     size_t part;                 /* index of the current part */
     int touched;                 /* any header or body line in the part */
@@ -1422,12 +1424,10 @@ static int cancelled(Loader *L)
     return CG_ECANCEL;
 }
 
-/* Reads the lines of the current file; reports progress every
+/* Reads the lines p..end of the current file; reports progress every
  * CG_PROGRESS_STEP bytes. */
-static int read_text(Loader *L)
+static int read_lines(Loader *L, const char *p, const char *end)
 {
-    const char *p = L->buf, *end = L->buf + L->len;
-    const char *mark = L->buf + CG_PROGRESS_STEP;
     int rc = CG_OK;
     while (!rc && p < end) {
         CgRec r;
@@ -1459,14 +1459,126 @@ static int read_text(Loader *L)
             rc = skip_line(L);
         p = r.next;
     progress:
-        if (p >= mark && L->opts->progress && !rc) {
+        if (p >= L->mark && L->opts->progress && !rc) {
             if (L->opts->progress(L->opts->ud,
                                   L->before + (uint64_t)(p - L->buf),
                                   L->P->len))
                 return cancelled(L);
-            mark = p + CG_PROGRESS_STEP;
+            L->mark = p + CG_PROGRESS_STEP;
         }
     }
+    return rc;
+}
+
+/* Takes a run of plain cost lines the worker summed (cg_prescan.h): what
+ * cost_record does for each of its lines, at once. Whatever the run's
+ * lines could do otherwise (another layout, a position out of range, a
+ * sum that does not fit, an error) it leaves to read_lines, before any
+ * change. */
+static int take_run(Loader *L, const CgSeg *g)
+{
+    CgProfile *P = L->P;
+    CgPart *pt = &P->parts[L->part];
+    uint64_t base[CG_MAX_POSITIONS], lineno = L->lineno;
+    const char *line = L->line;
+    int64_t *self;
+    int j, k, rc;
+    if (g->npos != pt->npos || g->nev != pt->nev || L->skip_cost ||
+        L->call_pending || L->jump_pending)
+        return read_lines(L, g->start, g->end);
+    for (k = 0; k < g->npos; k++) {
+        const CgRunPos *q = &g->pos[k];
+        if (q->absolute) {
+            base[k] = q->v;
+            continue;
+        }
+        if ((q->lo < 0 && L->base[k] < (uint64_t)-q->lo) ||
+            (q->hi > 0 && L->base[k] > UINT64_MAX - (uint64_t)q->hi))
+            return read_lines(L, g->start, g->end);
+        base[k] = L->base[k] + q->v;     /* a signed step, mod 2^64 */
+    }
+    /* the run's first line is the current one while its function and
+     * block are found, as in cost_record */
+    L->lineno++;
+    L->line = g->start;
+    if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0) {
+        if (rc == CG_ENOMEM)
+            return rc;
+        L->lineno = lineno;
+        L->line = line;
+        return read_lines(L, g->start, g->end);
+    }
+    self = P->self + (size_t)L->func * P->stride;
+    for (j = 0; j < g->ncost; j++) {
+        uint32_t ev = pt->evmap[j];
+        int64_t t;
+        /* costs >= 0: the sums grow line by line, so the last fitting
+         * means every one on the way did */
+        if (__builtin_add_overflow(pt->sum[j], g->sums[j], &L->row[j]) ||
+            (L->any_done &&
+             __builtin_add_overflow(L->done[ev], L->row[j], &t)) ||
+            __builtin_add_overflow(self[ev], g->sums[j], &L->self_row[j])) {
+            L->lineno = lineno;
+            L->line = line;
+            return read_lines(L, g->start, g->end);
+        }
+    }
+    for (j = 0; j < g->ncost; j++) {
+        pt->sum[j] = L->row[j];
+        self[pt->evmap[j]] = L->self_row[j];
+    }
+    memcpy(L->base, base, (size_t)g->npos * sizeof *base);
+    L->lineno = lineno + g->nlines;
+    P->run_lines += g->nlines;
+    L->touched = L->body = 1;
+    L->fi_pending = 0;
+    return CG_OK;
+}
+
+/* Reads the current file: alone, or with a worker thread summing runs of
+ * cost lines ahead (cg_prescan.h) in big files. */
+static int read_text(Loader *L)
+{
+    const CgLoadOpts *o = L->opts;
+    CgPrescan *s = NULL;
+    const char *start, *end;
+    size_t i, n;
+    int rc = CG_OK;
+    L->mark = L->buf + CG_PROGRESS_STEP;
+    if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
+        s = cg_prescan_start(L->buf, L->len, o->chunk);
+    if (!s)
+        return read_lines(L, L->buf, L->buf + L->len);
+    n = cg_prescan_nchunks(s);
+    cg_prescan_bounds(s, 0, &start, &end);
+    rc = read_lines(L, start, end);
+    for (i = 1; !rc && i < n; i++) {
+        const CgChunk *c = cg_prescan_wait(s, i);
+        size_t k;
+        if (!c) {
+            cg_prescan_bounds(s, i, &start, &end);
+            rc = read_lines(L, start, end);
+        }
+        for (k = 0; c && !rc && k < c->nsegs; k++) {
+            const CgSeg *g = &c->segs[k];
+            if (g->kind == CG_SEG_RUN) {
+                /* a run crossing the mark: progress where it starts, so
+                 * no more than CG_PROGRESS_STEP goes by unreported */
+                if (g->end > L->mark && o->progress) {
+                    if (o->progress(o->ud, L->before +
+                                    (uint64_t)(g->start - L->buf), L->P->len))
+                        rc = cancelled(L);
+                    L->mark = g->start + CG_PROGRESS_STEP;
+                }
+                if (!rc)
+                    rc = take_run(L, g);
+            } else {
+                rc = read_lines(L, g->start, g->end);
+            }
+        }
+        cg_prescan_done(s, i);
+    }
+    cg_prescan_stop(s);
     return rc;
 }
 

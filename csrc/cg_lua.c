@@ -713,6 +713,14 @@ static int profile_memory(lua_State *L)
     return 2;
 }
 
+/* internal.run_lines(prof): the cost lines the load took in runs summed
+ * by its second thread (the specs show that it ran). */
+static int profile_run_lines(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)check_profile(L, 1)->run_lines);
+    return 1;
+}
+
 /* ---- counting iterators over functions, calls, parts ---- */
 
 /* upvalues: profile, next index, end index */
@@ -1826,14 +1834,26 @@ static int jump_tostring(lua_State *L)
 
 /* ---- loading ---- */
 
-/* The options table at arg: lenient, and progress, a function left at
- * *progress_idx (0 when none). */
-static int check_load_options(lua_State *L, int arg, int *progress_idx)
+/* A whole number option of at least min, or its default. */
+static lua_Integer int_option(lua_State *L, int arg, const char *k,
+                              lua_Integer min)
 {
-    int options = 0;
+    int isnum;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (lua_type(L, -1) != LUA_TNUMBER || !isnum || v < min)
+        luaL_argerror(L, arg, lua_pushfstring(L, "option '%s' must be a "
+                      "whole number of at least %I", k, min));
+    return v;
+}
+
+/* The options table at arg into o: lenient, threads, chunk; and progress,
+ * a function left at *progress_idx (0 when none). */
+static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
+                               int *progress_idx)
+{
     *progress_idx = 0;
     if (lua_isnoneornil(L, arg))
-        return 0;
+        return;
     luaL_checktype(L, arg, LUA_TTABLE);
     lua_pushnil(L);
     while (lua_next(L, arg)) {
@@ -1841,10 +1861,15 @@ static int check_load_options(lua_State *L, int arg, int *progress_idx)
                                                       : NULL;
         if (k && !strcmp(k, "lenient")) {
             if (lua_toboolean(L, -1))
-                options |= CG_LENIENT;
+                o->options |= CG_LENIENT;
         } else if (k && !strcmp(k, "progress")) {
             if (!lua_isfunction(L, -1))
                 luaL_argerror(L, arg, "option 'progress' must be a function");
+        } else if (k && !strcmp(k, "threads")) {
+            o->threads = int_option(L, arg, k, 1) > 1 ? 2 : 1;
+        } else if (k && !strcmp(k, "chunk")) {
+            lua_Integer v = int_option(L, arg, k, 1);
+            o->chunk = (uint64_t)v > SIZE_MAX ? SIZE_MAX : (size_t)v;
         } else {
             lua_pushvalue(L, -2);
             luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
@@ -1856,7 +1881,6 @@ static int check_load_options(lua_State *L, int arg, int *progress_idx)
         *progress_idx = lua_gettop(L);
     else
         lua_pop(L, 1);
-    return options;
 }
 
 /* Pushes a new closed profile with its cache table. */
@@ -1935,7 +1959,7 @@ static void set_progress(lua_State *L, CgLoadOpts *o, Progress *pr, int fn)
 /* callgrind.load(path or { path, ... } [, opts]) */
 static int l_load(lua_State *L)
 {
-    int options, fn, rc;
+    int fn, rc;
     size_t n, i;
     const char **paths;
     LProfile *lp;
@@ -1950,7 +1974,8 @@ static int l_load(lua_State *L)
         luaL_checkstring(L, 1);
         n = 1;
     }
-    options = check_load_options(L, 2, &fn);
+    memset(&o, 0, sizeof o);
+    check_load_options(L, 2, &o, &fn);
     /* the array lives on the stack: an error cannot leak it; the strings
      * stay in the argument table */
     paths = (const char **)lua_newuserdatauv(L, n * sizeof *paths, 0);
@@ -1966,8 +1991,6 @@ static int l_load(lua_State *L)
         paths[0] = lua_tostring(L, 1);
     }
     lp = new_profile(L);
-    memset(&o, 0, sizeof o);
-    o.options = options;
     set_progress(L, &o, &pr, fn);
     rc = cg_load_files(&P, paths, n, &o, &err);
     if (fn && pr.raised)
@@ -2022,7 +2045,7 @@ static int l_parse(lua_State *L)
     else
         name = luaL_optstring(L, 2, name);
     memset(&o, 0, sizeof o);
-    o.options = check_load_options(L, opt_arg, &fn);
+    check_load_options(L, opt_arg, &o, &fn);
     lp = new_profile(L);
     /* the profile's storage is the string itself: keep it alive */
     lua_pushvalue(L, 1);
@@ -2065,6 +2088,7 @@ static const luaL_Reg internal_funcs[] = {
     {"annotate", profile_annotate},
     {"ab", func_ab},
     {"event_problem", profile_event_problem},
+    {"run_lines", profile_run_lines},
     {NULL, NULL}
 };
 

@@ -533,7 +533,8 @@ static int group_all(CgProfile *P)
         goto out;
 
     /* blocks by function */
-    group(P->nblocks, nf, &P->blocks->func, sizeof *P->blocks, perm, b, e);
+    group(P->nblocks, nf, P->blocks ? &P->blocks->func : NULL,
+          sizeof *P->blocks, perm, b, e);
     permute(P->blocks, P->nblocks, sizeof *P->blocks, perm, tmp);
     P->blocks = shrink(P->blocks, P->nblocks, sizeof *P->blocks,
                        &P->blocks_cap);
@@ -543,7 +544,8 @@ static int group_all(CgProfile *P)
     }
 
     /* calls by caller, in place (their numbers stay where they are) */
-    group(P->ncalls, nf, &P->calls->caller, sizeof *P->calls, perm, b, e);
+    group(P->ncalls, nf, P->calls ? &P->calls->caller : NULL,
+          sizeof *P->calls, perm, b, e);
     permute(P->calls, P->ncalls, sizeof *P->calls, perm, tmp);
     P->calls = shrink(P->calls, P->ncalls, sizeof *P->calls, &P->calls_cap);
     P->call_bytes = shrink(P->call_bytes, P->call_bytes_len, 1,
@@ -556,8 +558,8 @@ static int group_all(CgProfile *P)
     }
 
     /* an index of calls by callee */
-    group(P->ncalls, nf, &P->calls->callee, sizeof *P->calls, P->callers, b,
-          e);
+    group(P->ncalls, nf, P->calls ? &P->calls->callee : NULL,
+          sizeof *P->calls, P->callers, b, e);
     for (i = 0; i < nf; i++) {
         P->funcs[i].callers_begin = b[i];
         P->funcs[i].callers_end = e[i];

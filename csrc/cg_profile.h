@@ -174,6 +174,9 @@ typedef struct CgProfile {
     size_t nwarnings, warnings_cap;
     uint64_t warnings_dropped[CG_NWKINDS];   /* past CG_MAX_WARNINGS */
 
+    uint64_t run_lines;          /* cost lines the loader took in runs
+                                    its second thread summed
+                                    (cg_prescan.h) */
     void *graph;                 /* CgGraph, built on first use */
 
     char **arena;                /* chunks holding made-up names */
@@ -193,6 +196,11 @@ typedef struct CgLoadOpts {
     int options;                 /* CG_LENIENT */
     CgProgress progress;         /* NULL: none */
     void *ud;
+    int threads;                 /* 1: one thread; 0 or more: a second
+                                    one scans ahead (cg_prescan.h) in
+                                    texts of CG_PRESCAN_MIN bytes or more */
+    size_t chunk;                /* 0: CG_CHUNK; else the worker's chunk
+                                    size, used from two chunks on (tests) */
 } CgLoadOpts;
 
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged

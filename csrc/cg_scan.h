@@ -157,56 +157,63 @@ static inline int cg_fast_end(const char *p, const char *end)
     return p == end || *p == ' ' || *p == '\t' || *p == '\n';
 }
 
-/* The fast path of cg_scan_costs, for the common cost line: p starts it
- * (no blank before), and it ends at its '\n' (or at end), which this scan
- * finds itself: no separate search for the line end. Positions are decimal,
- * +N, -N or '*'; costs decimal, maybe negative, of at most 18 digits.
- * Returns the start of the next line, or NULL when the line has anything
- * else (hex, '\r', a long number, too many costs, a bad token, a relative
- * position out of range): the caller then scans it with cg_scan_line and
- * cg_scan_costs, which also word the error. */
-CG_INLINE const char *cg_scan_costs_fast(const char *p, const char *end,
-                                         int npos, const uint64_t *base,
-                                         uint64_t *pos, int64_t *cost,
-                                         int max, int *ncost)
+/* What a position token of the fast path says (cg_fast_pos). */
+enum { CG_OP_BAD = 0, CG_OP_SAME, CG_OP_ABS, CG_OP_ADD, CG_OP_SUB };
+
+/* One position token of the fast path at *pp (blanks before it skipped):
+ * '*', decimal, +N, -N (at most 18 digits) or 0x-hex (at most 15), ending
+ * at a blank, '\n' or end. Its value goes to *v, *pp past it; returns a
+ * CG_OP_* (CG_OP_BAD for anything else). */
+CG_INLINE int cg_fast_pos(const char **pp, const char *end, uint64_t *v)
 {
-    int k, n = 0;
-    for (k = 0; k < npos; k++) {
-        uint64_t v = 0;
-        const char *start;
-        char c;
-        while (p < end && (*p == ' ' || *p == '\t'))
+    const char *p = *pp, *start;
+    uint64_t x = 0;
+    int op;
+    char c;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end)
+        return CG_OP_BAD;
+    c = *p;
+    if (c == '*') {
+        p++;
+        op = CG_OP_SAME;
+    } else if (c == '0' && end - p > 2 && p[1] == 'x') {
+        int d;
+        start = p += 2;
+        while (p < end && (d = cg_hexval(*p)) >= 0) {
+            x = x << 4 | (uint64_t)d;
             p++;
-        if (p == end)
-            return NULL;
-        c = *p;
-        if (c == '*') {
-            p++;
-            v = base[k];
-        } else {
-            if (c == '+' || c == '-')
-                p++;
-            start = p;
-            while (p < end && (unsigned char)(*p - '0') < 10) {
-                v = v * 10 + (uint64_t)(*p - '0');
-                p++;
-            }
-            if (p == start || p - start > 18)
-                return NULL;
-            if (c == '+') {
-                if (v > UINT64_MAX - base[k])
-                    return NULL;
-                v += base[k];
-            } else if (c == '-') {
-                if (v > base[k])
-                    return NULL;
-                v = base[k] - v;
-            }
         }
-        if (!cg_fast_end(p, end))
-            return NULL;
-        pos[k] = v;
+        if (p == start || p - start > 15)
+            return CG_OP_BAD;
+        op = CG_OP_ABS;
+    } else {
+        op = c == '+' ? CG_OP_ADD : c == '-' ? CG_OP_SUB : CG_OP_ABS;
+        if (op != CG_OP_ABS)
+            p++;
+        start = p;
+        while (p < end && (unsigned char)(*p - '0') < 10) {
+            x = x * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        if (p == start || p - start > 18)
+            return CG_OP_BAD;
     }
+    if (!cg_fast_end(p, end))
+        return CG_OP_BAD;
+    *v = x;
+    *pp = p;
+    return op;
+}
+
+/* The costs of the fast path at p, up to the line's '\n' (or end): at
+ * most max, decimal, maybe negative, of at most 18 digits. Returns the
+ * start of the next line, or NULL. */
+CG_INLINE const char *cg_fast_costs(const char *p, const char *end,
+                                    int64_t *cost, int max, int *ncost)
+{
+    int n = 0;
     for (;;) {
         uint64_t v = 0;
         const char *start;
@@ -230,6 +237,45 @@ CG_INLINE const char *cg_scan_costs_fast(const char *p, const char *end,
     }
     *ncost = n;
     return p == end ? p : p + 1;
+}
+
+/* The fast path of cg_scan_costs, for the common cost line: p starts it
+ * (no blank before), and it ends at its '\n' (or at end), which this scan
+ * finds itself: no separate search for the line end. Returns the start of
+ * the next line, or NULL when the line has anything else than the tokens
+ * of cg_fast_pos and cg_fast_costs ('\r', a long number, too many costs,
+ * a relative position out of range): the caller then scans it with
+ * cg_scan_line and cg_scan_costs, which also word the error. */
+CG_INLINE const char *cg_scan_costs_fast(const char *p, const char *end,
+                                         int npos, const uint64_t *base,
+                                         uint64_t *pos, int64_t *cost,
+                                         int max, int *ncost)
+{
+    int k;
+    for (k = 0; k < npos; k++) {
+        uint64_t v;
+        switch (cg_fast_pos(&p, end, &v)) {
+        case CG_OP_SAME:
+            v = base[k];
+            break;
+        case CG_OP_ABS:
+            break;
+        case CG_OP_ADD:
+            if (v > UINT64_MAX - base[k])
+                return NULL;
+            v += base[k];
+            break;
+        case CG_OP_SUB:
+            if (v > base[k])
+                return NULL;
+            v = base[k] - v;
+            break;
+        default:
+            return NULL;
+        }
+        pos[k] = v;
+    }
+    return cg_fast_costs(p, end, cost, max, ncost);
 }
 
 /* The target subpositions of calls=/jump=/jcnd= at s: up to npos given

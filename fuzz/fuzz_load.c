@@ -293,6 +293,55 @@ static void check_same(const CgProfile *A, const CgProfile *B)
               A->warnings[i].kind == B->warnings[i].kind);
 }
 
+/* B is A to the byte: what check_same compares, and blocks, bases and
+ * every part's sums. */
+static void check_identical(const CgProfile *A, const CgProfile *B)
+{
+    size_t i;
+    check_same(A, B);
+    CHECK(A->nbases == B->nbases &&
+          (!A->nblocks || !memcmp(A->blocks, B->blocks,
+                                  A->nblocks * sizeof *A->blocks)) &&
+          (!A->nbases || !memcmp(A->bases, B->bases,
+                                 A->nbases * sizeof *A->bases)) &&
+          (!A->ncalls || !memcmp(A->calls, B->calls,
+                                 A->ncalls * sizeof *A->calls)));
+    for (i = 0; i < A->nparts; i++) {
+        const CgPart *a = &A->parts[i], *b = &B->parts[i];
+        CHECK(a->nev == b->nev && a->npos == b->npos);
+        CHECK(!a->nev || !memcmp(a->sum, b->sum, (size_t)a->nev *
+                                 sizeof *a->sum));
+    }
+}
+
+/* The load with a worker thread summing runs of cost lines in chunks of a
+ * few bytes (cg_prescan.h) gives what the load alone gave: the same model,
+ * or the same error. */
+static void load_chunked(const char *buf, size_t size, int options,
+                         const CgProfile *alone, int rc_alone,
+                         const CgError *err_alone)
+{
+    CgProfile *P = NULL;
+    CgError err;
+    CgLoadOpts o;
+    int rc;
+    memset(&o, 0, sizeof o);
+    o.options = options;
+    o.chunk = 16 + size % 113;
+    rc = cg_load_text(&P, buf, size, NAME, &o, &err);
+    CHECK(rc == rc_alone);
+    if (rc) {
+        if (strcmp(err.msg, err_alone->msg)) {
+            fprintf(stderr, "fuzz_load: alone: %s\nchunked: %s\n",
+                    err_alone->msg, err.msg);
+            abort();
+        }
+        return;
+    }
+    check_identical(alone, P);
+    cg_profile_free(P);
+}
+
 static void load_both(const char *buf, size_t size)
 {
     CgProfile *strict = NULL, *lenient = NULL;
@@ -307,8 +356,10 @@ static void load_both(const char *buf, size_t size)
         CHECK(strict != NULL);
         check_profile(strict);
     }
+    load_chunked(buf, size, 0, strict, rc, &err);
 
     rc = cg_load(&lenient, buf, size, NAME, CG_LENIENT, &err);
+    load_chunked(buf, size, CG_LENIENT, lenient, rc, &err);
     if (rc) {
         CHECK(lenient == NULL);
         check_error(&err, rc, size);

@@ -35,7 +35,9 @@ end
 -- @tparam[opt] table opts `{ lenient = true }` skips bad lines (listed in
 --   `prof:warnings()`) instead of failing; `progress = function(done,
 --   total)` is called at least every 16 MB of input and at the end, and
---   cancels the load when it returns false
+--   cancels the load when it returns false; `threads = 1` reads with one
+--   thread (a file of 4 MB or more is read by two); `chunk = n` is the
+--   second thread's chunk size in bytes (for tests)
 -- @return Profile, or nil and "path:LINE: message"
 -- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
 -- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))

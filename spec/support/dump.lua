@@ -117,12 +117,15 @@ end
 
 --- Loads a file and dumps it: strictly, and when that fails, leniently too.
 -- @param path the profile file
-function M.dump_file(path)
+-- @param opts more load options (`threads`, `chunk`), or nil
+function M.dump_file(path, opts)
   local callgrind = require "callgrind"
-  local prof, err = callgrind.load(path)
+  local strict, lenient = { lenient = false }, { lenient = true }
+  for k, x in pairs(opts or {}) do strict[k], lenient[k] = x, x end
+  local prof, err = callgrind.load(path, strict)
   local s = M.dump(prof, err)
   if prof then prof:close() else
-    local lprof, lerr = callgrind.load(path, { lenient = true })
+    local lprof, lerr = callgrind.load(path, lenient)
     s = s .. "== lenient\n" .. M.dump(lprof, lerr)
     if lprof then lprof:close() end
   end

@@ -1,0 +1,376 @@
+/* The worker thread of a load (cg_prescan.h). It runs ahead of the loader
+ * by at most CG_RING chunks; each chunk's segments are built in a slot of
+ * the ring and handed over under the mutex. */
+#include "cg_prescan.h"
+#include "cg_scan.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunks scanned ahead and not yet used, at most: the memory a load
+ * takes on top of the model stays a few chunks' worth. */
+#define CG_RING 4
+
+typedef struct Slot {
+    CgChunk chunk;
+    CgSeg *segs;
+    size_t nsegs, segs_cap;
+    int64_t *sums;
+    size_t nsums, sums_cap;
+    CgRunPos *pos;
+    size_t npos, pos_cap;
+    int failed;                  /* out of memory: the loader reads it */
+} Slot;
+
+struct CgPrescan {
+    const char *buf;
+    size_t len;
+    const char **bounds;         /* nchunks + 1 line starts */
+    size_t nchunks;
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    size_t scanned;              /* chunks below this are ready */
+    size_t released;             /* chunks below this are used */
+    int stop;
+    int npos, nev;               /* the layout last written (worker) */
+    Slot slot[CG_RING];
+};
+
+/* ---- the layout: positions: and events: lines ---- */
+
+static int count_tokens(const char *s, const char *e)
+{
+    int n = 0;
+    for (s = cg_skip_blanks(s, e); s < e; s = cg_skip_blanks(s, e)) {
+        s = cg_token_end(s, e);
+        n++;
+    }
+    return n;
+}
+
+/* A line that is not a cost line: follows positions: and events:. */
+static void layout_line(CgPrescan *s, const CgRec *r)
+{
+    if (r->kind == CG_K_POSITIONS) {
+        int n = count_tokens(r->val, r->e);
+        s->npos = n <= CG_MAX_POSITIONS ? n : 0;
+    } else if (r->kind == CG_K_EVENTS) {
+        int n = count_tokens(r->val, r->e);
+        s->nev = n <= CG_MAX_EVENTS ? n : 0;
+    }
+}
+
+/* ---- one chunk ---- */
+
+#define GROW(arr, cap, need) CG_GROW(arr, cap, need)
+
+typedef struct Run {
+    size_t seg;                  /* its entry in segs */
+    int doubt;                   /* read its lines instead */
+    size_t sums, pos;            /* offsets into the slot's pools */
+} Run;
+
+static int new_seg(Slot *sl, int kind, const char *start)
+{
+    CgSeg *g;
+    if (GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0)
+        return -1;
+    g = &sl->segs[sl->nsegs++];
+    memset(g, 0, sizeof *g);
+    g->kind = kind;
+    g->start = g->end = start;
+    return 0;
+}
+
+/* Adds one scanned cost line to the run r of slot sl. */
+static void add_line(CgPrescan *s, Slot *sl, Run *r, const int *op,
+                     const uint64_t *val, const int64_t *cost, int ncost)
+{
+    CgSeg *g = &sl->segs[r->seg];
+    int64_t *sum = sl->sums + r->sums;
+    CgRunPos *pos = sl->pos + r->pos;
+    int j, k;
+    for (j = 0; j < ncost; j++) {
+        if (cost[j] < 0 || __builtin_add_overflow(sum[j], cost[j], &sum[j]))
+            r->doubt = 1;        /* a sum that may not fit on the way */
+    }
+    if (ncost > g->ncost)
+        g->ncost = ncost;
+    for (k = 0; k < s->npos; k++) {
+        CgRunPos *p = &pos[k];
+        uint64_t v = val[k];
+        int64_t d = (int64_t)p->v;
+        switch (op[k]) {
+        case CG_OP_ABS:
+            p->absolute = 1;
+            p->v = v;
+            break;
+        case CG_OP_ADD:
+            if (p->absolute) {
+                if (v > UINT64_MAX - p->v)
+                    r->doubt = 1;
+                p->v += v;
+            } else if (v > ((uint64_t)1 << 62) ||
+                       (d += (int64_t)v) > ((int64_t)1 << 62)) {
+                r->doubt = 1;
+            } else {
+                p->v = (uint64_t)d;
+                if (d > p->hi)
+                    p->hi = d;
+            }
+            break;
+        case CG_OP_SUB:
+            if (p->absolute) {
+                if (v > p->v)
+                    r->doubt = 1;
+                p->v -= v;
+            } else if (v > ((uint64_t)1 << 62) ||
+                       (d -= (int64_t)v) < -((int64_t)1 << 62)) {
+                r->doubt = 1;
+            } else {
+                p->v = (uint64_t)d;
+                if (d < p->lo)
+                    p->lo = d;
+            }
+            break;
+        default:                 /* CG_OP_SAME */
+            break;
+        }
+    }
+    g->nlines++;
+}
+
+static int begin_run(CgPrescan *s, Slot *sl, Run *r, const char *at)
+{
+    if (new_seg(sl, CG_SEG_RUN, at) != 0 ||
+        GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
+        GROW(sl->pos, sl->pos_cap, sl->npos + (size_t)s->npos) != 0)
+        return -1;
+    r->seg = sl->nsegs - 1;
+    r->doubt = 0;
+    r->sums = sl->nsums;
+    r->pos = sl->npos;
+    memset(sl->sums + sl->nsums, 0, (size_t)s->nev * sizeof *sl->sums);
+    memset(sl->pos + sl->npos, 0, (size_t)s->npos * sizeof *sl->pos);
+    sl->nsums += (size_t)s->nev;
+    sl->npos += (size_t)s->npos;
+    sl->segs[r->seg].npos = s->npos;
+    sl->segs[r->seg].nev = s->nev;
+    return 0;
+}
+
+/* A run whose lines are in doubt becomes lines the loader reads. */
+static void end_run(Slot *sl, const Run *r, const char *at)
+{
+    CgSeg *g = &sl->segs[r->seg];
+    g->end = at;
+    if (r->doubt)
+        g->kind = CG_SEG_LINES;
+}
+
+/* Scans p..end into sl: runs of cost lines that follow a cost line (the
+ * first cost line after any other line is the loader's: it may be a call's
+ * or a jump's, or be skipped), and the lines between. */
+static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
+{
+    int after_other = 1, in_run = 0;
+    Run run = { 0, 0, 0, 0 };
+    sl->nsegs = sl->nsums = sl->npos = 0;
+    if (new_seg(sl, CG_SEG_LINES, p) != 0)
+        return -1;
+    while (p < end) {
+        CgRec r;
+        if (!after_other && s->nev && cg_is_cost_start(*p)) {
+            int op[CG_MAX_POSITIONS], ncost = 0, k;
+            uint64_t val[CG_MAX_POSITIONS];
+            int64_t cost[CG_MAX_EVENTS];
+            const char *q = p, *next = NULL;
+            for (k = 0; k < s->npos; k++)
+                if ((op[k] = cg_fast_pos(&q, end, &val[k])) == CG_OP_BAD)
+                    break;
+            if (k == s->npos)
+                next = cg_fast_costs(q, end, cost, s->nev, &ncost);
+            if (next) {
+                if (!in_run) {
+                    sl->segs[sl->nsegs - 1].end = p;
+                    if (begin_run(s, sl, &run, p) != 0)
+                        return -1;
+                    in_run = 1;
+                }
+                add_line(s, sl, &run, op, val, cost, ncost);
+                p = next;
+                continue;
+            }
+        }
+        if (in_run) {
+            end_run(sl, &run, p);
+            in_run = 0;
+            if (new_seg(sl, CG_SEG_LINES, p) != 0)
+                return -1;
+        }
+        cg_scan_line(p, end, &r);
+        after_other = r.kind != CG_K_COST;
+        if (after_other)
+            layout_line(s, &r);
+        p = r.next;
+    }
+    if (in_run)
+        end_run(sl, &run, end);
+    else
+        sl->segs[sl->nsegs - 1].end = end;
+    return 0;
+}
+
+/* The slot's pools are final: point the segments into them. */
+static void publish(Slot *sl)
+{
+    size_t i, sums = 0, pos = 0;
+    for (i = 0; i < sl->nsegs; i++) {
+        CgSeg *g = &sl->segs[i];
+        /* every run took its room, kept or not */
+        if (g->npos || g->nev || g->nlines) {
+            g->sums = sl->sums + sums;
+            g->pos = sl->pos + pos;
+            sums += (size_t)g->nev;
+            pos += (size_t)g->npos;
+        }
+    }
+    sl->chunk.segs = sl->segs;
+    sl->chunk.nsegs = sl->nsegs;
+}
+
+static void *worker(void *arg)
+{
+    CgPrescan *s = arg;
+    size_t i;
+    const char *p = s->bounds[0];
+    /* the layout in force where chunk 1 starts */
+    while (p < s->bounds[1]) {
+        CgRec r;
+        cg_scan_line(p, s->bounds[1], &r);
+        layout_line(s, &r);
+        p = r.next;
+    }
+    for (i = 1; i < s->nchunks; i++) {
+        Slot *sl = &s->slot[i % CG_RING];
+        pthread_mutex_lock(&s->mu);
+        while (!s->stop && i >= s->released + CG_RING)
+            pthread_cond_wait(&s->cv, &s->mu);
+        if (s->stop) {
+            pthread_mutex_unlock(&s->mu);
+            break;
+        }
+        pthread_mutex_unlock(&s->mu);
+        sl->failed = scan_chunk(s, sl, s->bounds[i], s->bounds[i + 1]) != 0;
+        if (!sl->failed)
+            publish(sl);
+        pthread_mutex_lock(&s->mu);
+        s->scanned = i + 1;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+    }
+    return NULL;
+}
+
+/* ---- the loader's side ---- */
+
+CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk)
+{
+    CgPrescan *s;
+    size_t n = 0, cap = 0;
+    const char *p = buf, *end = buf + len;
+    if (!chunk)
+        chunk = CG_CHUNK;
+    if (chunk > CG_MAX_CHUNK)
+        chunk = CG_MAX_CHUNK;
+    if (len < 2 * chunk || !(s = calloc(1, sizeof *s)))
+        return NULL;
+    /* chunk starts: after the first '\n' at or past each multiple */
+    while (p < end) {
+        const char *nl;
+        if (GROW(s->bounds, cap, n + 2) != 0)
+            goto fail;
+        s->bounds[n++] = p;
+        if ((size_t)(end - p) <= chunk)
+            break;
+        nl = memchr(p + chunk, '\n', (size_t)(end - p - chunk));
+        p = nl ? nl + 1 : end;
+    }
+    if (n < 2)
+        goto fail;
+    s->bounds[n] = end;
+    s->nchunks = n;
+    s->buf = buf;
+    s->len = len;
+    s->npos = 1;                 /* no positions: line: just the line */
+    s->scanned = s->released = 1;
+    if (pthread_mutex_init(&s->mu, NULL) != 0)
+        goto fail;
+    if (pthread_cond_init(&s->cv, NULL) != 0) {
+        pthread_mutex_destroy(&s->mu);
+        goto fail;
+    }
+    if (pthread_create(&s->thread, NULL, worker, s) != 0) {
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        goto fail;
+    }
+    return s;
+fail:
+    free(s->bounds);
+    free(s);
+    return NULL;
+}
+
+size_t cg_prescan_nchunks(const CgPrescan *s)
+{
+    return s->nchunks;
+}
+
+void cg_prescan_bounds(const CgPrescan *s, size_t i, const char **start,
+                       const char **end)
+{
+    *start = s->bounds[i];
+    *end = s->bounds[i + 1];
+}
+
+const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i)
+{
+    const Slot *sl = &s->slot[i % CG_RING];
+    pthread_mutex_lock(&s->mu);
+    while (s->scanned <= i)
+        pthread_cond_wait(&s->cv, &s->mu);
+    pthread_mutex_unlock(&s->mu);
+    return sl->failed ? NULL : &sl->chunk;
+}
+
+void cg_prescan_done(CgPrescan *s, size_t i)
+{
+    pthread_mutex_lock(&s->mu);
+    s->released = i + 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+}
+
+void cg_prescan_stop(CgPrescan *s)
+{
+    int k;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->mu);
+    s->stop = 1;
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->thread, NULL);
+    pthread_cond_destroy(&s->cv);
+    pthread_mutex_destroy(&s->mu);
+    for (k = 0; k < CG_RING; k++) {
+        free(s->slot[k].segs);
+        free(s->slot[k].sums);
+        free(s->slot[k].pos);
+    }
+    free(s->bounds);
+    free(s);
+}

@@ -1,0 +1,78 @@
+/* The second core's share of a load: a worker thread scans the chunks of a
+ * text ahead of the loader and sums the runs of plain cost lines it finds,
+ * so the loader, which must go through the lines in order, takes a run's
+ * sums and end positions in one step instead of scanning its lines.
+ *
+ * The worker knows nothing of the loader's state. It scans with the
+ * layout (positions and events columns) it last saw written, and records
+ * relative positions as they are written; the loader checks the layout
+ * and the positions' range against its own state when it takes a run, and
+ * reads the run's lines itself when anything differs or is in doubt. So a
+ * run changes speed, never a number or a message. */
+#ifndef CG_PRESCAN_H
+#define CG_PRESCAN_H
+
+#include "cg_common.h"
+
+#include <stddef.h>
+
+/* Default chunk size, and the smallest text worth a thread. */
+#define CG_CHUNK ((size_t)256 << 10)
+#define CG_PRESCAN_MIN ((size_t)4 << 20)
+/* The largest: the loader reports progress at least every 16 MB, and a
+ * run is taken at once (CG_PROGRESS_STEP of cg_profile.h). */
+#define CG_MAX_CHUNK ((size_t)8 << 20)
+
+/* A segment of a chunk: lines the loader reads itself, or a run. */
+enum { CG_SEG_LINES = 0, CG_SEG_RUN = 1 };
+
+/* One position column of a run, composed over its lines. */
+typedef struct CgRunPos {
+    int absolute;                /* some line wrote it outright: v is it */
+    uint64_t v;                  /* absolute: the value at the end;
+                                    otherwise the sum of the steps, as
+                                    int64_t */
+    int64_t lo, hi;              /* not absolute: the lowest and highest
+                                    sum of steps before any line wrote it
+                                    outright (the base must keep them in
+                                    0..UINT64_MAX) */
+} CgRunPos;
+
+typedef struct CgSeg {
+    int kind;                    /* CG_SEG_* */
+    const char *start, *end;     /* its lines */
+    /* runs only: */
+    uint64_t nlines;
+    int npos, nev;               /* the layout the worker scanned with */
+    int ncost;                   /* widest line: sums[0..ncost) */
+    const int64_t *sums;         /* per column, all costs >= 0 */
+    const CgRunPos *pos;         /* npos of them */
+} CgSeg;
+
+typedef struct CgChunk {
+    const CgSeg *segs;
+    size_t nsegs;
+} CgChunk;
+
+typedef struct CgPrescan CgPrescan;
+
+/* Starts a worker over buf[0..len) in chunks of about `chunk` bytes
+ * (0: CG_CHUNK), ending at line ends. NULL when it is not worth it (fewer
+ * than two chunks) or not possible (memory, threads): the caller then
+ * reads the text alone. */
+CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,
+                                      size_t chunk);
+CG_HIDDEN size_t cg_prescan_nchunks(const CgPrescan *s);
+/* The byte range of chunk i. */
+CG_HIDDEN void cg_prescan_bounds(const CgPrescan *s, size_t i,
+                                 const char **start, const char **end);
+/* Waits for chunk i (i >= 1, in order) and returns its segments; NULL when
+ * the worker could not scan it (out of memory): read it alone. Valid until
+ * cg_prescan_done(s, i). */
+CG_HIDDEN const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i);
+/* Chunk i is used: its room goes to a later chunk. */
+CG_HIDDEN void cg_prescan_done(CgPrescan *s, size_t i);
+/* Stops the worker (at any point) and frees everything. */
+CG_HIDDEN void cg_prescan_stop(CgPrescan *s);
+
+#endif

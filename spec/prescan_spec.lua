@@ -1,0 +1,115 @@
+-- The load's second thread (csrc/cg_prescan.c): it sums runs of cost lines
+-- ahead of the loader, and the loader takes a run at once or reads its
+-- lines itself. Whichever it does, the model, the warnings and every
+-- message are those of the load with one thread (`threads = 1`).
+-- spec/model_dump_spec.lua compares every fixture and corpus file; this
+-- spec adds fresh instr-level valgrind profiles, a file big enough for the
+-- default (4 MB), and errors inside runs.
+local callgrind = require "callgrind"
+local internal = require("callgrind.core").internal
+local D = require "spec.support.dump"
+local H = require "spec.support.helpers"
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+describe("the load's second thread", function()
+  local lab = H.lab("spec/prescan_spec.lua")
+  local instr, big
+  local N = 3000
+
+  setup(function()
+    lab:open()
+    instr = lab:callgrind("instr", "--dump-instr=yes --collect-jumps=yes --cache-sim=yes")
+    -- 5 MB: N fn= blocks of a first line, a call and 199 more lines; Ir
+    -- of a block's lines: 1, then 2..200; Dr: 2 each; the call: 1 2
+    big = lab.dir .. "/big.out"
+    local t = { "events: Ir Dr\n" }
+    for b = 1, N do
+      t[#t + 1] = ("fn=f%d\n1 1 2\ncfn=g\ncalls=1 9\n+1 1 2\n"):format(b % 300)
+      for i = 2, 200 do t[#t + 1] = ("+1 %d 2\n"):format(i) end
+    end
+    t[#t + 1] = "fn=g\n9 1 1\n"
+    write(big, table.concat(t))
+    assert.is_true(#table.concat(t) > 4 * 1024 * 1024)
+  end)
+
+  teardown(function() lab:close() end)
+
+  it("gives the model of one thread on an instr-level valgrind profile, in chunks of any size", function()
+    local one = assert(callgrind.load(instr, { threads = 1 }))
+    assert.are.equal(0, internal.run_lines(one))
+    local want = D.dump(one)
+    for _, chunk in ipairs({ 100, 333, 4096, 65536 }) do
+      local two = assert(callgrind.load(instr, { chunk = chunk }))
+      assert.is_true(internal.run_lines(two) > 1000, chunk .. ": " .. internal.run_lines(two) .. " lines in runs")
+      assert.are.equal(want, D.dump(two), "chunk " .. chunk)
+    end
+  end)
+
+  it("starts by itself on a file of 4 MB, and takes most of its lines in runs", function()
+    local prof = assert(callgrind.load(big))
+    -- per block: line 1 is the loader's (after fn=), the call's cost line
+    -- too (after calls=), then 199 lines after a cost line: in runs, but
+    -- for those of the first chunk (256 KiB, a twentieth of the file, the
+    -- loader reads while the worker starts) and the first line of a chunk
+    local lines = internal.run_lines(prof)
+    assert.is_true(lines > 0.9 * N * 199 and lines < N * 199, lines .. " lines in runs")
+    -- self Ir of a block: 1 + (2 + ... + 200) = 20100; Dr: 200 * 2; g: 1 1
+    assert.are.equal(N * 20100 + 1, prof:total("Ir"))
+    assert.are.equal(N * 400 + 1, prof:total("Dr"))
+    -- f7: blocks 7, 307, ..., 2707
+    local f7 = prof:func("f7")
+    assert.are.same({ 10 * 20100, 10 * 400 }, { f7:self("Ir"), f7:self("Dr") })
+    assert.are.equal(D.dump(assert(callgrind.load(big, { threads = 1 }))), D.dump(prof))
+  end)
+
+  -- each case: a file whose bad line sits inside what would be a run
+  local cases = {
+    { "a relative position below 0",
+      "events: Ir\nfn=a\n5 1\n+1 1\n-3 1\n-9 1\n+1 1\n+1 1\n", 6 },
+    { "a sum past 64 bits",
+      "events: Ir\nfn=a\n5 1\n+1 1\n+1 9223372036854775800\n+1 9\n+1 1\n", 6 },
+    { "a negative cost that brings a sum back",
+      "events: Ir\nfn=a\n5 1\n+1 9223372036854775800\n+1 -10\n+1 10\n+1 1\n", nil },
+    { "too many costs",
+      "events: Ir\nfn=a\n5 1\n+1 1\n+1 1 2\n+1 1\n", 5 },
+    { "a second events: line's layout",
+      "events: Ir\nfn=a\n5 1\n+1 1\n+1 1\ntotals: 3\nevents: Ir Dr\nfn=b\n1 1 1\n+1 1 1\n+1 1 1\n", nil },
+  }
+  for _, case in ipairs(cases) do
+    it("says what one thread says of " .. case[1] .. ", naming the line", function()
+      local path = lab.dir .. "/case.out"
+      write(path, case[2])
+      local p1, e1 = callgrind.load(path, { threads = 1 })
+      for chunk = 8, 40, 4 do
+        local p2, e2 = callgrind.load(path, { chunk = chunk })
+        assert.are.equal(e1, e2, "chunk " .. chunk)
+        assert.are.equal(D.dump(p1, e1), D.dump(p2, e2), "chunk " .. chunk)
+        local l1 = assert(callgrind.load(path, { threads = 1, lenient = true }))
+        local l2 = assert(callgrind.load(path, { chunk = chunk, lenient = true }))
+        assert.are.equal(D.dump(l1), D.dump(l2), "lenient, chunk " .. chunk)
+      end
+      if case[3] then
+        assert.is_nil(p1)
+        assert.are.equal(path .. ":" .. case[3] .. ":", e1:sub(1, #path + #tostring(case[3]) + 2))
+      else
+        assert.is_not_nil(p1, e1)
+      end
+    end)
+  end
+
+  it("checks its options", function()
+    local path = "spec/fixtures/parts.callgrind"
+    for _, bad in ipairs({ { threads = 0 }, { threads = "2" }, { threads = 1.5 }, { chunk = 0 }, { chunk = true } }) do
+      local k = next(bad)
+      local ok, err = pcall(callgrind.load, path, bad)
+      assert.is_false(ok)
+      assert.are.equal("bad argument #2 to 'load' (option '" .. k .. "' must be a whole number of at least 1)",
+        err:gsub("^[^:]*:%d+: ", ""))
+    end
+  end)
+end)

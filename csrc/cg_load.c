@@ -1488,14 +1488,12 @@ static int take_run(Loader *L, const CgSeg *g)
         return read_lines(L, g->start, g->end);
     for (k = 0; k < g->npos; k++) {
         const CgRunPos *q = &g->pos[k];
-        if (q->absolute) {
-            base[k] = q->v;
-            continue;
-        }
+        /* the steps before any line wrote it outright stay in range */
         if ((q->lo < 0 && L->base[k] < (uint64_t)-q->lo) ||
             (q->hi > 0 && L->base[k] > UINT64_MAX - (uint64_t)q->hi))
             return read_lines(L, g->start, g->end);
-        base[k] = L->base[k] + q->v;     /* a signed step, mod 2^64 */
+        /* else a signed step, mod 2^64 */
+        base[k] = q->absolute ? q->v : L->base[k] + q->v;
     }
     /* the run's first line is the current one while its function and
      * block are found, as in cost_record */

@@ -90,7 +90,7 @@ static void add_line(CgPrescan *s, Slot *sl, Run *r, const int *op,
 {
     CgSeg *g = &sl->segs[r->seg];
     int64_t *sum = sl->sums + r->sums;
-    CgRunPos *pos = sl->pos + r->pos;
+    CgRunPos *pos = s->npos ? sl->pos + r->pos : NULL;
     int j, k;
     for (j = 0; j < ncost; j++) {
         if (cost[j] < 0 || __builtin_add_overflow(sum[j], cost[j], &sum[j]))
@@ -152,8 +152,10 @@ static int begin_run(CgPrescan *s, Slot *sl, Run *r, const char *at)
     r->doubt = 0;
     r->sums = sl->nsums;
     r->pos = sl->npos;
+    /* nev >= 1 (runs need events); npos may be 0: pos may be NULL */
     memset(sl->sums + sl->nsums, 0, (size_t)s->nev * sizeof *sl->sums);
-    memset(sl->pos + sl->npos, 0, (size_t)s->npos * sizeof *sl->pos);
+    if (s->npos)
+        memset(sl->pos + sl->npos, 0, (size_t)s->npos * sizeof *sl->pos);
     sl->nsums += (size_t)s->nev;
     sl->npos += (size_t)s->npos;
     sl->segs[r->seg].npos = s->npos;
@@ -229,10 +231,10 @@ static void publish(Slot *sl)
     size_t i, sums = 0, pos = 0;
     for (i = 0; i < sl->nsegs; i++) {
         CgSeg *g = &sl->segs[i];
-        /* every run took its room, kept or not */
-        if (g->npos || g->nev || g->nlines) {
+        /* every run took its room (nev >= 1), kept or not */
+        if (g->nev) {
             g->sums = sl->sums + sums;
-            g->pos = sl->pos + pos;
+            g->pos = g->npos ? sl->pos + pos : NULL;
             sums += (size_t)g->nev;
             pos += (size_t)g->npos;
         }

@@ -71,6 +71,8 @@ describe("the load's second thread", function()
   local cases = {
     { "a relative position below 0",
       "events: Ir\nfn=a\n5 1\n+1 1\n-3 1\n-9 1\n+1 1\n+1 1\n", 6 },
+    { "a relative position below 0 before a line that writes it outright",
+      "events: Ir\nfn=a\n5 1\n+1 1\n+1 1\n-9 1\n3 1\n+1 1\n", 6 },
     { "a sum past 64 bits",
       "events: Ir\nfn=a\n5 1\n+1 1\n+1 9223372036854775800\n+1 9\n+1 1\n", 6 },
     { "a negative cost that brings a sum back",

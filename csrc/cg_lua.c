@@ -4,6 +4,7 @@
  * and checks that it is still open. */
 #include "cg_graph.h"
 #include "cg_profile.h"
+#include "cg_query.h"
 #include "cg_source.h"
 #include "cg_prof.h"
 
@@ -22,6 +23,7 @@
 #define PART "callgrind.Part"
 #define CURSOR "callgrind.cursor"
 #define FILELIST "callgrind.filelist"
+#define FILELINES "callgrind.filelines"
 /* Registry key: a table with weak keys, part table -> its profile. */
 #define PART_OWNER "callgrind.part_owner"
 
@@ -298,17 +300,9 @@ static int profile_event_problem(lua_State *L)
 static int64_t event_value(lua_State *L, const CgProfile *P, const int64_t *v,
                            int ev, const int64_t *coefs)
 {
-    int64_t sum = 0, t;
-    size_t i;
-    if (!coefs)
-        return v[ev];
-    for (i = 0; i < P->nev; i++) {
-        if (!coefs[i])
-            continue;
-        if (__builtin_mul_overflow(coefs[i], v[i], &t) ||
-            __builtin_add_overflow(sum, t, &sum))
-            luaL_error(L, "a derived event's value does not fit in 64 bits");
-    }
+    int64_t sum;
+    if (cg_event_value(P, v, ev, coefs, &sum))
+        luaL_error(L, "a derived event's value does not fit in 64 bits");
     return sum;
 }
 
@@ -523,17 +517,6 @@ static int profile_define(lua_State *L)
     return 0;
 }
 
-static void totals(const CgProfile *P, int64_t *out)
-{
-    size_t i;
-    int j;
-    for (i = 0; i < P->nev; i++)
-        out[i] = 0;
-    for (i = 0; i < P->nparts; i++)
-        for (j = 0; j < P->parts[i].nev; j++)
-            out[P->parts[i].evmap[j]] += P->parts[i].sum[j];
-}
-
 /* The totals of the profile at pidx, summed once and kept in its cache:
  * prof:total(ev) is called once per event, and summing parts x events at
  * each call made that loop parts x events^2 (hours for 64 KB of inherited
@@ -548,7 +531,8 @@ static const int64_t *cached_totals(lua_State *L, int pidx,
     } else {
         lua_pop(L, 1);
         v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
-        totals(P, v);
+        if (cg_totals(P, v))     /* the loader checked these sums */
+            luaL_error(L, "%s: a total does not fit in 64 bits", P->name);
         lua_pushvalue(L, -1);
         lua_setfield(L, -3, CACHE_TOTALS);
     }
@@ -927,15 +911,13 @@ static int part_totals(lua_State *L)
 {
     const CgProfile *P;
     uint32_t i;
-    int pidx, j;
+    int pidx;
+    int64_t *v;
     lua_settop(L, 2);
     i = check_part(L, 1, 0, &P);
     pidx = lua_gettop(L);
-    const CgPart *pt = &P->parts[i];
-    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
-    memset(v, 0, (P->nev + 1) * sizeof *v);
-    for (j = 0; j < pt->nev; j++)
-        v[pt->evmap[j]] = pt->sum[j];
+    v = (int64_t *)lua_newuserdatauv(L, (P->nev + 1) * sizeof *v, 0);
+    cg_part_totals(P, i, v);
     return push_costs(L, P, pidx, v, 2);
 }
 
@@ -1276,18 +1258,17 @@ static int profile_event_defs(lua_State *L)
     return 1;
 }
 
-/* Walks every cost line in C (no handles) for the sums below. */
-typedef struct LineSums {
-    CgCursor c;
-    int64_t cost[1];
-} LineSums;
-
-static LineSums *new_walk(lua_State *L, const CgProfile *P)
+/* Raises the error of a sum's status rc (cg_query.h); what names the
+ * sum: "a file's cost". */
+static void sum_error(lua_State *L, int rc, const char *what)
 {
-    LineSums *w = (LineSums *)lua_newuserdatauv(
-        L, sizeof *w + P->stride * sizeof(int64_t), 0);
-    cg_cursor_init(&w->c, P, 0, P->nblocks, w->cost);
-    return w;
+    if (rc == CG_ENOMEM) {
+        lua_pushliteral(L, "not enough memory");
+        lua_error(L);
+    }
+    if (rc == CG_EVALUE)
+        luaL_error(L, "a derived event's value does not fit in 64 bits");
+    luaL_error(L, "%s does not fit in 64 bits", what);
 }
 
 /* prof:_file_costs(ev) -> { [source file] = self cost } (fi=/fe= aware;
@@ -1298,18 +1279,13 @@ static int profile_file_costs(lua_State *L)
     const int64_t *coefs;
     int ev = check_event(L, P, 1, 2, &coefs);
     int64_t *sum;
-    LineSums *w;
-    CgLine l;
     size_t nf = P->names[CG_FILE].n, i;
-    sum = (int64_t *)lua_newuserdatauv(L, (nf + 1) * sizeof *sum, 0);
-    memset(sum, 0, (nf + 1) * sizeof *sum);
-    w = new_walk(L, P);
-    while (cg_cursor_next_line(&w->c, &l)) {
-        int64_t *slot = &sum[l.file >= 0 ? (size_t)l.file : nf];
-        if (__builtin_add_overflow(*slot, event_value(L, P, l.cost, ev, coefs),
-                                   slot))
-            return luaL_error(L, "a file's cost does not fit in 64 bits");
-    }
+    int rc;
+    sum = (int64_t *)lua_newuserdatauv(L, (nf + 1 + P->stride + 1) *
+                                       sizeof *sum, 0);
+    rc = cg_file_costs(P, ev, coefs, sum, sum + nf + 1);
+    if (rc)
+        sum_error(L, rc, "a file's cost");
     lua_newtable(L);
     for (i = 0; i <= nf; i++) {
         if (!sum[i] && (i == nf || !P->names[CG_FILE].str[i].ptr))
@@ -1324,36 +1300,45 @@ static int profile_file_costs(lua_State *L)
     return 1;
 }
 
+static int filelines_gc(lua_State *L)
+{
+    cg_file_lines_free((CgFileLines *)luaL_checkudata(L, 1, FILELINES));
+    return 0;
+}
+
 /* prof:_annotate(file, ev) -> { [line] = cost }, { [line] = { fn index
  * = true } } for the cost lines whose source file is `file` */
 static int profile_annotate(lua_State *L)
 {
     CgProfile *P = check_profile(L, 1);
-    size_t len;
+    size_t len, i;
     const char *file = luaL_checklstring(L, 2, &len);
     int32_t fi = cg_names_find(&P->names[CG_FILE], file, len);
     const int64_t *coefs;
     int ev = check_event(L, P, 1, 3, &coefs);
-    LineSums *w;
-    CgLine l;
+    CgFileLines *fl;
+    int64_t *scratch;
+    int rc;
     lua_settop(L, 3);
-    w = new_walk(L, P);          /* 4 */
+    fl = (CgFileLines *)lua_newuserdatauv(L, sizeof *fl, 0);   /* 4 */
+    memset(fl, 0, sizeof *fl);
+    luaL_setmetatable(L, FILELINES);   /* frees the sums, even on error */
     lua_newtable(L);             /* 5: costs */
     lua_newtable(L);             /* 6: functions */
     if (fi < 0)
         return 2;
-    while (cg_cursor_next_line(&w->c, &l)) {
-        lua_Integer ln = (l.flags & CG_HAS_LINE) ? (lua_Integer)l.line : 0;
-        lua_Integer v;
-        if (l.file != fi)
-            continue;
-        v = (lua_Integer)event_value(L, P, l.cost, ev, coefs);
-        lua_rawgeti(L, 5, ln);
-        if (__builtin_add_overflow(lua_tointeger(L, -1), v, &v))
-            return luaL_error(L, "a line's cost does not fit in 64 bits");
-        lua_pop(L, 1);
-        lua_pushinteger(L, v);
-        lua_rawseti(L, 5, ln);
+    scratch = (int64_t *)lua_newuserdatauv(L, (P->stride + 1) *
+                                           sizeof *scratch, 0);
+    rc = cg_file_lines(P, fi, ev, coefs, fl, scratch);
+    if (rc)
+        sum_error(L, rc, "a line's cost");
+    lua_pop(L, 1);
+    for (i = 0; i < fl->nlines; i++) {
+        lua_pushinteger(L, (lua_Integer)fl->lines[i].cost);
+        lua_rawseti(L, 5, (lua_Integer)fl->lines[i].line);
+    }
+    for (i = 0; i < fl->nfuncs; i++) {
+        lua_Integer ln = (lua_Integer)fl->funcs[i].line;
         if (lua_rawgeti(L, 6, ln) == LUA_TNIL) {
             lua_pop(L, 1);
             lua_newtable(L);
@@ -1361,9 +1346,10 @@ static int profile_annotate(lua_State *L)
             lua_rawseti(L, 6, ln);
         }
         lua_pushboolean(L, 1);
-        lua_rawseti(L, -2, (lua_Integer)l.func + 1);
+        lua_rawseti(L, -2, (lua_Integer)fl->funcs[i].func + 1);
         lua_pop(L, 1);
     }
+    cg_file_lines_free(fl);
     return 2;
 }
 
@@ -2170,6 +2156,10 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     lua_setfield(L, LUA_REGISTRYINDEX, PART_OWNER);
     luaL_newmetatable(L, FILELIST);
     lua_pushcfunction(L, filelist_gc);
+    lua_setfield(L, -2, "__gc");
+    lua_pop(L, 1);
+    luaL_newmetatable(L, FILELINES);
+    lua_pushcfunction(L, filelines_gc);
     lua_setfield(L, -2, "__gc");
     lua_pop(L, 1);
     luaL_newmetatable(L, CURSOR);

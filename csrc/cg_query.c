@@ -115,23 +115,44 @@ static int reserve_slots(uint32_t **slot, size_t *cap, size_t n,
     return 0;
 }
 
+/* The slot of (line, func) among fl's lines (funcs 0, func -1) or its
+ * (line, function) pairs (funcs 1), with room made for one more entry:
+ * *k, which holds the entry's index + 1, or 0 when it is not there yet.
+ * -1 out of memory. */
+static int find_slot(CgFileLines *fl, int funcs, uint64_t line, int32_t func,
+                     size_t *k)
+{
+    uint32_t **slot = funcs ? &fl->fslot : &fl->lslot;
+    size_t *cap = funcs ? &fl->fcap : &fl->lcap, i;
+    if (reserve_slots(slot, cap, funcs ? fl->nfuncs : fl->nlines, fl, funcs))
+        return -1;
+    for (i = (size_t)line_hash(line, func) & (*cap - 1); (*slot)[i];
+         i = (i + 1) & (*cap - 1)) {
+        uint32_t e = (*slot)[i] - 1;
+        if (funcs ? fl->funcs[e].line == line && fl->funcs[e].func == func
+                  : fl->lines[e].line == line)
+            break;
+    }
+    *k = i;
+    return 0;
+}
+
 /* Adds v to line's sum (a new entry when first seen). */
 static int add_line(CgFileLines *fl, uint64_t line, int64_t v)
 {
     size_t k;
-    if (reserve_slots(&fl->lslot, &fl->lcap, fl->nlines, fl, 0))
+    CgLineSum *s;
+    if (find_slot(fl, 0, line, -1, &k))
         return CG_ENOMEM;
-    k = (size_t)line_hash(line, -1) & (fl->lcap - 1);
-    for (; fl->lslot[k]; k = (k + 1) & (fl->lcap - 1)) {
-        CgLineSum *s = &fl->lines[fl->lslot[k] - 1];
-        if (s->line == line)
-            return __builtin_add_overflow(s->cost, v, &s->cost) ? CG_ESUM
-                                                                : CG_OK;
+    if (fl->lslot[k]) {
+        s = &fl->lines[fl->lslot[k] - 1];
+        return __builtin_add_overflow(s->cost, v, &s->cost) ? CG_ESUM : CG_OK;
     }
     if (CG_GROW(fl->lines, fl->lines_cap, fl->nlines + 1))
         return CG_ENOMEM;
-    fl->lines[fl->nlines].line = line;
-    fl->lines[fl->nlines].cost = v;
+    s = &fl->lines[fl->nlines];
+    s->line = line;
+    s->cost = v;
     fl->lslot[k] = (uint32_t)++fl->nlines;
     return CG_OK;
 }
@@ -140,14 +161,10 @@ static int add_line(CgFileLines *fl, uint64_t line, int64_t v)
 static int add_func(CgFileLines *fl, uint64_t line, int32_t func)
 {
     size_t k;
-    if (reserve_slots(&fl->fslot, &fl->fcap, fl->nfuncs, fl, 1))
+    if (find_slot(fl, 1, line, func, &k))
         return CG_ENOMEM;
-    k = (size_t)line_hash(line, func) & (fl->fcap - 1);
-    for (; fl->fslot[k]; k = (k + 1) & (fl->fcap - 1)) {
-        const CgLineFunc *f = &fl->funcs[fl->fslot[k] - 1];
-        if (f->line == line && f->func == func)
-            return CG_OK;
-    }
+    if (fl->fslot[k])
+        return CG_OK;
     if (CG_GROW(fl->funcs, fl->funcs_cap, fl->nfuncs + 1))
         return CG_ENOMEM;
     fl->funcs[fl->nfuncs].line = line;

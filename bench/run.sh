@@ -63,6 +63,12 @@ fi
 
 mkdir -p "$BUILD/bench"
 "$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/scan" bench/scan.c
+# the sums of cg_query.c without Lua: the core alone (the binding,
+# cg_lua*.c, and the Lua profiler's hook, cg_prof.c, need Lua)
+core_src=$(ls csrc/*.c | grep -v -e '/cg_lua' -e '/cg_prof\.c$')
+# shellcheck disable=SC2086
+"$CC" -std=c99 -O2 -Wall -Wextra -Icsrc -o "$BUILD/bench/sums" bench/sums.c \
+    $core_src -lz -lzstd -llzma
 RUNS=${BENCH_RUNS:-5}
 
 tmp=$(mktemp)
@@ -124,6 +130,7 @@ for file in $files; do
         "$LUA" bench/ulines.lua "$file" | awk '{ print $3 }' >> "$tmp.l" || status=1
     done
     echo "light iterator (prof:ulines(1)): $(median < "$tmp.l" | awk '{ printf "%.1f", $1 / 1e6 }') M lines/s"
+    "$BUILD/bench/sums" "$file" || status=1
 done
 # The interpreter alone, for reference: its RSS is part of ours, not subtracted.
 "$TIME" -f '%M' -o "$tmp" "$LUA" -e ''

@@ -6,10 +6,15 @@
  * The cursor parses the blocks again, so "a function's self cost is the sum
  * of its lines" is where loader and cursor must agree on every byte.
  *
+ * The sums the Lua layer asks for (cg_query.h) must agree with the parts'
+ * sums and with each other: by part, by source file, by source line, for a
+ * base event and for a derived one.
+ *
  * An input that starts with gzip, zstd or xz magic bytes is decompressed
  * first (at most MAX_TEXT bytes of text), as cg_source does for a file. */
 #include "cg_decompress.h"
 #include "cg_profile.h"
+#include "cg_query.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +67,141 @@ static int cmp_key(const void *a, const void *b)
     if (x->name != y->name)
         return x->name < y->name ? -1 : 1;
     return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_line_func(const void *a, const void *b)
+{
+    const CgLineFunc *x = (const CgLineFunc *)a, *y = (const CgLineFunc *)b;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->func < y->func ? -1 : x->func > y->func;
+}
+
+/* The lines of one file (file_cost: what cg_file_costs gave it): each
+ * line and each (line, function) once, every line with a function, every
+ * function at a line listed, the lines' costs adding up to the file's. */
+static void check_file_lines(const CgProfile *P, int32_t file, int ev,
+                             const int64_t *coefs, int64_t file_cost,
+                             int64_t *scratch)
+{
+    CgFileLines fl;
+    uint64_t sum = 0, *lines;
+    CgLineFunc *funcs;
+    size_t i, k;
+    int rc = cg_file_lines(P, file, ev, coefs, &fl, scratch);
+    if (rc) {
+        CHECK(rc == CG_ESUM || rc == CG_ENOMEM);
+        CHECK(fl.nlines == 0 && fl.lines == NULL && fl.funcs == NULL);
+        return;
+    }
+    CHECK(fl.nfuncs >= fl.nlines);
+    CHECK(file_cost == 0 || fl.nlines > 0);
+    lines = malloc((fl.nlines + 1) * sizeof *lines);
+    funcs = malloc((fl.nfuncs + 1) * sizeof *funcs);
+    CHECK(lines && funcs);
+    for (i = 0; i < fl.nlines; i++) {
+        sum += (uint64_t)fl.lines[i].cost;
+        lines[i] = fl.lines[i].line;
+    }
+    if (sum != (uint64_t)file_cost)
+        broken("a file's lines do not add up to its cost", NULL);
+    for (i = 0; i < fl.nfuncs; i++) {
+        CHECK(fl.funcs[i].func >= 0 && (size_t)fl.funcs[i].func < P->nfuncs);
+        funcs[i] = fl.funcs[i];
+    }
+    qsort(lines, fl.nlines, sizeof *lines, cmp_u64);
+    qsort(funcs, fl.nfuncs, sizeof *funcs, cmp_line_func);
+    for (i = 1; i < fl.nlines; i++)
+        CHECK(lines[i - 1] != lines[i]);
+    /* the same set of lines, in both lists */
+    for (i = k = 0; i < fl.nfuncs; i++) {
+        CHECK(i == 0 || cmp_line_func(&funcs[i - 1], &funcs[i]) < 0);
+        if (i > 0 && funcs[i - 1].line == funcs[i].line)
+            continue;
+        CHECK(k < fl.nlines && lines[k] == funcs[i].line);
+        k++;
+    }
+    CHECK(k == fl.nlines);
+    free(lines);
+    free(funcs);
+    cg_file_lines_free(&fl);
+}
+
+/* Event ev (or, ev < 0, coefs: a derived one) by source file: the files'
+ * costs add up to want (the total, modulo 2^64), and the lines of the
+ * first nfiles files (each a walk of every cost line) and of no file to
+ * each file's cost. */
+static void check_by_file(const CgProfile *P, int ev, const int64_t *coefs,
+                          uint64_t want, int64_t *fsum, int64_t *scratch,
+                          size_t nfiles)
+{
+    size_t nf = P->names[CG_FILE].n, i;
+    uint64_t sum = 0;
+    int rc = cg_file_costs(P, ev, coefs, fsum, scratch);
+    if (rc) {
+        CHECK(rc == CG_ESUM || (rc == CG_EVALUE && coefs));
+        return;
+    }
+    for (i = 0; i <= nf; i++)
+        sum += (uint64_t)fsum[i];
+    if (sum != want)
+        broken("the files' costs do not add up to the total", NULL);
+    if (!nfiles)
+        return;
+    for (i = 0; i < nf && i < nfiles; i++)
+        check_file_lines(P, (int32_t)i, ev, coefs, fsum[i], scratch);
+    check_file_lines(P, -1, ev, coefs, fsum[nf], scratch);
+}
+
+/* The sums of cg_query.h against the parts' sums (sum_parts, modulo
+ * 2^64). */
+static void check_sums(const CgProfile *P, const uint64_t *sum_parts)
+{
+    size_t stride = P->stride, nf = P->names[CG_FILE].n, i, k;
+    int64_t *tot = calloc(stride + 1, sizeof *tot);
+    int64_t *part = calloc(stride + 1, sizeof *part);
+    int64_t *coefs = calloc(stride + 1, sizeof *coefs);
+    int64_t *scratch = calloc(stride + 1, sizeof *scratch);
+    int64_t *fsum = calloc(nf + 1, sizeof *fsum);
+    uint64_t *acc = calloc(stride + 1, sizeof *acc);
+    uint64_t all = 0;
+    int64_t v;
+    CHECK(tot && part && coefs && scratch && fsum && acc);
+    /* the loader fails a load whose totals do not fit */
+    CHECK(cg_totals(P, tot) == CG_OK);
+    for (i = 0; i < P->nparts; i++) {
+        cg_part_totals(P, (uint32_t)i, part);
+        for (k = 0; k < stride; k++)
+            acc[k] += (uint64_t)part[k];
+    }
+    for (k = 0; k < stride; k++) {
+        CHECK((uint64_t)tot[k] == sum_parts[k]);
+        CHECK(acc[k] == sum_parts[k]);
+        CHECK(cg_event_value(P, tot, (int)k, NULL, &v) == CG_OK &&
+              v == tot[k]);
+        coefs[k] = 1;
+        all += (uint64_t)tot[k];
+    }
+    /* a derived event: the sum of every event */
+    if (cg_event_value(P, tot, -1, coefs, &v) == CG_OK)
+        CHECK((uint64_t)v == all);
+    for (k = 0; k < stride && k < 3; k++)
+        check_by_file(P, (int)k, NULL, (uint64_t)tot[k], fsum, scratch,
+                      k == 0 ? 4 : 0);
+    if (stride)
+        check_by_file(P, -1, coefs, all, fsum, scratch, 4);
+    free(tot);
+    free(part);
+    free(coefs);
+    free(scratch);
+    free(fsum);
+    free(acc);
 }
 
 static void check_profile(const CgProfile *P)
@@ -256,6 +396,7 @@ static void check_profile(const CgProfile *P)
         while (cg_cursor_next_jump(&c, &j))
             CHECK(j.from >= 0 && (size_t)j.from < P->nfuncs);
     }
+    check_sums(P, sum_parts);
     (void)cg_profile_bytes(P);
     free(sum_parts);
     free(sum_self);

@@ -45,7 +45,8 @@ build() {
   core=""
   lua_objs=""
   # the core: instrumented for coverage, no libFuzzer main; the binding
-  # and the Lua profiler's hook (both need Lua) only in fuzz_lua
+  # (cg_lua*.c) and the Lua profiler's hook (cg_prof.c), which need Lua,
+  # only in fuzz_lua; any other file that includes a Lua header is an error
   for src in csrc/*.c; do
     obj="$OUT/obj/$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ -n "$(find csrc -newer "$obj" | head -n 1)" ]; then
@@ -54,8 +55,13 @@ build() {
         -fno-sanitize-recover=undefined -c "$src" -o "$obj" || return 1
     fi
     case "$src" in
-      */cg_lua.c|*/cg_prof.c) lua_objs="$lua_objs $obj" ;;
-      *) core="$core $obj" ;;
+      */cg_lua*.c|*/cg_prof.c) lua_objs="$lua_objs $obj" ;;
+      *)
+        if grep -qE '#include "(lua|lauxlib|lualib|cg_lua|cg_prof)\.h"' "$src"; then
+          echo "fuzz/run.sh: $src includes a Lua header: name it cg_lua*.c" >&2
+          return 1
+        fi
+        core="$core $obj" ;;
     esac
   done
   for t in fuzz_load fuzz_lua; do

@@ -28,7 +28,10 @@ build = {
       ["callgrind.core"] = {
          sources = {
             "csrc/cg_cursor.c", "csrc/cg_decompress.c", "csrc/cg_graph.c", "csrc/cg_load.c",
-            "csrc/cg_lua.c", "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_prescan.c", "csrc/cg_prof.c", "csrc/cg_scan.c", "csrc/cg_source.c",
+            "csrc/cg_lua.c", "csrc/cg_lua_cost.c", "csrc/cg_lua_func.c", "csrc/cg_lua_handle.c",
+            "csrc/cg_lua_lines.c", "csrc/cg_lua_load.c", "csrc/cg_lua_profile.c",
+            "csrc/cg_lua_query.c", "csrc/cg_model.c", "csrc/cg_names.c", "csrc/cg_prescan.c",
+            "csrc/cg_prof.c", "csrc/cg_query.c", "csrc/cg_scan.c", "csrc/cg_source.c",
          },
          incdirs = { "csrc", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
          libdirs = { "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)", "$(LZMA_LIBDIR)" },

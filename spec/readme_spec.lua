@@ -69,3 +69,21 @@ describe("the version", function()
     assert.is_truthy(spec:find('tag = "v' .. v .. '"', 1, true))
   end)
 end)
+
+describe("the rockspecs", function()
+  it("build every C file of csrc/, and nothing else", function()
+    local ls = assert(io.popen("ls csrc/*.c"))
+    local want = {}
+    for path in ls:lines() do want[#want + 1] = path end
+    ls:close()
+    table.sort(want)
+    for _, name in ipairs({ "callgrind-scm-1", "callgrind-" .. require("callgrind")._VERSION .. "-1" }) do
+      local f = assert(io.open("rockspecs/" .. name .. ".rockspec"))
+      local listed = {}
+      for path in f:read("a"):match("sources = (%b{})"):gmatch('"([^"]+)"') do listed[#listed + 1] = path end
+      f:close()
+      table.sort(listed)
+      assert.are.same(want, listed)
+    end
+  end)
+end)

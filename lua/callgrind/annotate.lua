@@ -19,11 +19,13 @@ local annotation_mt = { __index = Annotation, __name = "callgrind.Annotation" }
 local row_mt = { __name = "callgrind.AnnotatedLine" }
 M.Annotation = Annotation
 
--- The source files of a profile's cost lines, sorted (weak keys).
-local files_cache = setmetatable({}, { __mode = "k" })
+-- The source files of a profile's cost lines, sorted (kept in its state
+-- table).
+local STATE = "callgrind.annotate"
 
 local function files_of(prof)
-  local list = files_cache[prof]
+  local state = internal.state(prof)
+  local list = state[STATE]
   if not list then
     list = {}
     if prof.events[1] then
@@ -32,7 +34,7 @@ local function files_of(prof)
       end
     end
     table_sort(list)
-    files_cache[prof] = list
+    state[STATE] = list
   end
   return list
 end

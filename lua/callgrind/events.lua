@@ -14,15 +14,16 @@ local string_format, table_concat = string.format, table.concat
 
 local M = {}
 
--- Per profile (weak keys): { order = { names }, defs = { name -> info },
--- warnings = { ... } }.
-local state = setmetatable({}, { __mode = "k" })
+-- Per profile, in its state table: { order = { names }, defs = { name ->
+-- info }, warnings = { ... } }.
+local STATE = "callgrind.events"
 
 local function st(prof)
-  local s = state[prof]
+  local all = internal.state(prof)
+  local s = all[STATE]
   if not s then
     s = { order = {}, defs = {}, warnings = {} }
-    state[prof] = s
+    all[STATE] = s
   end
   return s
 end

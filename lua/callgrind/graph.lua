@@ -38,12 +38,11 @@ local function entered(fn, ev)
   return e
 end
 
--- I(C) of each cycle, per event asked (weak keys).
-local cycle_costs = setmetatable({}, { __mode = "k" })
-
+-- I(C) of each cycle, per event asked (kept with the profile's cycles).
 local function cycle_cost(cy, ev)
-  local memo = cycle_costs[cy]
-  if not memo then memo = {}; cycle_costs[cy] = memo end
+  local costs = cycles_of(cy.members.profile).costs
+  local memo = costs[cy]
+  if not memo then memo = {}; costs[cy] = memo end
   local v = memo[ev]
   if v == nil then
     local a, b = 0, 0
@@ -116,8 +115,9 @@ function Profile:inclusive_all(ev)
   return a
 end
 
--- Cycles, per profile (weak keys).
-local cache = setmetatable({}, { __mode = "k" })
+-- Cycles, per profile, in its state table: { list = { Cycle }, of = {
+-- [Function] = its Cycle }, costs = { [Cycle] = { [ev] = I(C) } } }.
+local STATE = "callgrind.graph"
 
 local CycleMethods = {}
 local cycle_mt = { __index = CycleMethods, __name = "callgrind.Cycle" }
@@ -141,7 +141,8 @@ function CycleMethods:inclusive(ev)
 end
 
 function cycles_of(prof)
-  local c = cache[prof]
+  local state = internal.state(prof)
+  local c = state[STATE]
   if c then return c end
   local comp, cyclic = internal.components(prof)
   local by, list = {}, {}
@@ -157,11 +158,11 @@ function cycles_of(prof)
     end
   end
   for i, cy in ipairs(list) do cy.number = i end
-  c = { list = list, of = {} }
+  c = { list = list, of = {}, costs = {} }
   for _, cy in ipairs(list) do
     for _, fn in ipairs(cy.members) do c.of[fn] = cy end
   end
-  cache[prof] = c
+  state[STATE] = c
   return c
 end
 

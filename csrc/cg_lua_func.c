@@ -1,0 +1,292 @@
+/* Functions and calls: their fields, methods and __tostring, and the
+ * iterators over them. */
+#include "cg_lua.h"
+
+#include <string.h>
+
+typedef struct LCall {
+    uint32_t index;
+} LCall;
+
+/* upvalues: profile, next index, end index */
+static int functions_iter(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer n = lua_tointeger(L, lua_upvalueindex(3));
+    cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
+    if (i >= n)
+        return 0;
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    cgl_push_func(L, lua_upvalueindex(1), (int32_t)i);
+    return 1;
+}
+
+int cgl_profile_functions(lua_State *L)
+{
+    CgProfile *P = cgl_check_profile(L, 1);
+    lua_settop(L, 1);
+    lua_pushinteger(L, 0);
+    lua_pushinteger(L, (lua_Integer)P->nfuncs);
+    lua_pushcclosure(L, functions_iter, 3);
+    return 1;
+}
+
+static void new_call(lua_State *L, int pidx, uint32_t i)
+{
+    LCall *c;
+    pidx = lua_absindex(L, pidx);
+    c = (LCall *)lua_newuserdatauv(L, sizeof *c, 1);
+    c->index = i;
+    luaL_setmetatable(L, CALL);
+    lua_pushvalue(L, pidx);
+    lua_setiuservalue(L, -2, 1);
+}
+
+/* upvalues: profile, next, end, by-callee flag */
+static int calls_iter(lua_State *L)
+{
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
+    lua_Integer n = lua_tointeger(L, lua_upvalueindex(3));
+    const CgProfile *P =
+        cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
+    if (i >= n)
+        return 0;
+    lua_pushinteger(L, i + 1);
+    lua_replace(L, lua_upvalueindex(2));
+    new_call(L, lua_upvalueindex(1),
+             lua_toboolean(L, lua_upvalueindex(4)) ? P->callers[i]
+                                                   : (uint32_t)i);
+    return 1;
+}
+
+static void push_calls_iter(lua_State *L, int pidx, size_t from, size_t to,
+                            int by_callee)
+{
+    lua_pushvalue(L, pidx);
+    lua_pushinteger(L, (lua_Integer)from);
+    lua_pushinteger(L, (lua_Integer)to);
+    lua_pushboolean(L, by_callee);
+    lua_pushcclosure(L, calls_iter, 4);
+}
+
+int cgl_profile_calls(lua_State *L)
+{
+    CgProfile *P = cgl_check_profile(L, 1);
+    push_calls_iter(L, 1, 0, P->ncalls, 0);
+    return 1;
+}
+
+const CgFunc *cgl_check_func(lua_State *L, int idx, CgProfile **PP)
+{
+    LFunc *f = (LFunc *)luaL_checkudata(L, idx, FUNCTION);
+    CgProfile *P = cgl_handle_profile(L, idx);
+    lua_pop(L, 1);
+    *PP = P;
+    return &P->funcs[f->index];
+}
+
+/* fn:self([ev [, part]]): in the whole profile, or in one part. */
+int cgl_func_self(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = cgl_check_func(L, 1, &P);
+    const CgProfile *PP;
+    int pidx;
+    uint32_t part;
+    int64_t *v;
+    lua_settop(L, 3);
+    pidx = cgl_push_owner(L, 1);
+    if (lua_isnil(L, 3))
+        return cgl_push_costs(L, P, pidx,
+                              P->self + (size_t)(f - P->funcs) * P->stride, 2);
+    part = cgl_check_part(L, 3, pidx, &PP);
+    v = (int64_t *)lua_newuserdatauv(L, 2 * (P->stride + 1) * sizeof *v, 0);
+    if (cg_func_part_self(P, (int32_t)(f - P->funcs), part, v,
+                          v + P->stride + 1) != 0)
+        return luaL_error(L, "the sum of a function's costs in a part does "
+                          "not fit in 64 bits");
+    return cgl_push_costs(L, P, pidx, v, 2);
+}
+
+int cgl_func_fields(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = cgl_check_func(L, 1, &P);
+    const char *k = lua_tostring(L, 2);
+    if (!strcmp(k, "name"))
+        cgl_push_name(L, P, CG_FN, f->name);
+    else if (!strcmp(k, "file"))
+        cgl_push_name(L, P, CG_FILE, f->file);
+    else if (!strcmp(k, "object"))
+        cgl_push_name(L, P, CG_OBJ, f->obj);
+    else if (!strcmp(k, "index"))
+        lua_pushinteger(L, (lua_Integer)(f - P->funcs) + 1);
+    else if (!strcmp(k, "profile"))
+        lua_getiuservalue(L, 1, 1);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+int cgl_func_tostring(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f;
+    luaL_checkudata(L, 1, FUNCTION);
+    if (cgl_closed_tostring(L, 1, FUNCTION))
+        return 1;
+    f = cgl_check_func(L, 1, &P);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "callgrind.Function: ");
+    cgl_push_name(L, P, CG_FN, f->name);
+    luaL_addvalue(&b);
+    if (f->file >= 0 || f->obj >= 0) {
+        luaL_addstring(&b, " (");
+        if (f->file >= 0) {
+            cgl_push_name(L, P, CG_FILE, f->file);
+            luaL_addvalue(&b);
+        }
+        if (f->obj >= 0) {
+            luaL_addstring(&b, f->file >= 0 ? "; " : "");
+            cgl_push_name(L, P, CG_OBJ, f->obj);
+            luaL_addvalue(&b);
+        }
+        luaL_addchar(&b, ')');
+    }
+    luaL_pushresult(&b);
+    return 1;
+}
+
+int cgl_func_calls(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = cgl_check_func(L, 1, &P);
+    lua_getiuservalue(L, 1, 1);
+    push_calls_iter(L, -1, f->calls_begin, f->calls_end, 0);
+    return 1;
+}
+
+int cgl_func_callers(lua_State *L)
+{
+    CgProfile *P;
+    const CgFunc *f = cgl_check_func(L, 1, &P);
+    lua_getiuservalue(L, 1, 1);
+    push_calls_iter(L, -1, f->callers_begin, f->callers_end, 1);
+    return 1;
+}
+
+static const CgCall *check_call(lua_State *L, int idx, CgProfile **PP)
+{
+    LCall *c = (LCall *)luaL_checkudata(L, idx, CALL);
+    CgProfile *P = cgl_handle_profile(L, idx);
+    lua_pop(L, 1);
+    *PP = P;
+    return &P->calls[c->index];
+}
+
+int cgl_call_fields(lua_State *L)
+{
+    CgProfile *P;
+    const CgCall *c = check_call(L, 1, &P);
+    const char *k = lua_tostring(L, 2);
+    CgCallSite site;
+    int pidx;
+    cg_call_site(P, c, &site);
+    lua_getiuservalue(L, 1, 1);
+    pidx = lua_gettop(L);
+    if (!strcmp(k, "caller"))
+        cgl_push_func(L, pidx, c->caller);
+    else if (!strcmp(k, "callee"))
+        cgl_push_func(L, pidx, c->callee);
+    else if (!strcmp(k, "count"))
+        lua_pushinteger(L, (lua_Integer)site.count);
+    else if (!strcmp(k, "file"))
+        cgl_push_name(L, P, CG_FILE, c->file);
+    else if (!strcmp(k, "line"))
+        cgl_push_pos(L, c->flags, CG_HAS_LINE, site.line);
+    else if (!strcmp(k, "addr"))
+        cgl_push_pos(L, c->flags, CG_HAS_ADDR, site.addr);
+    else if (!strcmp(k, "target_line"))
+        cgl_push_pos(L, c->flags, CG_HAS_TLINE, site.tline);
+    else if (!strcmp(k, "target_addr"))
+        cgl_push_pos(L, c->flags, CG_HAS_TADDR, site.taddr);
+    else if (!strcmp(k, "part"))
+        cgl_push_part(L, pidx, c->part);
+    else if (!strcmp(k, "index"))
+        lua_pushinteger(L, (lua_Integer)(c - P->calls) + 1);
+    else if (!strcmp(k, "profile"))
+        lua_pushvalue(L, pidx);
+    else
+        lua_pushnil(L);
+    return 1;
+}
+
+/* A call's costs, decoded into a userdata pushed on the stack. */
+static const int64_t *push_call_costs(lua_State *L, const CgProfile *P,
+                                      const CgCall *c)
+{
+    int64_t *v = (int64_t *)lua_newuserdatauv(L, (P->stride + 1) *
+                                              sizeof *v, 0);
+    cg_call_costs(P, c, v);
+    return v;
+}
+
+int cgl_call_cost(lua_State *L)
+{
+    CgProfile *P;
+    const CgCall *c = check_call(L, 1, &P);
+    int pidx;
+    lua_settop(L, 2);
+    pidx = cgl_push_owner(L, 1);
+    return cgl_push_costs(L, P, pidx, push_call_costs(L, P, c), 2);
+}
+
+int cgl_call_tostring(lua_State *L)
+{
+    CgProfile *P;
+    const CgCall *c;
+    CgCallSite site;
+    luaL_checkudata(L, 1, CALL);
+    if (cgl_closed_tostring(L, 1, CALL))
+        return 1;
+    c = check_call(L, 1, &P);
+    luaL_Buffer b;
+    luaL_buffinit(L, &b);
+    luaL_addstring(&b, "callgrind.Call: ");
+    cgl_push_name(L, P, CG_FN, P->funcs[c->caller].name);
+    luaL_addvalue(&b);
+    luaL_addstring(&b, " -> ");
+    cgl_push_name(L, P, CG_FN, P->funcs[c->callee].name);
+    luaL_addvalue(&b);
+    cg_call_site(P, c, &site);
+    lua_pushfstring(L, " (%I call%s at ", (lua_Integer)site.count,
+                    site.count == 1 ? "" : "s");
+    luaL_addvalue(&b);
+    cgl_add_where(L, &b, P, c->file, c->flags, CG_HAS_ADDR, CG_HAS_LINE,
+                  site.addr, site.line);
+    if (P->nev) {
+        luaL_addstring(&b, "; ");
+        luaL_addlstring(&b, P->events[0].ptr, P->events[0].len);
+        const int64_t *v = push_call_costs(L, P, c);
+        lua_pushfstring(L, " %I inclusive", (lua_Integer)v[0]);
+        lua_remove(L, -2);
+        luaL_addvalue(&b);
+    }
+    luaL_addchar(&b, ')');
+    luaL_pushresult(&b);
+    return 1;
+}
+
+int cgl_call_eq(lua_State *L)
+{
+    LCall *a = (LCall *)luaL_checkudata(L, 1, CALL);
+    LCall *b = (LCall *)luaL_checkudata(L, 2, CALL);
+    int same;
+    lua_getiuservalue(L, 1, 1);
+    lua_getiuservalue(L, 2, 1);
+    same = lua_rawequal(L, -1, -2) && a->index == b->index;
+    lua_pushboolean(L, same);
+    return 1;
+}

@@ -1,0 +1,178 @@
+/* Handle plumbing: the Profile userdata (created closed, closed once),
+ * the open check every handle makes, the profile's state table, and
+ * pushing the one handle of a function or a part. */
+#include "cg_lua.h"
+
+#include <stdio.h>
+
+LProfile *cgl_to_lprofile(lua_State *L, int idx)
+{
+    return (LProfile *)luaL_checkudata(L, idx, PROFILE);
+}
+
+CgProfile *cgl_check_open(lua_State *L, const LProfile *lp)
+{
+    if (!lp->P)
+        luaL_error(L, "attempt to use a closed profile");
+    return lp->P;
+}
+
+CgProfile *cgl_check_profile(lua_State *L, int idx)
+{
+    return cgl_check_open(L, cgl_to_lprofile(L, idx));
+}
+
+/* The profile behind the handle at idx (its user value 1). Leaves the
+ * profile userdata on the stack top. */
+CgProfile *cgl_handle_profile(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, 1);
+    return cgl_check_open(L, (LProfile *)lua_touserdata(L, -1));
+}
+
+/* For __tostring of a handle whose profile is closed: pushes
+ * "callgrind.X (closed profile)" and returns 1, else 0. */
+int cgl_closed_tostring(lua_State *L, int idx, const char *tname)
+{
+    const LProfile *lp;
+    lua_getiuservalue(L, idx, 1);
+    lp = (const LProfile *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    if (lp && lp->P)
+        return 0;
+    lua_pushfstring(L, "%s (closed profile)", tname);
+    return 1;
+}
+
+int cgl_profile_close(lua_State *L)
+{
+    LProfile *lp = cgl_to_lprofile(L, 1);
+    if (lp->P) {
+        cg_profile_free(lp->P);
+        lp->P = NULL;
+    }
+    return 0;
+}
+
+void cgl_push_str(lua_State *L, CgStr s)
+{
+    if (s.ptr)
+        lua_pushlstring(L, s.ptr, s.len);
+    else
+        lua_pushnil(L);
+}
+
+void cgl_push_name(lua_State *L, const CgProfile *P, int kind, int32_t i)
+{
+    if (i < 0)
+        lua_pushnil(L);
+    else
+        cgl_push_str(L, P->names[kind].str[i]);
+}
+
+/* Pushes the state table of the profile at idx. */
+void cgl_push_state(lua_State *L, int idx)
+{
+    lua_getiuservalue(L, idx, UV_STATE);
+}
+
+/* Pushes the (one) handle of function i of the profile at pidx. */
+void cgl_push_func(lua_State *L, int pidx, int32_t i)
+{
+    pidx = lua_absindex(L, pidx);
+    cgl_push_state(L, pidx);
+    lua_getfield(L, -1, STATE_FUNCS);
+    if (lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TNIL) {
+        LFunc *f;
+        lua_pop(L, 1);
+        f = (LFunc *)lua_newuserdatauv(L, sizeof *f, 1);
+        f->index = i;
+        luaL_setmetatable(L, FUNCTION);
+        lua_pushvalue(L, pidx);
+        lua_setiuservalue(L, -2, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+    }
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+}
+
+/* Pushes part i (0-based) of the profile at pidx. */
+void cgl_push_part(lua_State *L, int pidx, uint32_t i)
+{
+    pidx = lua_absindex(L, pidx);
+    cgl_push_state(L, pidx);
+    if (lua_getfield(L, -1, STATE_PARTS) == LUA_TNIL) {
+        lua_pop(L, 1);
+        cgl_build_parts(L, pidx, ((LProfile *)lua_touserdata(L, pidx))->P);
+        lua_getfield(L, -1, STATE_PARTS);
+    }
+    lua_rawgeti(L, -1, (lua_Integer)i + 1);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
+}
+
+/* Pushes the profile a handle at idx belongs to (or the profile itself)
+ * and returns its absolute index. */
+int cgl_push_owner(lua_State *L, int idx)
+{
+    if (luaL_testudata(L, idx, PROFILE))
+        lua_pushvalue(L, idx);
+    else
+        lua_getiuservalue(L, idx, 1);
+    return lua_gettop(L);
+}
+
+/* Pushes a position value, or nil when the file had no such column. */
+void cgl_push_pos(lua_State *L, uint32_t flags, uint32_t bit, uint64_t v)
+{
+    if (flags & bit)
+        lua_pushinteger(L, (lua_Integer)v);
+    else
+        lua_pushnil(L);
+}
+
+/* "file:line" or "0xaddr" or what there is of both. */
+void cgl_add_where(lua_State *L, luaL_Buffer *b, const CgProfile *P,
+                   int32_t file, uint32_t flags, uint32_t has_addr,
+                   uint32_t has_line, uint64_t addr, uint64_t line)
+{
+    if (file >= 0)
+        luaL_addlstring(b, P->names[CG_FILE].str[file].ptr,
+                        P->names[CG_FILE].str[file].len);
+    else
+        luaL_addstring(b, "?");
+    if (flags & has_line) {
+        lua_pushfstring(L, ":%I", (lua_Integer)line);
+        luaL_addvalue(b);
+    }
+    if (flags & has_addr) {
+        char buf[32];
+        snprintf(buf, sizeof buf, " 0x%llx", (unsigned long long)addr);
+        luaL_addstring(b, buf);
+    }
+}
+
+/* Pushes a new closed profile with its state table. */
+LProfile *cgl_new_profile(lua_State *L)
+{
+    LProfile *lp = (LProfile *)lua_newuserdatauv(L, sizeof *lp, 2);
+    lp->P = NULL;
+    luaL_setmetatable(L, PROFILE);
+    lua_createtable(L, 0, 3);
+    lua_newtable(L);
+    lua_setfield(L, -2, STATE_FUNCS);
+    lua_setiuservalue(L, -2, UV_STATE);
+    return lp;
+}
+
+/* internal.state(prof) -> the profile's state table, where the Lua modules
+ * keep what they know of it (under "callgrind.MODULE" keys) beside the
+ * binding's handles: one place, gone with the profile. A closed profile
+ * keeps its table, as it kept its handles. */
+int cgl_profile_state(lua_State *L)
+{
+    cgl_to_lprofile(L, 1);
+    cgl_push_state(L, 1);
+    return 1;
+}

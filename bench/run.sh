@@ -68,7 +68,7 @@ mkdir -p "$BUILD/bench"
 core_src=$(ls csrc/*.c | grep -v -e '/cg_lua' -e '/cg_prof\.c$')
 # shellcheck disable=SC2086
 "$CC" -std=c99 -O2 -Wall -Wextra -Icsrc -o "$BUILD/bench/sums" bench/sums.c \
-    $core_src -lz -lzstd -llzma
+    $core_src -lz -lzstd -llzma -lpthread
 RUNS=${BENCH_RUNS:-5}
 
 tmp=$(mktemp)
@@ -125,6 +125,7 @@ for file in $files; do
     fi
     measure "callgrind (ours)" "$LUA" bench/load.lua "$file" || status=1
     echo "ours: $(cat "$tmp.out")"
+    measure "ours, one thread" "$LUA" bench/load.lua "$file" 1 || status=1
     : > "$tmp.l"
     for _ in $(seq "$RUNS"); do
         "$LUA" bench/ulines.lua "$file" | awk '{ print $3 }' >> "$tmp.l" || status=1

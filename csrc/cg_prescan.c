@@ -172,12 +172,32 @@ static void end_run(Slot *sl, const Run *r, const char *at)
         g->kind = CG_SEG_LINES;
 }
 
-/* Scans p..end into sl: runs of cost lines that follow a cost line (the
- * first cost line after any other line is the loader's: it may be a call's
- * or a jump's, or be skipped), and the lines between. */
+/* Can the cost line after the line at p be in a run? Not after calls=,
+ * jump= or jcnd= (its cost line is the call's or the jump's, or is skipped
+ * with a bad one), nor after a line starting with a blank (it may be one
+ * of those): the loader reads those itself. */
+static int run_may_follow(const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p);
+    switch (*p) {
+    case 'c':
+        return !(n >= 6 && !memcmp(p, "calls=", 6));
+    case 'j':
+        return !(n >= 5 && (!memcmp(p, "jump=", 5) || !memcmp(p, "jcnd=", 5)));
+    case ' ':
+    case '\t':
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+/* Scans p..end into sl: runs of cost lines (but the first of a chunk, and
+ * those run_may_follow excludes), and the lines between. */
 static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
 {
-    int after_other = 1, in_run = 0;
+    int after_other = 1, in_run = 0;    /* after_other: no run may
+                                            start at the next line */
     Run run = { 0, 0, 0, 0 };
     sl->nsegs = sl->nsums = sl->npos = 0;
     if (new_seg(sl, CG_SEG_LINES, p) != 0)
@@ -212,11 +232,16 @@ static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
             if (new_seg(sl, CG_SEG_LINES, p) != 0)
                 return -1;
         }
-        cg_scan_line(p, end, &r);
-        after_other = r.kind != CG_K_COST;
-        if (after_other)
+        if (*p == 'p' || *p == 'e') {
+            cg_scan_line(p, end, &r);
             layout_line(s, &r);
-        p = r.next;
+            after_other = 0;
+            p = r.next;
+        } else {
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            after_other = !run_may_follow(p, end);
+            p = nl ? nl + 1 : end;
+        }
     }
     if (in_run)
         end_run(sl, &run, end);

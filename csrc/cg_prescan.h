@@ -17,7 +17,7 @@
 #include <stddef.h>
 
 /* Default chunk size, and the smallest text worth a thread. */
-#define CG_CHUNK ((size_t)256 << 10)
+#define CG_CHUNK ((size_t)128 << 10)
 #define CG_PRESCAN_MIN ((size_t)4 << 20)
 /* The largest: the loader reports progress at least every 16 MB, and a
  * run is taken at once (CG_PROGRESS_STEP of cg_profile.h). */

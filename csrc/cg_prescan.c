@@ -21,6 +21,7 @@ typedef struct Slot {
     CgRunPos *pos;
     size_t npos, pos_cap;
     int failed;                  /* out of memory: the loader reads it */
+    size_t ready;                /* the chunk scanned into it, 0: none */
 } Slot;
 
 struct CgPrescan {
@@ -31,7 +32,8 @@ struct CgPrescan {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    size_t scanned;              /* chunks below this are ready */
+    size_t claimed;              /* chunks below this are the worker's or
+                                    the loader's */
     size_t released;             /* chunks below this are used */
     int stop;
     int npos, nev;               /* the layout last written (worker) */
@@ -69,6 +71,9 @@ static void layout_line(CgPrescan *s, const CgRec *r)
 typedef struct Run {
     size_t seg;                  /* its entry in segs */
     int doubt;                   /* read its lines instead */
+    uint64_t bound;              /* every cost of the run is at most this
+                                    (an OR of them; a negative one sets
+                                    the top bit) */
     size_t sums, pos;            /* offsets into the slot's pools */
 } Run;
 
@@ -92,10 +97,13 @@ static void add_line(CgPrescan *s, Slot *sl, Run *r, const int *op,
     int64_t *sum = sl->sums + r->sums;
     CgRunPos *pos = s->npos ? sl->pos + r->pos : NULL;
     int j, k;
+    uint64_t bound = 0;
+    /* summed mod 2^64; end_run sees from `bound` whether that was exact */
     for (j = 0; j < ncost; j++) {
-        if (cost[j] < 0 || __builtin_add_overflow(sum[j], cost[j], &sum[j]))
-            r->doubt = 1;        /* a sum that may not fit on the way */
+        sum[j] = (int64_t)((uint64_t)sum[j] + (uint64_t)cost[j]);
+        bound |= (uint64_t)cost[j];
     }
+    r->bound |= bound;
     if (ncost > g->ncost)
         g->ncost = ncost;
     for (k = 0; k < s->npos; k++) {
@@ -150,6 +158,7 @@ static int begin_run(CgPrescan *s, Slot *sl, Run *r, const char *at)
         return -1;
     r->seg = sl->nsegs - 1;
     r->doubt = 0;
+    r->bound = 0;
     r->sums = sl->nsums;
     r->pos = sl->npos;
     /* nev >= 1 (runs need events); npos may be 0: pos may be NULL */
@@ -167,8 +176,13 @@ static int begin_run(CgPrescan *s, Slot *sl, Run *r, const char *at)
 static void end_run(Slot *sl, const Run *r, const char *at)
 {
     CgSeg *g = &sl->segs[r->seg];
+    uint64_t most;
     g->end = at;
-    if (r->doubt)
+    /* Every sum is at most nlines * bound: when that fits in int64_t and
+     * no cost is negative, every sum on the way fit too. */
+    if (r->doubt || r->bound >> 63 ||
+        __builtin_mul_overflow(r->bound, g->nlines, &most) ||
+        most > (uint64_t)INT64_MAX)
         g->kind = CG_SEG_LINES;
 }
 
@@ -198,7 +212,7 @@ static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
 {
     int after_other = 1, in_run = 0;    /* after_other: no run may
                                             start at the next line */
-    Run run = { 0, 0, 0, 0 };
+    Run run = { 0, 0, 0, 0, 0 };
     sl->nsegs = sl->nsums = sl->npos = 0;
     if (new_seg(sl, CG_SEG_LINES, p) != 0)
         return -1;
@@ -268,33 +282,50 @@ static void publish(Slot *sl)
     sl->chunk.nsegs = sl->nsegs;
 }
 
+/* The layout lines of chunks [from, to), which the worker does not scan
+ * (the first, and those the loader took): it follows them all the same. */
+static void follow_layout(CgPrescan *s, size_t from, size_t to)
+{
+    const char *p = s->bounds[from], *end = s->bounds[to];
+    while (p < end) {
+        const char *nl;
+        if (*p == 'p' || *p == 'e') {
+            CgRec r;
+            cg_scan_line(p, end, &r);
+            layout_line(s, &r);
+            p = r.next;
+            continue;
+        }
+        nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl ? nl + 1 : end;
+    }
+}
+
 static void *worker(void *arg)
 {
     CgPrescan *s = arg;
-    size_t i;
-    const char *p = s->bounds[0];
-    /* the layout in force where chunk 1 starts */
-    while (p < s->bounds[1]) {
-        CgRec r;
-        cg_scan_line(p, s->bounds[1], &r);
-        layout_line(s, &r);
-        p = r.next;
-    }
-    for (i = 1; i < s->nchunks; i++) {
-        Slot *sl = &s->slot[i % CG_RING];
+    size_t followed = 0;         /* chunks [0, followed): layout followed */
+    for (;;) {
+        size_t i;
+        Slot *sl;
         pthread_mutex_lock(&s->mu);
-        while (!s->stop && i >= s->released + CG_RING)
+        while (!s->stop && s->claimed < s->nchunks &&
+               s->claimed >= s->released + CG_RING)
             pthread_cond_wait(&s->cv, &s->mu);
-        if (s->stop) {
+        if (s->stop || s->claimed >= s->nchunks) {
             pthread_mutex_unlock(&s->mu);
             break;
         }
+        i = s->claimed++;
         pthread_mutex_unlock(&s->mu);
+        follow_layout(s, followed, i);
+        sl = &s->slot[i % CG_RING];
         sl->failed = scan_chunk(s, sl, s->bounds[i], s->bounds[i + 1]) != 0;
         if (!sl->failed)
             publish(sl);
+        followed = i + 1;
         pthread_mutex_lock(&s->mu);
-        s->scanned = i + 1;
+        sl->ready = i;
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
     }
@@ -332,7 +363,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk)
     s->buf = buf;
     s->len = len;
     s->npos = 1;                 /* no positions: line: just the line */
-    s->scanned = s->released = 1;
+    s->claimed = s->released = 1;
     if (pthread_mutex_init(&s->mu, NULL) != 0)
         goto fail;
     if (pthread_cond_init(&s->cv, NULL) != 0) {
@@ -366,11 +397,24 @@ void cg_prescan_bounds(const CgPrescan *s, size_t i, const char **start,
 const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i)
 {
     const Slot *sl = &s->slot[i % CG_RING];
+    const CgChunk *c = NULL;
     pthread_mutex_lock(&s->mu);
-    while (s->scanned <= i)
+    for (;;) {
+        if (sl->ready == i) {
+            if (!sl->failed)
+                c = &sl->chunk;
+            break;
+        }
+        if (s->claimed <= i) {
+            /* the worker is behind: the loader reads this chunk itself
+             * rather than wait */
+            s->claimed = i + 1;
+            break;
+        }
         pthread_cond_wait(&s->cv, &s->mu);
+    }
     pthread_mutex_unlock(&s->mu);
-    return sl->failed ? NULL : &sl->chunk;
+    return c;
 }
 
 void cg_prescan_done(CgPrescan *s, size_t i)

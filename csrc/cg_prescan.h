@@ -66,8 +66,9 @@ CG_HIDDEN size_t cg_prescan_nchunks(const CgPrescan *s);
 /* The byte range of chunk i. */
 CG_HIDDEN void cg_prescan_bounds(const CgPrescan *s, size_t i,
                                  const char **start, const char **end);
-/* Waits for chunk i (i >= 1, in order) and returns its segments; NULL when
- * the worker could not scan it (out of memory): read it alone. Valid until
+/* Chunk i's segments (i >= 1, in order), waiting while the worker scans
+ * it. NULL: read it alone (the worker had not started it, and goes on
+ * with the next ones; or it ran out of memory). Valid until
  * cg_prescan_done(s, i). */
 CG_HIDDEN const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i);
 /* Chunk i is used: its room goes to a later chunk. */

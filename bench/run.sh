@@ -141,6 +141,8 @@ echo "$LUA -e '': peak RSS $(awk -v k="$kib" 'BEGIN { printf "%.1f", k / 1024 }'
 echo "MB = 10^6 bytes; RSS = peak resident set; RSS/byte = peak RSS / file size;"
 echo "x scan = wall time / the newline scan's wall time on the same file."
 echo
-echo "The Lua profiler's overhead (bench/lua_overhead.sh):"
-LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_overhead.sh || status=1
+if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
+    echo "The Lua profiler's overhead (bench/lua_overhead.sh):"
+    LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_overhead.sh || status=1
+fi
 exit "$status"

@@ -1544,10 +1544,11 @@ static int read_text(Loader *L)
     int rc = CG_OK;
     L->mark = L->buf + CG_PROGRESS_STEP;
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
-        s = cg_prescan_start(L->buf, L->len, o->chunk);
+        s = cg_prescan_start(L->buf, L->len, o->chunk, !o->chunk);
     if (!s)
         return read_lines(L, L->buf, L->buf + L->len);
     n = cg_prescan_nchunks(s);
+    L->P->chunks += n;
     cg_prescan_bounds(s, 0, &start, &end);
     rc = read_lines(L, start, end);
     for (i = 1; !rc && i < n; i++) {

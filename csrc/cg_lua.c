@@ -52,7 +52,7 @@ static const luaL_Reg internal_funcs[] = {
     {"ab", cgl_func_ab},
     {"event_problem", cgl_profile_event_problem},
     {"state", cgl_profile_state},
-    {"run_lines", cgl_profile_run_lines},
+    {"load_stats", cgl_profile_load_stats},
     {NULL, NULL}
 };
 

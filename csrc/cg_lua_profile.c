@@ -109,12 +109,15 @@ int cgl_profile_memory(lua_State *L)
     return 2;
 }
 
-/* internal.run_lines(prof): the cost lines the load took in runs summed
- * by its second thread (the specs show that it ran). */
-int cgl_profile_run_lines(lua_State *L)
+/* internal.load_stats(prof) -> lines, chunks: the cost lines the load
+ * took in runs summed by its second thread, and the chunks of the texts
+ * it read with one (the specs show that it ran). */
+int cgl_profile_load_stats(lua_State *L)
 {
-    lua_pushinteger(L, (lua_Integer)cgl_check_profile(L, 1)->run_lines);
-    return 1;
+    const CgProfile *P = cgl_check_profile(L, 1);
+    lua_pushinteger(L, (lua_Integer)P->run_lines);
+    lua_pushinteger(L, (lua_Integer)P->chunks);
+    return 2;
 }
 
 static int parts_iter(lua_State *L)

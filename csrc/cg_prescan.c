@@ -36,6 +36,7 @@ struct CgPrescan {
                                     the loader's */
     size_t released;             /* chunks below this are used */
     int stop;
+    int steal;                   /* the loader may take unstarted chunks */
     int npos, nev;               /* the layout last written (worker) */
     Slot slot[CG_RING];
 };
@@ -334,7 +335,8 @@ static void *worker(void *arg)
 
 /* ---- the loader's side ---- */
 
-CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk)
+CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
+                            int steal)
 {
     CgPrescan *s;
     size_t n = 0, cap = 0;
@@ -364,6 +366,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk)
     s->len = len;
     s->npos = 1;                 /* no positions: line: just the line */
     s->claimed = s->released = 1;
+    s->steal = steal;
     if (pthread_mutex_init(&s->mu, NULL) != 0)
         goto fail;
     if (pthread_cond_init(&s->cv, NULL) != 0) {
@@ -405,7 +408,7 @@ const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i)
                 c = &sl->chunk;
             break;
         }
-        if (s->claimed <= i) {
+        if (s->steal && s->claimed <= i) {
             /* the worker is behind: the loader reads this chunk itself
              * rather than wait */
             s->claimed = i + 1;

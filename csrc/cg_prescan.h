@@ -57,18 +57,21 @@ typedef struct CgChunk {
 typedef struct CgPrescan CgPrescan;
 
 /* Starts a worker over buf[0..len) in chunks of about `chunk` bytes
- * (0: CG_CHUNK), ending at line ends. NULL when it is not worth it (fewer
- * than two chunks) or not possible (memory, threads): the caller then
- * reads the text alone. */
+ * (0: CG_CHUNK), ending at line ends. steal: cg_prescan_wait leaves a
+ * chunk the worker has not started to the loader; else it always waits
+ * (the specs' mode: every run is taken, even where threads take turns,
+ * as under valgrind). NULL when it is not worth it (fewer than two
+ * chunks) or not possible (memory, threads): the caller then reads the
+ * text alone. */
 CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,
-                                      size_t chunk);
+                                      size_t chunk, int steal);
 CG_HIDDEN size_t cg_prescan_nchunks(const CgPrescan *s);
 /* The byte range of chunk i. */
 CG_HIDDEN void cg_prescan_bounds(const CgPrescan *s, size_t i,
                                  const char **start, const char **end);
 /* Chunk i's segments (i >= 1, in order), waiting while the worker scans
- * it. NULL: read it alone (the worker had not started it, and goes on
- * with the next ones; or it ran out of memory). Valid until
+ * it. NULL: read it alone (stealing, the worker had not started it, and
+ * goes on with the next ones; or it ran out of memory). Valid until
  * cg_prescan_done(s, i). */
 CG_HIDDEN const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i);
 /* Chunk i is used: its room goes to a later chunk. */

@@ -177,6 +177,7 @@ typedef struct CgProfile {
     uint64_t run_lines;          /* cost lines the loader took in runs
                                     its second thread summed
                                     (cg_prescan.h) */
+    uint64_t chunks;             /* chunks of the texts read so */
     void *graph;                 /* CgGraph, built on first use */
 
     char **arena;                /* chunks holding made-up names */
@@ -200,7 +201,9 @@ typedef struct CgLoadOpts {
                                     one scans ahead (cg_prescan.h) in
                                     texts of CG_PRESCAN_MIN bytes or more */
     size_t chunk;                /* 0: CG_CHUNK; else the worker's chunk
-                                    size, used from two chunks on (tests) */
+                                    size, used from two chunks on, and
+                                    the loader always waits for it
+                                    (tests) */
 } CgLoadOpts;
 
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged

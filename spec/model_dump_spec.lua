@@ -33,12 +33,16 @@ describe("the loaded model", function()
   -- more; `chunk` makes it start on every file of two chunks, so every
   -- input goes through it with chunk ends at every few lines. Its runs must
   -- change nothing: not a number, not a message, not a warning's line.
+  -- (Chunks of 64 bytes only for files up to 64 KiB: each chunk is a
+  -- hand-over between the threads, a time slice under valgrind.)
   for _, chunk in ipairs({ 64, 1000 }) do
     it("is the same when a worker thread sums runs of cost lines in chunks of " .. chunk .. " bytes", function()
       local differ = {}
       for _, item in ipairs(inputs) do
         local stored = H.read_file("spec/fixtures/dumps/" .. item[1] .. ".dump")
-        if D.dump_file(item[2], { chunk = chunk }) ~= stored then differ[#differ + 1] = item[2] end
+        if chunk > 64 or #H.read_file(item[2]) <= 65536 then
+          if D.dump_file(item[2], { chunk = chunk }) ~= stored then differ[#differ + 1] = item[2] end
+        end
       end
       H.report("dumps that differ", differ)
     end)

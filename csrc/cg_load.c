@@ -913,6 +913,32 @@ static int scan_cost_line(Loader *L, const char *s, const char *e,
     }
 }
 
+/* Adds v[0..n) (part columns) to the current part's sums and to self (a
+ * function's self costs), every sum checked before any changes. Returns
+ * -1, or the profile event whose sum does not fit in 64 bits (nothing
+ * changed then). */
+static int add_self(Loader *L, int64_t *self, const int64_t *v, int n)
+{
+    CgPart *pt = &L->P->parts[L->part];
+    int j;
+    /* the new sums kept in L->row (part) and L->self_row (self) until
+     * all are known to fit */
+    for (j = 0; j < n; j++) {
+        uint32_t ev = pt->evmap[j];
+        int64_t t;
+        if (__builtin_add_overflow(pt->sum[j], v[j], &L->row[j]) ||
+            (L->any_done &&
+             __builtin_add_overflow(L->done[ev], L->row[j], &t)) ||
+            __builtin_add_overflow(self[ev], v[j], &L->self_row[j]))
+            return (int)ev;
+    }
+    for (j = 0; j < n; j++) {
+        pt->sum[j] = L->row[j];
+        self[pt->evmap[j]] = L->self_row[j];
+    }
+    return -1;
+}
+
 /* A scanned cost line: positions pos[], costs L->cost[0..ncost). */
 static int cost_record(Loader *L, const uint64_t *pos, int ncost,
                        int skipping)
@@ -954,26 +980,14 @@ static int cost_record(Loader *L, const uint64_t *pos, int ncost,
             return nomem(L);
         L->call_pending = 0;
     } else {
-        int64_t *self;
+        int ev;
         if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0)
             return rc;
-        self = P->self + (size_t)L->func * P->stride;
-        /* every sum checked before any changes; the new ones kept in
-         * L->row (part sums) and L->self_row (self costs) meanwhile */
-        for (j = 0; j < ncost; j++) {
-            uint32_t ev = pt->evmap[j];
-            int64_t t;
-            if (__builtin_add_overflow(pt->sum[j], L->cost[j], &L->row[j]) ||
-                (L->any_done &&
-                 __builtin_add_overflow(L->done[ev], L->row[j], &t)) ||
-                __builtin_add_overflow(self[ev], L->cost[j], &L->self_row[j]))
-                return fail(L, "the sum of %.*s costs does not fit in 64 "
-                            "bits", (int)P->events[ev].len, P->events[ev].ptr);
-        }
-        for (j = 0; j < ncost; j++) {
-            pt->sum[j] = L->row[j];
-            self[pt->evmap[j]] = L->self_row[j];
-        }
+        ev = add_self(L, P->self + (size_t)L->func * P->stride, L->cost,
+                      ncost);
+        if (ev >= 0)
+            return fail(L, "the sum of %.*s costs does not fit in 64 "
+                        "bits", (int)P->events[ev].len, P->events[ev].ptr);
     }
     memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
     L->fi_pending = 0;
@@ -1424,6 +1438,17 @@ static int cancelled(Loader *L)
     return CG_ECANCEL;
 }
 
+/* Reports progress at `at` of the current file, and where the next report
+ * is due; CG_ECANCEL when the callback cancels the load. */
+static int report(Loader *L, const char *at)
+{
+    L->mark = at + CG_PROGRESS_STEP;
+    if (L->opts->progress(L->opts->ud, L->before + (uint64_t)(at - L->buf),
+                          L->P->len))
+        return cancelled(L);
+    return CG_OK;
+}
+
 /* Reads the lines p..end of the current file; reports progress every
  * CG_PROGRESS_STEP bytes. */
 static int read_lines(Loader *L, const char *p, const char *end)
@@ -1459,13 +1484,8 @@ static int read_lines(Loader *L, const char *p, const char *end)
             rc = skip_line(L);
         p = r.next;
     progress:
-        if (p >= L->mark && L->opts->progress && !rc) {
-            if (L->opts->progress(L->opts->ud,
-                                  L->before + (uint64_t)(p - L->buf),
-                                  L->P->len))
-                return cancelled(L);
-            L->mark = p + CG_PROGRESS_STEP;
-        }
+        if (p >= L->mark && L->opts->progress && !rc)
+            rc = report(L, p);
     }
     return rc;
 }
@@ -1478,11 +1498,10 @@ static int read_lines(Loader *L, const char *p, const char *end)
 static int take_run(Loader *L, const CgSeg *g)
 {
     CgProfile *P = L->P;
-    CgPart *pt = &P->parts[L->part];
+    const CgPart *pt = &P->parts[L->part];
     uint64_t base[CG_MAX_POSITIONS], lineno = L->lineno;
     const char *line = L->line;
-    int64_t *self;
-    int j, k, rc;
+    int k, rc;
     if (g->npos != pt->npos || g->nev != pt->nev || L->skip_cost ||
         L->call_pending || L->jump_pending)
         return read_lines(L, g->start, g->end);
@@ -1502,35 +1521,23 @@ static int take_run(Loader *L, const CgSeg *g)
     if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0) {
         if (rc == CG_ENOMEM)
             return rc;
-        L->lineno = lineno;
-        L->line = line;
-        return read_lines(L, g->start, g->end);
+        goto lines;
     }
-    self = P->self + (size_t)L->func * P->stride;
-    for (j = 0; j < g->ncost; j++) {
-        uint32_t ev = pt->evmap[j];
-        int64_t t;
-        /* costs >= 0: the sums grow line by line, so the last fitting
-         * means every one on the way did */
-        if (__builtin_add_overflow(pt->sum[j], g->sums[j], &L->row[j]) ||
-            (L->any_done &&
-             __builtin_add_overflow(L->done[ev], L->row[j], &t)) ||
-            __builtin_add_overflow(self[ev], g->sums[j], &L->self_row[j])) {
-            L->lineno = lineno;
-            L->line = line;
-            return read_lines(L, g->start, g->end);
-        }
-    }
-    for (j = 0; j < g->ncost; j++) {
-        pt->sum[j] = L->row[j];
-        self[pt->evmap[j]] = L->self_row[j];
-    }
+    /* costs >= 0: the sums grow line by line, so the last fitting means
+     * every one on the way did */
+    if (add_self(L, P->self + (size_t)L->func * P->stride, g->sums,
+                 g->ncost) >= 0)
+        goto lines;
     memcpy(L->base, base, (size_t)g->npos * sizeof *base);
     L->lineno = lineno + g->nlines;
     P->run_lines += g->nlines;
     L->touched = L->body = 1;
     L->fi_pending = 0;
     return CG_OK;
+lines:
+    L->lineno = lineno;
+    L->line = line;
+    return read_lines(L, g->start, g->end);
 }
 
 /* Reads the current file: alone, or with a worker thread summing runs of
@@ -1563,12 +1570,8 @@ static int read_text(Loader *L)
             if (g->kind == CG_SEG_RUN) {
                 /* a run crossing the mark: progress where it starts, so
                  * no more than CG_PROGRESS_STEP goes by unreported */
-                if (g->end > L->mark && o->progress) {
-                    if (o->progress(o->ud, L->before +
-                                    (uint64_t)(g->start - L->buf), L->P->len))
-                        rc = cancelled(L);
-                    L->mark = g->start + CG_PROGRESS_STEP;
-                }
+                if (g->end > L->mark && o->progress)
+                    rc = report(L, g->start);
                 if (!rc)
                     rc = take_run(L, g);
             } else {

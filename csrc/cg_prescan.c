@@ -65,9 +65,22 @@ static void layout_line(CgPrescan *s, const CgRec *r)
     }
 }
 
-/* ---- one chunk ---- */
+/* The line at p, which is not scanned further: the start of the next
+ * line. Follows positions: and events: lines. */
+static const char *other_line(CgPrescan *s, const char *p, const char *end)
+{
+    const char *nl;
+    if (*p == 'p' || *p == 'e') {
+        CgRec r;
+        cg_scan_line(p, end, &r);
+        layout_line(s, &r);
+        return r.next;
+    }
+    nl = memchr(p, '\n', (size_t)(end - p));
+    return nl ? nl + 1 : end;
+}
 
-#define GROW(arr, cap, need) CG_GROW(arr, cap, need)
+/* ---- one chunk ---- */
 
 typedef struct Run {
     size_t seg;                  /* its entry in segs */
@@ -81,7 +94,7 @@ typedef struct Run {
 static int new_seg(Slot *sl, int kind, const char *start)
 {
     CgSeg *g;
-    if (GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0)
+    if (CG_GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0)
         return -1;
     g = &sl->segs[sl->nsegs++];
     memset(g, 0, sizeof *g);
@@ -154,8 +167,8 @@ static void add_line(CgPrescan *s, Slot *sl, Run *r, const int *op,
 static int begin_run(CgPrescan *s, Slot *sl, Run *r, const char *at)
 {
     if (new_seg(sl, CG_SEG_RUN, at) != 0 ||
-        GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
-        GROW(sl->pos, sl->pos_cap, sl->npos + (size_t)s->npos) != 0)
+        CG_GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
+        CG_GROW(sl->pos, sl->pos_cap, sl->npos + (size_t)s->npos) != 0)
         return -1;
     r->seg = sl->nsegs - 1;
     r->doubt = 0;
@@ -218,7 +231,6 @@ static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
     if (new_seg(sl, CG_SEG_LINES, p) != 0)
         return -1;
     while (p < end) {
-        CgRec r;
         if (!after_other && s->nev && cg_is_cost_start(*p)) {
             int op[CG_MAX_POSITIONS], ncost = 0, k;
             uint64_t val[CG_MAX_POSITIONS];
@@ -247,16 +259,8 @@ static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
             if (new_seg(sl, CG_SEG_LINES, p) != 0)
                 return -1;
         }
-        if (*p == 'p' || *p == 'e') {
-            cg_scan_line(p, end, &r);
-            layout_line(s, &r);
-            after_other = 0;
-            p = r.next;
-        } else {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            after_other = !run_may_follow(p, end);
-            p = nl ? nl + 1 : end;
-        }
+        after_other = !run_may_follow(p, end);
+        p = other_line(s, p, end);
     }
     if (in_run)
         end_run(sl, &run, end);
@@ -288,18 +292,8 @@ static void publish(Slot *sl)
 static void follow_layout(CgPrescan *s, size_t from, size_t to)
 {
     const char *p = s->bounds[from], *end = s->bounds[to];
-    while (p < end) {
-        const char *nl;
-        if (*p == 'p' || *p == 'e') {
-            CgRec r;
-            cg_scan_line(p, end, &r);
-            layout_line(s, &r);
-            p = r.next;
-            continue;
-        }
-        nl = memchr(p, '\n', (size_t)(end - p));
-        p = nl ? nl + 1 : end;
-    }
+    while (p < end)
+        p = other_line(s, p, end);
 }
 
 static void *worker(void *arg)
@@ -350,7 +344,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
     /* chunk starts: after the first '\n' at or past each multiple */
     while (p < end) {
         const char *nl;
-        if (GROW(s->bounds, cap, n + 2) != 0)
+        if (CG_GROW(s->bounds, cap, n + 2) != 0)
             goto fail;
         s->bounds[n++] = p;
         if ((size_t)(end - p) <= chunk)

@@ -61,6 +61,11 @@ typedef struct Loader {
                                     alone is no sign: the format's own
                                     examples start so and have none) */
     int32_t unspecified;
+    int32_t *last_func;          /* function name index -> the function
+                                    last found with it, or -1: most names
+                                    have one function, found without the
+                                    key table */
+    size_t last_func_cap;
     CgNames evnames;             /* P->events hashed, same indices */
     int64_t cost[CG_MAX_EVENTS];
     int64_t row[CG_MAX_EVENTS];  /* a call's costs in profile event order;
@@ -374,11 +379,20 @@ static int get_func(Loader *L, int32_t obj, int32_t file, int32_t name,
 {
     CgProfile *P = L->P;
     CgFuncKey key;
-    int32_t f;
+    int32_t f = (size_t)name < L->last_func_cap ? L->last_func[name] : -1;
     key.obj = obj;
     key.file = file;
     key.name = name;
-    f = cg_ftab_find(&P->ftab, P->funcs, sizeof *P->funcs, key);
+    if (f < 0 || P->funcs[f].obj != obj || P->funcs[f].file != file) {
+        size_t cap = L->last_func_cap;
+        f = cg_ftab_find(&P->ftab, P->funcs, sizeof *P->funcs, key);
+        if ((size_t)name >= cap) {
+            if (CG_GROW(L->last_func, L->last_func_cap, (size_t)name + 1))
+                return nomem(L);
+            memset(L->last_func + cap, 0xff,
+                   (L->last_func_cap - cap) * sizeof *L->last_func);
+        }
+    }
     if (f < 0) {
         CgFunc *fn;
         if (P->nfuncs >= CG_MAX_FUNCS)
@@ -398,11 +412,13 @@ static int get_func(Loader *L, int32_t obj, int32_t file, int32_t name,
                P->stride * sizeof *P->self);
         f = (int32_t)P->nfuncs++;
         fn->flags = flags;
+        L->last_func[name] = f;
     } else if (flags & CG_FN_BODY) {
         P->funcs[f].flags |= CG_FN_BODY;
     } else if (!(flags & CG_FN_IMPLICIT)) {
         P->funcs[f].flags &= ~(uint32_t)CG_FN_IMPLICIT;
     }
+    L->last_func[name] = f;
     *out = f;
     return CG_OK;
 }
@@ -1102,10 +1118,7 @@ static void end_function(Loader *L)
 static int name_line(Loader *L, const CgRec *r)
 {
     int32_t idx;
-    char key[8];
-    int rc;
-    memcpy(key, r->def->key, r->def->len + 1);
-    rc = read_name(L, r->def->names, key, r->val, r->e, &idx);
+    int rc = read_name(L, r->def->names, r->def->key, r->val, r->e, &idx);
     if (rc || r->kind == CG_K_FRFN)
         return rc;
     L->touched = L->body = 1;
@@ -1623,6 +1636,7 @@ static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
     if (rc == CG_ENOMEM)
         nomem(L);
     cg_names_free(&L->evnames);
+    free(L->last_func);
     free(L);
     if (rc) {
         cg_profile_free(P);

@@ -23,16 +23,26 @@ int cg_grow(void **arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-/* FNV-1a, 64-bit: names are short and few; this is not a hot loop. */
+/* Eight bytes a step, each word mixed in by a multiply: names are hashed
+ * at every definition, and C++ names run long. Only the tables' order
+ * depends on it, never a result. */
 uint64_t cg_hash_bytes(const char *s, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL;
-    size_t i;
-    for (i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ULL;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ len;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xFF51AFD7ED558CCDULL;
+        h ^= h >> 32;
+        s += 8;
+        len -= 8;
     }
-    return h;
+    if (len) {
+        uint64_t w = 0;
+        memcpy(&w, s, len);
+        h = (h ^ w) * 0xC4CEB9FE1A85EC53ULL;
+    }
+    return h ^ (h >> 29);
 }
 
 static int names_rehash(CgNames *t, size_t ncap)
@@ -57,27 +67,36 @@ static int names_rehash(CgNames *t, size_t ncap)
     return 0;
 }
 
+/* The slot of s (hash h) in t's hash: its entry, or the empty slot where
+ * it would go. */
+static size_t name_slot(const CgNames *t, const char *s, size_t len,
+                        uint64_t h)
+{
+    size_t j = (size_t)h & (t->hcap - 1);
+    while (t->hash[j]) {
+        const CgStr *c = &t->str[t->hash[j] - 1];
+        if (c->len == len && (len == 0 || memcmp(c->ptr, s, len) == 0))
+            break;
+        j = (j + 1) & (t->hcap - 1);
+    }
+    return j;
+}
+
 int32_t cg_names_find(const CgNames *t, const char *s, size_t len)
 {
     size_t j;
     if (!t->hcap)
         return -1;
-    j = (size_t)cg_hash_bytes(s, len) & (t->hcap - 1);
-    while (t->hash[j]) {
-        const CgStr *c = &t->str[t->hash[j] - 1];
-        if (c->len == len && (len == 0 || memcmp(c->ptr, s, len) == 0))
-            return (int32_t)(t->hash[j] - 1);
-        j = (j + 1) & (t->hcap - 1);
-    }
-    return -1;
+    j = name_slot(t, s, len, cg_hash_bytes(s, len));
+    return (int32_t)t->hash[j] - 1;
 }
 
 int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
 {
-    int32_t i = cg_names_find(t, s, len);
+    uint64_t h = cg_hash_bytes(s, len);
     size_t j;
-    if (i >= 0)
-        return i;
+    if (t->hcap && t->hash[j = name_slot(t, s, len, h)])
+        return (int32_t)(t->hash[j] - 1);
     if (t->n >= 0x7ffffffe)
         return -1;
     /* at most 3/4 full: linear probing stays short, and the table of a
@@ -89,7 +108,7 @@ int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
         return -1;
     t->str[t->n].ptr = s;
     t->str[t->n].len = len;
-    j = (size_t)cg_hash_bytes(s, len) & (t->hcap - 1);
+    j = (size_t)h & (t->hcap - 1);
     while (t->hash[j])
         j = (j + 1) & (t->hcap - 1);
     t->hash[j] = (uint32_t)t->n + 1;

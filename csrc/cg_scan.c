@@ -7,22 +7,24 @@
 
 #define KEY(s) s, sizeof s - 1
 
+/* The keys of the body first, the most frequent in callgrind's files
+ * first: cg_scan_keyed tries them in this order. */
 const CgKeyDef cg_keys[] = {
-    { KEY("ob"), '=', CG_K_OB, CG_OBJ },
-    { KEY("fl"), '=', CG_K_FL, CG_FILE },
+    { KEY("jcnd"), '=', CG_K_JCND, -1 },
+    { KEY("calls"), '=', CG_K_CALLS, -1 },
+    { KEY("cfn"), '=', CG_K_CFN, CG_FN },
+    { KEY("jump"), '=', CG_K_JUMP, -1 },
+    { KEY("fn"), '=', CG_K_FN, CG_FN },
+    { KEY("cfi"), '=', CG_K_CFI, CG_FILE },
+    { KEY("cob"), '=', CG_K_COB, CG_OBJ },
     { KEY("fi"), '=', CG_K_FI, CG_FILE },
     { KEY("fe"), '=', CG_K_FE, CG_FILE },
-    { KEY("fn"), '=', CG_K_FN, CG_FN },
-    { KEY("cob"), '=', CG_K_COB, CG_OBJ },
-    { KEY("cfi"), '=', CG_K_CFI, CG_FILE },
+    { KEY("fl"), '=', CG_K_FL, CG_FILE },
+    { KEY("ob"), '=', CG_K_OB, CG_OBJ },
     { KEY("cfl"), '=', CG_K_CFL, CG_FILE },
-    { KEY("cfn"), '=', CG_K_CFN, CG_FN },
     { KEY("jfi"), '=', CG_K_JFI, CG_FILE },
     { KEY("jfn"), '=', CG_K_JFN, CG_FN },
     { KEY("frfn"), '=', CG_K_FRFN, CG_FN },
-    { KEY("calls"), '=', CG_K_CALLS, -1 },
-    { KEY("jump"), '=', CG_K_JUMP, -1 },
-    { KEY("jcnd"), '=', CG_K_JCND, -1 },
     { KEY("version"), ':', CG_K_VERSION, -1 },
     { KEY("creator"), ':', CG_K_CREATOR, -1 },
     { KEY("pid"), ':', CG_K_PID, -1 },
@@ -61,9 +63,16 @@ void cg_scan_keyed(CgRec *r)
     n = (size_t)(s - k);
     r->key = k;
     r->val = s + 1;
-    for (d = cg_keys; d->key; d++)
-        if (d->sep == *s && d->len == n && !memcmp(d->key, k, n))
+    /* keys are short: compared here, not through a call of memcmp */
+    for (d = cg_keys; d->key; d++) {
+        size_t i;
+        if (d->sep != *s || d->len != n || d->key[0] != *k)
+            continue;
+        for (i = 1; i < n && d->key[i] == k[i]; i++)
+            ;
+        if (i == n)
             break;
+    }
     if (!d->key)
         d = *s == '=' ? &unknown_eq : &unknown_colon;
     r->def = d;
@@ -83,7 +92,9 @@ const char *cg_scan_target(const char *s, const char *e, int npos,
         s = cg_skip_blanks(s, e);
         if (s == e)
             break;
-        if (!(q = cg_scan_pos(s, e, base[k], &v, why))) {
+        q = s;
+        if (!cg_fast_step(&q, e, base[k], &v) &&
+            !(q = cg_scan_pos(s, e, base[k], &v, why))) {
             *at = s;
             return NULL;
         }

@@ -247,6 +247,37 @@ CG_INLINE const char *cg_fast_costs(const char *p, const char *end,
     return p == end ? p : p + 1;
 }
 
+/* One position of the fast path at *pp, relative to base: 1 with *out
+ * set and *pp past it, or 0 (a token cg_fast_pos does not take, or a
+ * relative one out of range): the caller scans it with cg_scan_pos,
+ * which also words the error. */
+CG_INLINE int cg_fast_step(const char **pp, const char *end, uint64_t base,
+                           uint64_t *out)
+{
+    uint64_t v;
+    switch (cg_fast_pos(pp, end, &v)) {
+    case CG_OP_SAME:
+        v = base;
+        break;
+    case CG_OP_ABS:
+        break;
+    case CG_OP_ADD:
+        if (v > UINT64_MAX - base)
+            return 0;
+        v += base;
+        break;
+    case CG_OP_SUB:
+        if (v > base)
+            return 0;
+        v = base - v;
+        break;
+    default:
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
 /* The fast path of cg_scan_costs, for the common cost line: p starts it
  * (no blank before), and it ends at its '\n' (or at end), which this scan
  * finds itself: no separate search for the line end. Returns the start of
@@ -260,29 +291,9 @@ CG_INLINE const char *cg_scan_costs_fast(const char *p, const char *end,
                                          int max, int *ncost)
 {
     int k;
-    for (k = 0; k < npos; k++) {
-        uint64_t v;
-        switch (cg_fast_pos(&p, end, &v)) {
-        case CG_OP_SAME:
-            v = base[k];
-            break;
-        case CG_OP_ABS:
-            break;
-        case CG_OP_ADD:
-            if (v > UINT64_MAX - base[k])
-                return NULL;
-            v += base[k];
-            break;
-        case CG_OP_SUB:
-            if (v > base[k])
-                return NULL;
-            v = base[k] - v;
-            break;
-        default:
+    for (k = 0; k < npos; k++)
+        if (!cg_fast_step(&p, end, base[k], &pos[k]))
             return NULL;
-        }
-        pos[k] = v;
-    }
     return cg_fast_costs(p, end, cost, max, ncost);
 }
 

@@ -40,15 +40,13 @@ static inline const char *cg_token_end(const char *s, const char *e)
     return s;
 }
 
+/* Each byte's value as a hex digit, -1 for the others (cg_scan.c): one
+ * load per digit of an address, not three range tests. */
+CG_HIDDEN extern const signed char cg_hex_digit[256];
+
 static inline int cg_hexval(char c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    return cg_hex_digit[(unsigned char)c];
 }
 
 /* Scans a decimal or 0x-hex unsigned number at s that ends at a blank, at

@@ -7,6 +7,16 @@
 
 #define KEY(s) s, sizeof s - 1
 
+#define X16 -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1
+const signed char cg_hex_digit[256] = {
+    X16, X16, X16,
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, -1, -1, -1, -1, -1, -1,
+    -1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, X16,
+    -1, 10, 11, 12, 13, 14, 15, -1, -1, -1, -1, -1, -1, -1, -1, -1, X16,
+    X16, X16, X16, X16, X16, X16, X16, X16
+};
+#undef X16
+
 /* The keys of the body first, the most frequent in callgrind's files
  * first: cg_scan_keyed tries them in this order. */
 const CgKeyDef cg_keys[] = {

@@ -207,6 +207,45 @@ CG_INLINE int cg_fast_pos(const char **pp, const char *end, uint64_t *v)
     return op;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CG_SWAR 1
+#endif
+
+#ifdef CG_SWAR
+/* The decimal token at p, read as one little-endian word of the 8 bytes
+ * at p (the caller checks they are there): its value into *v, and its
+ * length, 1 to 7 digits followed by a blank or '\n'; 0 for anything else
+ * (no digit first, 8 digits or more, another byte after them), which the
+ * caller scans byte by byte. No branch on the number of digits: a line's
+ * costs have 1 to 6 of them, unforeseeably. */
+CG_INLINE int cg_swar_digits(const char *p, uint64_t *v)
+{
+    const uint64_t hi = 0x8080808080808080ULL;
+    uint64_t w, a, nd;
+    int len;
+    char c;
+    memcpy(&w, p, 8);
+    a = w ^ 0x3030303030303030ULL;   /* digits become 0..9 */
+    /* the top bit of each byte that is not 0..9 */
+    nd = (((a & 0x7F7F7F7F7F7F7F7FULL) + 0x7676767676767676ULL) | a) & hi;
+    if (!nd)
+        return 0;
+    len = __builtin_ctzll(nd) >> 3;
+    if (!len)
+        return 0;
+    c = p[len];
+    if (c != ' ' && c != '\n' && c != '\t')
+        return 0;
+    /* the digits to the top bytes, the first the most significant */
+    a <<= 64 - 8 * len;
+    a = (a * 10 + (a >> 8)) & 0x00FF00FF00FF00FFULL;
+    a = (a * 100 + (a >> 16)) & 0x0000FFFF0000FFFFULL;
+    a = (a * 10000 + (a >> 32)) & 0x00000000FFFFFFFFULL;
+    *v = a;
+    return len;
+}
+#endif
+
 /* The costs of the fast path at p, up to the line's '\n' (or end): at
  * most max, decimal, maybe negative, of at most 18 digits. Returns the
  * start of the next line, or NULL. */
@@ -232,6 +271,16 @@ CG_INLINE const char *cg_fast_costs(const char *p, const char *end,
             p++;
             continue;
         }
+#ifdef CG_SWAR
+        if (end - p >= 8) {
+            int len = cg_swar_digits(p, &v);
+            if (len) {
+                cost[n++] = (int64_t)v;
+                p += len;
+                continue;
+            }
+        }
+#endif
         neg = *p == '-';
         p += neg;
         start = p;

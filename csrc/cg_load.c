@@ -1554,6 +1554,8 @@ static int take_run(Loader *L, const CgSeg *g)
                  g->ncost) >= 0)
         goto lines;
     memcpy(L->base, base, (size_t)g->npos * sizeof *base);
+    if (g->jumps)                /* as jump_line leaves them */
+        L->jfile = L->jfn_name = L->jfunc = -1;
     L->lineno = lineno + g->nlines;
     P->run_lines += g->nlines;
     L->touched = L->body = 1;
@@ -1576,7 +1578,8 @@ static int read_text(Loader *L)
     int rc = CG_OK;
     L->mark = L->buf + CG_PROGRESS_STEP;
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
-        s = cg_prescan_start(L->buf, L->len, o->chunk, !o->chunk);
+        s = cg_prescan_start(L->buf, L->len, o->chunk,
+                             !o->chunk || o->share);
     if (!s)
         return read_lines(L, L->buf, L->buf + L->len);
     n = cg_prescan_nchunks(s);
@@ -1584,7 +1587,8 @@ static int read_text(Loader *L)
     cg_prescan_bounds(s, 0, &start, &end);
     rc = read_lines(L, start, end);
     for (i = 1; !rc && i < n; i++) {
-        const CgChunk *c = cg_prescan_wait(s, i);
+        const CgPart *pt = &L->P->parts[L->part];
+        const CgChunk *c = cg_prescan_wait(s, i, pt->npos, pt->nev);
         size_t k;
         if (!c) {
             cg_prescan_bounds(s, i, &start, &end);

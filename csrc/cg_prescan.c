@@ -12,6 +12,11 @@
  * takes on top of the model stays a few chunks' worth. */
 #define CG_RING 4
 
+/* The positions and events columns a chunk is scanned with. */
+typedef struct Layout {
+    int npos, nev;
+} Layout;
+
 typedef struct Slot {
     CgChunk chunk;
     CgSeg *segs;
@@ -36,9 +41,12 @@ struct CgPrescan {
                                     the loader's */
     size_t released;             /* chunks below this are used */
     int stop;
-    int steal;                   /* the loader may take unstarted chunks */
-    int npos, nev;               /* the layout last written (worker) */
+    int steal;                   /* the loader may take unstarted chunks,
+                                    and scan one ahead while it waits */
+    Layout lay;                  /* the layout last written (worker) */
     Slot slot[CG_RING];
+    Slot own;                    /* a chunk the loader scanned ahead */
+    size_t own_chunk;            /* which, 0: none */
 };
 
 /* ---- the layout: positions: and events: lines ---- */
@@ -54,7 +62,7 @@ static int count_tokens(const char *s, const char *e)
 }
 
 /* A line that is not a cost line: follows positions: and events:. */
-static void layout_line(CgPrescan *s, const CgRec *r)
+static void layout_line(Layout *s, const CgRec *r)
 {
     if (r->kind == CG_K_POSITIONS) {
         int n = count_tokens(r->val, r->e);
@@ -67,7 +75,7 @@ static void layout_line(CgPrescan *s, const CgRec *r)
 
 /* The line at p, which is not scanned further: the start of the next
  * line. Follows positions: and events: lines. */
-static const char *other_line(CgPrescan *s, const char *p, const char *end)
+static const char *other_line(Layout *s, const char *p, const char *end)
 {
     const char *nl;
     if (*p == 'p' || *p == 'e') {
@@ -103,9 +111,66 @@ static int new_seg(Slot *sl, int kind, const char *start)
     return 0;
 }
 
+/* A line of the fast path: its position tokens, and costs. */
+typedef struct Line {
+    int op[CG_MAX_POSITIONS];
+    uint64_t val[CG_MAX_POSITIONS];
+    int64_t cost[CG_MAX_EVENTS];
+    int ncost;
+} Line;
+
+/* A position token (op, v) at column p of run r. move: a cost line's,
+ * which the position follows; else a jump's target, which only has to
+ * stay in range. */
+static void step(CgRunPos *p, int op, uint64_t v, Run *r, int move)
+{
+    int64_t d = (int64_t)p->v;
+    switch (op) {
+    case CG_OP_ABS:
+        if (move) {
+            p->absolute = 1;
+            p->v = v;
+        }
+        break;
+    case CG_OP_ADD:
+        if (p->absolute) {
+            if (v > UINT64_MAX - p->v)
+                r->doubt = 1;
+            else if (move)
+                p->v += v;
+        } else if (v > ((uint64_t)1 << 62) ||
+                   (d += (int64_t)v) > ((int64_t)1 << 62)) {
+            r->doubt = 1;
+        } else {
+            if (move)
+                p->v = (uint64_t)d;
+            if (d > p->hi)
+                p->hi = d;
+        }
+        break;
+    case CG_OP_SUB:
+        if (p->absolute) {
+            if (v > p->v)
+                r->doubt = 1;
+            else if (move)
+                p->v -= v;
+        } else if (v > ((uint64_t)1 << 62) ||
+                   (d -= (int64_t)v) < -((int64_t)1 << 62)) {
+            r->doubt = 1;
+        } else {
+            if (move)
+                p->v = (uint64_t)d;
+            if (d < p->lo)
+                p->lo = d;
+        }
+        break;
+    default:                     /* CG_OP_SAME */
+        break;
+    }
+}
+
 /* Adds one scanned cost line to the run r of slot sl. */
-static void add_line(CgPrescan *s, Slot *sl, Run *r, const int *op,
-                     const uint64_t *val, const int64_t *cost, int ncost)
+static void add_line(const Layout *s, Slot *sl, Run *r, const Line *ln)
 {
     CgSeg *g = &sl->segs[r->seg];
     int64_t *sum = sl->sums + r->sums;
@@ -113,58 +178,84 @@ static void add_line(CgPrescan *s, Slot *sl, Run *r, const int *op,
     int j, k;
     uint64_t bound = 0;
     /* summed mod 2^64; end_run sees from `bound` whether that was exact */
-    for (j = 0; j < ncost; j++) {
-        sum[j] = (int64_t)((uint64_t)sum[j] + (uint64_t)cost[j]);
-        bound |= (uint64_t)cost[j];
+    for (j = 0; j < ln->ncost; j++) {
+        sum[j] = (int64_t)((uint64_t)sum[j] + (uint64_t)ln->cost[j]);
+        bound |= (uint64_t)ln->cost[j];
     }
     r->bound |= bound;
-    if (ncost > g->ncost)
-        g->ncost = ncost;
-    for (k = 0; k < s->npos; k++) {
-        CgRunPos *p = &pos[k];
-        uint64_t v = val[k];
-        int64_t d = (int64_t)p->v;
-        switch (op[k]) {
-        case CG_OP_ABS:
-            p->absolute = 1;
-            p->v = v;
-            break;
-        case CG_OP_ADD:
-            if (p->absolute) {
-                if (v > UINT64_MAX - p->v)
-                    r->doubt = 1;
-                p->v += v;
-            } else if (v > ((uint64_t)1 << 62) ||
-                       (d += (int64_t)v) > ((int64_t)1 << 62)) {
-                r->doubt = 1;
-            } else {
-                p->v = (uint64_t)d;
-                if (d > p->hi)
-                    p->hi = d;
-            }
-            break;
-        case CG_OP_SUB:
-            if (p->absolute) {
-                if (v > p->v)
-                    r->doubt = 1;
-                p->v -= v;
-            } else if (v > ((uint64_t)1 << 62) ||
-                       (d -= (int64_t)v) < -((int64_t)1 << 62)) {
-                r->doubt = 1;
-            } else {
-                p->v = (uint64_t)d;
-                if (d < p->lo)
-                    p->lo = d;
-            }
-            break;
-        default:                 /* CG_OP_SAME */
-            break;
-        }
-    }
+    if (ln->ncost > g->ncost)
+        g->ncost = ln->ncost;
+    for (k = 0; k < s->npos; k++)
+        step(&pos[k], ln->op[k], ln->val[k], r, 1);
     g->nlines++;
 }
 
-static int begin_run(CgPrescan *s, Slot *sl, Run *r, const char *at)
+/* The cost line of the fast path at p into ln: the start of the next
+ * line, or NULL. */
+static const char *scan_cost(const Layout *s, const char *p,
+                             const char *end, Line *ln)
+{
+    int k;
+    for (k = 0; k < s->npos; k++)
+        if ((ln->op[k] = cg_fast_pos(&p, end, &ln->val[k])) == CG_OP_BAD)
+            return NULL;
+    return cg_fast_costs(p, end, ln->cost, s->nev, &ln->ncost);
+}
+
+/* A count of a jump line's fast path at p: decimal, then `stop` ('/') or
+ * else a blank or the line end. Past it, or NULL. */
+static const char *jump_count(const char *p, const char *end, char stop)
+{
+    const char *start = p;
+    while (p < end && (unsigned char)(*p - '0') < 10)
+        p++;
+    if (p == start || p - start > 18 || p == end)
+        return NULL;
+    if (stop)
+        return *p == stop ? p + 1 : NULL;
+    return cg_fast_end(p, end) ? p : NULL;
+}
+
+/* A jump=/jcnd= line of the fast path at p (callgrind's counts N or
+ * FOLLOWED/EXECUTED, then targets the tokens of cg_fast_pos, nothing
+ * else) and its source line after it, a cost line without costs: its
+ * targets into *t (t->ncost of them), the source line into src; the
+ * start of the line after both, or NULL (the loader reads them). */
+static const char *scan_jump(const Layout *s, const char *p,
+                             const char *end, Line *t, Line *src)
+{
+    int cond, k;
+    if (end - p < 5 || p[0] != 'j')
+        return NULL;
+    if (!memcmp(p, "jcnd=", 5))
+        cond = 1;
+    else if (!memcmp(p, "jump=", 5))
+        cond = 0;
+    else
+        return NULL;
+    p += 5;
+    if (cond && !(p = jump_count(p, end, '/')))
+        return NULL;
+    if (!(p = jump_count(p, end, 0)))
+        return NULL;
+    for (k = 0; k < s->npos; k++) {
+        while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+        if (p == end || *p == '\n')
+            break;
+        if ((t->op[k] = cg_fast_pos(&p, end, &t->val[k])) == CG_OP_BAD)
+            return NULL;
+    }
+    t->ncost = k;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    if (p == end || *p != '\n' || ++p == end || !cg_is_cost_start(*p) ||
+        !(p = scan_cost(s, p, end, src)) || src->ncost)
+        return NULL;
+    return p;
+}
+
+static int begin_run(const Layout *s, Slot *sl, Run *r, const char *at)
 {
     if (new_seg(sl, CG_SEG_RUN, at) != 0 ||
         CG_GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
@@ -222,7 +313,7 @@ static int run_may_follow(const char *p, const char *end)
 
 /* Scans p..end into sl: runs of cost lines (but the first of a chunk, and
  * those run_may_follow excludes), and the lines between. */
-static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
+static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
 {
     int after_other = 1, in_run = 0;    /* after_other: no run may
                                             start at the next line */
@@ -231,16 +322,9 @@ static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
     if (new_seg(sl, CG_SEG_LINES, p) != 0)
         return -1;
     while (p < end) {
+        Line ln;
         if (!after_other && s->nev && cg_is_cost_start(*p)) {
-            int op[CG_MAX_POSITIONS], ncost = 0, k;
-            uint64_t val[CG_MAX_POSITIONS];
-            int64_t cost[CG_MAX_EVENTS];
-            const char *q = p, *next = NULL;
-            for (k = 0; k < s->npos; k++)
-                if ((op[k] = cg_fast_pos(&q, end, &val[k])) == CG_OP_BAD)
-                    break;
-            if (k == s->npos)
-                next = cg_fast_costs(q, end, cost, s->nev, &ncost);
+            const char *next = scan_cost(s, p, end, &ln);
             if (next) {
                 if (!in_run) {
                     sl->segs[sl->nsegs - 1].end = p;
@@ -248,7 +332,23 @@ static int scan_chunk(CgPrescan *s, Slot *sl, const char *p, const char *end)
                         return -1;
                     in_run = 1;
                 }
-                add_line(s, sl, &run, op, val, cost, ncost);
+                add_line(s, sl, &run, &ln);
+                p = next;
+                continue;
+            }
+        } else if (in_run && *p == 'j') {
+            /* a jump and its source line: the targets only have to stay
+             * in range; the source line moves the positions */
+            Line t;
+            const char *next = scan_jump(s, p, end, &t, &ln);
+            if (next) {
+                int k;
+                for (k = 0; k < t.ncost; k++)     /* none without npos */
+                    step(&sl->pos[run.pos + (size_t)k], t.op[k], t.val[k],
+                         &run, 0);
+                add_line(s, sl, &run, &ln);
+                sl->segs[run.seg].nlines++;
+                sl->segs[run.seg].jumps++;
                 p = next;
                 continue;
             }
@@ -293,7 +393,7 @@ static void follow_layout(CgPrescan *s, size_t from, size_t to)
 {
     const char *p = s->bounds[from], *end = s->bounds[to];
     while (p < end)
-        p = other_line(s, p, end);
+        p = other_line(&s->lay, p, end);
 }
 
 static void *worker(void *arg)
@@ -315,7 +415,8 @@ static void *worker(void *arg)
         pthread_mutex_unlock(&s->mu);
         follow_layout(s, followed, i);
         sl = &s->slot[i % CG_RING];
-        sl->failed = scan_chunk(s, sl, s->bounds[i], s->bounds[i + 1]) != 0;
+        sl->failed = scan_chunk(&s->lay, sl, s->bounds[i],
+                                s->bounds[i + 1]) != 0;
         if (!sl->failed)
             publish(sl);
         followed = i + 1;
@@ -358,7 +459,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
     s->nchunks = n;
     s->buf = buf;
     s->len = len;
-    s->npos = 1;                 /* no positions: line: just the line */
+    s->lay.npos = 1;             /* no positions: line: just the line */
     s->claimed = s->released = 1;
     s->steal = steal;
     if (pthread_mutex_init(&s->mu, NULL) != 0)
@@ -391,12 +492,39 @@ void cg_prescan_bounds(const CgPrescan *s, size_t i, const char **start,
     *end = s->bounds[i + 1];
 }
 
-const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i)
+/* Scans the next chunk the worker has not started into s->own, while
+ * the loader would wait (called and returning with the mutex held). Its
+ * layout is a guess, the loader's own at chunk `at`: a run scanned with
+ * another is read line by line (take_run checks), and the worker follows
+ * the chunk's layout lines when it goes past it. */
+static void scan_own(CgPrescan *s, int npos, int nev)
+{
+    size_t j = s->claimed++;
+    Layout lay;
+    int failed;
+    pthread_mutex_unlock(&s->mu);
+    lay.npos = npos;
+    lay.nev = nev;
+    failed = scan_chunk(&lay, &s->own, s->bounds[j], s->bounds[j + 1]) != 0;
+    if (!failed)
+        publish(&s->own);
+    pthread_mutex_lock(&s->mu);
+    s->own.failed = failed;
+    s->own_chunk = j;
+}
+
+const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i, int npos, int nev)
 {
     const Slot *sl = &s->slot[i % CG_RING];
     const CgChunk *c = NULL;
     pthread_mutex_lock(&s->mu);
     for (;;) {
+        if (s->own_chunk == i) {
+            s->own_chunk = 0;
+            if (!s->own.failed)
+                c = &s->own.chunk;
+            break;
+        }
         if (sl->ready == i) {
             if (!sl->failed)
                 c = &sl->chunk;
@@ -407,6 +535,12 @@ const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i)
              * rather than wait */
             s->claimed = i + 1;
             break;
+        }
+        if (s->steal && !s->own_chunk && s->claimed < s->nchunks) {
+            /* the worker is on chunk i: rather than wait, scan the one
+             * after the worker's last */
+            scan_own(s, npos, nev);
+            continue;
         }
         pthread_cond_wait(&s->cv, &s->mu);
     }
@@ -434,10 +568,11 @@ void cg_prescan_stop(CgPrescan *s)
     pthread_join(s->thread, NULL);
     pthread_cond_destroy(&s->cv);
     pthread_mutex_destroy(&s->mu);
-    for (k = 0; k < CG_RING; k++) {
-        free(s->slot[k].segs);
-        free(s->slot[k].sums);
-        free(s->slot[k].pos);
+    for (k = 0; k <= CG_RING; k++) {
+        Slot *sl = k < CG_RING ? &s->slot[k] : &s->own;
+        free(sl->segs);
+        free(sl->sums);
+        free(sl->pos);
     }
     free(s->bounds);
     free(s);

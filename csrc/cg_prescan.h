@@ -43,6 +43,8 @@ typedef struct CgSeg {
     const char *start, *end;     /* its lines */
     /* runs only: */
     uint64_t nlines;
+    uint64_t jumps;              /* jump=/jcnd= lines among them (each
+                                    with its source line) */
     int npos, nev;               /* the layout the worker scanned with */
     int ncost;                   /* widest line: sums[0..ncost) */
     const int64_t *sums;         /* per column, all costs >= 0 */
@@ -70,10 +72,13 @@ CG_HIDDEN size_t cg_prescan_nchunks(const CgPrescan *s);
 CG_HIDDEN void cg_prescan_bounds(const CgPrescan *s, size_t i,
                                  const char **start, const char **end);
 /* Chunk i's segments (i >= 1, in order), waiting while the worker scans
- * it. NULL: read it alone (stealing, the worker had not started it, and
- * goes on with the next ones; or it ran out of memory). Valid until
+ * it; while it waits, the loader may scan a later chunk itself (stealing
+ * mode), guessing that chunk's layout is npos, nev (its own now). NULL:
+ * read it alone (stealing, the worker had not started it, and goes on
+ * with the next ones; or it ran out of memory). Valid until
  * cg_prescan_done(s, i). */
-CG_HIDDEN const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i);
+CG_HIDDEN const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i, int npos,
+                                         int nev);
 /* Chunk i is used: its room goes to a later chunk. */
 CG_HIDDEN void cg_prescan_done(CgPrescan *s, size_t i);
 /* Stops the worker (at any point) and frees everything. */

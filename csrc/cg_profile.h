@@ -204,6 +204,10 @@ typedef struct CgLoadOpts {
                                     size, used from two chunks on, and
                                     the loader always waits for it
                                     (tests) */
+    int share;                   /* with chunk: the loader shares the
+                                    scan as by default, taking chunks
+                                    the worker has not reached (the
+                                    fuzzer) */
 } CgLoadOpts;
 
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged

@@ -102,27 +102,44 @@ describe("the load's second thread", function()
     assert.are.equal(one_thread(), short(prof))
   end)
 
-  -- each case: a file whose bad line sits inside what would be a run
+  -- each case: a file whose bad line sits inside what would be a run; the
+  -- line numbers count from its events: line. In the files loaded, 21
+  -- lines of another function come between, so that the lines of each
+  -- case fall in later chunks of every size swept (the loader reads the
+  -- first chunk itself)
+  local filler = "fn=z\n" .. ("1 0\n"):rep(20)  -- costs 0: the sums stay
   local cases = {
     { "a relative position below 0",
-      "events: Ir\nfn=a\n5 1\n+1 1\n-3 1\n-9 1\n+1 1\n+1 1\n", 6 },
+      "fn=a\n5 1\n+1 1\n-3 1\n-9 1\n+1 1\n+1 1\n", 6 },
     { "a relative position below 0 before a line that writes it outright",
-      "events: Ir\nfn=a\n5 1\n+1 1\n+1 1\n-9 1\n3 1\n+1 1\n", 6 },
+      "fn=a\n5 1\n+1 1\n+1 1\n-9 1\n3 1\n+1 1\n", 6 },
     { "a sum past 64 bits",
-      "events: Ir\nfn=a\n5 1\n+1 1\n+1 9223372036854775800\n+1 9\n+1 1\n", 6 },
+      "fn=a\n5 1\n+1 1\n+1 9223372036854775800\n+1 9\n+1 1\n", 6 },
     { "a negative cost that brings a sum back",
-      "events: Ir\nfn=a\n5 1\n+1 9223372036854775800\n+1 -10\n+1 10\n+1 1\n", nil },
+      "fn=a\n5 1\n+1 9223372036854775800\n+1 -10\n+1 10\n+1 1\n", nil },
     { "too many costs",
-      "events: Ir\nfn=a\n5 1\n+1 1\n+1 1 2\n+1 1\n", 5 },
+      "fn=a\n5 1\n+1 1\n+1 1 2\n+1 1\n", 5 },
+    -- runs take jump=/jcnd= lines and their source lines: a target only
+    -- has to stay in range, from the position before the source line
+    { "a jump's target below 0",
+      "fn=a\n5 1\n+1 1\njump=1 -9\n+1\n+1 1\n+1 1\n", 5 },
+    { "a jump's target below 0 after a line that wrote the position outright",
+      "fn=a\n5 1\n+1 1\n3 1\njump=1 -9\n+1\n+1 1\n", 6 },
+    { "a jump's target past 2^64 - 1",
+      "fn=a\n18446744073709551610 1\n+1 1\njump=1 +9\n+1\n+1 1\n", 5 },
+    { "a jump's source line with costs",
+      "fn=a\n5 1\n+1 1\njcnd=1/2 +3\n+1 1\n+1 1\n", 6 },
+    { "jumps that reach 0 and the spec's jcnd=EXECUTED FOLLOWED",
+      "fn=a\n5 1\n+1 1\njump=1 -6\n-6\n+1 1\njcnd=2 1 +3\n+1\n+1 1\njump=3 0x10\n*\n+1 1\n", nil },
     { "a second events: line's layout",
-      "events: Ir\nfn=a\n5 1\n+1 1\n+1 1\ntotals: 3\nevents: Ir Dr\nfn=b\n1 1 1\n+1 1 1\n+1 1 1\n", nil },
+      "fn=a\n5 1\n+1 1\n+1 1\ntotals: 3\nevents: Ir Dr\nfn=b\n1 1 1\n+1 1 1\n+1 1 1\n", nil },
   }
   for _, case in ipairs(cases) do
     it("says what one thread says of " .. case[1] .. ", naming the line", function()
       local path = lab.dir .. "/case.out"
-      write(path, case[2])
+      write(path, "events: Ir\n" .. filler .. case[2])
       local p1, e1 = callgrind.load(path, { threads = 1 })
-      for chunk = 8, 40, 4 do
+      for chunk = 8, 120, 4 do
         local p2, e2 = callgrind.load(path, { chunk = chunk })
         assert.are.equal(e1, e2, "chunk " .. chunk)
         assert.are.equal(D.dump(p1, e1), D.dump(p2, e2), "chunk " .. chunk)
@@ -132,7 +149,8 @@ describe("the load's second thread", function()
       end
       if case[3] then
         assert.is_nil(p1)
-        assert.are.equal(path .. ":" .. case[3] .. ":", e1:sub(1, #path + #tostring(case[3]) + 2))
+        local line = tostring(case[3] + 21)
+        assert.are.equal(path .. ":" .. line .. ":", e1:sub(1, #path + #line + 2))
       else
         assert.is_not_nil(p1, e1)
       end

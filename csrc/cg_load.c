@@ -1515,9 +1515,10 @@ static int read_lines(Loader *L, const char *p, const char *end)
     return rc;
 }
 
-/* Takes a run of plain cost lines the worker summed (cg_prescan.h): what
- * cost_record does for each of its lines, at once. Whatever the run's
- * lines could do otherwise (another layout, a position out of range, a
+/* Takes a run of plain cost lines, and jumps with their source lines,
+ * summed by the worker (cg_prescan.h): what cost_record and jump_line do
+ * for each of its lines, at once. Whatever the run's lines could do
+ * otherwise (another layout, a position or jump target out of range, a
  * sum that does not fit, an error) it leaves to read_lines, before any
  * change. */
 static int take_run(Loader *L, const CgSeg *g)

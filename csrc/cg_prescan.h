@@ -1,7 +1,11 @@
 /* The second core's share of a load: a worker thread scans the chunks of a
- * text ahead of the loader and sums the runs of plain cost lines it finds,
- * so the loader, which must go through the lines in order, takes a run's
- * sums and end positions in one step instead of scanning its lines.
+ * text ahead of the loader and sums the runs of plain cost lines it finds
+ * (with the jump=/jcnd= lines among them and their source lines, whose
+ * targets only bound the positions' range), so the loader, which must go
+ * through the lines in order, takes a run's sums and end positions in one
+ * step instead of scanning its lines. The loader scans a chunk itself
+ * when the worker has not started it, or, while the worker is still on
+ * the chunk it needs, the chunk after the worker's.
  *
  * The worker knows nothing of the loader's state. It scans with the
  * layout (positions and events columns) it last saw written, and records
@@ -33,7 +37,8 @@ typedef struct CgRunPos {
                                     otherwise the sum of the steps, as
                                     int64_t */
     int64_t lo, hi;              /* not absolute: the lowest and highest
-                                    sum of steps before any line wrote it
+                                    sum of steps, a jump's target's
+                                    included, before any line wrote it
                                     outright (the base must keep them in
                                     0..UINT64_MAX) */
 } CgRunPos;
@@ -59,10 +64,10 @@ typedef struct CgChunk {
 typedef struct CgPrescan CgPrescan;
 
 /* Starts a worker over buf[0..len) in chunks of about `chunk` bytes
- * (0: CG_CHUNK), ending at line ends. steal: cg_prescan_wait leaves a
- * chunk the worker has not started to the loader; else it always waits
- * (the specs' mode: every run is taken, even where threads take turns,
- * as under valgrind). NULL when it is not worth it (fewer than two
+ * (0: CG_CHUNK), ending at line ends. steal: the work is shared
+ * (cg_prescan_wait); else the loader always waits for the worker (the
+ * specs' mode: every chunk but the first is the worker's, and every run
+ * is taken, even where threads take turns, as under valgrind). NULL when it is not worth it (fewer than two
  * chunks) or not possible (memory, threads): the caller then reads the
  * text alone. */
 CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,

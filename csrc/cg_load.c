@@ -412,7 +412,6 @@ static int get_func(Loader *L, int32_t obj, int32_t file, int32_t name,
                P->stride * sizeof *P->self);
         f = (int32_t)P->nfuncs++;
         fn->flags = flags;
-        L->last_func[name] = f;
     } else if (flags & CG_FN_BODY) {
         P->funcs[f].flags |= CG_FN_BODY;
     } else if (!(flags & CG_FN_IMPLICIT)) {

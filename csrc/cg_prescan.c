@@ -494,7 +494,7 @@ void cg_prescan_bounds(const CgPrescan *s, size_t i, const char **start,
 
 /* Scans the next chunk the worker has not started into s->own, while
  * the loader would wait (called and returning with the mutex held). Its
- * layout is a guess, the loader's own at chunk `at`: a run scanned with
+ * layout is a guess, the loader's own now (npos, nev): a run scanned with
  * another is read line by line (take_run checks), and the worker follows
  * the chunk's layout lines when it goes past it. */
 static void scan_own(CgPrescan *s, int npos, int nev)

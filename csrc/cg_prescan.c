@@ -121,8 +121,8 @@ typedef struct Line {
 
 /* A position token (op, v) at column p of run r. move: a cost line's,
  * which the position follows; else a jump's target, which only has to
- * stay in range. */
-static void step(CgRunPos *p, int op, uint64_t v, Run *r, int move)
+ * stay in range. (Inline, as add_line and scan_cost: once per line.) */
+CG_INLINE void step(CgRunPos *p, int op, uint64_t v, Run *r, int move)
 {
     int64_t d = (int64_t)p->v;
     switch (op) {
@@ -170,7 +170,7 @@ static void step(CgRunPos *p, int op, uint64_t v, Run *r, int move)
 }
 
 /* Adds one scanned cost line to the run r of slot sl. */
-static void add_line(const Layout *s, Slot *sl, Run *r, const Line *ln)
+CG_INLINE void add_line(const Layout *s, Slot *sl, Run *r, const Line *ln)
 {
     CgSeg *g = &sl->segs[r->seg];
     int64_t *sum = sl->sums + r->sums;
@@ -192,8 +192,8 @@ static void add_line(const Layout *s, Slot *sl, Run *r, const Line *ln)
 
 /* The cost line of the fast path at p into ln: the start of the next
  * line, or NULL. */
-static const char *scan_cost(const Layout *s, const char *p,
-                             const char *end, Line *ln)
+CG_INLINE const char *scan_cost(const Layout *s, const char *p,
+                                const char *end, Line *ln)
 {
     int k;
     for (k = 0; k < s->npos; k++)

@@ -1,6 +1,7 @@
 /* The worker thread of a load (cg_prescan.h). It runs ahead of the loader
  * by at most CG_RING chunks; each chunk's segments are built in a slot of
  * the ring and handed over under the mutex. */
+#define _GNU_SOURCE              /* memmem */
 #include "cg_prescan.h"
 #include "cg_scan.h"
 
@@ -388,12 +389,26 @@ static void publish(Slot *sl)
 }
 
 /* The layout lines of chunks [from, to), which the worker does not scan
- * (the first, and those the loader took): it follows them all the same. */
+ * (the first, and those the loader took): it follows them all the same.
+ * Only positions: and events: lines at a line's start matter, and each
+ * kind sets its own column count: they are searched for, kind by kind,
+ * rather than every line read. */
 static void follow_layout(CgPrescan *s, size_t from, size_t to)
 {
-    const char *p = s->bounds[from], *end = s->bounds[to];
-    while (p < end)
-        p = other_line(&s->lay, p, end);
+    static const char *const key[] = { "\npositions:", "\nevents:" };
+    const char *start = s->bounds[from], *end = s->bounds[to];
+    int k;
+    if (start == end)
+        return;
+    /* the first line has its '\n' before the range (or is the text's) */
+    if (*start == 'p' || *start == 'e')
+        other_line(&s->lay, start, end);
+    for (k = 0; k < 2; k++) {
+        const char *p = start;
+        size_t n = strlen(key[k]);
+        while ((p = memmem(p, (size_t)(end - p), key[k], n)) != NULL)
+            p = other_line(&s->lay, p + 1, end);
+    }
 }
 
 static void *worker(void *arg)

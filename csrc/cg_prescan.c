@@ -217,6 +217,14 @@ static const char *jump_count(const char *p, const char *end, char stop)
     return cg_fast_end(p, end) ? p : NULL;
 }
 
+/* The line at p is a jump= line (0), a jcnd= line (1), or neither (-1). */
+static int jump_key(const char *p, const char *end)
+{
+    if (end - p < 5 || p[0] != 'j')
+        return -1;
+    return !memcmp(p, "jcnd=", 5) ? 1 : !memcmp(p, "jump=", 5) ? 0 : -1;
+}
+
 /* A jump=/jcnd= line of the fast path at p (callgrind's counts N or
  * FOLLOWED/EXECUTED, then targets the tokens of cg_fast_pos, nothing
  * else) and its source line after it, a cost line without costs: its
@@ -225,14 +233,8 @@ static const char *jump_count(const char *p, const char *end, char stop)
 static const char *scan_jump(const Layout *s, const char *p,
                              const char *end, Line *t, Line *src)
 {
-    int cond, k;
-    if (end - p < 5 || p[0] != 'j')
-        return NULL;
-    if (!memcmp(p, "jcnd=", 5))
-        cond = 1;
-    else if (!memcmp(p, "jump=", 5))
-        cond = 0;
-    else
+    int cond = jump_key(p, end), k;
+    if (cond < 0)
         return NULL;
     p += 5;
     if (cond && !(p = jump_count(p, end, '/')))
@@ -240,16 +242,14 @@ static const char *scan_jump(const Layout *s, const char *p,
     if (!(p = jump_count(p, end, 0)))
         return NULL;
     for (k = 0; k < s->npos; k++) {
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
+        p = cg_skip_blanks(p, end);
         if (p == end || *p == '\n')
             break;
         if ((t->op[k] = cg_fast_pos(&p, end, &t->val[k])) == CG_OP_BAD)
             return NULL;
     }
     t->ncost = k;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = cg_skip_blanks(p, end);
     if (p == end || *p != '\n' || ++p == end || !cg_is_cost_start(*p) ||
         !(p = scan_cost(s, p, end, src)) || src->ncost)
         return NULL;
@@ -303,7 +303,7 @@ static int run_may_follow(const char *p, const char *end)
     case 'c':
         return !(n >= 6 && !memcmp(p, "calls=", 6));
     case 'j':
-        return !(n >= 5 && (!memcmp(p, "jump=", 5) || !memcmp(p, "jcnd=", 5)));
+        return jump_key(p, end) < 0;
     case ' ':
     case '\t':
         return 0;

@@ -170,8 +170,7 @@ CG_INLINE int cg_fast_pos(const char **pp, const char *end, uint64_t *v)
     uint64_t x = 0;
     int op;
     char c;
-    while (p < end && (*p == ' ' || *p == '\t'))
-        p++;
+    p = cg_skip_blanks(p, end);
     if (p == end)
         return CG_OP_BAD;
     c = *p;
@@ -257,8 +256,7 @@ CG_INLINE const char *cg_fast_costs(const char *p, const char *end,
         uint64_t v = 0;
         const char *start;
         int neg;
-        while (p < end && (*p == ' ' || *p == '\t'))
-            p++;
+        p = cg_skip_blanks(p, end);
         if (p == end || *p == '\n')
             break;
         if (n >= max)

@@ -935,22 +935,10 @@ static int scan_cost_line(Loader *L, const char *s, const char *e,
 static int add_self(Loader *L, int64_t *self, const int64_t *v, int n)
 {
     CgPart *pt = &L->P->parts[L->part];
-    int j, bad = 0;
+    int j;
     /* the new sums kept in L->row (part) and L->self_row (self) until
-     * all are known to fit; one branch on them all, then the first that
-     * does not fit is looked for */
+     * all are known to fit */
     for (j = 0; j < n; j++) {
-        uint32_t ev = pt->evmap[j];
-        bad |= __builtin_add_overflow(pt->sum[j], v[j], &L->row[j]);
-        bad |= __builtin_add_overflow(self[ev], v[j], &L->self_row[j]);
-    }
-    if (L->any_done)
-        for (j = 0; j < n; j++) {
-            int64_t t;
-            bad |= __builtin_add_overflow(L->done[pt->evmap[j]], L->row[j],
-                                          &t);
-        }
-    for (j = 0; bad && j < n; j++) {
         uint32_t ev = pt->evmap[j];
         int64_t t;
         if (__builtin_add_overflow(pt->sum[j], v[j], &L->row[j]) ||

@@ -94,23 +94,22 @@ int32_t cg_names_find(const CgNames *t, const char *s, size_t len)
 int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
 {
     uint64_t h = cg_hash_bytes(s, len);
-    size_t j;
+    size_t j = 0;                /* s's slot: found, or where it goes */
     if (t->hcap && t->hash[j = name_slot(t, s, len, h)])
         return (int32_t)(t->hash[j] - 1);
     if (t->n >= 0x7ffffffe)
         return -1;
     /* at most 3/4 full: linear probing stays short, and the table of a
      * big profile's 17,000 functions takes 128 KiB, not 256 */
-    if ((t->n + 1) * 4 > t->hcap * 3 &&
-        names_rehash(t, t->hcap ? t->hcap * 2 : 64) != 0)
-        return -1;
+    if ((t->n + 1) * 4 > t->hcap * 3) {
+        if (names_rehash(t, t->hcap ? t->hcap * 2 : 64) != 0)
+            return -1;
+        j = name_slot(t, s, len, h);
+    }
     if (CG_GROW(t->str, t->cap, t->n + 1) != 0)
         return -1;
     t->str[t->n].ptr = s;
     t->str[t->n].len = len;
-    j = (size_t)h & (t->hcap - 1);
-    while (t->hash[j])
-        j = (j + 1) & (t->hcap - 1);
     t->hash[j] = (uint32_t)t->n + 1;
     return (int32_t)t->n++;
 }

@@ -25,11 +25,6 @@ int main(void) {
 }
 ]]
 
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
 
 -- Functions (name, file, object, self) and calls (caller, callee, count,
 -- cost), sorted: what "the same model" compares.
@@ -58,7 +53,7 @@ describe("a --separate-threads=yes run", function()
     lab:need("gcc")
     lab:need("valgrind")
     lab:need("callgrind_annotate")
-    write(lab.dir .. "/t.c", PROG)
+    H.write_file(lab.dir .. "/t.c", PROG)
     lab:run(("gcc -g -O0 -pthread -o %s %s"):format(H.shq(lab.dir .. "/t"), H.shq(lab.dir .. "/t.c")), "gcc")
     out = lab.dir .. "/cg.out"
     lab:run(("valgrind -q --tool=callgrind --separate-threads=yes --callgrind-out-file=%s %s")
@@ -124,7 +119,7 @@ describe("a --separate-threads=yes run", function()
     local text = H.read_file(files[2])
     local n = 0
     for _ in text:gmatch("\n") do n = n + 1 end
-    write(bad, text .. "garbage here\n")
+    H.write_file(bad, text .. "garbage here\n")
     assert.are.same({ nil, ("%s:%d: expected a cost, name or header line, found 'garbage here'"):format(bad, n + 1) },
       { callgrind.load({ files[1], bad, files[3] }) })
     local prof = assert(callgrind.load({ files[1], bad }, { lenient = true }))
@@ -147,12 +142,12 @@ describe("callgrind.files", function()
     assert(os.execute("mkdir " .. H.shq(dir)))
     local header = "version: 1\ncreator: callgrind-3.22.0\nevents: Ir\n"
     for _, name in ipairs { "o", "o.1", "o.2", "o.10", "o-02", "o-01", "o.2-01", "o.1-03", "o.1-01" } do
-      write(dir .. "/" .. name, header)
+      H.write_file(dir .. "/" .. name, header)
     end
-    write(dir .. "/o.3", "")                                     -- empty
-    write(dir .. "/o.4", "version: 1\ncreator: callgrind\n")    -- header only
+    H.write_file(dir .. "/o.3", "")                                     -- empty
+    H.write_file(dir .. "/o.4", "version: 1\ncreator: callgrind\n")    -- header only
     for _, name in ipairs { "o.x", "o.1-x", "o-", "o.", "oo", "o.1.2", "p.1" } do
-      write(dir .. "/" .. name, header)
+      H.write_file(dir .. "/" .. name, header)
     end
   end)
 
@@ -175,9 +170,9 @@ end)
 describe("callgrind.load with a table", function()
   it("merges functions by object, file and name across files, ids per file", function()
     local a, b = os.tmpname(), os.tmpname()
-    write(a, "events: Ir\nfl=(1) a.c\nfn=(1) main\n1 5\ncfn=(2) f\ncalls=1 1\n2 3\nfn=(2)\n1 3\n")
+    H.write_file(a, "events: Ir\nfl=(1) a.c\nfn=(1) main\n1 5\ncfn=(2) f\ncalls=1 1\n2 3\nfn=(2)\n1 3\n")
     -- the same ids name other things in b: (1) is f here
-    write(b, "events: Ir Dr\nfl=(1) a.c\nfn=(1) f\n1 4 1\nfn=(2) g\n1 1 1\n")
+    H.write_file(b, "events: Ir Dr\nfl=(1) a.c\nfn=(1) f\n1 4 1\nfn=(2) g\n1 1 1\n")
     local prof = assert(callgrind.load({ a, b }))
     assert.are.same({ Ir = 13, Dr = 2 }, prof:totals())
     assert.are.same({ Ir = 5, Dr = 0 }, prof:func("main"):self())
@@ -193,8 +188,8 @@ describe("callgrind.load with a table", function()
 
   it("keeps ids within their file: an id file 1 defines is undefined in file 2", function()
     local a, b = os.tmpname(), os.tmpname()
-    write(a, "events: Ir\nfn=(1) main\n1 5\n")
-    write(b, "events: Ir\nfn=(1)\n1 4\n")
+    H.write_file(a, "events: Ir\nfn=(1) main\n1 5\n")
+    H.write_file(b, "events: Ir\nfn=(1)\n1 4\n")
     local prof = assert(callgrind.load({ a, b }))
     assert.are.same({ b .. ":2: function id (1) is used but never defined" }, prof:warnings())
     assert.are.equal(5, prof:func("main"):self("Ir"))

@@ -11,11 +11,6 @@ local function run_lines(prof) return (internal.load_stats(prof)) end
 local D = require "spec.support.dump"
 local H = require "spec.support.helpers"
 
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
 
 describe("the load's second thread", function()
   local lab = H.lab("spec/prescan_spec.lua")
@@ -52,7 +47,7 @@ describe("the load's second thread", function()
       for i = 2, 200 do t[#t + 1] = ("+1 %d 2\n"):format(i) end
     end
     t[#t + 1] = "fn=g\n9 1 1\n"
-    write(big, table.concat(t))
+    H.write_file(big, table.concat(t))
     assert.is_true(#table.concat(t) > 4 * 1024 * 1024)
   end)
 
@@ -137,7 +132,7 @@ describe("the load's second thread", function()
   for _, case in ipairs(cases) do
     it("says what one thread says of " .. case[1] .. ", naming the line", function()
       local path = lab.dir .. "/case.out"
-      write(path, "events: Ir\n" .. filler .. case[2])
+      H.write_file(path, "events: Ir\n" .. filler .. case[2])
       local p1, e1 = callgrind.load(path, { threads = 1 })
       for chunk = 8, 120, 4 do
         local p2, e2 = callgrind.load(path, { chunk = chunk })

@@ -37,6 +37,15 @@ function M.read_file(path)
   return s
 end
 
+--- Writes text to a file (binary), replacing it; raises when it cannot.
+-- @param path the file's name
+-- @param text its contents
+function M.write_file(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
 --- Splits a string at whitespace.
 -- @param s a string
 -- @return an array of its words

@@ -60,6 +60,11 @@ CG_HIDDEN void cgl_push_name(lua_State *L, const CgProfile *P, int kind,
                              int32_t i);
 CG_HIDDEN void cgl_push_state(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_func(lua_State *L, int pidx, int32_t i);
+/* The handle cache of the profile at pidx (presize: made anew, while
+ * empty, with room for every function), and a handle through it at cidx. */
+CG_HIDDEN void cgl_push_func_cache(lua_State *L, int pidx, int presize);
+CG_HIDDEN void cgl_push_cached_func(lua_State *L, int pidx, int cidx,
+                                    int32_t i);
 CG_HIDDEN void cgl_push_part(lua_State *L, int pidx, uint32_t i);
 CG_HIDDEN int cgl_push_owner(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_pos(lua_State *L, uint32_t flags, uint32_t bit,

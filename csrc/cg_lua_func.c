@@ -8,17 +8,18 @@ typedef struct LCall {
     uint32_t index;
 } LCall;
 
-/* upvalues: profile, next index, end index */
+/* upvalues: profile, its handle cache, next index, end index */
 static int functions_iter(lua_State *L)
 {
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    lua_Integer n = lua_tointeger(L, lua_upvalueindex(3));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
+    lua_Integer n = lua_tointeger(L, lua_upvalueindex(4));
     cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
     if (i >= n)
         return 0;
     lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    cgl_push_func(L, lua_upvalueindex(1), (int32_t)i);
+    lua_replace(L, lua_upvalueindex(3));
+    cgl_push_cached_func(L, lua_upvalueindex(1), lua_upvalueindex(2),
+                         (int32_t)i);
     return 1;
 }
 
@@ -26,9 +27,10 @@ int cgl_profile_functions(lua_State *L)
 {
     CgProfile *P = cgl_check_profile(L, 1);
     lua_settop(L, 1);
+    cgl_push_func_cache(L, 1, 1);
     lua_pushinteger(L, 0);
     lua_pushinteger(L, (lua_Integer)P->nfuncs);
-    lua_pushcclosure(L, functions_iter, 3);
+    lua_pushcclosure(L, functions_iter, 4);
     return 1;
 }
 

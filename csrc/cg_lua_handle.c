@@ -3,6 +3,7 @@
  * pushing the one handle of a function or a part. */
 #include "cg_lua.h"
 
+#include <limits.h>
 #include <stdio.h>
 
 LProfile *cgl_to_lprofile(lua_State *L, int idx)
@@ -76,13 +77,11 @@ void cgl_push_state(lua_State *L, int idx)
     lua_getiuservalue(L, idx, UV_STATE);
 }
 
-/* Pushes the (one) handle of function i of the profile at pidx. */
-void cgl_push_func(lua_State *L, int pidx, int32_t i)
+/* Pushes the (one) handle of function i of the profile at pidx, whose
+ * handle cache (the state table's STATE_FUNCS) is at cidx. */
+void cgl_push_cached_func(lua_State *L, int pidx, int cidx, int32_t i)
 {
-    pidx = lua_absindex(L, pidx);
-    cgl_push_state(L, pidx);
-    lua_getfield(L, -1, STATE_FUNCS);
-    if (lua_rawgeti(L, -1, (lua_Integer)i + 1) == LUA_TNIL) {
+    if (lua_rawgeti(L, cidx, (lua_Integer)i + 1) == LUA_TNIL) {
         LFunc *f;
         lua_pop(L, 1);
         f = (LFunc *)lua_newuserdatauv(L, sizeof *f, 1);
@@ -91,10 +90,41 @@ void cgl_push_func(lua_State *L, int pidx, int32_t i)
         lua_pushvalue(L, pidx);
         lua_setiuservalue(L, -2, 1);
         lua_pushvalue(L, -1);
-        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        lua_rawseti(L, cidx, (lua_Integer)i + 1);
     }
-    lua_replace(L, -3);
-    lua_pop(L, 1);
+}
+
+/* Pushes the handle cache of the profile at pidx. Empty, it is first made
+ * anew with room for every function: a walk over all of them then fills
+ * it without rehashing on the way. */
+void cgl_push_func_cache(lua_State *L, int pidx, int presize)
+{
+    pidx = lua_absindex(L, pidx);
+    cgl_push_state(L, pidx);
+    lua_getfield(L, -1, STATE_FUNCS);
+    if (presize) {
+        lua_pushnil(L);
+        if (lua_next(L, -2) == 0) {
+            const LProfile *lp = (const LProfile *)lua_touserdata(L, pidx);
+            lua_pop(L, 1);
+            lua_createtable(L, lp->P && lp->P->nfuncs < INT_MAX ?
+                               (int)lp->P->nfuncs : 0, 0);
+            lua_pushvalue(L, -1);
+            lua_setfield(L, -3, STATE_FUNCS);
+        } else {
+            lua_pop(L, 2);
+        }
+    }
+    lua_replace(L, -2);
+}
+
+/* Pushes the (one) handle of function i of the profile at pidx. */
+void cgl_push_func(lua_State *L, int pidx, int32_t i)
+{
+    pidx = lua_absindex(L, pidx);
+    cgl_push_func_cache(L, pidx, 0);
+    cgl_push_cached_func(L, pidx, lua_gettop(L), i);
+    lua_replace(L, -2);
 }
 
 /* Pushes part i (0-based) of the profile at pidx. */

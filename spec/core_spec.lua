@@ -309,6 +309,26 @@ describe("handles", function()
     assert.is_true(rawequal(prof:func("main"), c.caller))
   end)
 
+  it("are the same values whether a walk over the functions comes first or last", function()
+    -- the walk sizes the handle cache for every function when it is empty
+    -- (walk first) and keeps the handles already made (lookup first)
+    for _, walk_first in ipairs({ true, false }) do
+      local prof = load("extended.callgrind")
+      local early = not walk_first and prof:func("main")
+      local walked, n = {}, 0
+      for fn in prof:functions() do
+        n = n + 1
+        walked[fn.name] = fn
+      end
+      assert.are.equal(3, n)     -- main, func1, func2 (fn= lines 5, 15, 23)
+      assert.is_true(rawequal(walked.main, prof:func("main")))
+      if early then assert.is_true(rawequal(early, walked.main)) end
+      local again = {}
+      for fn in prof:functions() do again[#again + 1] = fn end
+      for _, fn in ipairs(again) do assert.is_true(rawequal(walked[fn.name], fn)) end
+    end
+  end)
+
   it("look functions up by name, file and object, and say when a name is ambiguous", function()
     local prof = assert(callgrind.parse("events: A\nfl=a.c\nfn=f\n1 1\nfl=b.c\nfn=f\n1 2\n", "t.out"))
     local fn, err = prof:func("f")

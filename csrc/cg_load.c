@@ -1567,7 +1567,7 @@ static int read_text(Loader *L)
     L->mark = L->buf + CG_PROGRESS_STEP;
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
         s = cg_prescan_start(L->buf, L->len, o->chunk,
-                             !o->chunk || o->share);
+                             !o->chunk || o->share, !o->scalar);
     if (!s)
         return read_lines(L, L->buf, L->buf + L->len);
     n = cg_prescan_nchunks(s);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE              /* memmem */
 #include "cg_prescan.h"
 #include "cg_scan.h"
+#include "cg_vec.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 /* The positions and events columns a chunk is scanned with. */
 typedef struct Layout {
     int npos, nev;
+    int vec;                     /* the vector path may be used (with
+                                    CG_VEC_MIN_EVENTS columns or more) */
 } Layout;
 
 typedef struct Slot {
@@ -203,6 +206,53 @@ CG_INLINE const char *scan_cost(const Layout *s, const char *p,
     return cg_fast_costs(p, end, ln->cost, s->nev, &ln->ncost);
 }
 
+#ifdef CG_VEC
+/* The cost lines from p on that the vector path reads, added to run r
+ * (begun): their costs summed in registers, added to the run's sums at
+ * the end. Returns the start of the first line it did not read. */
+CG_VEC_TARGET static const char *scan_costs_vec(const Layout *s, Slot *sl,
+                                                Run *r, const char *p,
+                                                const char *end)
+{
+    CgSeg *g = &sl->segs[r->seg];
+    CgRunPos *pos = s->npos ? sl->pos + r->pos : NULL;
+    __m512i acc0 = _mm512_setzero_si512(), acc1 = acc0;
+    uint64_t lines = 0;
+    int widest = g->ncost, k;
+    while (end - p >= 64 && cg_is_cost_start(*p)) {
+        CgVecLine ln;
+        const char *next = cg_vec_cost_line(p, s->npos, s->nev, &ln);
+        if (!next)
+            break;
+        acc0 = _mm512_add_epi64(acc0, ln.c0);
+        acc1 = _mm512_add_epi64(acc1, ln.c1);
+        for (k = 0; k < s->npos; k++)
+            step(&pos[k], ln.op[k], ln.val[k], r, 1);
+        if (ln.ncost > widest)
+            widest = ln.ncost;
+        lines++;
+        p = next;
+    }
+    if (lines) {
+        int64_t *sum = sl->sums + r->sums;
+        __mmask8 m = (__mmask8)_bzhi_u32(0xFF, (unsigned)s->nev);
+        _mm512_mask_storeu_epi64(
+            sum, m, _mm512_add_epi64(_mm512_maskz_loadu_epi64(m, sum), acc0));
+        if (s->nev > 8) {
+            m = (__mmask8)_bzhi_u32(0xFF, (unsigned)s->nev - 8);
+            _mm512_mask_storeu_epi64(
+                sum + 8, m,
+                _mm512_add_epi64(_mm512_maskz_loadu_epi64(m, sum + 8), acc1));
+        }
+        /* every cost it read is below CG_VEC_MAX (end_run's bound) */
+        r->bound |= CG_VEC_MAX;
+        g->ncost = widest;
+        g->nlines += lines;
+    }
+    return p;
+}
+#endif
+
 /* A count of a jump line's fast path at p: decimal, then `stop` ('/') or
  * else a blank or the line end. Past it, or NULL. */
 static const char *jump_count(const char *p, const char *end, char stop)
@@ -335,6 +385,11 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
                 }
                 add_line(s, sl, &run, &ln);
                 p = next;
+#ifdef CG_VEC
+                /* the lines after it, as far as the vector path reads */
+                if (s->vec && s->nev >= CG_VEC_MIN_EVENTS)
+                    p = scan_costs_vec(s, sl, &run, p, end);
+#endif
                 continue;
             }
         } else if (in_run && *p == 'j') {
@@ -446,7 +501,7 @@ static void *worker(void *arg)
 /* ---- the loader's side ---- */
 
 CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
-                            int steal)
+                            int steal, int vec)
 {
     CgPrescan *s;
     size_t n = 0, cap = 0;
@@ -475,6 +530,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
     s->buf = buf;
     s->len = len;
     s->lay.npos = 1;             /* no positions: line: just the line */
+    s->lay.vec = vec && cg_vec_usable();
     s->claimed = s->released = 1;
     s->steal = steal;
     if (pthread_mutex_init(&s->mu, NULL) != 0)
@@ -520,6 +576,7 @@ static void scan_own(CgPrescan *s, int npos, int nev)
     pthread_mutex_unlock(&s->mu);
     lay.npos = npos;
     lay.nev = nev;
+    lay.vec = s->lay.vec;        /* set before the worker started */
     failed = scan_chunk(&lay, &s->own, s->bounds[j], s->bounds[j + 1]) != 0;
     if (!failed)
         publish(&s->own);

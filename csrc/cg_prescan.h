@@ -67,11 +67,12 @@ typedef struct CgPrescan CgPrescan;
  * (0: CG_CHUNK), ending at line ends. steal: the work is shared
  * (cg_prescan_wait); else the loader always waits for the worker (the
  * specs' mode: every chunk but the first is the worker's, and every run
- * is taken, even where threads take turns, as under valgrind). NULL when it is not worth it (fewer than two
- * chunks) or not possible (memory, threads): the caller then reads the
- * text alone. */
+ * is taken, even where threads take turns, as under valgrind). vec: cost
+ * lines may be read with the vector path (cg_vec.h) where the CPU has it.
+ * NULL when it is not worth it (fewer than two chunks) or not possible
+ * (memory, threads): the caller then reads the text alone. */
 CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,
-                                      size_t chunk, int steal);
+                                      size_t chunk, int steal, int vec);
 CG_HIDDEN size_t cg_prescan_nchunks(const CgPrescan *s);
 /* The byte range of chunk i. */
 CG_HIDDEN void cg_prescan_bounds(const CgPrescan *s, size_t i,

@@ -208,6 +208,8 @@ typedef struct CgLoadOpts {
                                     scan as by default, taking chunks
                                     the worker has not reached (the
                                     fuzzer) */
+    int scalar;                  /* never the vector path of cg_vec.h
+                                    (the fuzzer, timing) */
 } CgLoadOpts;
 
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged

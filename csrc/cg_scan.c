@@ -2,8 +2,32 @@
  * kind of number run. */
 #include "cg_scan.h"
 #include "cg_profile.h"
+#include "cg_vec.h"
 
 #include <string.h>
+
+int cg_vec_usable(void)
+{
+#ifdef CG_VEC
+    /* -1: not checked yet; both threads of a load may check at once and
+     * store the same answer */
+    static int usable = -1;
+    int u = __atomic_load_n(&usable, __ATOMIC_RELAXED);
+    if (u < 0) {
+        __builtin_cpu_init();
+        u = __builtin_cpu_supports("avx512f") &&
+            __builtin_cpu_supports("avx512bw") &&
+            __builtin_cpu_supports("avx512vbmi") &&
+            __builtin_cpu_supports("avx512vbmi2") &&
+            __builtin_cpu_supports("bmi2") &&
+            __builtin_cpu_supports("popcnt");
+        __atomic_store_n(&usable, u, __ATOMIC_RELAXED);
+    }
+    return u;
+#else
+    return 0;
+#endif
+}
 
 #define KEY(s) s, sizeof s - 1
 

@@ -458,7 +458,9 @@ static void check_identical(const CgProfile *A, const CgProfile *B)
 /* The load with a worker thread summing runs of cost lines in chunks of a
  * few bytes (cg_prescan.h) gives what the load alone gave: the same model,
  * or the same error. Every other size, the loader also shares the scan
- * (chunks the worker has not reached, as in the default). */
+ * (chunks the worker has not reached, as in the default); every other
+ * pair of sizes, the worker never takes the vector path (cg_vec.h), which
+ * it otherwise takes where the CPU has it and a chunk has 64 bytes left. */
 static void load_chunked(const char *buf, size_t size, int options,
                          const CgProfile *alone, int rc_alone,
                          const CgError *err_alone)
@@ -471,6 +473,7 @@ static void load_chunked(const char *buf, size_t size, int options,
     o.options = options;
     o.chunk = 16 + size % 113;
     o.share = (int)(size & 1);
+    o.scalar = (int)(size >> 1 & 1);
     rc = cg_load_text(&P, buf, size, NAME, &o, &err);
     CHECK(rc == rc_alone);
     if (rc) {

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS.
 #
-#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua (default both)
+#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua fuzz_vec (default all)
 #
 # Environment (all optional): FUZZ_SECONDS (60), FUZZ_TIMEOUT (10: seconds
 # one input may take; raise it on a busy machine), FUZZ_CC (clang), BUILD
@@ -31,7 +31,7 @@ case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OUT=$BUILD/fuzz
 CORPUS_SRC=../shared/corpus
 
-TARGETS=${*:-fuzz_load fuzz_lua}
+TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec}
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc -I$LUA_INCDIR"
 
@@ -64,7 +64,7 @@ build() {
         core="$core $obj" ;;
     esac
   done
-  for t in fuzz_load fuzz_lua; do
+  for t in fuzz_load fuzz_lua fuzz_vec; do
     extra=""
     [ "$t" = fuzz_lua ] && extra="$lua_objs $LUA_LIB -lm"
     echo "link $OUT/$t"
@@ -155,8 +155,8 @@ seeds
 status=0
 for t in $TARGETS; do
   case "$t" in
-    fuzz_load|fuzz_lua) run_target "$t" || status=1 ;;
-    *) die "unknown target '$t' (fuzz_load, fuzz_lua)" ;;
+    fuzz_load|fuzz_lua|fuzz_vec) run_target "$t" || status=1 ;;
+    *) die "unknown target '$t' (fuzz_load, fuzz_lua, fuzz_vec)" ;;
   esac
 done
 exit $status

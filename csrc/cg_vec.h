@@ -1,0 +1,150 @@
+/* A cost line read 64 bytes at a time with AVX-512 (VBMI2), on CPUs that
+ * have it (cg_vec_usable): masks of the line's blanks and digits give its
+ * tokens, and the tokens' digits are gathered into 8-byte lanes and
+ * converted eight at a time (multiply-add: pairs, fours, eights), where
+ * the scalar path (cg_fast_pos, cg_fast_costs) takes a token at a time
+ * with a branch on its length.
+ *
+ * It reads a subset of what the scalar path reads, with the same values:
+ * a line of at most 63 bytes, tokens of at most 8 bytes separated by one
+ * space, positions '*', +N, -N or N (no 0x-hex), costs N. For anything
+ * else it returns NULL and the caller reads the line with the scalar path,
+ * which accepts it or not and words the error. fuzz/fuzz_vec.c checks
+ * that on random lines. */
+#ifndef CG_VEC_H
+#define CG_VEC_H
+
+#include "cg_scan.h"
+
+#include <stdint.h>
+
+#if defined(__x86_64__) && defined(__GNUC__) && \
+    (defined(__clang__) || __GNUC__ >= 8)
+#define CG_VEC 1
+#endif
+
+/* The fewest event columns for which the vector path pays: lines of one
+ * or two costs are read as fast a token at a time. */
+#define CG_VEC_MIN_EVENTS 4
+
+/* Can this CPU (and OS) run the vector path? Checked once; always 0
+ * without CG_VEC. Under valgrind, which does not emulate AVX-512, 0. */
+CG_HIDDEN int cg_vec_usable(void);
+
+#ifdef CG_VEC
+#include <immintrin.h>
+
+#define CG_VEC_TARGET                                                   \
+    __attribute__((target("avx512f,avx512bw,avx512vbmi,avx512vbmi2,"   \
+                          "bmi,bmi2,popcnt")))
+
+/* The values of tokens base..base+7 (their ends and starts: byte vectors
+ * of positions in the line, by token; dv: the line's digit values, 0 for
+ * any other byte), as eight 64-bit lanes, 0 past the last token. Each
+ * lane gathers the 8 bytes before its token's end, those before its start
+ * zeroed (a sign is not a digit: it reads as a leading zero). */
+CG_VEC_TARGET static inline __m512i cg_vec_values(__m512i ends,
+                                                  __m512i starts,
+                                                  __m512i dv, int base)
+{
+    /* lane k's 8 bytes all pick token base + k */
+    const __m512i lane = _mm512_set_epi64(
+        0x0707070707070707LL, 0x0606060606060606LL, 0x0505050505050505LL,
+        0x0404040404040404LL, 0x0303030303030303LL, 0x0202020202020202LL,
+        0x0101010101010101LL, 0);
+    /* byte i of a lane reads the byte 8 - i before the token's end */
+    const __m512i back = _mm512_set1_epi64((long long)0xFFFEFDFCFBFAF9F8ULL);
+    __m512i pick = _mm512_add_epi8(lane, _mm512_set1_epi8((char)base));
+    __m512i e = _mm512_permutexvar_epi8(pick, ends);
+    __m512i s = _mm512_permutexvar_epi8(pick, starts);
+    __m512i idx = _mm512_add_epi8(e, back);
+    __m512i d = _mm512_maskz_permutexvar_epi8(
+        _mm512_cmpge_epi8_mask(idx, s), idx, dv);
+    /* the first byte is the most significant: 10a+b, 100ab+cd, ... */
+    __m512i d2 = _mm512_maddubs_epi16(d, _mm512_set1_epi16(0x010A));
+    __m512i d4 = _mm512_madd_epi16(d2, _mm512_set1_epi32(0x00010064));
+    return _mm512_add_epi64(_mm512_mul_epu32(d4, _mm512_set1_epi64(10000)),
+                            _mm512_srli_epi64(d4, 32));
+}
+
+/* The largest cost the vector path reads: 8 digits. */
+#define CG_VEC_MAX 99999999u
+
+/* A cost line as the vector path reads it. */
+typedef struct CgVecLine {
+    __m512i c0, c1;              /* costs 0-7 and 8-15, 0 past the last */
+    int ncost;
+    int op[CG_MAX_POSITIONS];    /* CG_OP_* */
+    uint64_t val[CG_MAX_POSITIONS];
+} CgVecLine;
+
+/* The cost line at p (which has 64 bytes readable) with npos positions
+ * and at most nev costs, into *ln; the start of the next line. NULL: read
+ * it with the scalar path. */
+CG_VEC_TARGET static inline const char *
+cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
+{
+    const __m512i iota = _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47,
+        46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30,
+        29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+        12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+    uint64_t line, sp, dg, ts, te, star, sign, first_cost, t;
+    __m512i ends, starts, pv;
+    unsigned e;
+    int ntok, n, k;
+    if (!nl)
+        return NULL;
+    e = (unsigned)_tzcnt_u64(nl);
+    line = _bzhi_u64(~0ULL, e);
+    sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) & line;
+    dg = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)) & line;
+    star = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*')) & line;
+    sign = (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('+')) |
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))) & line;
+    ts = line & ~sp & ((sp << 1) | 1);        /* token starts */
+    te = sp | (1ULL << e);                    /* token ends (one past) */
+    ntok = (int)_mm_popcnt_u64(ts);
+    n = ntok - npos;
+    /* where the first cost starts, 0 without costs */
+    first_cost = _pdep_u64(1ULL << npos, ts);
+    /* one space between tokens (one may end the line, as callgrind
+     * writes a jump's source line); '*', '+' and '-' only starting a
+     * position, '*' alone, a sign before a digit */
+    if (!e || (sp & ((sp >> 1) | 1)) || n < 0 || n > nev || n > 16 ||
+        (line & ~sp & ~dg & ~((star | sign) & ts & (first_cost - 1))) ||
+        ((star << 1) & ~te) || ((sign << 1) & ~dg))
+        return NULL;
+    ends = _mm512_maskz_compress_epi8(te, iota);
+    starts = _mm512_maskz_compress_epi8(ts, iota);
+    /* tokens of at most 8 bytes */
+    if (_mm512_cmpgt_epu8_mask(_mm512_sub_epi8(ends, starts),
+                               _mm512_set1_epi8(8)) &
+        _bzhi_u64(~0ULL, (unsigned)ntok))
+        return NULL;
+    d = _mm512_maskz_mov_epi8(dg, d);
+    ln->c0 = _mm512_maskz_mov_epi64((__mmask8)_bzhi_u32(0xFF, (unsigned)n),
+                                    cg_vec_values(ends, starts, d, npos));
+    ln->c1 = n > 8 ? _mm512_maskz_mov_epi64(
+                         (__mmask8)_bzhi_u32(0xFF, (unsigned)n - 8),
+                         cg_vec_values(ends, starts, d, npos + 8))
+                   : _mm512_setzero_si512();
+    ln->ncost = n;
+    if (npos) {
+        pv = cg_vec_values(ends, starts, d, 0);
+        for (k = 0, t = ts; k < npos; k++, t &= t - 1) {
+            char c = p[_tzcnt_u64(t)];
+            ln->op[k] = c == '*' ? CG_OP_SAME : c == '+' ? CG_OP_ADD :
+                        c == '-' ? CG_OP_SUB : CG_OP_ABS;
+            ln->val[k] = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
+                _mm512_permutexvar_epi64(_mm512_set1_epi64(k), pv)));
+        }
+    }
+    return p + e + 1;
+}
+#endif
+
+#endif

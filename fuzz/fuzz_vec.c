@@ -1,0 +1,96 @@
+/* libFuzzer target for the vector path of cost lines (cg_vec.h): every
+ * line of the input, with 0 to 3 positions and 1 to 20 events, read by
+ * both paths. Where the vector path reads a line, the scalar path
+ * (cg_fast_pos, cg_fast_costs) must read it too, to the same end, with
+ * the same positions and costs; where it does not, the scalar path
+ * decides. A difference aborts with the line.
+ *
+ * The input is followed by 64 newlines, part of the text both paths see,
+ * so the vector path, which reads 64 bytes at a time, reaches its last
+ * line. On a CPU without the vector path (or under valgrind) it checks
+ * nothing. */
+#include "cg_vec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef CG_VEC
+static void differ(const char *line, const char *end, int npos, int nev,
+                   const char *what)
+{
+    const char *nl = memchr(line, '\n', (size_t)(end - line));
+    fprintf(stderr,
+            "fuzz_vec: the paths differ (%s) with %d positions, %d events "
+            "on the line \"%.*s\"\n",
+            what, npos, nev, (int)((nl ? nl : end) - line), line);
+    abort();
+}
+
+CG_VEC_TARGET static void check_line(const char *p, const char *end,
+                                     int npos, int nev)
+{
+    CgVecLine v;
+    int64_t vc[16], cost[32];
+    uint64_t val;
+    const char *q = p, *next = cg_vec_cost_line(p, npos, nev, &v);
+    int k, n;
+    if (!next)
+        return;
+    for (k = 0; k < npos; k++) {
+        int op = cg_fast_pos(&q, end, &val);
+        if (op == CG_OP_BAD)
+            differ(p, end, npos, nev, "a position the scalar path refuses");
+        if (op != v.op[k] || (op != CG_OP_SAME && val != v.val[k]))
+            differ(p, end, npos, nev, "a position's value");
+    }
+    q = cg_fast_costs(q, end, cost, nev < 32 ? nev : 32, &n);
+    if (!q)
+        differ(p, end, npos, nev, "costs the scalar path refuses");
+    if (q != next)
+        differ(p, end, npos, nev, "where the next line starts");
+    if (n != v.ncost)
+        differ(p, end, npos, nev, "the number of costs");
+    _mm512_storeu_si512((void *)vc, v.c0);
+    _mm512_storeu_si512((void *)(vc + 8), v.c1);
+    for (k = 0; k < 16; k++) {
+        if (k < n && (cost[k] != vc[k] || vc[k] > (int64_t)CG_VEC_MAX))
+            differ(p, end, npos, nev, "a cost");
+        if (k >= n && vc[k])
+            differ(p, end, npos, nev, "a lane past the last cost");
+    }
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
+{
+#ifdef CG_VEC
+    static const int events[] = { 1, 4, 13, 20 };
+    char *text;
+    const char *p, *end;
+    if (!cg_vec_usable() || size > ((size_t)1 << 20))
+        return 0;
+    text = malloc(size + 64);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    memset(text + size, '\n', 64);
+    end = text + size + 64;
+    for (p = text; end - p >= 64;) {
+        const char *nl;
+        int npos, e;
+        for (npos = 0; npos <= 3; npos++)
+            for (e = 0; e < 4; e++)
+                check_line(p, end, npos, events[e]);
+        nl = memchr(p, '\n', (size_t)(end - p));
+        p = nl + 1;
+    }
+    free(text);
+#else
+    (void)data;
+    (void)size;
+#endif
+    return 0;
+}

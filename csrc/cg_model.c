@@ -57,7 +57,7 @@ static int64_t *restride(const int64_t *old, size_t rows, size_t cap,
         return NULL;
     if (cap > ((size_t)-1) / sizeof *p / (to ? to : 1))
         return NULL;
-    p = calloc(cap * (to ? to : 1), sizeof *p);
+    p = cg_zalloc(cap, (to ? to : 1) * sizeof *p);
     if (!p)
         return NULL;
     for (r = 0; r < rows; r++)

@@ -23,6 +23,19 @@ int cg_grow(void **arr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
+void *cg_zalloc(size_t n, size_t elem)
+{
+    size_t bytes;
+    void *p;
+    if (elem && n > ((size_t)-1) / elem)
+        return NULL;
+    bytes = n * elem;
+    p = malloc(bytes > 0 ? bytes : 1);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}
+
 /* Eight bytes a step, each word mixed in by a multiply: names are hashed
  * at every definition, and C++ names run long. Only the tables' order
  * depends on it, never a result. */
@@ -47,7 +60,7 @@ uint64_t cg_hash_bytes(const char *s, size_t len)
 
 static int names_rehash(CgNames *t, size_t ncap)
 {
-    uint32_t *h = calloc(ncap, sizeof *h);
+    uint32_t *h = cg_zalloc(ncap, sizeof *h);
     size_t i;
     if (!h)
         return -1;
@@ -129,7 +142,7 @@ static int grow_ids(CgNames *t)
     size_t ncap = t->nids ? t->nids * 2 : 64, i, k = 0;
     uint64_t *old = t->ids;
     size_t ocap = t->nids;
-    uint64_t *p = calloc(ncap, sizeof *p);
+    uint64_t *p = cg_zalloc(ncap, sizeof *p);
     if (!p || CG_GROW(t->set, t->set_cap, ncap / 2) != 0) {
         free(p);
         return -1;
@@ -257,7 +270,7 @@ int cg_ftab_add(CgFuncTab *t, const void *keys, size_t stride, CgFuncKey key,
     size_t j;
     if ((t->n + 1) * 4 > t->cap * 3) {      /* as names_rehash */
         size_t ncap = t->cap ? t->cap * 2 : 256, i;
-        uint32_t *s = calloc(ncap, sizeof *s);
+        uint32_t *s = cg_zalloc(ncap, sizeof *s);
         if (!s)
             return -1;
         for (i = 0; i < t->cap; i++) {

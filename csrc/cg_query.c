@@ -98,7 +98,7 @@ static int reserve_slots(uint32_t **slot, size_t *cap, size_t n,
         return 0;
     while ((n + 1) * 4 >= ncap * 3)
         ncap *= 2;
-    s = (uint32_t *)calloc(ncap, sizeof *s);
+    s = (uint32_t *)cg_zalloc(ncap, sizeof *s);
     if (!s)
         return -1;
     for (i = 0; i < n; i++) {

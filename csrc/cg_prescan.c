@@ -1,7 +1,6 @@
 /* The worker thread of a load (cg_prescan.h). It runs ahead of the loader
  * by at most CG_RING chunks; each chunk's segments are built in a slot of
  * the ring and handed over under the mutex. */
-#define _GNU_SOURCE              /* memmem */
 #include "cg_prescan.h"
 #include "cg_scan.h"
 #include "cg_vec.h"
@@ -445,24 +444,25 @@ static void publish(Slot *sl)
 
 /* The layout lines of chunks [from, to), which the worker does not scan
  * (the first, and those the loader took): it follows them all the same.
- * Only positions: and events: lines at a line's start matter, and each
- * kind sets its own column count: they are searched for, kind by kind,
+ * Only positions: and events: lines matter: they are found by their
+ * colon, a byte rare in a profile's body (some C++ names have it),
  * rather than every line read. */
 static void follow_layout(CgPrescan *s, size_t from, size_t to)
 {
-    static const char *const key[] = { "\npositions:", "\nevents:" };
-    const char *start = s->bounds[from], *end = s->bounds[to];
-    int k;
+    const char *start = s->bounds[from], *end = s->bounds[to], *p;
     if (start == end)
         return;
     /* the first line has its '\n' before the range (or is the text's) */
     if (*start == 'p' || *start == 'e')
         other_line(&s->lay, start, end);
-    for (k = 0; k < 2; k++) {
-        const char *p = start;
-        size_t n = strlen(key[k]);
-        while ((p = memmem(p, (size_t)(end - p), key[k], n)) != NULL)
-            p = other_line(&s->lay, p + 1, end);
+    for (p = start; (p = memchr(p, ':', (size_t)(end - p))) != NULL;) {
+        size_t back = (size_t)(p - start);
+        const char *key = NULL;
+        if (back >= 10 && p[-10] == '\n' && !memcmp(p - 9, "positions", 9))
+            key = p - 9;
+        else if (back >= 7 && p[-7] == '\n' && !memcmp(p - 6, "events", 6))
+            key = p - 6;
+        p = key ? other_line(&s->lay, key, end) : p + 1;
     }
 }
 

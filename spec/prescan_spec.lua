@@ -97,6 +97,29 @@ describe("the load's second thread", function()
     assert.are.equal(one_thread(), short(prof))
   end)
 
+  it("follows the positions: and events: lines of the first chunk, which it does not scan", function()
+    -- the first chunk (the loader's) ends a part of one event and one
+    -- position and starts one of two and two; the worker must scan every
+    -- later chunk with the new layout for the loader to take its runs (a
+    -- colon in a name must not look like a layout line to it)
+    local path = lab.dir .. "/layout.out"
+    local n = 20000
+    local t = { "events: Ir\npositions: line\nfn=a::b\n1 1\ntotals: 1\n",
+      "events: Ir Dr\npositions: instr line\nfn=c::d:\n0x10 1 1 2\n" }
+    for i = 1, n do t[#t + 1] = ("+1 %d %d %d\n"):format(i % 7, i % 5, 1) end
+    H.write_file(path, table.concat(t))
+    for _, chunk in ipairs({ 1024, 16384 }) do
+      local prof = assert(callgrind.load(path, { chunk = chunk }))
+      local lines = run_lines(prof)
+      assert.is_true(lines > 0.9 * n, chunk .. ": " .. lines .. " lines in runs")
+      -- Ir: 1 + the sum of i % 5; Dr: 2 + n
+      local ir = 1
+      for i = 1, n do ir = ir + i % 5 end
+      assert.are.same({ ir, 2 + n }, { prof:func("c::d:"):self("Ir"), prof:func("c::d:"):self("Dr") })
+      assert.are.equal(D.dump(assert(callgrind.load(path, { threads = 1 }))), D.dump(prof))
+    end
+  end)
+
   -- each case: a file whose bad line sits inside what would be a run; the
   -- line numbers count from its events: line. In the files loaded, 21
   -- lines of another function come between, so that the lines of each

@@ -252,6 +252,56 @@ CG_VEC_TARGET static const char *scan_costs_vec(const Layout *s, Slot *sl,
 }
 #endif
 
+#ifdef CG_VEC
+/* The same for lines of one cost each (one event, one or two positions),
+ * read a window of lines at a time. */
+CG_VEC_TARGET static const char *scan_lines1_vec(const Layout *s, Slot *sl,
+                                                 Run *r, const char *p,
+                                                 const char *end)
+{
+    CgSeg *g = &sl->segs[r->seg];
+    CgRunPos *pos = sl->pos + r->pos;
+    const int T = s->npos + 1;
+    uint64_t lines = 0, sum = 0;
+    while (end - p >= 64 && cg_is_cost_start(*p)) {
+        CgVecLines b;
+        const char *next = cg_vec_lines1(p, s->npos, &b);
+        int j, k;
+        if (!next)
+            break;
+        for (j = 0; j < b.nlines; j++)
+            for (k = 0; k < s->npos; k++)
+                step(&pos[k], cg_vec_op(b.first[T * j + k]),
+                     (uint64_t)b.tok[T * j + k], r, 1);
+        sum += b.sum;
+        lines += (uint64_t)b.nlines;
+        p = next;
+    }
+    if (lines) {
+        sl->sums[r->sums] = (int64_t)((uint64_t)sl->sums[r->sums] + sum);
+        r->bound |= CG_VEC_MAX;
+        if (g->ncost < 1)
+            g->ncost = 1;
+        g->nlines += lines;
+    }
+    return p;
+}
+#endif
+
+#ifdef CG_VEC
+/* The cost lines from p on that a vector path reads for this layout,
+ * added to run r: the start of the first line it did not read (p: none). */
+static const char *scan_vec(const Layout *s, Slot *sl, Run *r,
+                            const char *p, const char *end)
+{
+    if (s->nev >= CG_VEC_MIN_EVENTS)
+        return scan_costs_vec(s, sl, r, p, end);
+    if (s->nev == 1 && (s->npos == 1 || s->npos == 2))
+        return scan_lines1_vec(s, sl, r, p, end);
+    return p;
+}
+#endif
+
 /* A count of a jump line's fast path at p: decimal, then `stop` ('/') or
  * else a blank or the line end. Past it, or NULL. */
 static const char *jump_count(const char *p, const char *end, char stop)
@@ -374,7 +424,16 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
     while (p < end) {
         Line ln;
         if (!after_other && s->nev && cg_is_cost_start(*p)) {
-            const char *next = scan_cost(s, p, end, &ln);
+            const char *next;
+#ifdef CG_VEC
+            /* in a run (after a jump, say), the vector path first */
+            if (in_run && s->vec &&
+                (next = scan_vec(s, sl, &run, p, end)) != p) {
+                p = next;
+                continue;
+            }
+#endif
+            next = scan_cost(s, p, end, &ln);
             if (next) {
                 if (!in_run) {
                     sl->segs[sl->nsegs - 1].end = p;
@@ -386,8 +445,8 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
                 p = next;
 #ifdef CG_VEC
                 /* the lines after it, as far as the vector path reads */
-                if (s->vec && s->nev >= CG_VEC_MIN_EVENTS)
-                    p = scan_costs_vec(s, sl, &run, p, end);
+                if (s->vec)
+                    p = scan_vec(s, sl, &run, p, end);
 #endif
                 continue;
             }

@@ -67,6 +67,24 @@ CG_VEC_TARGET static inline __m512i cg_vec_values(__m512i ends,
                             _mm512_srli_epi64(d4, 32));
 }
 
+/* Bytes 0, 1, ..., 63: positions in a line, compressed by a mask. */
+CG_VEC_TARGET static inline __m512i cg_vec_iota(void)
+{
+    return _mm512_set_epi8(
+        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47,
+        46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30,
+        29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
+        12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+}
+
+/* What a position token starting with c says (the vector path has
+ * checked c is one of these). */
+static inline int cg_vec_op(char c)
+{
+    return c == '*' ? CG_OP_SAME : c == '+' ? CG_OP_ADD :
+           c == '-' ? CG_OP_SUB : CG_OP_ABS;
+}
+
 /* The largest cost the vector path reads: 8 digits. */
 #define CG_VEC_MAX 99999999u
 
@@ -84,11 +102,7 @@ typedef struct CgVecLine {
 CG_VEC_TARGET static inline const char *
 cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
 {
-    const __m512i iota = _mm512_set_epi8(
-        63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47,
-        46, 45, 44, 43, 42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30,
-        29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18, 17, 16, 15, 14, 13,
-        12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i iota = cg_vec_iota();
     __m512i v = _mm512_loadu_si512((const void *)p);
     __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
     uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
@@ -136,14 +150,108 @@ cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
     if (npos) {
         pv = cg_vec_values(ends, starts, d, 0);
         for (k = 0, t = ts; k < npos; k++, t &= t - 1) {
-            char c = p[_tzcnt_u64(t)];
-            ln->op[k] = c == '*' ? CG_OP_SAME : c == '+' ? CG_OP_ADD :
-                        c == '-' ? CG_OP_SUB : CG_OP_ABS;
+            ln->op[k] = cg_vec_op(p[_tzcnt_u64(t)]);
             ln->val[k] = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
                 _mm512_permutexvar_epi64(_mm512_set1_epi64(k), pv)));
         }
     }
     return p + e + 1;
+}
+
+/* Lines of one cost each, read a 64-byte window at a time: every
+ * complete line in the window that the checks pass, up to the first that
+ * fails (see cg_vec_lines1). */
+typedef struct CgVecLines {
+    int nlines;                  /* lines read */
+    uint64_t sum;                /* of their costs */
+    int64_t tok[32];             /* token values: line j's position k is
+                                    token (npos + 1) * j + k */
+    char first[64];              /* each token's first byte */
+} CgVecLines;
+
+/* The lines from p on (64 bytes readable) with npos (1 or 2) positions
+ * and exactly one cost each, as far as the 64 bytes hold whole lines and
+ * each is one the per-line vector path would read, into *b; the start of
+ * the line after them. NULL: not even the first line (read it with the
+ * scalar path). */
+CG_VEC_TARGET static inline const char *
+cg_vec_lines1(const char *p, int npos, CgVecLines *b)
+{
+    /* token k ends its line when k % T == T - 1, T = npos + 1 */
+    static const uint32_t ends_line[3] = { 0, 0xAAAAAAAAu, 0x24924924u };
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+    uint64_t w, sp, dg, star, sign, ls, ts, te, bad, costs, lanes;
+    __m512i ends, starts, first, acc;
+    unsigned cut = 64;
+    int ntok, g;
+    if (!nl || npos < 1 || npos > 2)
+        return NULL;
+    w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)); /* whole lines */
+    nl &= w;
+    sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) & w;
+    dg = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)) & w;
+    star = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*')) & w;
+    sign = (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('+')) |
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))) & w;
+    ls = ((nl << 1) | 1) & w;                 /* line starts */
+    ts = w & ~sp & ~nl & ((sp << 1) | ls);    /* token starts */
+    te = sp | nl;                             /* token ends */
+    /* bytes that make their line one the vector path does not read: a
+     * space at a line's start or end or after another, an empty line, a
+     * byte but a digit, space or newline that does not start a token
+     * ('*', '+' or '-'), '*' not alone, a sign not before a digit */
+    bad = (sp & ((sp >> 1) | (nl >> 1) | ls)) | (ls & nl) |
+          (w & ~sp & ~nl & ~dg & ~((star | sign) & ts)) |
+          ((star << 1) & ~te & w) | ((sign << 1) & ~dg & w);
+    if (bad)
+        cut = (unsigned)_tzcnt_u64(bad);
+    ntok = (int)_mm_popcnt_u64(ts);
+    ends = _mm512_maskz_compress_epi8(te, cg_vec_iota());
+    starts = _mm512_maskz_compress_epi8(ts, cg_vec_iota());
+    first = _mm512_permutexvar_epi8(starts, v);
+    /* tokens (at most 32 in 64 bytes) of which the first wrong one: one
+     * that ends its line where it should not or the reverse, a cost not
+     * starting with a digit, one of more than 8 bytes */
+    costs = ends_line[npos] & _bzhi_u64(~0ULL, (unsigned)ntok);
+    lanes = (_mm512_cmpeq_epi8_mask(_mm512_permutexvar_epi8(ends, v),
+                                    _mm512_set1_epi8('\n')) ^ costs) |
+            (costs & ~_mm512_cmplt_epu8_mask(
+                          _mm512_sub_epi8(first, _mm512_set1_epi8('0')),
+                          _mm512_set1_epi8(10))) |
+            _mm512_cmpgt_epu8_mask(_mm512_sub_epi8(ends, starts),
+                                   _mm512_set1_epi8(8));
+    lanes &= _bzhi_u64(~0ULL, (unsigned)ntok);
+    if (lanes) {
+        /* the token's first byte is in the line to drop */
+        unsigned at = (unsigned)(unsigned char)_mm_cvtsi128_si32(
+            _mm512_castsi512_si128(_mm512_permutexvar_epi8(
+                _mm512_set1_epi8((char)_tzcnt_u64(lanes)), starts)));
+        if (at < cut)
+            cut = at;
+    }
+    if (cut < 64) {
+        /* the whole lines before the one holding byte cut */
+        nl &= _bzhi_u64(~0ULL, cut);
+        if (!nl)
+            return NULL;
+        w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl));
+        ntok = (int)_mm_popcnt_u64(ts & w);
+    }
+    b->nlines = (int)_mm_popcnt_u64(nl);
+    d = _mm512_maskz_mov_epi8(dg, d);
+    acc = _mm512_setzero_si512();
+    costs = ends_line[npos] & _bzhi_u64(~0ULL, (unsigned)ntok);
+    for (g = 0; g * 8 < ntok; g++) {
+        __m512i t = cg_vec_values(ends, starts, d, 8 * g);
+        _mm512_storeu_si512((void *)(b->tok + 8 * g), t);
+        acc = _mm512_add_epi64(
+            acc, _mm512_maskz_mov_epi64((__mmask8)(costs >> (8 * g)), t));
+    }
+    b->sum = (uint64_t)_mm512_reduce_add_epi64(acc);
+    _mm512_storeu_si512((void *)b->first, first);
+    return p + (64 - __builtin_clzll(nl));
 }
 #endif
 

@@ -1,9 +1,10 @@
-/* libFuzzer target for the vector path of cost lines (cg_vec.h): every
+/* libFuzzer target for the vector paths of cost lines (cg_vec.h): every
  * line of the input, with 0 to 3 positions and 1 to 20 events, read by
- * both paths. Where the vector path reads a line, the scalar path
- * (cg_fast_pos, cg_fast_costs) must read it too, to the same end, with
- * the same positions and costs; where it does not, the scalar path
- * decides. A difference aborts with the line.
+ * both paths; and from every line, the lines of one cost each that the
+ * window path reads, with 1 or 2 positions. Where a vector path reads a
+ * line, the scalar path (cg_fast_pos, cg_fast_costs) must read it too, to
+ * the same end, with the same positions and costs; where it does not, the
+ * scalar path decides. A difference aborts with the line.
  *
  * The input is followed by 64 newlines, part of the text both paths see,
  * so the vector path, which reads 64 bytes at a time, reaches its last
@@ -60,6 +61,43 @@ CG_VEC_TARGET static void check_line(const char *p, const char *end,
             differ(p, end, npos, nev, "a lane past the last cost");
     }
 }
+
+/* The lines of one cost each from p (npos 1 or 2) as the window path
+ * reads them, line by line with the scalar path. */
+CG_VEC_TARGET static void check_lines1(const char *p, const char *end,
+                                       int npos)
+{
+    CgVecLines b;
+    const char *q = p, *next = cg_vec_lines1(p, npos, &b);
+    uint64_t sum = 0;
+    int j, k;
+    if (!next)
+        return;
+    if (b.nlines < 1)
+        differ(p, end, npos, 1, "a window of no lines");
+    for (j = 0; j < b.nlines; j++) {
+        int64_t cost[2];
+        uint64_t val;
+        int n;
+        for (k = 0; k < npos; k++) {
+            int op = cg_fast_pos(&q, end, &val);
+            int t = (npos + 1) * j + k;
+            if (op == CG_OP_BAD)
+                differ(p, end, npos, 1, "window: a position refused");
+            if (op != cg_vec_op(b.first[t]) ||
+                (op != CG_OP_SAME && val != (uint64_t)b.tok[t]))
+                differ(p, end, npos, 1, "window: a position's value");
+        }
+        if (!(q = cg_fast_costs(q, end, cost, 1, &n)) || n != 1 ||
+            cost[0] != b.tok[(npos + 1) * j + npos])
+            differ(p, end, npos, 1, "window: a cost");
+        sum += (uint64_t)cost[0];
+    }
+    if (q != next)
+        differ(p, end, npos, 1, "window: where the next line starts");
+    if (sum != b.sum)
+        differ(p, end, npos, 1, "window: the sum of the costs");
+}
 #endif
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -84,6 +122,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         for (npos = 0; npos <= 3; npos++)
             for (e = 0; e < 4; e++)
                 check_line(p, end, npos, events[e]);
+        check_lines1(p, end, 1);
+        check_lines1(p, end, 2);
         nl = memchr(p, '\n', (size_t)(end - p));
         p = nl + 1;
     }

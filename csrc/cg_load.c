@@ -1578,12 +1578,15 @@ static int read_text(Loader *L)
         const CgPart *pt = &L->P->parts[L->part];
         const CgChunk *c = cg_prescan_wait(s, i, pt->npos, pt->nev);
         size_t k;
-        if (!c) {
-            cg_prescan_bounds(s, i, &start, &end);
-            rc = read_lines(L, start, end);
-        }
+        cg_prescan_bounds(s, i, &start, &end);
+        /* the lines before each run, the run, ..., the lines after the
+         * last */
         for (k = 0; c && !rc && k < c->nsegs; k++) {
             const CgSeg *g = &c->segs[k];
+            if (start < g->start)
+                rc = read_lines(L, start, g->start);
+            if (rc)
+                break;
             if (g->kind == CG_SEG_RUN) {
                 /* a run crossing the mark: progress where it starts, so
                  * no more than CG_PROGRESS_STEP goes by unreported */
@@ -1594,7 +1597,10 @@ static int read_text(Loader *L)
             } else {
                 rc = read_lines(L, g->start, g->end);
             }
+            start = g->end;
         }
+        if (!rc && start < end)
+            rc = read_lines(L, start, end);
         cg_prescan_done(s, i);
     }
     cg_prescan_stop(s);

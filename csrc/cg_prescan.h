@@ -27,7 +27,9 @@
  * run is taken at once (CG_PROGRESS_STEP of cg_profile.h). */
 #define CG_MAX_CHUNK ((size_t)8 << 20)
 
-/* A segment of a chunk: lines the loader reads itself, or a run. */
+/* A segment of a chunk: a run, or lines the loader reads itself (a run
+ * found in doubt). The lines between segments, and before the first and
+ * after the last, are the loader's too: they are not stored. */
 enum { CG_SEG_LINES = 0, CG_SEG_RUN = 1 };
 
 /* One position column of a run, composed over its lines. */

@@ -6,6 +6,7 @@
 #include "cg_prescan.h"
 #include "cg_scan.h"
 #include "cg_source.h"
+#include "cg_vec.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -19,6 +20,8 @@ typedef struct Loader {
     CgError *err;
     const CgLoadOpts *opts;
     int lenient;
+    int vec;                     /* cost lines of CG_VEC_MIN_EVENTS or
+                                    more may take the vector path */
     int fatal;                   /* the error may not be skipped */
     uint64_t lineno;
     const char *line;            /* start of the current line */
@@ -1463,6 +1466,17 @@ static int report(Loader *L, const char *at)
 
 /* Reads the lines p..end of the current file; reports progress every
  * CG_PROGRESS_STEP bytes. */
+#ifdef CG_VEC
+/* cg_vec_costs_fast, compiled for the vector path (read_lines is not) */
+CG_VEC_TARGET static const char *vec_costs(const char *p, int npos,
+                                           const uint64_t *base,
+                                           uint64_t *pos, int64_t *cost,
+                                           int max, int *ncost)
+{
+    return cg_vec_costs_fast(p, npos, base, pos, cost, max, ncost);
+}
+#endif
+
 static int read_lines(Loader *L, const char *p, const char *end)
 {
     int rc = CG_OK;
@@ -1473,9 +1487,15 @@ static int read_lines(Loader *L, const char *p, const char *end)
             /* the common cost line, scanned up to its '\n' in one go */
             uint64_t pos[CG_MAX_POSITIONS];
             int ncost, skipping = L->skip_cost;
-            const char *next = cg_scan_costs_fast(p, end, pt->npos, L->base,
-                                                  pos, L->cost, pt->nev,
-                                                  &ncost);
+            const char *next = NULL;
+#ifdef CG_VEC
+            if (L->vec && pt->nev >= CG_VEC_MIN_EVENTS && end - p >= 64)
+                next = vec_costs(p, pt->npos, L->base, pos, L->cost, pt->nev,
+                                 &ncost);
+            if (!next)
+#endif
+                next = cg_scan_costs_fast(p, end, pt->npos, L->base, pos,
+                                          L->cost, pt->nev, &ncost);
             if (next) {
                 L->lineno++;
                 L->line = p;
@@ -1624,6 +1644,7 @@ static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
     L->err = err;
     L->opts = opts;
     L->lenient = (opts->options & CG_LENIENT) != 0;
+    L->vec = !opts->scalar && cg_vec_usable();
     L->unspecified = -1;
     for (i = 0; !rc && i < P->ntexts; i++) {
         rc = begin_text(L, i);

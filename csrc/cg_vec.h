@@ -158,6 +158,47 @@ cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
     return p + e + 1;
 }
 
+/* cg_scan_costs_fast with the vector path: the positions relative to
+ * base into pos, the costs into cost (room for 16 at least); the start of
+ * the next line, or NULL (read it with the scalar path: it may be a line
+ * this path does not read, or a position out of range). */
+CG_VEC_TARGET static inline const char *
+cg_vec_costs_fast(const char *p, int npos, const uint64_t *base,
+                  uint64_t *pos, int64_t *cost, int max, int *ncost)
+{
+    CgVecLine ln;
+    const char *next = cg_vec_cost_line(p, npos, max, &ln);
+    int k;
+    if (!next)
+        return NULL;
+    for (k = 0; k < npos; k++) {
+        uint64_t v = ln.val[k];
+        switch (ln.op[k]) {
+        case CG_OP_SAME:
+            v = base[k];
+            break;
+        case CG_OP_ADD:
+            if (v > UINT64_MAX - base[k])
+                return NULL;
+            v += base[k];
+            break;
+        case CG_OP_SUB:
+            if (v > base[k])
+                return NULL;
+            v = base[k] - v;
+            break;
+        default:                 /* CG_OP_ABS */
+            break;
+        }
+        pos[k] = v;
+    }
+    _mm512_storeu_si512((void *)cost, ln.c0);
+    if (ln.ncost > 8)
+        _mm512_storeu_si512((void *)(cost + 8), ln.c1);
+    *ncost = ln.ncost;
+    return next;
+}
+
 /* Lines of one cost each, read a 64-byte window at a time: every
  * complete line in the window that the checks pass, up to the first that
  * fails (see cg_vec_lines1). */

@@ -1489,10 +1489,13 @@ static int read_lines(Loader *L, const char *p, const char *end)
             int ncost, skipping = L->skip_cost;
             const char *next = NULL;
 #ifdef CG_VEC
-            if (L->vec && pt->nev >= CG_VEC_MIN_EVENTS && end - p >= 64)
+            /* 64 bytes to read: from the text, past `end` if need be (a
+             * range the worker left between runs is often shorter) */
+            if (L->vec && pt->nev >= CG_VEC_MIN_EVENTS &&
+                L->buf + L->len - p >= 64)
                 next = vec_costs(p, pt->npos, L->base, pos, L->cost, pt->nev,
                                  &ncost);
-            if (!next)
+            if (!next || next > end)     /* (ranges end at a line's end) */
 #endif
                 next = cg_scan_costs_fast(p, end, pt->npos, L->base, pos,
                                           L->cost, pt->nev, &ncost);

@@ -135,7 +135,8 @@ install: all
 uninstall:
 	rm -rf $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
 
-# libFuzzer targets of fuzz/ (the core alone, and through Lua), each for
+# libFuzzer targets of fuzz/ (the core alone, through Lua, and the vector
+# paths against the byte-by-byte one), each for
 # FUZZ_SECONDS; the working corpus stays in $(BUILD)/fuzz/.
 FUZZ_SECONDS ?= 60
 .PHONY: fuzz deps-fuzz

@@ -1726,7 +1726,8 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
         const char *buf;
         size_t len;
         CgSource *src;
-        int rc = cg_source_open(paths[i], &src, &buf, &len, err);
+        int rc = cg_source_open(paths[i], &src, &buf, &len,
+                                opts->threads != 1, err);
         if (rc) {
             cg_profile_free(P);
             return rc;

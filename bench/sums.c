@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg_profile.h"
 #include "cg_query.h"
+#include "cg_vec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,8 +37,14 @@ int main(int argc, char **argv)
     size_t nf, i, best = 0;
     double t0, t1, t2, t3, t4;
     int rc;
+    if (argc == 2 && !strcmp(argv[1], "--vector")) {
+        printf("vector paths (AVX-512 VBMI2, csrc/cg_vec.h): %s\n",
+               cg_vec_usable() ? "used on this CPU"
+                               : "not on this CPU (byte by byte)");
+        return 0;
+    }
     if (argc != 2) {
-        fprintf(stderr, "usage: sums FILE\n");
+        fprintf(stderr, "usage: sums FILE | sums --vector\n");
         return 2;
     }
     t0 = now();

@@ -21,8 +21,8 @@
 /* The positions and events columns a chunk is scanned with. */
 typedef struct Layout {
     int npos, nev;
-    int vec;                     /* the vector path may be used (with
-                                    CG_VEC_MIN_EVENTS columns or more) */
+    int vec;                     /* the vector paths may be used (which
+                                    one, the layout says: scan_vec) */
 } Layout;
 
 typedef struct Slot {
@@ -255,9 +255,7 @@ CG_VEC_TARGET static const char *scan_costs_vec(const Layout *s, Slot *sl,
     }
     return p;
 }
-#endif
 
-#ifdef CG_VEC
 /* The same for lines of one cost each (one event, one or two positions),
  * read a window of lines at a time. */
 CG_VEC_TARGET static const char *scan_lines1_vec(const Layout *s, Slot *sl,
@@ -291,9 +289,7 @@ CG_VEC_TARGET static const char *scan_lines1_vec(const Layout *s, Slot *sl,
     }
     return p;
 }
-#endif
 
-#ifdef CG_VEC
 /* The cost lines from p on that a vector path reads for this layout,
  * added to run r: the start of the first line it did not read (p: none). */
 static const char *scan_vec(const Layout *s, Slot *sl, Run *r,

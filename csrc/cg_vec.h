@@ -1,16 +1,20 @@
-/* A cost line read 64 bytes at a time with AVX-512 (VBMI2), on CPUs that
- * have it (cg_vec_usable): masks of the line's blanks and digits give its
- * tokens, and the tokens' digits are gathered into 8-byte lanes and
- * converted eight at a time (multiply-add: pairs, fours, eights), where
- * the scalar path (cg_fast_pos, cg_fast_costs) takes a token at a time
- * with a branch on its length.
+/* Cost lines read 64 bytes at a time with AVX-512 (VBMI2), on CPUs that
+ * have it (cg_vec_usable): masks of the bytes' kinds (blank, digit, sign,
+ * newline) give the tokens, and the tokens' digits are gathered into
+ * 8-byte lanes and converted eight at a time (multiply-add: pairs, fours,
+ * eights), where the scalar path (cg_fast_pos, cg_fast_costs) takes a
+ * token at a time with a branch on its length. Two forms: a line at a
+ * time, all its costs at once (cg_vec_cost_line: lines of many events,
+ * for the worker's runs and, as cg_vec_costs_fast, the loader's own
+ * lines); and a window of lines of one cost each (cg_vec_lines1: the
+ * worker's runs of one event).
  *
- * It reads a subset of what the scalar path reads, with the same values:
- * a line of at most 63 bytes, tokens of at most 8 bytes separated by one
+ * They read a subset of what the scalar path reads, with the same values:
+ * lines of at most 63 bytes, tokens of at most 8 bytes separated by one
  * space, positions '*', +N, -N or N (no 0x-hex), costs N. For anything
- * else it returns NULL and the caller reads the line with the scalar path,
- * which accepts it or not and words the error. fuzz/fuzz_vec.c checks
- * that on random lines. */
+ * else they return NULL (or stop before the line) and the caller reads
+ * the line with the scalar path, which accepts it or not and words the
+ * error. fuzz/fuzz_vec.c checks that on random lines. */
 #ifndef CG_VEC_H
 #define CG_VEC_H
 
@@ -23,11 +27,12 @@
 #define CG_VEC 1
 #endif
 
-/* The fewest event columns for which the vector path pays: lines of one
- * or two costs are read as fast a token at a time. */
+/* The fewest event columns for which the line-at-a-time form pays: lines
+ * of two or three costs are read as fast a token at a time (and lines of
+ * one cost take the window form). */
 #define CG_VEC_MIN_EVENTS 4
 
-/* Can this CPU (and OS) run the vector path? Checked once; always 0
+/* Can this CPU (and OS) run the vector paths? Checked once; always 0
  * without CG_VEC. Under valgrind, which does not emulate AVX-512, 0. */
 CG_HIDDEN int cg_vec_usable(void);
 

@@ -1041,8 +1041,8 @@ static int scan_target(Loader *L, const char *s, const char *e,
 
 static int calls_line(Loader *L, const char *s, const char *e)
 {
-    CgCall c;
     CgCallSite site;
+    int32_t callee;
     uint32_t flags = 0;
     int why = 0, rc;
     const char *q;
@@ -1057,21 +1057,23 @@ static int calls_line(Loader *L, const char *s, const char *e)
     memset(&site, 0, sizeof site);
     if (!(q = cg_scan_u64(s, e, &site.count, &why)))
         return lex_fail(L, why, s, e, "the call count");
-    memset(&c, 0, sizeof c);
     if ((rc = scan_target(L, q, e, &site.taddr, &site.tline, &flags)) != 0)
         return rc;
-    c.flags = flags & 15u;
     L->skip_cost = 0;
     if ((rc = current_func(L)) != 0)
         return rc;
     rc = get_func(L, cob >= 0 ? cob : L->ob, cfi >= 0 ? cfi : L->lfile, cfn,
-                  cfi >= 0 ? 0 : CG_FN_IMPLICIT, &c.callee);
+                  cfi >= 0 ? 0 : CG_FN_IMPLICIT, &callee);
     if (rc || (rc = open_block(L)) != 0)
         return rc;
-    c.caller = L->func;
-    c.file = L->lfile;
-    c.part = (uint32_t)L->part;
-    L->call = c;
+    /* field by field: a struct built in place and copied whole was read
+     * back across the narrower stores of its bit-fields, a stall */
+    L->call.caller = L->func;
+    L->call.callee = callee;
+    L->call.file = L->lfile;
+    L->call.part = (uint32_t)L->part;
+    L->call.flags = flags & 15u;
+    L->call.site = 0;
     L->site = site;
     L->call_pending = 1;
     L->call_line = L->lineno;

@@ -1497,7 +1497,9 @@ static int read_lines(Loader *L, const char *p, const char *end)
                 L->buf + L->len - p >= 64)
                 next = vec_costs(p, pt->npos, L->base, pos, L->cost, pt->nev,
                                  &ncost);
-            if (!next || next > end)     /* (ranges end at a line's end) */
+            if (next && next <= end)     /* (ranges end at a line's end) */
+                L->P->vec_lines++;
+            else
 #endif
                 next = cg_scan_costs_fast(p, end, pt->npos, L->base, pos,
                                           L->cost, pt->nev, &ncost);
@@ -1571,6 +1573,7 @@ static int take_run(Loader *L, const CgSeg *g)
         L->jfile = L->jfn_name = L->jfunc = -1;
     L->lineno = lineno + g->nlines;
     P->run_lines += g->nlines;
+    P->vec_lines += g->vlines;
     L->touched = L->body = 1;
     L->fi_pending = 0;
     return CG_OK;

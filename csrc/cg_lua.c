@@ -53,6 +53,7 @@ static const luaL_Reg internal_funcs[] = {
     {"event_problem", cgl_profile_event_problem},
     {"state", cgl_profile_state},
     {"load_stats", cgl_profile_load_stats},
+    {"vector_paths", cgl_vector_paths},
     {NULL, NULL}
 };
 

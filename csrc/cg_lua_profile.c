@@ -1,6 +1,7 @@
 /* The profile's fields and methods, its parts (plain tables built once)
  * and finding a function by name. */
 #include "cg_lua.h"
+#include "cg_vec.h"
 #include "cg_query.h"
 
 #include <string.h>
@@ -109,15 +110,26 @@ int cgl_profile_memory(lua_State *L)
     return 2;
 }
 
-/* internal.load_stats(prof) -> lines, chunks: the cost lines the load
- * took in runs summed by its second thread, and the chunks of the texts
- * it read with one (the specs show that it ran). */
+/* internal.load_stats(prof) -> lines, chunks, vector lines: the cost
+ * lines the load took in runs summed by its second thread, the chunks of
+ * the texts it read with one, and the cost lines the vector paths read
+ * (the specs show that they ran). */
 int cgl_profile_load_stats(lua_State *L)
 {
     const CgProfile *P = cgl_check_profile(L, 1);
     lua_pushinteger(L, (lua_Integer)P->run_lines);
     lua_pushinteger(L, (lua_Integer)P->chunks);
-    return 2;
+    lua_pushinteger(L, (lua_Integer)P->vec_lines);
+    return 3;
+}
+
+/* internal.vector_paths() -> whether loads in this process may read cost
+ * lines with the vector paths (cg_vec.h): the CPU has them, valgrind does
+ * not hide them, CALLGRIND_NO_VECTOR does not turn them off. */
+int cgl_vector_paths(lua_State *L)
+{
+    lua_pushboolean(L, cg_vec_usable());
+    return 1;
 }
 
 static int parts_iter(lua_State *L)

@@ -252,6 +252,7 @@ CG_VEC_TARGET static const char *scan_costs_vec(const Layout *s, Slot *sl,
         r->bound |= CG_VEC_MAX;
         g->ncost = widest;
         g->nlines += lines;
+        g->vlines += lines;
     }
     return p;
 }
@@ -286,6 +287,7 @@ CG_VEC_TARGET static const char *scan_lines1_vec(const Layout *s, Slot *sl,
         if (g->ncost < 1)
             g->ncost = 1;
         g->nlines += lines;
+        g->vlines += lines;
     }
     return p;
 }

@@ -50,6 +50,8 @@ typedef struct CgSeg {
     const char *start, *end;     /* its lines */
     /* runs only: */
     uint64_t nlines;
+    uint64_t vlines;             /* lines among them the vector paths
+                                    read */
     uint64_t jumps;              /* jump=/jcnd= lines among them (each
                                     with its source line) */
     int npos, nev;               /* the layout the worker scanned with */

@@ -178,6 +178,8 @@ typedef struct CgProfile {
                                     its second thread summed
                                     (cg_prescan.h) */
     uint64_t chunks;             /* chunks of the texts read so */
+    uint64_t vec_lines;          /* cost lines read by the vector paths
+                                    (cg_vec.h) and taken into the model */
     void *graph;                 /* CgGraph, built on first use */
 
     char **arena;                /* chunks holding made-up names */

@@ -4,6 +4,7 @@
 #include "cg_profile.h"
 #include "cg_vec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 int cg_vec_usable(void)
@@ -14,8 +15,10 @@ int cg_vec_usable(void)
     static int usable = -1;
     int u = __atomic_load_n(&usable, __ATOMIC_RELAXED);
     if (u < 0) {
+        const char *off = getenv("CALLGRIND_NO_VECTOR");
         __builtin_cpu_init();
-        u = __builtin_cpu_supports("avx512f") &&
+        u = !(off && *off && strcmp(off, "0")) &&
+            __builtin_cpu_supports("avx512f") &&
             __builtin_cpu_supports("avx512bw") &&
             __builtin_cpu_supports("avx512vbmi") &&
             __builtin_cpu_supports("avx512vbmi2") &&

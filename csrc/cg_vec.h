@@ -33,7 +33,8 @@
 #define CG_VEC_MIN_EVENTS 4
 
 /* Can this CPU (and OS) run the vector paths? Checked once; always 0
- * without CG_VEC. Under valgrind, which does not emulate AVX-512, 0. */
+ * without CG_VEC. Under valgrind, which does not emulate AVX-512, 0; with
+ * CALLGRIND_NO_VECTOR set (not empty, not "0") in the environment, 0. */
 CG_HIDDEN int cg_vec_usable(void);
 
 #ifdef CG_VEC

@@ -97,6 +97,44 @@ describe("the load's second thread", function()
     assert.are.equal(one_thread(), short(prof))
   end)
 
+  -- The vector paths (csrc/cg_vec.h), where this CPU has them: they read
+  -- most cost lines of a 9-event and of a 1-event instr-level profile, and
+  -- a process with CALLGRIND_NO_VECTOR=1, which reads every line byte by
+  -- byte, makes the same model of each.
+  it("reads cost lines with the vector paths where the CPU has them, to the byte-by-byte path's model", function()
+    local flags = (H.read_file("/proc/cpuinfo"):match("\nflags%s*:([^\n]*)") or "") .. " "
+    local cpu = true
+    for _, f in ipairs({ "avx512f", "avx512bw", "avx512vbmi", "avx512_vbmi2", "bmi2", "popcnt" }) do
+      cpu = cpu and flags:find(" " .. f .. " ", 1, true) ~= nil
+    end
+    -- valgrind (make memcheck) does not emulate AVX-512, and sets LD_PRELOAD
+    local off = (os.getenv("LD_PRELOAD") or ""):find("vgpreload", 1, true)
+      or (os.getenv("CALLGRIND_NO_VECTOR") or "0"):find("[^0]")
+    assert.are.equal(cpu and not off, internal.vector_paths())
+    local one_event = lab:callgrind("instr1", "--dump-instr=yes")
+    for _, path in ipairs({ instr, one_event }) do
+      local prof = assert(callgrind.load(path, { chunk = 4096 }))
+      local runs, _, vec = internal.load_stats(prof)
+      if internal.vector_paths() then
+        assert.is_true(vec > 0.5 * runs, path .. ": " .. vec .. " of " .. runs .. " lines in runs")
+      else
+        assert.are.equal(0, vec)
+      end
+      local out = lab.dir .. "/bytes.dump"
+      -- (LD_PRELOAD kept: under make check-asan the core needs it)
+      local script = ("package.path = %q package.cpath = %q local callgrind = require 'callgrind' "
+        .. "local D = require 'spec.support.dump' local prof = assert(callgrind.load(%q, { chunk = 4096 })) "
+        .. "local f = assert(io.open(%q, 'wb')) f:write(D.dump(prof)) f:close() "
+        .. "print((select(3, require('callgrind.core').internal.load_stats(prof))))")
+        :format(package.path, package.cpath, path, out)
+      local p = assert(io.popen("CALLGRIND_NO_VECTOR=1 lua5.4 -e " .. H.shq(script) .. " 2>&1"))
+      local said = p:read("a")
+      p:close()
+      assert.are.equal("0\n", said)
+      assert.are.equal(H.read_file(out), D.dump(prof), path)
+    end
+  end)
+
   it("follows the positions: and events: lines of the first chunk, which it does not scan", function()
     -- the first chunk (the loader's) ends a part of one event and one
     -- position and starts one of two and two; the worker must scan every

@@ -39,8 +39,10 @@ int main(int argc, char **argv)
     int rc;
     if (argc == 2 && !strcmp(argv[1], "--vector")) {
         printf("vector paths (AVX-512 VBMI2, csrc/cg_vec.h): %s\n",
-               cg_vec_usable() ? "used on this CPU"
-                               : "not on this CPU (byte by byte)");
+               cg_vec_usable() ? "used"
+                               : "not used (not on this CPU, or "
+                                 "CALLGRIND_NO_VECTOR is set): byte by "
+                                 "byte");
         return 0;
     }
     if (argc != 2) {

@@ -1466,8 +1466,6 @@ static int report(Loader *L, const char *at)
     return CG_OK;
 }
 
-/* Reads the lines p..end of the current file; reports progress every
- * CG_PROGRESS_STEP bytes. */
 #ifdef CG_VEC
 /* cg_vec_costs_fast, compiled for the vector path (read_lines is not) */
 CG_VEC_TARGET static const char *vec_costs(const char *p, int npos,
@@ -1479,6 +1477,8 @@ CG_VEC_TARGET static const char *vec_costs(const char *p, int npos,
 }
 #endif
 
+/* Reads the lines p..end of the current file; reports progress every
+ * CG_PROGRESS_STEP bytes. */
 static int read_lines(Loader *L, const char *p, const char *end)
 {
     int rc = CG_OK;

@@ -210,7 +210,7 @@ typedef struct CgLoadOpts {
                                     scan as by default, taking chunks
                                     the worker has not reached (the
                                     fuzzer) */
-    int scalar;                  /* never the vector path of cg_vec.h
+    int scalar;                  /* never the vector paths of cg_vec.h
                                     (the fuzzer, timing) */
 } CgLoadOpts;
 

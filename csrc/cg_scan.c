@@ -10,8 +10,8 @@
 int cg_vec_usable(void)
 {
 #ifdef CG_VEC
-    /* -1: not checked yet; both threads of a load may check at once and
-     * store the same answer */
+    /* -1: not checked yet; loads in several threads may check at once
+     * and store the same answer */
     static int usable = -1;
     int u = __atomic_load_n(&usable, __ATOMIC_RELAXED);
     if (u < 0) {

@@ -107,18 +107,6 @@ typedef struct Run {
     size_t sums, pos;            /* offsets into the slot's pools */
 } Run;
 
-static int new_seg(Slot *sl, int kind, const char *start)
-{
-    CgSeg *g;
-    if (CG_GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0)
-        return -1;
-    g = &sl->segs[sl->nsegs++];
-    memset(g, 0, sizeof *g);
-    g->kind = kind;
-    g->start = g->end = start;
-    return 0;
-}
-
 /* A line of the fast path: its position tokens, and costs. */
 typedef struct Line {
     int op[CG_MAX_POSITIONS];
@@ -358,13 +346,22 @@ static const char *scan_jump(const Layout *s, const char *p,
     return p;
 }
 
+/* A new run, its segment starting at `at` (a chunk's segments are its
+ * runs). */
 static int begin_run(const Layout *s, Slot *sl, Run *r, const char *at)
 {
-    if (new_seg(sl, CG_SEG_RUN, at) != 0 ||
+    CgSeg *g;
+    if (CG_GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0 ||
         CG_GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
         CG_GROW(sl->pos, sl->pos_cap, sl->npos + (size_t)s->npos) != 0)
         return -1;
-    r->seg = sl->nsegs - 1;
+    r->seg = sl->nsegs++;
+    g = &sl->segs[r->seg];
+    memset(g, 0, sizeof *g);
+    g->kind = CG_SEG_RUN;
+    g->start = g->end = at;
+    g->npos = s->npos;
+    g->nev = s->nev;
     r->doubt = 0;
     r->bound = 0;
     r->sums = sl->nsums;
@@ -375,8 +372,6 @@ static int begin_run(const Layout *s, Slot *sl, Run *r, const char *at)
         memset(sl->pos + sl->npos, 0, (size_t)s->npos * sizeof *sl->pos);
     sl->nsums += (size_t)s->nev;
     sl->npos += (size_t)s->npos;
-    sl->segs[r->seg].npos = s->npos;
-    sl->segs[r->seg].nev = s->nev;
     return 0;
 }
 

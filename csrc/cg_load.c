@@ -1595,7 +1595,7 @@ static int read_text(Loader *L)
     L->mark = L->buf + CG_PROGRESS_STEP;
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
         s = cg_prescan_start(L->buf, L->len, o->chunk,
-                             !o->chunk || o->share, !o->scalar);
+                             !o->chunk || o->share, L->vec);
     if (!s)
         return read_lines(L, L->buf, L->buf + L->len);
     n = cg_prescan_nchunks(s);
@@ -1608,23 +1608,19 @@ static int read_text(Loader *L)
         size_t k;
         cg_prescan_bounds(s, i, &start, &end);
         /* the lines before each run, the run, ..., the lines after the
-         * last */
+         * last (a run in doubt is read with the lines around it) */
         for (k = 0; c && !rc && k < c->nsegs; k++) {
             const CgSeg *g = &c->segs[k];
-            if (start < g->start)
-                rc = read_lines(L, start, g->start);
-            if (rc)
+            if (g->kind != CG_SEG_RUN)
+                continue;
+            if (start < g->start && (rc = read_lines(L, start, g->start)))
                 break;
-            if (g->kind == CG_SEG_RUN) {
-                /* a run crossing the mark: progress where it starts, so
-                 * no more than CG_PROGRESS_STEP goes by unreported */
-                if (g->end > L->mark && o->progress)
-                    rc = report(L, g->start);
-                if (!rc)
-                    rc = take_run(L, g);
-            } else {
-                rc = read_lines(L, g->start, g->end);
-            }
+            /* a run crossing the mark: progress where it starts, so no
+             * more than CG_PROGRESS_STEP goes by unreported */
+            if (g->end > L->mark && o->progress)
+                rc = report(L, g->start);
+            if (!rc)
+                rc = take_run(L, g);
             start = g->end;
         }
         if (!rc && start < end)

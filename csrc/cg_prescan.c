@@ -580,7 +580,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
     s->buf = buf;
     s->len = len;
     s->lay.npos = 1;             /* no positions: line: just the line */
-    s->lay.vec = vec && cg_vec_usable();
+    s->lay.vec = vec;
     s->claimed = s->released = 1;
     s->steal = steal;
     if (pthread_mutex_init(&s->mu, NULL) != 0)

@@ -72,7 +72,8 @@ typedef struct CgPrescan CgPrescan;
  * (cg_prescan_wait); else the loader always waits for the worker (the
  * specs' mode: every chunk but the first is the worker's, and every run
  * is taken, even where threads take turns, as under valgrind). vec: cost
- * lines may be read with the vector path (cg_vec.h) where the CPU has it.
+ * lines may be read with the vector paths (cg_vec.h; the caller checked
+ * cg_vec_usable).
  * NULL when it is not worth it (fewer than two chunks) or not possible
  * (memory, threads): the caller then reads the text alone. */
 CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,

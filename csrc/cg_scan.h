@@ -294,15 +294,11 @@ CG_INLINE const char *cg_fast_costs(const char *p, const char *end,
     return p == end ? p : p + 1;
 }
 
-/* One position of the fast path at *pp, relative to base: 1 with *out
- * set and *pp past it, or 0 (a token cg_fast_pos does not take, or a
- * relative one out of range): the caller scans it with cg_scan_pos,
- * which also words the error. */
-CG_INLINE int cg_fast_step(const char **pp, const char *end, uint64_t base,
-                           uint64_t *out)
+/* Position token (op, v) applied to base: 1 with *out set, or 0 (a
+ * relative one out of range, or CG_OP_BAD). */
+CG_INLINE int cg_pos_apply(int op, uint64_t v, uint64_t base, uint64_t *out)
 {
-    uint64_t v;
-    switch (cg_fast_pos(pp, end, &v)) {
+    switch (op) {
     case CG_OP_SAME:
         v = base;
         break;
@@ -323,6 +319,18 @@ CG_INLINE int cg_fast_step(const char **pp, const char *end, uint64_t base,
     }
     *out = v;
     return 1;
+}
+
+/* One position of the fast path at *pp, relative to base: 1 with *out
+ * set and *pp past it, or 0 (a token cg_fast_pos does not take, or a
+ * relative one out of range): the caller scans it with cg_scan_pos,
+ * which also words the error. */
+CG_INLINE int cg_fast_step(const char **pp, const char *end, uint64_t base,
+                           uint64_t *out)
+{
+    uint64_t v;
+    int op = cg_fast_pos(pp, end, &v);
+    return cg_pos_apply(op, v, base, out);
 }
 
 /* The fast path of cg_scan_costs, for the common cost line: p starts it

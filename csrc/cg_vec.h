@@ -177,27 +177,9 @@ cg_vec_costs_fast(const char *p, int npos, const uint64_t *base,
     int k;
     if (!next)
         return NULL;
-    for (k = 0; k < npos; k++) {
-        uint64_t v = ln.val[k];
-        switch (ln.op[k]) {
-        case CG_OP_SAME:
-            v = base[k];
-            break;
-        case CG_OP_ADD:
-            if (v > UINT64_MAX - base[k])
-                return NULL;
-            v += base[k];
-            break;
-        case CG_OP_SUB:
-            if (v > base[k])
-                return NULL;
-            v = base[k] - v;
-            break;
-        default:                 /* CG_OP_ABS */
-            break;
-        }
-        pos[k] = v;
-    }
+    for (k = 0; k < npos; k++)
+        if (!cg_pos_apply(ln.op[k], ln.val[k], base[k], &pos[k]))
+            return NULL;
     _mm512_storeu_si512((void *)cost, ln.c0);
     if (ln.ncost > 8)
         _mm512_storeu_si512((void *)(cost + 8), ln.c1);

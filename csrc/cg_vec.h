@@ -105,7 +105,7 @@ typedef struct CgVecLine {
 /* The cost line at p (which has 64 bytes readable) with npos positions
  * and at most nev costs, into *ln; the start of the next line. NULL: read
  * it with the scalar path. */
-CG_VEC_TARGET static inline const char *
+CG_VEC_TARGET CG_INLINE const char *
 cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
 {
     const __m512i iota = cg_vec_iota();
@@ -113,7 +113,7 @@ cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
     __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
     uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
     uint64_t line, sp, dg, ts, te, star, sign, first_cost, t;
-    __m512i ends, starts, pv;
+    __m512i ends, starts, t0, t1, up;
     unsigned e;
     int ntok, n, k;
     if (!nl)
@@ -146,20 +146,24 @@ cg_vec_cost_line(const char *p, int npos, int nev, CgVecLine *ln)
         _bzhi_u64(~0ULL, (unsigned)ntok))
         return NULL;
     d = _mm512_maskz_mov_epi8(dg, d);
-    ln->c0 = _mm512_maskz_mov_epi64((__mmask8)_bzhi_u32(0xFF, (unsigned)n),
-                                    cg_vec_values(ends, starts, d, npos));
-    ln->c1 = n > 8 ? _mm512_maskz_mov_epi64(
-                         (__mmask8)_bzhi_u32(0xFF, (unsigned)n - 8),
-                         cg_vec_values(ends, starts, d, npos + 8))
+    /* tokens 0-7 and 8-15 (16-23 only when needed), positions and costs
+     * alike: the costs are lanes npos.. of them */
+    t0 = cg_vec_values(ends, starts, d, 0);
+    t1 = ntok > 8 ? cg_vec_values(ends, starts, d, 8) : _mm512_setzero_si512();
+    up = _mm512_add_epi64(_mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0),
+                          _mm512_set1_epi64(npos));
+    ln->c0 = _mm512_maskz_permutex2var_epi64(
+        (__mmask8)_bzhi_u32(0xFF, (unsigned)n), t0, up, t1);
+    ln->c1 = n > 8 ? _mm512_maskz_permutex2var_epi64(
+                         (__mmask8)_bzhi_u32(0xFF, (unsigned)n - 8), t1, up,
+                         ntok > 16 ? cg_vec_values(ends, starts, d, 16)
+                                   : _mm512_setzero_si512())
                    : _mm512_setzero_si512();
     ln->ncost = n;
-    if (npos) {
-        pv = cg_vec_values(ends, starts, d, 0);
-        for (k = 0, t = ts; k < npos; k++, t &= t - 1) {
-            ln->op[k] = cg_vec_op(p[_tzcnt_u64(t)]);
-            ln->val[k] = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
-                _mm512_permutexvar_epi64(_mm512_set1_epi64(k), pv)));
-        }
+    for (k = 0, t = ts; k < npos; k++, t &= t - 1) {
+        ln->op[k] = cg_vec_op(p[_tzcnt_u64(t)]);
+        ln->val[k] = (uint64_t)_mm_cvtsi128_si64(_mm512_castsi512_si128(
+            _mm512_permutexvar_epi64(_mm512_set1_epi64(k), t0)));
     }
     return p + e + 1;
 }
@@ -185,6 +189,114 @@ cg_vec_costs_fast(const char *p, int npos, const uint64_t *base,
         _mm512_storeu_si512((void *)(cost + 8), ln.c1);
     *ncost = ln.ncost;
     return next;
+}
+
+/* Lines of any number of costs, read a 64-byte window at a time: every
+ * complete line in the window that the checks of cg_vec_cost_line pass
+ * (but a space ending the line), up to the first that fails. */
+typedef struct CgVecWin {
+    int nlines;                  /* lines read */
+    unsigned char tok0[32];      /* line j's first token */
+    unsigned char ncost[32];     /* and its number of costs */
+    int64_t tok[48];             /* token values (room for a read of 16
+                                    from the last line's costs) */
+    char first[64];              /* each token's first byte */
+} CgVecWin;
+
+/* The cost lines from p on (64 bytes readable) with npos positions and
+ * at most nev costs each, as far as the 64 bytes hold whole lines that
+ * pass, into *b; the start of the line after them. NULL: not even the
+ * first line (read it with the scalar path). Where cg_vec_cost_line
+ * takes a line at a time, this takes the masks, the tokens and their
+ * values once for the window, and only its lines' bounds one by one. */
+CG_VEC_TARGET CG_INLINE const char *
+cg_vec_window(const char *p, int npos, int nev, CgVecWin *b)
+{
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+    uint64_t w, sp, dg, star, sign, ls, ts, te, bad, lines, pos, lanes, t;
+    __m512i ends, starts, first;
+    unsigned cut = 64;
+    int ntok, g, k, n = 0;
+    if (!nl)
+        return NULL;
+    w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)); /* whole lines */
+    nl &= w;
+    sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) & w;
+    dg = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)) & w;
+    star = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*')) & w;
+    sign = (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('+')) |
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))) & w;
+    ls = ((nl << 1) | 1) & w;                 /* line starts */
+    ts = w & ~sp & ~nl & ((sp << 1) | ls);    /* token starts */
+    te = sp | nl;                             /* token ends */
+    /* as cg_vec_lines1: a space at a line's start or end or after
+     * another, an empty line, a byte but a digit, space or newline that
+     * does not start a token ('*', '+' or '-'), '*' not alone, a sign not
+     * before a digit */
+    bad = (sp & ((sp >> 1) | (nl >> 1) | ls)) | (ls & nl) |
+          (w & ~sp & ~nl & ~dg & ~((star | sign) & ts)) |
+          ((star << 1) & ~te & w) | ((sign << 1) & ~dg & w);
+    if (bad)
+        cut = (unsigned)_tzcnt_u64(bad);
+    ntok = (int)_mm_popcnt_u64(ts);
+    ends = _mm512_maskz_compress_epi8(te, cg_vec_iota());
+    starts = _mm512_maskz_compress_epi8(ts, cg_vec_iota());
+    first = _mm512_permutexvar_epi8(starts, v);
+    /* by token: those starting a line, and the positions (the first npos
+     * of a line: a line of fewer is refused below) */
+    lines = _pext_u64(ls, ts);
+    for (pos = 0, k = 0; k < npos; k++)
+        pos |= lines << k;
+    /* the first wrong token: a cost not starting with a digit, one of
+     * more than 8 bytes */
+    lanes = (~pos & ~_mm512_cmplt_epu8_mask(
+                         _mm512_sub_epi8(first, _mm512_set1_epi8('0')),
+                         _mm512_set1_epi8(10))) |
+            _mm512_cmpgt_epu8_mask(_mm512_sub_epi8(ends, starts),
+                                   _mm512_set1_epi8(8));
+    lanes &= _bzhi_u64(~0ULL, (unsigned)ntok);
+    if (lanes) {
+        /* the token's first byte is in the line to drop */
+        unsigned at = (unsigned)(unsigned char)_mm_cvtsi128_si32(
+            _mm512_castsi512_si128(_mm512_permutexvar_epi8(
+                _mm512_set1_epi8((char)_tzcnt_u64(lanes)), starts)));
+        if (at < cut)
+            cut = at;
+    }
+    if (cut < 64) {
+        /* the whole lines before the one holding byte cut */
+        nl &= _bzhi_u64(~0ULL, cut);
+        if (!nl)
+            return NULL;
+        ntok = (int)_mm_popcnt_u64(
+            ts & _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)));
+        lines &= _bzhi_u64(~0ULL, (unsigned)ntok);
+    }
+    /* each line's tokens: from its first to the next line's */
+    for (t = lines; t; t &= t - 1) {
+        int a = (int)_tzcnt_u64(t), c;
+        uint64_t rest = t & (t - 1);
+        c = (rest ? (int)_tzcnt_u64(rest) : ntok) - a - npos;
+        if (c < 0 || c > nev || c > 16)
+            break;
+        b->tok0[n] = (unsigned char)a;
+        b->ncost[n++] = (unsigned char)c;
+    }
+    if (!n)
+        return NULL;
+    ntok = n < (int)_mm_popcnt_u64(lines)
+               ? (int)_tzcnt_u64(_pdep_u64(1ULL << n, lines))
+               : ntok;
+    b->nlines = n;
+    d = _mm512_maskz_mov_epi8(dg, d);
+    for (g = 0; g * 8 < ntok; g++)
+        _mm512_storeu_si512((void *)(b->tok + 8 * g),
+                            cg_vec_values(ends, starts, d, 8 * g));
+    _mm512_storeu_si512((void *)b->first, first);
+    /* past the '\n' of line n */
+    return p + _tzcnt_u64(_pdep_u64(1ULL << (n - 1), nl)) + 1;
 }
 
 /* Lines of one cost each, read a 64-byte window at a time: every

@@ -127,6 +127,43 @@ CG_VEC_TARGET static void check_lines1(const char *p, const char *end,
     if (sum != b.sum)
         differ(p, end, npos, 1, "window: the sum of the costs");
 }
+
+/* The lines of any number of costs from p as the window path reads them
+ * (cg_vec_window), line by line with the scalar path. */
+CG_VEC_TARGET static void check_window(const char *p, const char *end,
+                                       int npos, int nev)
+{
+    CgVecWin b;
+    const char *q = p, *next = cg_vec_window(p, npos, nev, &b);
+    int j, k;
+    if (!next)
+        return;
+    if (b.nlines < 1)
+        differ(p, end, npos, nev, "a window of no lines");
+    for (j = 0; j < b.nlines; j++) {
+        const int64_t *t = b.tok + b.tok0[j];
+        const char *f = b.first + b.tok0[j];
+        int64_t cost[32];
+        uint64_t val;
+        int n;
+        for (k = 0; k < npos; k++) {
+            int op = cg_fast_pos(&q, end, &val);
+            if (op == CG_OP_BAD)
+                differ(p, end, npos, nev, "window: a position refused");
+            if (op != cg_vec_op(f[k]) ||
+                (op != CG_OP_SAME && val != (uint64_t)t[k]))
+                differ(p, end, npos, nev, "window: a position's value");
+        }
+        if (!(q = cg_fast_costs(q, end, cost, nev < 32 ? nev : 32, &n)) ||
+            n != b.ncost[j])
+            differ(p, end, npos, nev, "window: the costs of a line");
+        for (k = 0; k < n; k++)
+            if (cost[k] != t[npos + k] || cost[k] > (int64_t)CG_VEC_MAX)
+                differ(p, end, npos, nev, "window: a cost");
+    }
+    if (q != next)
+        differ(p, end, npos, nev, "window: where the next line starts");
+}
 #endif
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
@@ -154,6 +191,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
             for (e = 0; e < 4; e++) {
                 check_line(p, end, npos, events[e]);
                 check_costs_fast(p, end, npos, events[e]);
+                check_window(p, end, npos, events[e]);
             }
         check_lines1(p, end, 1);
         check_lines1(p, end, 2);

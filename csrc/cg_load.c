@@ -1039,11 +1039,14 @@ static int scan_target(Loader *L, const char *s, const char *e,
     return CG_OK;
 }
 
-static int calls_line(Loader *L, const char *s, const char *e)
+/* calls= with the text after '=' (s..e), or, with pre, its count and
+ * target read already (take_call). */
+static int calls_line(Loader *L, const char *s, const char *e,
+                      const CgCallSite *pre, uint32_t pre_flags)
 {
     CgCallSite site;
     int32_t callee;
-    uint32_t flags = 0;
+    uint32_t flags = pre_flags;
     int why = 0, rc;
     const char *q;
     int32_t cob = L->cob, cfi = L->cfi, cfn = L->cfn;
@@ -1053,12 +1056,16 @@ static int calls_line(Loader *L, const char *s, const char *e)
     L->cob = L->cfi = L->cfn = -1;   /* they name this call only */
     if (cfn < 0)
         return fail(L, "calls= without a cfn= line before it");
-    s = cg_skip_blanks(s, e);
-    memset(&site, 0, sizeof site);
-    if (!(q = cg_scan_u64(s, e, &site.count, &why)))
-        return lex_fail(L, why, s, e, "the call count");
-    if ((rc = scan_target(L, q, e, &site.taddr, &site.tline, &flags)) != 0)
-        return rc;
+    if (pre) {
+        site = *pre;
+    } else {
+        s = cg_skip_blanks(s, e);
+        memset(&site, 0, sizeof site);
+        if (!(q = cg_scan_u64(s, e, &site.count, &why)))
+            return lex_fail(L, why, s, e, "the call count");
+        if ((rc = scan_target(L, q, e, &site.taddr, &site.tline, &flags)) != 0)
+            return rc;
+    }
     L->skip_cost = 0;
     if ((rc = current_func(L)) != 0)
         return rc;
@@ -1266,7 +1273,7 @@ static int keyed_line(Loader *L, const CgRec *r)
         return name_line(L, r);
     switch (r->kind) {
     case CG_K_CALLS:
-        return calls_line(L, r->val, r->e);
+        return calls_line(L, r->val, r->e, NULL, 0);
     case CG_K_JUMP:
     case CG_K_JCND:
         return jump_line(L, r->val, r->e, r->kind == CG_K_JCND);
@@ -1583,6 +1590,75 @@ lines:
     return read_lines(L, g->start, g->end);
 }
 
+/* Takes a call the worker read (cg_prescan.h): its cfn=(N) line if it has
+ * one, its calls= line and its cost line, as read_lines would read them,
+ * but without scanning them. What would make read_lines do otherwise (the
+ * state before them, another layout, an id not seen yet, a position out
+ * of range) leaves the lines to read_lines, before any change. */
+static int take_call(Loader *L, const CgSeg *g)
+{
+    CgProfile *P = L->P;
+    const CgPart *pt = &P->parts[L->part];
+    const int64_t *v = g->sums + g->ncost;    /* the positions' values */
+    CgCallSite site;
+    uint64_t pos[CG_MAX_POSITIONS];
+    uint32_t flags = 0;
+    int32_t cfn = -1;
+    int k, rc, skipping;
+    if (g->npos != pt->npos || g->nev != pt->nev || L->call_pending ||
+        L->jump_pending ||
+        (g->cfn < 0 ? L->cfn < 0
+                    : (cfn = cg_names_get_id(&P->names[CG_FN],
+                                             (uint64_t)g->cfn)) < 0))
+        return read_lines(L, g->start, g->end);
+    memset(&site, 0, sizeof site);
+    site.count = g->count;
+    for (k = 0; k < g->ntarget; k++) {
+        uint64_t t;
+        if (!cg_pos_apply((int)(g->ops >> (4 * k)) & 15, (uint64_t)*v++,
+                          L->base[k], &t))
+            return read_lines(L, g->start, g->end);
+        if (pt->poskind[k] == CG_POS_INSTR) {
+            site.taddr = t;
+            flags |= CG_HAS_TADDR;
+        } else if (pt->poskind[k] == CG_POS_LINE) {
+            site.tline = t;
+            flags |= CG_HAS_TLINE;
+        }
+    }
+    for (k = 0; k < g->npos; k++)
+        if (!cg_pos_apply((int)(g->ops >> (32 + 4 * k)) & 15, (uint64_t)*v++,
+                          L->base[k], &pos[k]))
+            return read_lines(L, g->start, g->end);
+    P->run_calls++;
+    if (g->cfn >= 0) {           /* as do_line and name_line */
+        L->lineno++;
+        L->line = g->start;
+        L->skip_cost = 0;
+        L->touched = L->body = 1;
+        L->cfn = cfn;
+    }
+    L->lineno++;
+    L->line = g->start + g->calls;
+    L->skip_cost = 0;
+    rc = calls_line(L, NULL, NULL, &site, flags);
+    if (rc == CG_EBAD && L->lenient && !L->fatal)
+        rc = skip_line(L);
+    if (rc)
+        return rc;
+    /* as read_lines' cost line */
+    skipping = L->skip_cost;
+    L->lineno++;
+    L->line = g->start + g->cost;
+    L->touched = L->body = 1;
+    L->skip_cost = 0;
+    memcpy(L->cost, g->sums, (size_t)g->ncost * sizeof *g->sums);
+    rc = cost_record(L, pos, g->ncost, skipping);
+    if (rc == CG_EBAD && L->lenient && !L->fatal)
+        rc = skip_line(L);
+    return rc;
+}
+
 /* Reads the current file: alone, or with a worker thread summing runs of
  * cost lines ahead (cg_prescan.h) in big files. */
 static int read_text(Loader *L)
@@ -1611,7 +1687,7 @@ static int read_text(Loader *L)
          * last (a run in doubt is read with the lines around it) */
         for (k = 0; c && !rc && k < c->nsegs; k++) {
             const CgSeg *g = &c->segs[k];
-            if (g->kind != CG_SEG_RUN)
+            if (g->kind == CG_SEG_LINES)
                 continue;
             if (start < g->start && (rc = read_lines(L, start, g->start)))
                 break;
@@ -1620,7 +1696,7 @@ static int read_text(Loader *L)
             if (g->end > L->mark && o->progress)
                 rc = report(L, g->start);
             if (!rc)
-                rc = take_run(L, g);
+                rc = g->kind == CG_SEG_RUN ? take_run(L, g) : take_call(L, g);
             start = g->end;
         }
         if (!rc && start < end)

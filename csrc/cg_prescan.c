@@ -11,7 +11,7 @@
 
 /* Chunks scanned ahead and not yet used, at most: the memory a load
  * takes on top of the model stays a few chunks' worth (a slot holds its
- * chunk's runs only: about 150 KB for 128 KB of a 1-event profile). 8
+ * chunk's runs and calls only, some 70 KB for 64 KB of text). 8
  * rather than 4: with the vector paths the worker outruns the loader,
  * and a deeper ring evens out chunks of many calls, slow for the loader,
  * against chunks of long runs, slow for the worker (median load 3-5%
@@ -212,17 +212,30 @@ CG_VEC_TARGET static const char *scan_costs_vec(const Layout *s, Slot *sl,
     uint64_t lines = 0;
     int widest = g->ncost, k;
     while (end - p >= 64 && cg_is_cost_start(*p)) {
-        CgVecLine ln;
-        const char *next = cg_vec_cost_line(p, s->npos, s->nev, &ln);
+        CgVecWin b;
+        const char *next = cg_vec_window(p, s->npos, s->nev, &b);
+        int j;
         if (!next)
             break;
-        acc0 = _mm512_add_epi64(acc0, ln.c0);
-        acc1 = _mm512_add_epi64(acc1, ln.c1);
-        for (k = 0; k < s->npos; k++)
-            step(&pos[k], ln.op[k], ln.val[k], r, 1);
-        if (ln.ncost > widest)
-            widest = ln.ncost;
-        lines++;
+        for (j = 0; j < b.nlines; j++) {
+            const int64_t *t = b.tok + b.tok0[j];
+            const char *f = b.first + b.tok0[j];
+            int n = b.ncost[j];
+            for (k = 0; k < s->npos; k++)
+                step(&pos[k], cg_vec_op(f[k]), (uint64_t)t[k], r, 1);
+            t += s->npos;
+            acc0 = _mm512_add_epi64(
+                acc0, _mm512_maskz_loadu_epi64(
+                          (__mmask8)_bzhi_u32(0xFF, (unsigned)n), t));
+            if (n > 8)
+                acc1 = _mm512_add_epi64(
+                    acc1, _mm512_maskz_loadu_epi64(
+                              (__mmask8)_bzhi_u32(0xFF, (unsigned)n - 8),
+                              t + 8));
+            if (n > widest)
+                widest = n;
+        }
+        lines += (uint64_t)b.nlines;
         p = next;
     }
     if (lines) {
@@ -278,6 +291,27 @@ CG_VEC_TARGET static const char *scan_lines1_vec(const Layout *s, Slot *sl,
         g->vlines += lines;
     }
     return p;
+}
+
+/* One cost line at p with the vector path into ln (a call's): the start
+ * of the next line, or NULL (read it with the scalar path). */
+CG_VEC_TARGET static const char *scan_cost_vec(const Layout *s,
+                                               const char *p,
+                                               const char *end, Line *ln)
+{
+    CgVecLine v;
+    const char *next;
+    int k;
+    if (end - p < 64 || !(next = cg_vec_cost_line(p, s->npos, s->nev, &v)))
+        return NULL;
+    for (k = 0; k < s->npos; k++) {
+        ln->op[k] = v.op[k];
+        ln->val[k] = v.val[k];
+    }
+    _mm512_storeu_si512((void *)ln->cost, v.c0);
+    _mm512_storeu_si512((void *)(ln->cost + 8), v.c1);
+    ln->ncost = v.ncost;
+    return next;
 }
 
 /* The cost lines from p on that a vector path reads for this layout,
@@ -346,30 +380,132 @@ static const char *scan_jump(const Layout *s, const char *p,
     return p;
 }
 
+/* A new segment of slot sl starting at `at`, with room for nsums values
+ * and npos positions in the pools (at sl->nsums and sl->npos, which the
+ * caller moves past them); NULL when out of memory. Fields are set one by
+ * one: a memset of the struct, once per run or call, showed in the
+ * worker's time. */
+static CgSeg *add_seg(const Layout *s, Slot *sl, int kind, const char *at,
+                      size_t nsums, size_t npos)
+{
+    CgSeg *g;
+    if (CG_GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0 ||
+        CG_GROW(sl->sums, sl->sums_cap, sl->nsums + nsums) != 0 ||
+        CG_GROW(sl->pos, sl->pos_cap, sl->npos + npos) != 0)
+        return NULL;
+    g = &sl->segs[sl->nsegs++];
+    g->start = g->end = at;
+    g->sums = NULL;              /* publish sets them */
+    g->pos = NULL;
+    g->nlines = g->vlines = 0;
+    g->npos = (uint16_t)s->npos;
+    g->nev = (uint16_t)s->nev;
+    g->ncost = 0;
+    g->kind = (uint8_t)kind;
+    g->jumps = 0;
+    return g;
+}
+
+/* A call of the fast path at p: a cfn=(N) line or none, calls=COUNT with
+ * targets the tokens of cg_fast_pos, and the call's cost line (into ln),
+ * as a segment of its own, the loader's to take (a call's lines make up
+ * a third of an instr-level profile's lines that are not in runs). The
+ * start of the line after them; p when they are not such lines (the
+ * loader reads them); NULL when out of memory. */
+static const char *scan_call(const Layout *s, Slot *sl, const char *p,
+                             const char *end, Line *ln)
+{
+    const char *start = p, *calls, *cost, *d;
+    int64_t cfn = -1;
+    uint64_t count = 0, tval[CG_MAX_POSITIONS], ops = 0;
+    int64_t *v;
+    int k, nt, op;
+    CgSeg *g;
+    if (end - p > 5 && !memcmp(p, "cfn=(", 5)) {
+        for (d = p += 5, cfn = 0; p < end && (unsigned char)(*p - '0') < 10 &&
+                                  p - d < 9; p++)
+            cfn = cfn * 10 + (*p - '0');
+        if (p == d || cfn > CG_MAX_ID || end - p < 2 || p[0] != ')' ||
+            p[1] != '\n')
+            return start;
+        p += 2;
+    }
+    calls = p;
+    if (end - p < 7 || memcmp(p, "calls=", 6))
+        return start;
+    for (d = p += 6; p < end && (unsigned char)(*p - '0') < 10; p++)
+        count = count * 10 + (uint64_t)(*p - '0');
+    if (p == d || p - d > 18 || !cg_fast_end(p, end))
+        return start;
+    for (k = 0; k < s->npos; k++) {
+        p = cg_skip_blanks(p, end);
+        if (p == end || *p == '\n')
+            break;
+        if ((op = cg_fast_pos(&p, end, &tval[k])) == CG_OP_BAD)
+            return start;
+        ops |= (uint64_t)op << (4 * k);
+    }
+    nt = k;
+    p = cg_skip_blanks(p, end);
+    if (p == end || *p != '\n' || ++p == end || !cg_is_cost_start(*p) ||
+        p - start > UINT32_MAX)
+        return start;
+    cost = p;
+#ifdef CG_VEC
+    if (s->vec && s->nev >= CG_VEC_MIN_EVENTS &&
+        (d = scan_cost_vec(s, p, end, ln)) != NULL)
+        p = d;
+    else
+#endif
+    if (!(p = scan_cost(s, p, end, ln)))
+        return start;
+    for (k = 0; k < s->npos; k++)
+        ops |= (uint64_t)ln->op[k] << (32 + 4 * k);
+    if (!(g = add_seg(s, sl, CG_SEG_CALL, start,
+                      (size_t)(ln->ncost + nt + s->npos), 0)))
+        return NULL;
+    g->end = p;
+    g->nlines = cfn >= 0 ? 3 : 2;
+    g->ncost = (uint16_t)ln->ncost;
+    g->ntarget = (uint8_t)nt;
+    g->cfn = (int32_t)cfn;
+    g->calls = (uint32_t)(calls - start);
+    g->cost = (uint32_t)(cost - start);
+    g->ops = ops;
+    g->count = count;
+    /* the costs, the target's values, the cost line's */
+    v = sl->sums + sl->nsums;
+    for (k = 0; k < ln->ncost; k++)
+        *v++ = ln->cost[k];
+    for (k = 0; k < nt; k++)
+        *v++ = (int64_t)tval[k];
+    for (k = 0; k < s->npos; k++)
+        *v++ = (int64_t)ln->val[k];
+    sl->nsums = (size_t)(v - sl->sums);
+    return p;
+}
+
 /* A new run, its segment starting at `at` (a chunk's segments are its
  * runs). */
 static int begin_run(const Layout *s, Slot *sl, Run *r, const char *at)
 {
-    CgSeg *g;
-    if (CG_GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0 ||
-        CG_GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
-        CG_GROW(sl->pos, sl->pos_cap, sl->npos + (size_t)s->npos) != 0)
+    int k;
+    if (!add_seg(s, sl, CG_SEG_RUN, at, (size_t)s->nev, (size_t)s->npos))
         return -1;
-    r->seg = sl->nsegs++;
-    g = &sl->segs[r->seg];
-    memset(g, 0, sizeof *g);
-    g->kind = CG_SEG_RUN;
-    g->start = g->end = at;
-    g->npos = s->npos;
-    g->nev = s->nev;
+    r->seg = sl->nsegs - 1;
     r->doubt = 0;
     r->bound = 0;
     r->sums = sl->nsums;
     r->pos = sl->npos;
     /* nev >= 1 (runs need events); npos may be 0: pos may be NULL */
-    memset(sl->sums + sl->nsums, 0, (size_t)s->nev * sizeof *sl->sums);
-    if (s->npos)
-        memset(sl->pos + sl->npos, 0, (size_t)s->npos * sizeof *sl->pos);
+    for (k = 0; k < s->nev; k++)
+        sl->sums[sl->nsums + (size_t)k] = 0;
+    for (k = 0; k < s->npos; k++) {
+        CgRunPos *q = &sl->pos[sl->npos + (size_t)k];
+        q->absolute = 0;
+        q->v = 0;
+        q->lo = q->hi = 0;
+    }
     sl->nsums += (size_t)s->nev;
     sl->npos += (size_t)s->npos;
     return 0;
@@ -410,7 +546,8 @@ static int run_may_follow(const char *p, const char *end)
 }
 
 /* Scans p..end into sl: runs of cost lines (but the first of a chunk, and
- * those run_may_follow excludes); the lines between are the loader's. */
+ * those run_may_follow excludes) and calls (scan_call); the lines between
+ * are the loader's. */
 static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
 {
     int after_other = 1, in_run = 0;    /* after_other: no run may
@@ -457,7 +594,21 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
                          &run, 0);
                 add_line(s, sl, &run, &ln);
                 sl->segs[run.seg].nlines++;
-                sl->segs[run.seg].jumps++;
+                sl->segs[run.seg].jumps = 1;
+                p = next;
+                continue;
+            }
+        }
+        if (*p == 'c' && s->nev) {
+            const char *next = scan_call(s, sl, p, end, &ln);
+            if (!next)
+                return -1;
+            if (next != p) {
+                if (in_run) {    /* (its segment is before the call's) */
+                    end_run(sl, &run, p);
+                    in_run = 0;
+                }
+                after_other = 0;
                 p = next;
                 continue;
             }
@@ -480,12 +631,15 @@ static void publish(Slot *sl)
     size_t i, sums = 0, pos = 0;
     for (i = 0; i < sl->nsegs; i++) {
         CgSeg *g = &sl->segs[i];
-        /* every run took its room (nev >= 1), kept or not */
-        if (g->nev) {
-            g->sums = sl->sums + sums;
+        /* every run took its room (nev >= 1), kept or not; a call, its
+         * values */
+        g->sums = sl->sums + sums;
+        if (g->kind == CG_SEG_CALL) {
+            sums += (size_t)(g->ncost + g->ntarget + g->npos);
+        } else {
             g->pos = g->npos ? sl->pos + pos : NULL;
-            sums += (size_t)g->nev;
-            pos += (size_t)g->npos;
+            sums += g->nev;
+            pos += g->npos;
         }
     }
     sl->chunk.segs = sl->segs;

@@ -67,12 +67,12 @@ describe("the load's second thread", function()
     end
   end)
 
-  it("starts by itself on a file of 4 MB, in chunks of 128 KiB", function()
+  it("starts by itself on a file of 4 MB, in chunks of 64 KiB", function()
     local prof = assert(callgrind.load(big))
     local _, chunks = internal.load_stats(prof)
     local size = #H.read_file(big)
-    -- chunks end at the first line end past each 128 KiB
-    assert.is_true(chunks >= size // (128 * 1024) - 1 and chunks <= size // (128 * 1024) + 1, chunks .. " chunks")
+    -- chunks end at the first line end past each 64 KiB
+    assert.is_true(chunks >= size // (64 * 1024) - 1 and chunks <= size // (64 * 1024) + 1, chunks .. " chunks")
     -- self Ir of a block: 1 + (2 + ... + 200) = 20100; Dr: 200 * 2; g: 1 1
     assert.are.equal(N * 20100 + 1, prof:total("Ir"))
     assert.are.equal(N * 400 + 1, prof:total("Dr"))
@@ -89,11 +89,16 @@ describe("the load's second thread", function()
     -- time, it can be all of them)
     local prof = assert(callgrind.load(big, { chunk = 128 * 1024 }))
     -- per block: line 1 (after fn=) and the 199 lines after the call's
-    -- cost line are in runs; the call's cost line (after calls=) is the
-    -- loader's, as are the lines of the first chunk (128 KiB, a fortieth
-    -- of the file) and the first line of each chunk
+    -- cost line are in runs, and the call (calls= and its cost line) is
+    -- taken as the worker read it; the lines of the first chunk (128 KiB,
+    -- a fortieth of the file) and the first line of each chunk are the
+    -- loader's
     local lines = run_lines(prof)
     assert.is_true(lines > 0.9 * N * 200 and lines < N * 200, lines .. " lines in runs")
+    -- and the calls= lines with the call's cost line, read by the worker
+    -- too (cfn=g, a name, is the loader's)
+    local calls = select(4, internal.load_stats(prof))
+    assert.is_true(calls > 0.9 * N and calls <= N, calls .. " calls taken")
     assert.are.equal(one_thread(), short(prof))
   end)
 
@@ -187,6 +192,23 @@ describe("the load's second thread", function()
       "fn=a\n5 1\n+1 1\njcnd=1/2 +3\n+1 1\n+1 1\n", 6 },
     { "jumps that reach 0 and the spec's jcnd=EXECUTED FOLLOWED",
       "fn=a\n5 1\n+1 1\njump=1 -6\n-6\n+1 1\njcnd=2 1 +3\n+1\n+1 1\njump=3 0x10\n*\n+1 1\n", nil },
+    -- and calls (an optional cfn=(N) line, calls= and the cost line): the
+    -- worker reads them, the loader takes them or reads them itself
+    { "a call's cost line with a relative position below 0",
+      "fn=a\n5 1\ncfn=(1) b\ncalls=1 9\n+1 3\ncfn=(1)\ncalls=2 9\n-9 3\n+1 1\n", 9 },
+    { "a call's target below 0",
+      "fn=a\n5 1\ncfn=(1) b\ncalls=1 9\n+1 3\ncfn=(1)\ncalls=2 -9\n+1 3\n+1 1\n", 8 },
+    { "a bad line after calls taken whole",
+      "fn=a\n5 1\ncfn=(1) b\ncalls=1 9\n+1 3\ncfn=(1)\ncalls=1 9\n+1 3\n+1 1\n-9 1\n", 11 },
+    { "a call's cost line with too many costs",
+      "fn=a\n5 1\ncfn=(1) b\ncalls=1 9\n+1 3\ncfn=(1)\ncalls=1 9\n+1 3 4\n+1 1\n", 9 },
+    { "calls= without a cfn= line",
+      "fn=a\n5 1\ncfn=(1) b\ncalls=1 9\n+1 3\ncalls=1 9\n+1 3\n+1 1\n", 7 },
+    { "a cfn= line where a jump's source line should be",
+      "fn=a\n5 1\ncfn=(1) b\ncalls=1 9\n+1 3\njump=1 9\ncfn=(1)\ncalls=1 9\n+1 3\n", 8 },
+    { "calls of a forward reference, every position form and a count past 18 digits",
+      "fn=a\n5 1\ncfn=(7)\ncalls=1 9\n+1 3\ncfn=(7) b\ncalls=3 +2 \n* 4\ncfn=(7)\ncalls=1 *\n-1 2\n"
+        .. "cfn=(7)\ncalls=18446744073709551615 0x10\n+1 1\ncfn=(7)\ncalls=1\n0x20 1\n+1 1\n", nil },
     { "a second events: line's layout",
       "fn=a\n5 1\n+1 1\n+1 1\ntotals: 3\nevents: Ir Dr\nfn=b\n1 1 1\n+1 1 1\n+1 1 1\n", nil },
   }

@@ -1599,23 +1599,26 @@ static int take_call(Loader *L, const CgSeg *g)
 {
     CgProfile *P = L->P;
     const CgPart *pt = &P->parts[L->part];
-    const int64_t *v = g->sums + g->ncost;    /* the positions' values */
+    const int64_t *cost = g->sums + CG_CALL_HEAD;
+    const int64_t *v = cost + g->ncost;      /* the positions' values */
+    CgCallHead h;
     CgCallSite site;
     uint64_t pos[CG_MAX_POSITIONS];
     uint32_t flags = 0;
     int32_t cfn = -1;
     int k, rc, skipping;
+    memcpy(&h, g->sums, sizeof h);
     if (g->npos != pt->npos || g->nev != pt->nev || L->call_pending ||
         L->jump_pending ||
-        (g->cfn < 0 ? L->cfn < 0
-                    : (cfn = cg_names_get_id(&P->names[CG_FN],
-                                             (uint64_t)g->cfn)) < 0))
+        (h.cfn < 0 ? L->cfn < 0
+                   : (cfn = cg_names_get_id(&P->names[CG_FN],
+                                            (uint64_t)h.cfn)) < 0))
         return read_lines(L, g->start, g->end);
     memset(&site, 0, sizeof site);
-    site.count = g->count;
-    for (k = 0; k < g->ntarget; k++) {
+    site.count = h.count;
+    for (k = 0; k < h.ntarget; k++) {
         uint64_t t;
-        if (!cg_pos_apply((int)(g->ops >> (4 * k)) & 15, (uint64_t)*v++,
+        if (!cg_pos_apply((int)(h.ops >> (4 * k)) & 15, (uint64_t)*v++,
                           L->base[k], &t))
             return read_lines(L, g->start, g->end);
         if (pt->poskind[k] == CG_POS_INSTR) {
@@ -1627,11 +1630,11 @@ static int take_call(Loader *L, const CgSeg *g)
         }
     }
     for (k = 0; k < g->npos; k++)
-        if (!cg_pos_apply((int)(g->ops >> (32 + 4 * k)) & 15, (uint64_t)*v++,
+        if (!cg_pos_apply((int)(h.ops >> (32 + 4 * k)) & 15, (uint64_t)*v++,
                           L->base[k], &pos[k]))
             return read_lines(L, g->start, g->end);
     P->run_calls++;
-    if (g->cfn >= 0) {           /* as do_line and name_line */
+    if (h.cfn >= 0) {            /* as do_line and name_line */
         L->lineno++;
         L->line = g->start;
         L->skip_cost = 0;
@@ -1639,7 +1642,7 @@ static int take_call(Loader *L, const CgSeg *g)
         L->cfn = cfn;
     }
     L->lineno++;
-    L->line = g->start + g->calls;
+    L->line = g->start + h.calls;
     L->skip_cost = 0;
     rc = calls_line(L, NULL, NULL, &site, flags);
     if (rc == CG_EBAD && L->lenient && !L->fatal)
@@ -1649,10 +1652,10 @@ static int take_call(Loader *L, const CgSeg *g)
     /* as read_lines' cost line */
     skipping = L->skip_cost;
     L->lineno++;
-    L->line = g->start + g->cost;
+    L->line = g->start + h.cost;
     L->touched = L->body = 1;
     L->skip_cost = 0;
-    memcpy(L->cost, g->sums, (size_t)g->ncost * sizeof *g->sums);
+    memcpy(L->cost, cost, (size_t)g->ncost * sizeof *cost);
     rc = cost_record(L, pos, g->ncost, skipping);
     if (rc == CG_EBAD && L->lenient && !L->fatal)
         rc = skip_line(L);

@@ -408,8 +408,8 @@ static CgSeg *add_seg(const Layout *s, Slot *sl, int kind, const char *at,
 
 /* A call of the fast path at p: a cfn=(N) line or none, calls=COUNT with
  * targets the tokens of cg_fast_pos, and the call's cost line (into ln),
- * as a segment of its own, the loader's to take (a call's lines make up
- * a third of an instr-level profile's lines that are not in runs). The
+ * as a segment of its own, the loader's to take (calls' lines are most
+ * of an instr-level profile's lines that are not in runs). The
  * start of the line after them; p when they are not such lines (the
  * loader reads them); NULL when out of memory. */
 static const char *scan_call(const Layout *s, Slot *sl, const char *p,
@@ -421,6 +421,7 @@ static const char *scan_call(const Layout *s, Slot *sl, const char *p,
     int64_t *v;
     int k, nt, op;
     CgSeg *g;
+    CgCallHead h;
     if (end - p > 5 && !memcmp(p, "cfn=(", 5)) {
         for (d = p += 5, cfn = 0; p < end && (unsigned char)(*p - '0') < 10 &&
                                   p - d < 9; p++)
@@ -462,19 +463,21 @@ static const char *scan_call(const Layout *s, Slot *sl, const char *p,
     for (k = 0; k < s->npos; k++)
         ops |= (uint64_t)ln->op[k] << (32 + 4 * k);
     if (!(g = add_seg(s, sl, CG_SEG_CALL, start,
-                      (size_t)(ln->ncost + nt + s->npos), 0)))
+                      CG_CALL_HEAD + (size_t)(ln->ncost + nt + s->npos), 0)))
         return NULL;
     g->end = p;
     g->nlines = cfn >= 0 ? 3 : 2;
     g->ncost = (uint16_t)ln->ncost;
-    g->ntarget = (uint8_t)nt;
-    g->cfn = (int32_t)cfn;
-    g->calls = (uint32_t)(calls - start);
-    g->cost = (uint32_t)(cost - start);
-    g->ops = ops;
-    g->count = count;
-    /* the costs, the target's values, the cost line's */
+    h.count = count;
+    h.ops = ops;
+    h.cfn = (int32_t)cfn;
+    h.cost = (uint32_t)(cost - start);
+    h.calls = (uint8_t)(calls - start);
+    h.ntarget = (uint8_t)nt;
+    /* the head, the costs, the target's values, the cost line's */
     v = sl->sums + sl->nsums;
+    memcpy(v, &h, sizeof h);
+    v += CG_CALL_HEAD;
     for (k = 0; k < ln->ncost; k++)
         *v++ = ln->cost[k];
     for (k = 0; k < nt; k++)
@@ -545,6 +548,20 @@ static int run_may_follow(const char *p, const char *end)
     }
 }
 
+/* Room in a slot used for the first time, for the runs and calls of n
+ * bytes of text (about what instr-level profiles have; more grows it):
+ * grown from nothing by doubling, the arrays left their smaller copies
+ * behind in the heap, 300 KB of the 1-event bench profile's peak
+ * memory. */
+static int reserve(Slot *sl, size_t n)
+{
+    if (sl->segs_cap)
+        return 0;
+    return CG_GROW(sl->segs, sl->segs_cap, n / 48) != 0 ||
+           CG_GROW(sl->sums, sl->sums_cap, n / 8) != 0 ||
+           CG_GROW(sl->pos, sl->pos_cap, n / 32) != 0 ? -1 : 0;
+}
+
 /* Scans p..end into sl: runs of cost lines (but the first of a chunk, and
  * those run_may_follow excludes) and calls (scan_call); the lines between
  * are the loader's. */
@@ -553,6 +570,8 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
     int after_other = 1, in_run = 0;    /* after_other: no run may
                                             start at the next line */
     Run run = { 0, 0, 0, 0, 0 };
+    if (reserve(sl, (size_t)(end - p)) != 0)
+        return -1;
     sl->nsegs = sl->nsums = sl->npos = 0;
     while (p < end) {
         Line ln;
@@ -635,7 +654,9 @@ static void publish(Slot *sl)
          * values */
         g->sums = sl->sums + sums;
         if (g->kind == CG_SEG_CALL) {
-            sums += (size_t)(g->ncost + g->ntarget + g->npos);
+            CgCallHead h;
+            memcpy(&h, g->sums, sizeof h);
+            sums += CG_CALL_HEAD + (size_t)(g->ncost + h.ntarget + g->npos);
         } else {
             g->pos = g->npos ? sl->pos + pos : NULL;
             sums += g->nev;

@@ -52,31 +52,44 @@ typedef struct CgRunPos {
 typedef struct CgSeg {
     const char *start, *end;     /* its lines */
     const int64_t *sums;         /* runs: per column, all costs >= 0;
-                                    calls: the costs of the call, then
-                                    the values of the target's tokens
-                                    and of the cost line's positions */
+                                    calls: a CgCallHead, the costs of the
+                                    call, then the values of the target's
+                                    tokens and of the cost line's
+                                    positions */
     const CgRunPos *pos;         /* runs: npos of them */
     uint32_t nlines;             /* runs and calls (a chunk has at most
                                     CG_MAX_CHUNK bytes) */
+    uint32_t vlines;             /* runs: lines among them the vector
+                                    paths read */
     uint16_t npos, nev;          /* the layout the worker scanned with */
     uint16_t ncost;              /* runs: the widest line's costs,
                                     sums[0..ncost); calls: the costs */
     uint8_t kind;                /* CG_SEG_* */
-    /* runs only: */
-    uint8_t jumps;               /* any jump=/jcnd= lines among them
-                                    (each with its source line)? */
-    uint32_t vlines;             /* lines among them the vector paths
-                                    read */
-    /* calls only: a cfn=(N) line or none, calls=COUNT TARGET and the
-     * call's cost line, in the tokens of cg_fast_pos and cg_fast_costs */
-    uint8_t ntarget;             /* the target's tokens */
-    int32_t cfn;                 /* N, or -1: no cfn= line */
-    uint32_t calls, cost;        /* where those lines start, from start */
+    uint8_t jumps;               /* runs: any jump=/jcnd= lines among
+                                    them (each with its source line)? */
+} CgSeg;
+
+/* What the worker read of a call, at the start of its segment's sums: a
+ * cfn=(N) line or none, calls=COUNT TARGET and the call's cost line, in
+ * the tokens of cg_fast_pos and cg_fast_costs. Kept out of CgSeg, whose
+ * size counts in the load's peak memory (a slot holds a chunk's runs and
+ * calls). */
+typedef struct CgCallHead {
+    uint64_t count;
     uint64_t ops;                /* CG_OP_* of the tokens, 4 bits each:
                                     the target's from bit 0, the cost
                                     line's from bit 32 */
-    uint64_t count;
-} CgSeg;
+    int32_t cfn;                 /* N, or -1: no cfn= line */
+    uint32_t cost;               /* where the cost line starts, from the
+                                    segment's start */
+    uint8_t calls;               /* where the calls= line starts */
+    uint8_t ntarget;             /* the target's tokens */
+} CgCallHead;
+
+/* The int64_t values a CgCallHead takes in the sums, and where the costs
+ * start after it. */
+#define CG_CALL_HEAD \
+    ((sizeof(CgCallHead) + sizeof(int64_t) - 1) / sizeof(int64_t))
 
 typedef struct CgChunk {
     const CgSeg *segs;

@@ -1039,14 +1039,11 @@ static int scan_target(Loader *L, const char *s, const char *e,
     return CG_OK;
 }
 
-/* calls= with the text after '=' (s..e), or, with pre, its count and
- * target read already (take_call). */
-static int calls_line(Loader *L, const char *s, const char *e,
-                      const CgCallSite *pre, uint32_t pre_flags)
+static int calls_line(Loader *L, const char *s, const char *e)
 {
     CgCallSite site;
     int32_t callee;
-    uint32_t flags = pre_flags;
+    uint32_t flags = 0;
     int why = 0, rc;
     const char *q;
     int32_t cob = L->cob, cfi = L->cfi, cfn = L->cfn;
@@ -1056,16 +1053,12 @@ static int calls_line(Loader *L, const char *s, const char *e,
     L->cob = L->cfi = L->cfn = -1;   /* they name this call only */
     if (cfn < 0)
         return fail(L, "calls= without a cfn= line before it");
-    if (pre) {
-        site = *pre;
-    } else {
-        s = cg_skip_blanks(s, e);
-        memset(&site, 0, sizeof site);
-        if (!(q = cg_scan_u64(s, e, &site.count, &why)))
-            return lex_fail(L, why, s, e, "the call count");
-        if ((rc = scan_target(L, q, e, &site.taddr, &site.tline, &flags)) != 0)
-            return rc;
-    }
+    s = cg_skip_blanks(s, e);
+    memset(&site, 0, sizeof site);
+    if (!(q = cg_scan_u64(s, e, &site.count, &why)))
+        return lex_fail(L, why, s, e, "the call count");
+    if ((rc = scan_target(L, q, e, &site.taddr, &site.tline, &flags)) != 0)
+        return rc;
     L->skip_cost = 0;
     if ((rc = current_func(L)) != 0)
         return rc;
@@ -1273,7 +1266,7 @@ static int keyed_line(Loader *L, const CgRec *r)
         return name_line(L, r);
     switch (r->kind) {
     case CG_K_CALLS:
-        return calls_line(L, r->val, r->e, NULL, 0);
+        return calls_line(L, r->val, r->e);
     case CG_K_JUMP:
     case CG_K_JCND:
         return jump_line(L, r->val, r->e, r->kind == CG_K_JCND);
@@ -1590,78 +1583,6 @@ lines:
     return read_lines(L, g->start, g->end);
 }
 
-/* Takes a call the worker read (cg_prescan.h): its cfn=(N) line if it has
- * one, its calls= line and its cost line, as read_lines would read them,
- * but without scanning them. What would make read_lines do otherwise (the
- * state before them, another layout, an id not seen yet, a position out
- * of range) leaves the lines to read_lines, before any change. */
-static int take_call(Loader *L, const CgSeg *g)
-{
-    CgProfile *P = L->P;
-    const CgPart *pt = &P->parts[L->part];
-    const int64_t *cost = g->sums + CG_CALL_HEAD;
-    const int64_t *v = cost + g->ncost;      /* the positions' values */
-    CgCallHead h;
-    CgCallSite site;
-    uint64_t pos[CG_MAX_POSITIONS];
-    uint32_t flags = 0;
-    int32_t cfn = -1;
-    int k, rc, skipping;
-    memcpy(&h, g->sums, sizeof h);
-    if (g->npos != pt->npos || g->nev != pt->nev || L->call_pending ||
-        L->jump_pending ||
-        (h.cfn < 0 ? L->cfn < 0
-                   : (cfn = cg_names_get_id(&P->names[CG_FN],
-                                            (uint64_t)h.cfn)) < 0))
-        return read_lines(L, g->start, g->end);
-    memset(&site, 0, sizeof site);
-    site.count = h.count;
-    for (k = 0; k < h.ntarget; k++) {
-        uint64_t t;
-        if (!cg_pos_apply((int)(h.ops >> (4 * k)) & 15, (uint64_t)*v++,
-                          L->base[k], &t))
-            return read_lines(L, g->start, g->end);
-        if (pt->poskind[k] == CG_POS_INSTR) {
-            site.taddr = t;
-            flags |= CG_HAS_TADDR;
-        } else if (pt->poskind[k] == CG_POS_LINE) {
-            site.tline = t;
-            flags |= CG_HAS_TLINE;
-        }
-    }
-    for (k = 0; k < g->npos; k++)
-        if (!cg_pos_apply((int)(h.ops >> (32 + 4 * k)) & 15, (uint64_t)*v++,
-                          L->base[k], &pos[k]))
-            return read_lines(L, g->start, g->end);
-    P->run_calls++;
-    if (h.cfn >= 0) {            /* as do_line and name_line */
-        L->lineno++;
-        L->line = g->start;
-        L->skip_cost = 0;
-        L->touched = L->body = 1;
-        L->cfn = cfn;
-    }
-    L->lineno++;
-    L->line = g->start + h.calls;
-    L->skip_cost = 0;
-    rc = calls_line(L, NULL, NULL, &site, flags);
-    if (rc == CG_EBAD && L->lenient && !L->fatal)
-        rc = skip_line(L);
-    if (rc)
-        return rc;
-    /* as read_lines' cost line */
-    skipping = L->skip_cost;
-    L->lineno++;
-    L->line = g->start + h.cost;
-    L->touched = L->body = 1;
-    L->skip_cost = 0;
-    memcpy(L->cost, cost, (size_t)g->ncost * sizeof *cost);
-    rc = cost_record(L, pos, g->ncost, skipping);
-    if (rc == CG_EBAD && L->lenient && !L->fatal)
-        rc = skip_line(L);
-    return rc;
-}
-
 /* Reads the current file: alone, or with a worker thread summing runs of
  * cost lines ahead (cg_prescan.h) in big files. */
 static int read_text(Loader *L)
@@ -1690,7 +1611,7 @@ static int read_text(Loader *L)
          * last (a run in doubt is read with the lines around it) */
         for (k = 0; c && !rc && k < c->nsegs; k++) {
             const CgSeg *g = &c->segs[k];
-            if (g->kind == CG_SEG_LINES)
+            if (g->kind != CG_SEG_RUN)
                 continue;
             if (start < g->start && (rc = read_lines(L, start, g->start)))
                 break;
@@ -1699,7 +1620,7 @@ static int read_text(Loader *L)
             if (g->end > L->mark && o->progress)
                 rc = report(L, g->start);
             if (!rc)
-                rc = g->kind == CG_SEG_RUN ? take_run(L, g) : take_call(L, g);
+                rc = take_run(L, g);
             start = g->end;
         }
         if (!rc && start < end)

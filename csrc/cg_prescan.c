@@ -11,7 +11,7 @@
 
 /* Chunks scanned ahead and not yet used, at most: the memory a load
  * takes on top of the model stays a few chunks' worth (a slot holds its
- * chunk's runs and calls only, some 70 KB for 64 KB of text). 8
+ * chunk's runs only: some 80 KB for 128 KB of text). 8
  * rather than 4: with the vector paths the worker outruns the loader,
  * and a deeper ring evens out chunks of many calls, slow for the loader,
  * against chunks of long runs, slow for the worker (median load 3-5%
@@ -293,27 +293,6 @@ CG_VEC_TARGET static const char *scan_lines1_vec(const Layout *s, Slot *sl,
     return p;
 }
 
-/* One cost line at p with the vector path into ln (a call's): the start
- * of the next line, or NULL (read it with the scalar path). */
-CG_VEC_TARGET static const char *scan_cost_vec(const Layout *s,
-                                               const char *p,
-                                               const char *end, Line *ln)
-{
-    CgVecLine v;
-    const char *next;
-    int k;
-    if (end - p < 64 || !(next = cg_vec_cost_line(p, s->npos, s->nev, &v)))
-        return NULL;
-    for (k = 0; k < s->npos; k++) {
-        ln->op[k] = v.op[k];
-        ln->val[k] = v.val[k];
-    }
-    _mm512_storeu_si512((void *)ln->cost, v.c0);
-    _mm512_storeu_si512((void *)(ln->cost + 8), v.c1);
-    ln->ncost = v.ncost;
-    return next;
-}
-
 /* The cost lines from p on that a vector path reads for this layout,
  * added to run r: the start of the first line it did not read (p: none). */
 static const char *scan_vec(const Layout *s, Slot *sl, Run *r,
@@ -380,20 +359,19 @@ static const char *scan_jump(const Layout *s, const char *p,
     return p;
 }
 
-/* A new segment of slot sl starting at `at`, with room for nsums values
- * and npos positions in the pools (at sl->nsums and sl->npos, which the
- * caller moves past them); NULL when out of memory. Fields are set one by
- * one: a memset of the struct, once per run or call, showed in the
- * worker's time. */
-static CgSeg *add_seg(const Layout *s, Slot *sl, int kind, const char *at,
-                      size_t nsums, size_t npos)
+/* A new run, its segment starting at `at` (a chunk's segments are its
+ * runs). Its fields are set one by one: a memset of the struct showed in
+ * the worker's time. */
+static int begin_run(const Layout *s, Slot *sl, Run *r, const char *at)
 {
     CgSeg *g;
+    int k;
     if (CG_GROW(sl->segs, sl->segs_cap, sl->nsegs + 1) != 0 ||
-        CG_GROW(sl->sums, sl->sums_cap, sl->nsums + nsums) != 0 ||
-        CG_GROW(sl->pos, sl->pos_cap, sl->npos + npos) != 0)
-        return NULL;
-    g = &sl->segs[sl->nsegs++];
+        CG_GROW(sl->sums, sl->sums_cap, sl->nsums + (size_t)s->nev) != 0 ||
+        CG_GROW(sl->pos, sl->pos_cap, sl->npos + (size_t)s->npos) != 0)
+        return -1;
+    r->seg = sl->nsegs++;
+    g = &sl->segs[r->seg];
     g->start = g->end = at;
     g->sums = NULL;              /* publish sets them */
     g->pos = NULL;
@@ -401,101 +379,8 @@ static CgSeg *add_seg(const Layout *s, Slot *sl, int kind, const char *at,
     g->npos = (uint16_t)s->npos;
     g->nev = (uint16_t)s->nev;
     g->ncost = 0;
-    g->kind = (uint8_t)kind;
+    g->kind = CG_SEG_RUN;
     g->jumps = 0;
-    return g;
-}
-
-/* A call of the fast path at p: a cfn=(N) line or none, calls=COUNT with
- * targets the tokens of cg_fast_pos, and the call's cost line (into ln),
- * as a segment of its own, the loader's to take (calls' lines are most
- * of an instr-level profile's lines that are not in runs). The
- * start of the line after them; p when they are not such lines (the
- * loader reads them); NULL when out of memory. */
-static const char *scan_call(const Layout *s, Slot *sl, const char *p,
-                             const char *end, Line *ln)
-{
-    const char *start = p, *calls, *cost, *d;
-    int64_t cfn = -1;
-    uint64_t count = 0, tval[CG_MAX_POSITIONS], ops = 0;
-    int64_t *v;
-    int k, nt, op;
-    CgSeg *g;
-    CgCallHead h;
-    if (end - p > 5 && !memcmp(p, "cfn=(", 5)) {
-        for (d = p += 5, cfn = 0; p < end && (unsigned char)(*p - '0') < 10 &&
-                                  p - d < 9; p++)
-            cfn = cfn * 10 + (*p - '0');
-        if (p == d || cfn > CG_MAX_ID || end - p < 2 || p[0] != ')' ||
-            p[1] != '\n')
-            return start;
-        p += 2;
-    }
-    calls = p;
-    if (end - p < 7 || memcmp(p, "calls=", 6))
-        return start;
-    for (d = p += 6; p < end && (unsigned char)(*p - '0') < 10; p++)
-        count = count * 10 + (uint64_t)(*p - '0');
-    if (p == d || p - d > 18 || !cg_fast_end(p, end))
-        return start;
-    for (k = 0; k < s->npos; k++) {
-        p = cg_skip_blanks(p, end);
-        if (p == end || *p == '\n')
-            break;
-        if ((op = cg_fast_pos(&p, end, &tval[k])) == CG_OP_BAD)
-            return start;
-        ops |= (uint64_t)op << (4 * k);
-    }
-    nt = k;
-    p = cg_skip_blanks(p, end);
-    if (p == end || *p != '\n' || ++p == end || !cg_is_cost_start(*p) ||
-        p - start > UINT32_MAX)
-        return start;
-    cost = p;
-#ifdef CG_VEC
-    if (s->vec && s->nev >= CG_VEC_MIN_EVENTS &&
-        (d = scan_cost_vec(s, p, end, ln)) != NULL)
-        p = d;
-    else
-#endif
-    if (!(p = scan_cost(s, p, end, ln)))
-        return start;
-    for (k = 0; k < s->npos; k++)
-        ops |= (uint64_t)ln->op[k] << (32 + 4 * k);
-    if (!(g = add_seg(s, sl, CG_SEG_CALL, start,
-                      CG_CALL_HEAD + (size_t)(ln->ncost + nt + s->npos), 0)))
-        return NULL;
-    g->end = p;
-    g->nlines = cfn >= 0 ? 3 : 2;
-    g->ncost = (uint16_t)ln->ncost;
-    h.count = count;
-    h.ops = ops;
-    h.cfn = (int32_t)cfn;
-    h.cost = (uint32_t)(cost - start);
-    h.calls = (uint8_t)(calls - start);
-    h.ntarget = (uint8_t)nt;
-    /* the head, the costs, the target's values, the cost line's */
-    v = sl->sums + sl->nsums;
-    memcpy(v, &h, sizeof h);
-    v += CG_CALL_HEAD;
-    for (k = 0; k < ln->ncost; k++)
-        *v++ = ln->cost[k];
-    for (k = 0; k < nt; k++)
-        *v++ = (int64_t)tval[k];
-    for (k = 0; k < s->npos; k++)
-        *v++ = (int64_t)ln->val[k];
-    sl->nsums = (size_t)(v - sl->sums);
-    return p;
-}
-
-/* A new run, its segment starting at `at` (a chunk's segments are its
- * runs). */
-static int begin_run(const Layout *s, Slot *sl, Run *r, const char *at)
-{
-    int k;
-    if (!add_seg(s, sl, CG_SEG_RUN, at, (size_t)s->nev, (size_t)s->npos))
-        return -1;
-    r->seg = sl->nsegs - 1;
     r->doubt = 0;
     r->bound = 0;
     r->sums = sl->nsums;
@@ -548,10 +433,10 @@ static int run_may_follow(const char *p, const char *end)
     }
 }
 
-/* Room in a slot used for the first time, for the runs and calls of n
- * bytes of text (about what instr-level profiles have; more grows it):
+/* Room in a slot used for the first time, for the runs of n bytes of
+ * text (about what instr-level profiles have; more grows it):
  * grown from nothing by doubling, the arrays left their smaller copies
- * behind in the heap, 300 KB of the 1-event bench profile's peak
+ * behind in the heap: some 250 KB of the 1-event bench profile's peak
  * memory. */
 static int reserve(Slot *sl, size_t n)
 {
@@ -563,8 +448,7 @@ static int reserve(Slot *sl, size_t n)
 }
 
 /* Scans p..end into sl: runs of cost lines (but the first of a chunk, and
- * those run_may_follow excludes) and calls (scan_call); the lines between
- * are the loader's. */
+ * those run_may_follow excludes); the lines between are the loader's. */
 static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
 {
     int after_other = 1, in_run = 0;    /* after_other: no run may
@@ -618,20 +502,6 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
                 continue;
             }
         }
-        if (*p == 'c' && s->nev) {
-            const char *next = scan_call(s, sl, p, end, &ln);
-            if (!next)
-                return -1;
-            if (next != p) {
-                if (in_run) {    /* (its segment is before the call's) */
-                    end_run(sl, &run, p);
-                    in_run = 0;
-                }
-                after_other = 0;
-                p = next;
-                continue;
-            }
-        }
         if (in_run) {
             end_run(sl, &run, p);
             in_run = 0;
@@ -650,18 +520,11 @@ static void publish(Slot *sl)
     size_t i, sums = 0, pos = 0;
     for (i = 0; i < sl->nsegs; i++) {
         CgSeg *g = &sl->segs[i];
-        /* every run took its room (nev >= 1), kept or not; a call, its
-         * values */
+        /* every run took its room (nev >= 1), kept or not */
         g->sums = sl->sums + sums;
-        if (g->kind == CG_SEG_CALL) {
-            CgCallHead h;
-            memcpy(&h, g->sums, sizeof h);
-            sums += CG_CALL_HEAD + (size_t)(g->ncost + h.ntarget + g->npos);
-        } else {
-            g->pos = g->npos ? sl->pos + pos : NULL;
-            sums += g->nev;
-            pos += g->npos;
-        }
+        g->pos = g->npos ? sl->pos + pos : NULL;
+        sums += g->nev;
+        pos += g->npos;
     }
     sl->chunk.segs = sl->segs;
     sl->chunk.nsegs = sl->nsegs;

@@ -3,19 +3,21 @@
  * (with the jump=/jcnd= lines among them and their source lines, whose
  * targets only bound the positions' range), so the loader, which must go
  * through the lines in order, takes a run's sums and end positions in one
- * step instead of scanning its lines; and it reads each call's lines
- * (cfn=(N), calls= and the cost line) into their numbers, which the
- * loader takes without scanning them. The loader scans a chunk itself
+ * step instead of scanning its lines. The loader scans a chunk itself
  * when the worker has not started it, or, while the worker is still on
  * the chunk it needs, the chunk after the worker's.
  *
  * The worker knows nothing of the loader's state. It scans with the
  * layout (positions and events columns) it last saw written, and records
- * relative positions as they are written; the loader checks the layout,
- * the positions' range and a call's cfn= id against its own state when it
- * takes a run or a call, and reads the lines itself when anything differs
- * or is in doubt. So a run or a call changes speed, never a number or a
- * message. */
+ * relative positions as they are written; the loader checks the layout
+ * and the positions' range against its own state when it takes a run, and
+ * reads the run's lines itself when anything differs or is in doubt. So a
+ * run changes speed, never a number or a message.
+ *
+ * What the worker writes, the loader reads from the other core's cache:
+ * the less of it, the better (a run's segment is 48 bytes). Reading calls
+ * too (cfn=, calls= and the cost line into numbers) was tried: a little
+ * faster on a quiet host, 7% slower on a busy one, and 1 MB more memory. */
 #ifndef CG_PRESCAN_H
 #define CG_PRESCAN_H
 
@@ -24,19 +26,18 @@
 #include <stddef.h>
 
 /* Default chunk size, and the smallest text worth a thread. */
-#define CG_CHUNK ((size_t)64 << 10)
+#define CG_CHUNK ((size_t)128 << 10)
 #define CG_PRESCAN_MIN ((size_t)4 << 20)
 /* The largest: the loader reports progress at least every 16 MB, and a
  * run is taken at once (CG_PROGRESS_STEP of cg_profile.h). */
 #define CG_MAX_CHUNK ((size_t)8 << 20)
 
 /* A segment of a chunk: a run, or lines the loader reads itself (a run
- * found in doubt), or a call. The lines between segments, and before the
- * first and after the last, are the loader's too: they are not stored. */
-enum { CG_SEG_LINES = 0, CG_SEG_RUN = 1, CG_SEG_CALL = 2 };
+ * found in doubt). The lines between segments, and before the first and
+ * after the last, are the loader's too: they are not stored. */
+enum { CG_SEG_LINES = 0, CG_SEG_RUN = 1 };
 
-/* One position column of a run, composed over its lines (a call's: of its
- * one line, or its target's token). */
+/* One position column of a run, composed over its lines. */
 typedef struct CgRunPos {
     int absolute;                /* some line wrote it outright: v is it */
     uint64_t v;                  /* absolute: the value at the end;
@@ -51,45 +52,18 @@ typedef struct CgRunPos {
 
 typedef struct CgSeg {
     const char *start, *end;     /* its lines */
-    const int64_t *sums;         /* runs: per column, all costs >= 0;
-                                    calls: a CgCallHead, the costs of the
-                                    call, then the values of the target's
-                                    tokens and of the cost line's
-                                    positions */
-    const CgRunPos *pos;         /* runs: npos of them */
-    uint32_t nlines;             /* runs and calls (a chunk has at most
-                                    CG_MAX_CHUNK bytes) */
-    uint32_t vlines;             /* runs: lines among them the vector
-                                    paths read */
+    const int64_t *sums;         /* per column, all costs >= 0 */
+    const CgRunPos *pos;         /* npos of them */
+    uint32_t nlines;             /* (a chunk has at most CG_MAX_CHUNK
+                                    bytes) */
+    uint32_t vlines;             /* lines among them the vector paths
+                                    read */
     uint16_t npos, nev;          /* the layout the worker scanned with */
-    uint16_t ncost;              /* runs: the widest line's costs,
-                                    sums[0..ncost); calls: the costs */
+    uint16_t ncost;              /* widest line: sums[0..ncost) */
     uint8_t kind;                /* CG_SEG_* */
-    uint8_t jumps;               /* runs: any jump=/jcnd= lines among
-                                    them (each with its source line)? */
+    uint8_t jumps;               /* any jump=/jcnd= lines among them
+                                    (each with its source line)? */
 } CgSeg;
-
-/* What the worker read of a call, at the start of its segment's sums: a
- * cfn=(N) line or none, calls=COUNT TARGET and the call's cost line, in
- * the tokens of cg_fast_pos and cg_fast_costs. Kept out of CgSeg, whose
- * size counts in the load's peak memory (a slot holds a chunk's runs and
- * calls). */
-typedef struct CgCallHead {
-    uint64_t count;
-    uint64_t ops;                /* CG_OP_* of the tokens, 4 bits each:
-                                    the target's from bit 0, the cost
-                                    line's from bit 32 */
-    int32_t cfn;                 /* N, or -1: no cfn= line */
-    uint32_t cost;               /* where the cost line starts, from the
-                                    segment's start */
-    uint8_t calls;               /* where the calls= line starts */
-    uint8_t ntarget;             /* the target's tokens */
-} CgCallHead;
-
-/* The int64_t values a CgCallHead takes in the sums, and where the costs
- * start after it. */
-#define CG_CALL_HEAD \
-    ((sizeof(CgCallHead) + sizeof(int64_t) - 1) / sizeof(int64_t))
 
 typedef struct CgChunk {
     const CgSeg *segs;

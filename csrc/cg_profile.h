@@ -177,8 +177,6 @@ typedef struct CgProfile {
     uint64_t run_lines;          /* cost lines the loader took in runs
                                     its second thread summed
                                     (cg_prescan.h) */
-    uint64_t run_calls;          /* calls the loader took as its second
-                                    thread read them */
     uint64_t chunks;             /* chunks of the texts read so */
     uint64_t vec_lines;          /* cost lines read by the vector paths
                                     (cg_vec.h) and taken into the model */

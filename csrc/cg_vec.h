@@ -3,11 +3,12 @@
  * newline) give the tokens, and the tokens' digits are gathered into
  * 8-byte lanes and converted eight at a time (multiply-add: pairs, fours,
  * eights), where the scalar path (cg_fast_pos, cg_fast_costs) takes a
- * token at a time with a branch on its length. Two forms: a line at a
- * time, all its costs at once (cg_vec_cost_line: lines of many events,
- * for the worker's runs and, as cg_vec_costs_fast, the loader's own
- * lines); and a window of lines of one cost each (cg_vec_lines1: the
- * worker's runs of one event).
+ * token at a time with a branch on its length. Three forms: a line at a
+ * time, all its costs at once (cg_vec_cost_line, as cg_vec_costs_fast:
+ * the loader's own lines of many events); a window of lines at a time
+ * (cg_vec_window: the worker's runs of many events, a window holding
+ * three to four of their lines); and a window of lines of one cost each
+ * (cg_vec_lines1: the worker's runs of one event, summed in the window).
  *
  * They read a subset of what the scalar path reads, with the same values:
  * lines of at most 63 bytes, tokens of at most 8 bytes separated by one
@@ -191,6 +192,95 @@ cg_vec_costs_fast(const char *p, int npos, const uint64_t *base,
     return next;
 }
 
+/* A 64-byte window of whole lines, as both window forms (cg_vec_window,
+ * cg_vec_lines1) first take it: its tokens, and the first byte that makes
+ * its line one they do not read. */
+typedef struct CgVecMasks {
+    __m512i v;                   /* the bytes */
+    __m512i d;                   /* their digit values, 0 for others */
+    __m512i ends, starts, first; /* by token: where it ends and starts,
+                                    its first byte */
+    uint64_t nl, ls, ts;         /* newlines, line starts, token starts,
+                                    in whole lines */
+    int ntok;
+    unsigned cut;                /* 64: none */
+} CgVecMasks;
+
+/* The window at p (64 bytes readable) into *m: 0 when it holds no whole
+ * line. */
+CG_VEC_TARGET CG_INLINE int cg_vec_masks(const char *p, CgVecMasks *m)
+{
+    __m512i v = _mm512_loadu_si512((const void *)p);
+    __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
+    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
+    uint64_t w, sp, dg, star, sign, ls, ts, te, bad;
+    if (!nl)
+        return 0;
+    w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)); /* whole lines */
+    nl &= w;
+    sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) & w;
+    dg = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)) & w;
+    star = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*')) & w;
+    sign = (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('+')) |
+            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))) & w;
+    ls = ((nl << 1) | 1) & w;                 /* line starts */
+    ts = w & ~sp & ~nl & ((sp << 1) | ls);    /* token starts */
+    te = sp | nl;                             /* token ends */
+    /* bytes that make their line one the window forms do not read: a
+     * space at a line's start or end or after another, an empty line, a
+     * byte but a digit, space or newline that does not start a token
+     * ('*', '+' or '-'), '*' not alone, a sign not before a digit */
+    bad = (sp & ((sp >> 1) | (nl >> 1) | ls)) | (ls & nl) |
+          (w & ~sp & ~nl & ~dg & ~((star | sign) & ts)) |
+          ((star << 1) & ~te & w) | ((sign << 1) & ~dg & w);
+    m->v = v;
+    m->d = _mm512_maskz_mov_epi8(dg, d);
+    m->ends = _mm512_maskz_compress_epi8(te, cg_vec_iota());
+    m->starts = _mm512_maskz_compress_epi8(ts, cg_vec_iota());
+    m->first = _mm512_permutexvar_epi8(m->starts, v);
+    m->nl = nl;
+    m->ls = ls;
+    m->ts = ts;
+    m->ntok = (int)_mm_popcnt_u64(ts);
+    m->cut = bad ? (unsigned)_tzcnt_u64(bad) : 64;
+    return 1;
+}
+
+/* Token lanes of m the form refuses, and tokens of more than 8 bytes:
+ * the line of the first of them is cut too. Then only the lines before
+ * the cut are kept (m->nl, m->ntok): 0 when none is left. */
+CG_VEC_TARGET CG_INLINE int cg_vec_cut(CgVecMasks *m, uint64_t lanes)
+{
+    lanes |= _mm512_cmpgt_epu8_mask(_mm512_sub_epi8(m->ends, m->starts),
+                                    _mm512_set1_epi8(8));
+    lanes &= _bzhi_u64(~0ULL, (unsigned)m->ntok);
+    if (lanes) {
+        /* the token's first byte is in the line to drop */
+        unsigned at = (unsigned)(unsigned char)_mm_cvtsi128_si32(
+            _mm512_castsi512_si128(_mm512_permutexvar_epi8(
+                _mm512_set1_epi8((char)_tzcnt_u64(lanes)), m->starts)));
+        if (at < m->cut)
+            m->cut = at;
+    }
+    if (m->cut < 64) {
+        /* the whole lines before the one holding byte cut */
+        m->nl &= _bzhi_u64(~0ULL, m->cut);
+        if (!m->nl)
+            return 0;
+        m->ntok = (int)_mm_popcnt_u64(
+            m->ts & _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(m->nl)));
+    }
+    return 1;
+}
+
+/* The digit tokens' lanes of m: those whose first byte is a digit. */
+CG_VEC_TARGET CG_INLINE uint64_t cg_vec_digit_tokens(const CgVecMasks *m)
+{
+    return _mm512_cmplt_epu8_mask(
+        _mm512_sub_epi8(m->first, _mm512_set1_epi8('0')),
+        _mm512_set1_epi8(10));
+}
+
 /* Lines of any number of costs, read a 64-byte window at a time: every
  * complete line in the window that the checks of cg_vec_cost_line pass
  * (but a space ending the line), up to the first that fails. */
@@ -212,73 +302,25 @@ typedef struct CgVecWin {
 CG_VEC_TARGET CG_INLINE const char *
 cg_vec_window(const char *p, int npos, int nev, CgVecWin *b)
 {
-    __m512i v = _mm512_loadu_si512((const void *)p);
-    __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
-    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
-    uint64_t w, sp, dg, star, sign, ls, ts, te, bad, lines, pos, lanes, t;
-    __m512i ends, starts, first;
-    unsigned cut = 64;
-    int ntok, g, k, n = 0;
-    if (!nl)
+    CgVecMasks m;
+    uint64_t lines, pos, t;
+    int g, k, n = 0;
+    if (!cg_vec_masks(p, &m))
         return NULL;
-    w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)); /* whole lines */
-    nl &= w;
-    sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) & w;
-    dg = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)) & w;
-    star = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*')) & w;
-    sign = (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('+')) |
-            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))) & w;
-    ls = ((nl << 1) | 1) & w;                 /* line starts */
-    ts = w & ~sp & ~nl & ((sp << 1) | ls);    /* token starts */
-    te = sp | nl;                             /* token ends */
-    /* as cg_vec_lines1: a space at a line's start or end or after
-     * another, an empty line, a byte but a digit, space or newline that
-     * does not start a token ('*', '+' or '-'), '*' not alone, a sign not
-     * before a digit */
-    bad = (sp & ((sp >> 1) | (nl >> 1) | ls)) | (ls & nl) |
-          (w & ~sp & ~nl & ~dg & ~((star | sign) & ts)) |
-          ((star << 1) & ~te & w) | ((sign << 1) & ~dg & w);
-    if (bad)
-        cut = (unsigned)_tzcnt_u64(bad);
-    ntok = (int)_mm_popcnt_u64(ts);
-    ends = _mm512_maskz_compress_epi8(te, cg_vec_iota());
-    starts = _mm512_maskz_compress_epi8(ts, cg_vec_iota());
-    first = _mm512_permutexvar_epi8(starts, v);
     /* by token: those starting a line, and the positions (the first npos
-     * of a line: a line of fewer is refused below) */
-    lines = _pext_u64(ls, ts);
+     * of a line: a line of fewer is refused below); a cost must start
+     * with a digit */
+    lines = _pext_u64(m.ls, m.ts);
     for (pos = 0, k = 0; k < npos; k++)
         pos |= lines << k;
-    /* the first wrong token: a cost not starting with a digit, one of
-     * more than 8 bytes */
-    lanes = (~pos & ~_mm512_cmplt_epu8_mask(
-                         _mm512_sub_epi8(first, _mm512_set1_epi8('0')),
-                         _mm512_set1_epi8(10))) |
-            _mm512_cmpgt_epu8_mask(_mm512_sub_epi8(ends, starts),
-                                   _mm512_set1_epi8(8));
-    lanes &= _bzhi_u64(~0ULL, (unsigned)ntok);
-    if (lanes) {
-        /* the token's first byte is in the line to drop */
-        unsigned at = (unsigned)(unsigned char)_mm_cvtsi128_si32(
-            _mm512_castsi512_si128(_mm512_permutexvar_epi8(
-                _mm512_set1_epi8((char)_tzcnt_u64(lanes)), starts)));
-        if (at < cut)
-            cut = at;
-    }
-    if (cut < 64) {
-        /* the whole lines before the one holding byte cut */
-        nl &= _bzhi_u64(~0ULL, cut);
-        if (!nl)
-            return NULL;
-        ntok = (int)_mm_popcnt_u64(
-            ts & _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)));
-        lines &= _bzhi_u64(~0ULL, (unsigned)ntok);
-    }
+    if (!cg_vec_cut(&m, ~pos & ~cg_vec_digit_tokens(&m)))
+        return NULL;
+    lines &= _bzhi_u64(~0ULL, (unsigned)m.ntok);
     /* each line's tokens: from its first to the next line's */
     for (t = lines; t; t &= t - 1) {
         int a = (int)_tzcnt_u64(t), c;
         uint64_t rest = t & (t - 1);
-        c = (rest ? (int)_tzcnt_u64(rest) : ntok) - a - npos;
+        c = (rest ? (int)_tzcnt_u64(rest) : m.ntok) - a - npos;
         if (c < 0 || c > nev || c > 16)
             break;
         b->tok0[n] = (unsigned char)a;
@@ -286,17 +328,15 @@ cg_vec_window(const char *p, int npos, int nev, CgVecWin *b)
     }
     if (!n)
         return NULL;
-    ntok = n < (int)_mm_popcnt_u64(lines)
-               ? (int)_tzcnt_u64(_pdep_u64(1ULL << n, lines))
-               : ntok;
+    if (n < (int)_mm_popcnt_u64(lines))
+        m.ntok = (int)_tzcnt_u64(_pdep_u64(1ULL << n, lines));
     b->nlines = n;
-    d = _mm512_maskz_mov_epi8(dg, d);
-    for (g = 0; g * 8 < ntok; g++)
+    for (g = 0; g * 8 < m.ntok; g++)
         _mm512_storeu_si512((void *)(b->tok + 8 * g),
-                            cg_vec_values(ends, starts, d, 8 * g));
-    _mm512_storeu_si512((void *)b->first, first);
+                            cg_vec_values(m.ends, m.starts, m.d, 8 * g));
+    _mm512_storeu_si512((void *)b->first, m.first);
     /* past the '\n' of line n */
-    return p + _tzcnt_u64(_pdep_u64(1ULL << (n - 1), nl)) + 1;
+    return p + _tzcnt_u64(_pdep_u64(1ULL << (n - 1), m.nl)) + 1;
 }
 
 /* Lines of one cost each, read a 64-byte window at a time: every
@@ -320,79 +360,33 @@ cg_vec_lines1(const char *p, int npos, CgVecLines *b)
 {
     /* token k ends its line when k % T == T - 1, T = npos + 1 */
     static const uint32_t ends_line[3] = { 0, 0xAAAAAAAAu, 0x24924924u };
-    __m512i v = _mm512_loadu_si512((const void *)p);
-    __m512i d = _mm512_sub_epi8(v, _mm512_set1_epi8('0'));
-    uint64_t nl = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('\n'));
-    uint64_t w, sp, dg, star, sign, ls, ts, te, bad, costs, lanes;
-    __m512i ends, starts, first, acc;
-    unsigned cut = 64;
-    int ntok, g;
-    if (!nl || npos < 1 || npos > 2)
+    CgVecMasks m;
+    uint64_t costs;
+    __m512i acc;
+    int g;
+    if (npos < 1 || npos > 2 || !cg_vec_masks(p, &m))
         return NULL;
-    w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl)); /* whole lines */
-    nl &= w;
-    sp = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8(' ')) & w;
-    dg = _mm512_cmplt_epu8_mask(d, _mm512_set1_epi8(10)) & w;
-    star = _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('*')) & w;
-    sign = (_mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('+')) |
-            _mm512_cmpeq_epi8_mask(v, _mm512_set1_epi8('-'))) & w;
-    ls = ((nl << 1) | 1) & w;                 /* line starts */
-    ts = w & ~sp & ~nl & ((sp << 1) | ls);    /* token starts */
-    te = sp | nl;                             /* token ends */
-    /* bytes that make their line one the vector path does not read: a
-     * space at a line's start or end or after another, an empty line, a
-     * byte but a digit, space or newline that does not start a token
-     * ('*', '+' or '-'), '*' not alone, a sign not before a digit */
-    bad = (sp & ((sp >> 1) | (nl >> 1) | ls)) | (ls & nl) |
-          (w & ~sp & ~nl & ~dg & ~((star | sign) & ts)) |
-          ((star << 1) & ~te & w) | ((sign << 1) & ~dg & w);
-    if (bad)
-        cut = (unsigned)_tzcnt_u64(bad);
-    ntok = (int)_mm_popcnt_u64(ts);
-    ends = _mm512_maskz_compress_epi8(te, cg_vec_iota());
-    starts = _mm512_maskz_compress_epi8(ts, cg_vec_iota());
-    first = _mm512_permutexvar_epi8(starts, v);
     /* tokens (at most 32 in 64 bytes) of which the first wrong one: one
      * that ends its line where it should not or the reverse, a cost not
-     * starting with a digit, one of more than 8 bytes */
-    costs = ends_line[npos] & _bzhi_u64(~0ULL, (unsigned)ntok);
-    lanes = (_mm512_cmpeq_epi8_mask(_mm512_permutexvar_epi8(ends, v),
-                                    _mm512_set1_epi8('\n')) ^ costs) |
-            (costs & ~_mm512_cmplt_epu8_mask(
-                          _mm512_sub_epi8(first, _mm512_set1_epi8('0')),
-                          _mm512_set1_epi8(10))) |
-            _mm512_cmpgt_epu8_mask(_mm512_sub_epi8(ends, starts),
-                                   _mm512_set1_epi8(8));
-    lanes &= _bzhi_u64(~0ULL, (unsigned)ntok);
-    if (lanes) {
-        /* the token's first byte is in the line to drop */
-        unsigned at = (unsigned)(unsigned char)_mm_cvtsi128_si32(
-            _mm512_castsi512_si128(_mm512_permutexvar_epi8(
-                _mm512_set1_epi8((char)_tzcnt_u64(lanes)), starts)));
-        if (at < cut)
-            cut = at;
-    }
-    if (cut < 64) {
-        /* the whole lines before the one holding byte cut */
-        nl &= _bzhi_u64(~0ULL, cut);
-        if (!nl)
-            return NULL;
-        w = _bzhi_u64(~0ULL, 64 - (unsigned)__builtin_clzll(nl));
-        ntok = (int)_mm_popcnt_u64(ts & w);
-    }
-    b->nlines = (int)_mm_popcnt_u64(nl);
-    d = _mm512_maskz_mov_epi8(dg, d);
+     * starting with a digit */
+    costs = ends_line[npos] & _bzhi_u64(~0ULL, (unsigned)m.ntok);
+    if (!cg_vec_cut(&m, (_mm512_cmpeq_epi8_mask(
+                             _mm512_permutexvar_epi8(m.ends, m.v),
+                             _mm512_set1_epi8('\n')) ^ costs) |
+                            (costs & ~cg_vec_digit_tokens(&m))))
+        return NULL;
+    b->nlines = (int)_mm_popcnt_u64(m.nl);
     acc = _mm512_setzero_si512();
-    costs = ends_line[npos] & _bzhi_u64(~0ULL, (unsigned)ntok);
-    for (g = 0; g * 8 < ntok; g++) {
-        __m512i t = cg_vec_values(ends, starts, d, 8 * g);
+    costs = ends_line[npos] & _bzhi_u64(~0ULL, (unsigned)m.ntok);
+    for (g = 0; g * 8 < m.ntok; g++) {
+        __m512i t = cg_vec_values(m.ends, m.starts, m.d, 8 * g);
         _mm512_storeu_si512((void *)(b->tok + 8 * g), t);
         acc = _mm512_add_epi64(
             acc, _mm512_maskz_mov_epi64((__mmask8)(costs >> (8 * g)), t));
     }
     b->sum = (uint64_t)_mm512_reduce_add_epi64(acc);
-    _mm512_storeu_si512((void *)b->first, first);
-    return p + (64 - __builtin_clzll(nl));
+    _mm512_storeu_si512((void *)b->first, m.first);
+    return p + (64 - __builtin_clzll(m.nl));
 }
 #endif
 

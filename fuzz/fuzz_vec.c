@@ -1,7 +1,9 @@
 /* libFuzzer target for the vector paths of cost lines (cg_vec.h): every
  * line of the input, with 0 to 3 positions and 1 to 20 events, read by
- * both paths; and from every line, the lines of one cost each that the
- * window path reads, with 1 or 2 positions. Where a vector path reads a
+ * both paths, and from every line, the lines a window reads with the same
+ * layouts (cg_vec_window); and from every line, the lines of one cost
+ * each that the window of one cost reads, with 1 or 2 positions. Where a
+ * vector path reads a
  * line, the scalar path (cg_fast_pos, cg_fast_costs) must read it too, to
  * the same end, with the same positions and costs; where it does not, the
  * scalar path decides. A difference aborts with the line.

@@ -4,6 +4,7 @@
  * truncated stream is an error "path: gzip: reason", never a partial
  * text. */
 #include "cg_decompress.h"
+#include "cg_mem.h"
 
 #include <lzma.h>
 #include <stdio.h>
@@ -46,7 +47,7 @@ static int out_room(Out *o)
     cap = o->cap ? o->cap * 2 : 1 << 16;
     if (o->limit && cap > o->limit + 1)
         cap = o->limit + 1;
-    if (!(p = realloc(o->buf, cap)))
+    if (!(p = cg_big_resize(o->buf, o->cap, cap, CG_BIG_ANY)))
         return -1;
     o->buf = p;
     o->cap = cap;
@@ -219,7 +220,8 @@ static int unxz(const char *in, size_t n, Out *o, const char *path,
 }
 
 int cg_decompress(int kind, const char *in, size_t n, size_t limit,
-                  const char *path, char **out, size_t *outlen, CgError *err)
+                  const char *path, char **out, size_t *outlen,
+                  size_t *outsize, CgError *err)
 {
     Out o;
     int rc;
@@ -242,7 +244,7 @@ int cg_decompress(int kind, const char *in, size_t n, size_t limit,
         o.cap = n < ((size_t)-1) / 8 ? n * 4 + 4096 : 4096;
     if (limit && o.cap > limit + 1)
         o.cap = limit + 1;
-    if (!(o.buf = malloc(o.cap)))
+    if (!(o.buf = cg_big_resize(NULL, 0, o.cap, o.cap)))
         return no_memory(err);
     switch (kind) {
     case CG_GZIP:
@@ -256,15 +258,18 @@ int cg_decompress(int kind, const char *in, size_t n, size_t limit,
         break;
     }
     if (rc) {
-        free(o.buf);
+        cg_big_free(o.buf, o.cap);
         return rc;
     }
-    if (o.len < o.cap) {         /* give back the room not used */
-        char *p = realloc(o.buf, o.len ? o.len : 1);
-        if (p)
+    if (o.len + 1 < o.cap) {     /* give back the room not used */
+        char *p = cg_big_resize(o.buf, o.cap, o.len + 1, o.len + 1);
+        if (p) {
             o.buf = p;
+            o.cap = o.len + 1;
+        }
     }
     *out = o.buf;
     *outlen = o.len;
+    *outsize = o.cap;
     return CG_OK;
 }

@@ -2,6 +2,7 @@
  * cg_profile.h. Every handler checks its whole line before it changes any
  * state, so a line skipped in lenient mode leaves no trace. */
 #include "cg_profile.h"
+#include "cg_mem.h"
 #include "cg_model.h"
 #include "cg_prescan.h"
 #include "cg_scan.h"
@@ -32,7 +33,9 @@ typedef struct Loader {
     const char *name;            /* its name, for messages */
     int file_events;             /* an events: line in this file */
     uint64_t before;             /* bytes of the files before this one */
-    const char *mark;            /* where progress is next reported */
+    const char *mark;            /* where report() is next due: the
+                                    first of these two */
+    const char *report_at;       /* where progress is next reported */
 
     size_t part;                 /* index of the current part */
     int touched;                 /* any header or body line in the part */
@@ -400,7 +403,8 @@ static int get_func(Loader *L, int32_t obj, int32_t file, int32_t name,
         CgFunc *fn;
         if (P->nfuncs >= CG_MAX_FUNCS)
             return fail(L, "more than %d functions", CG_MAX_FUNCS);
-        if (CG_GROW(P->funcs, P->funcs_cap, P->nfuncs + 1) != 0 ||
+        if (CG_BIG_GROW(P->funcs, P->funcs_cap, P->nfuncs + 1,
+                        cg_model_expect(P, P->nfuncs + 1)) != 0 ||
             cg_model_reserve_self(P, P->nfuncs + 1) != 0)
             return nomem(L);
         fn = &P->funcs[P->nfuncs];
@@ -468,8 +472,10 @@ static int open_block(Loader *L)
             return rc;
     }
     if (P->nblocks >= 0xffffffffu ||
-        CG_GROW(P->blocks, P->blocks_cap, P->nblocks + 1) != 0 ||
-        CG_GROW(P->bases, P->bases_cap, P->nbases + (size_t)pt->npos) != 0)
+        CG_BIG_GROW(P->blocks, P->blocks_cap, P->nblocks + 1,
+                    cg_model_expect(P, P->nblocks + 1)) != 0 ||
+        CG_BIG_GROW(P->bases, P->bases_cap, P->nbases + (size_t)pt->npos,
+                    cg_model_expect(P, P->nbases + (size_t)pt->npos)) != 0)
         return nomem(L);
     b = &P->blocks[P->nblocks++];
     b->start = (size_t)(L->line - L->buf);
@@ -1455,15 +1461,24 @@ static int cancelled(Loader *L)
     return CG_ECANCEL;
 }
 
-/* Reports progress at `at` of the current file, and where the next report
- * is due; CG_ECANCEL when the callback cancels the load. */
-static int report(Loader *L, const char *at)
+/* Says how far the load has read, at `at` of the current file (for
+ * cg_model_expect), and reports progress there when lines up to `end`
+ * reach where it is due; sets where the next report is due. CG_ECANCEL
+ * when the callback cancels the load. */
+static int report(Loader *L, const char *at, const char *end)
 {
-    L->mark = at + CG_PROGRESS_STEP;
-    if (L->opts->progress(L->opts->ud, L->before + (uint64_t)(at - L->buf),
-                          L->P->len))
-        return cancelled(L);
-    return CG_OK;
+    uint64_t done = L->before + (uint64_t)(at - L->buf);
+    int rc = CG_OK;
+    L->P->done = done;
+    if (L->opts->progress && end >= L->report_at) {
+        L->report_at = at + CG_PROGRESS_STEP;
+        if (L->opts->progress(L->opts->ud, done, L->P->len))
+            rc = cancelled(L);
+    }
+    L->mark = at + CG_DONE_STEP;
+    if (L->opts->progress && L->mark > L->report_at)
+        L->mark = L->report_at;
+    return rc;
 }
 
 #ifdef CG_VEC
@@ -1523,8 +1538,8 @@ static int read_lines(Loader *L, const char *p, const char *end)
             rc = skip_line(L);
         p = r.next;
     progress:
-        if (p >= L->mark && L->opts->progress && !rc)
-            rc = report(L, p);
+        if (p >= L->mark && !rc)
+            rc = report(L, p, p);
     }
     return rc;
 }
@@ -1592,7 +1607,10 @@ static int read_text(Loader *L)
     const char *start, *end;
     size_t i, n;
     int rc = CG_OK;
-    L->mark = L->buf + CG_PROGRESS_STEP;
+    L->report_at = L->buf + CG_PROGRESS_STEP;
+    L->mark = L->buf + CG_DONE_STEP;
+    if (o->progress && L->mark > L->report_at)
+        L->mark = L->report_at;
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
         s = cg_prescan_start(L->buf, L->len, o->chunk,
                              !o->chunk || o->share, L->vec);
@@ -1615,10 +1633,10 @@ static int read_text(Loader *L)
                 continue;
             if (start < g->start && (rc = read_lines(L, start, g->start)))
                 break;
-            /* a run crossing the mark: progress where it starts, so no
-             * more than CG_PROGRESS_STEP goes by unreported */
-            if (g->end > L->mark && o->progress)
-                rc = report(L, g->start);
+            /* a run crossing the mark: the report where it starts, so
+             * no more than CG_PROGRESS_STEP goes by unreported */
+            if (g->end > L->mark)
+                rc = report(L, g->start, g->end);
             if (!rc)
                 rc = take_run(L, g);
             start = g->end;
@@ -1727,8 +1745,7 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
         const char *buf;
         size_t len;
         CgSource *src;
-        int rc = cg_source_open(paths[i], &src, &buf, &len,
-                                opts->threads != 1, err);
+        int rc = cg_source_open(paths[i], &src, &buf, &len, err);
         if (rc) {
             cg_profile_free(P);
             return rc;

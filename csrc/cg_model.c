@@ -1,6 +1,7 @@
 /* The model: creation, event columns, grouping after the load, freeing. */
 #include "cg_model.h"
 #include "cg_graph.h"
+#include "cg_mem.h"
 #include "cg_source.h"
 
 #include <stdio.h>
@@ -46,8 +47,16 @@ int cg_model_add_text(CgProfile *P, const char *buf, size_t len, void *src,
     return 0;
 }
 
+/* The bytes of the self costs: cap rows of stride (at least one value,
+ * as they were allocated). */
+static size_t self_bytes(size_t cap, size_t stride)
+{
+    return cap * (stride ? stride : 1) * sizeof(int64_t);
+}
+
 /* Copies rows of old stride into a new array of cap rows of new stride,
- * zeroing the new columns. */
+ * zeroing the new columns (rows past `rows` are set when their function
+ * is made). */
 static int64_t *restride(const int64_t *old, size_t rows, size_t cap,
                          size_t from, size_t to)
 {
@@ -57,12 +66,15 @@ static int64_t *restride(const int64_t *old, size_t rows, size_t cap,
         return NULL;
     if (cap > ((size_t)-1) / sizeof *p / (to ? to : 1))
         return NULL;
-    p = cg_zalloc(cap, (to ? to : 1) * sizeof *p);
+    p = cg_big_resize(NULL, 0, self_bytes(cap, to), self_bytes(rows, to));
     if (!p)
         return NULL;
-    for (r = 0; r < rows; r++)
+    for (r = 0; r < rows; r++) {
         memcpy(p + r * to, old + r * from,
                (from < to ? from : to) * sizeof *p);
+        if (to > from)
+            memset(p + r * to + from, 0, (to - from) * sizeof *p);
+    }
     return p;
 }
 
@@ -72,13 +84,23 @@ static int set_stride(CgProfile *P, size_t stride)
     if (P->self_cap && !(s = restride(P->self, P->nfuncs, P->self_cap,
                                       P->stride, stride)))
         return -1;
-    free(P->self);
+    cg_big_free(P->self, self_bytes(P->self_cap, P->stride));
     P->self = s;
     P->stride = stride;
     return 0;
 }
 
-static int reserve_rows(int64_t **arr, size_t *cap, size_t n, size_t stride)
+size_t cg_model_expect(const CgProfile *P, size_t n)
+{
+    double e;
+    if (!P->done || P->done >= P->len)
+        return n;
+    e = (double)n * (double)P->len / (double)P->done;
+    return e < (double)(CG_BIG_ANY / 2) ? (size_t)e : CG_BIG_ANY / 2;
+}
+
+static int reserve_rows(const CgProfile *P, int64_t **arr, size_t *cap,
+                        size_t n, size_t stride)
 {
     size_t ncap = *cap ? *cap : 64;
     int64_t *p;
@@ -88,7 +110,9 @@ static int reserve_rows(int64_t **arr, size_t *cap, size_t n, size_t stride)
         ncap *= 2;
     if (ncap > ((size_t)-1) / sizeof *p / (stride ? stride : 1))
         return -1;
-    p = realloc(*arr, ncap * (stride ? stride : 1) * sizeof *p);
+    p = cg_big_resize(*arr, self_bytes(*cap, stride),
+                      self_bytes(ncap, stride),
+                      self_bytes(cg_model_expect(P, n), stride));
     if (!p)
         return -1;
     *arr = p;
@@ -98,7 +122,7 @@ static int reserve_rows(int64_t **arr, size_t *cap, size_t n, size_t stride)
 
 int cg_model_reserve_self(CgProfile *P, size_t n)
 {
-    return reserve_rows(&P->self, &P->self_cap, n, P->stride);
+    return reserve_rows(P, &P->self, &P->self_cap, n, P->stride);
 }
 
 static uint8_t *put_varint(uint8_t *w, uint64_t u)
@@ -125,9 +149,11 @@ int cg_model_add_call(CgProfile *P, const CgCall *c, const CgCallSite *site,
     /* at most 10 bytes per value: 5 numbers, the cost count, the costs */
     if (P->ncalls >= 0xffffffffu ||
         n > (((size_t)-1) - P->call_bytes_len) / 10 - 6 ||
-        CG_GROW(P->calls, P->calls_cap, P->ncalls + 1) != 0 ||
-        CG_GROW(P->call_bytes, P->call_bytes_cap,
-                P->call_bytes_len + 10 * (n + 6)) != 0)
+        CG_BIG_GROW(P->calls, P->calls_cap, P->ncalls + 1,
+                    cg_model_expect(P, P->ncalls + 1)) != 0 ||
+        CG_BIG_GROW(P->call_bytes, P->call_bytes_cap,
+                    P->call_bytes_len + 10 * (n + 6),
+                    cg_model_expect(P, P->call_bytes_len)) != 0)
         return -1;
     P->calls[P->ncalls] = *c;
     P->calls[P->ncalls++].site = P->call_bytes_len;
@@ -504,14 +530,14 @@ static void permute(void *rows, size_t n, size_t size, uint32_t *perm,
     }
 }
 
-/* Gives back the room an array has beyond n rows (realloc may fail: the
- * larger array is then kept). */
+/* Gives back the room a large array (cg_mem.h) has beyond n rows (it may
+ * fail: the larger array is then kept). */
 static void *shrink(void *p, size_t n, size_t size, size_t *cap)
 {
     void *q;
     if (!p || *cap <= n || !n)
         return p;
-    if ((q = realloc(p, n * size)) == NULL)
+    if ((q = cg_big_resize(p, *cap * size, n * size, n * size)) == NULL)
         return p;
     *cap = n;
     return q;
@@ -612,7 +638,7 @@ int cg_model_finish(CgProfile *P, CgError *err)
         if (nf && P->nev && !(s = restride(P->self, nf, nf, P->stride,
                                            P->nev)))
             return CG_ENOMEM;
-        free(P->self);
+        cg_big_free(P->self, self_bytes(P->self_cap, P->stride));
         P->self = s;
         P->self_cap = s ? nf : 0;
         P->stride = P->nev;
@@ -675,13 +701,13 @@ void cg_profile_free(CgProfile *P)
     for (k = 0; k < CG_NKINDS; k++)
         cg_names_free(&P->names[k]);
     cg_ftab_free(&P->ftab);
-    free(P->funcs);
-    free(P->self);
-    free(P->calls);
-    free(P->call_bytes);
+    cg_big_free(P->funcs, P->funcs_cap * sizeof *P->funcs);
+    cg_big_free(P->self, self_bytes(P->self_cap, P->stride));
+    cg_big_free(P->calls, P->calls_cap * sizeof *P->calls);
+    cg_big_free(P->call_bytes, P->call_bytes_cap);
     free(P->callers);
-    free(P->blocks);
-    free(P->bases);
+    cg_big_free(P->blocks, P->blocks_cap * sizeof *P->blocks);
+    cg_big_free(P->bases, P->bases_cap * sizeof *P->bases);
     for (i = 0; i < P->nparts; i++) {
         free(P->parts[i].evmap);
         free(P->parts[i].sum);

@@ -10,6 +10,10 @@ CG_HIDDEN CgProfile *cg_model_new(const char *name);
  * memory (src is then not owned). */
 CG_HIDDEN int cg_model_add_text(CgProfile *P, const char *buf, size_t len,
                                 void *src, const char *name);
+/* How many of a thing the load is expected to make in the end, n of
+ * them made so far: n scaled by the share of the texts read (a hint for
+ * the large arrays, cg_mem.h). */
+CG_HIDDEN size_t cg_model_expect(const CgProfile *P, size_t n);
 /* Room for n functions' cost vectors; -1 out of memory. */
 CG_HIDDEN int cg_model_reserve_self(CgProfile *P, size_t n);
 /* Appends call c with its numbers and costs v[0..n) (profile event

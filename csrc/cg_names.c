@@ -3,39 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int cg_grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-    size_t ncap;
-    void *p;
-    if (need <= *cap)
-        return 0;
-    ncap = *cap ? *cap : 8;
-    while (ncap < need) {
-        if (ncap > ((size_t)-1) / 2 / elem)
-            return -1;
-        ncap *= 2;
-    }
-    p = realloc(*arr, ncap * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
-void *cg_zalloc(size_t n, size_t elem)
-{
-    size_t bytes;
-    void *p;
-    if (elem && n > ((size_t)-1) / elem)
-        return NULL;
-    bytes = n * elem;
-    p = malloc(bytes > 0 ? bytes : 1);
-    if (p)
-        memset(p, 0, bytes);
-    return p;
-}
-
 /* Eight bytes a step, each word mixed in by a multiply: names are hashed
  * at every definition, and C++ names run long. Only the tables' order
  * depends on it, never a result. */

@@ -180,6 +180,11 @@ typedef struct CgProfile {
     uint64_t chunks;             /* chunks of the texts read so */
     uint64_t vec_lines;          /* cost lines read by the vector paths
                                     (cg_vec.h) and taken into the model */
+    uint64_t done;               /* bytes of the texts the loader has
+                                    read, as of its last report (every
+                                    CG_DONE_STEP): how far the arrays
+                                    are expected to grow
+                                    (cg_model_expect) */
     void *graph;                 /* CgGraph, built on first use */
 
     char **arena;                /* chunks holding made-up names */
@@ -194,6 +199,8 @@ typedef int (*CgProgress)(void *ud, uint64_t done, uint64_t total);
 /* How often the progress callback is called, at least: every this many
  * bytes of input. */
 #define CG_PROGRESS_STEP ((uint64_t)16 << 20)
+/* How often the loader says how far it has read (CgProfile.done). */
+#define CG_DONE_STEP ((uint64_t)1 << 20)
 
 typedef struct CgLoadOpts {
     int options;                 /* CG_LENIENT */

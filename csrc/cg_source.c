@@ -1,8 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
-#define _DEFAULT_SOURCE          /* MAP_POPULATE */
 #include "cg_source.h"
 #include "cg_decompress.h"
-#include "cg_prescan.h"
+#include "cg_mem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,30 +9,33 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 struct CgSource {
     char *data;
     size_t len;
-    int mapped;
+    size_t size;                 /* of the block data (cg_mem.h) */
 };
 
-/* Reads a stream that cannot be mapped (a pipe, /dev/stdin). */
-static int read_all(int fd, CgSource *s)
+/* Reads fd to its end into a large block (cg_mem.h) of cap bytes at
+ * first (expected to hold `expect`), doubled while it is full: a file in
+ * one go (cap: its size + 1, room to see its end), a stream (a pipe,
+ * /dev/stdin) as it comes. Read rather than mapped: the text then lies in
+ * 2 MiB pages where the kernel has them, where the page cache's are
+ * 4 KiB. 0, or an errno, or -1 out of memory. */
+static int read_all(int fd, size_t cap, size_t expect, CgSource *s)
 {
-    size_t cap = 1 << 16;
-    char *p = malloc(cap);
+    char *p = cg_big_resize(NULL, 0, cap, expect), *q;
     if (!p)
-        return 0;
+        return -1;
     for (;;) {
         ssize_t n;
         if (s->len == cap) {
-            char *q = cap > ((size_t)-1) / 2 ? NULL : realloc(p, cap * 2);
-            if (!q) {
-                free(p);
-                return 0;
+            if (cap > ((size_t)-1) / 2 ||
+                !(q = cg_big_resize(p, cap, cap * 2, CG_BIG_ANY))) {
+                cg_big_free(p, cap);
+                return -1;
             }
             p = q;
             cap *= 2;
@@ -43,7 +45,7 @@ static int read_all(int fd, CgSource *s)
             int e = errno;
             if (e == EINTR)
                 continue;
-            free(p);
+            cg_big_free(p, cap);
             return e;
         }
         if (n == 0)
@@ -51,15 +53,13 @@ static int read_all(int fd, CgSource *s)
         s->len += (size_t)n;
     }
     s->data = p;
-    return -1;
+    s->size = cap;
+    return 0;
 }
 
 static void release_bytes(CgSource *s)
 {
-    if (s->mapped)
-        munmap(s->data, s->len);
-    else
-        free(s->data);
+    cg_big_free(s->data, s->size);
     s->data = NULL;
 }
 
@@ -78,11 +78,12 @@ static int no_memory(CgError *err)
 }
 
 int cg_source_open(const char *path, CgSource **out, const char **buf,
-                   size_t *len, int two_threads, CgError *err)
+                   size_t *len, CgError *err)
 {
     struct stat st;
     CgSource *s;
-    int fd = open(path, O_RDONLY);
+    size_t cap = (size_t)1 << 16, expect = CG_BIG_ANY;
+    int kind, rc, fd = open(path, O_RDONLY);
     *out = NULL;
     if (fd < 0)
         return io_error(err, path, errno);
@@ -99,55 +100,33 @@ int cg_source_open(const char *path, CgSource **out, const char **buf,
         close(fd);
         return no_memory(err);
     }
-    if (S_ISREG(st.st_mode) && st.st_size > 0 &&
-        (uintmax_t)st.st_size <= (uintmax_t)(size_t)-1) {
-        /* MAP_POPULATE maps every page in one go, before the load
-         * starts: a one-thread load of a 27 MB profile is 5% faster so.
-         * Two threads instead fault the pages in as they read (16 pages
-         * a fault), each its own, while they work: 5% faster that way
-         * (both measured). */
-        int flags = MAP_PRIVATE;
-        void *m;
-#ifdef MAP_POPULATE
-        if (!two_threads || (uintmax_t)st.st_size < CG_PRESCAN_MIN)
-            flags |= MAP_POPULATE;
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size < (uintmax_t)(size_t)-1)
+        cap = expect = (size_t)st.st_size + 1;
+#ifdef POSIX_FADV_SEQUENTIAL
+    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-        m = mmap(NULL, (size_t)st.st_size, PROT_READ, flags, fd, 0);
-        if (m != MAP_FAILED) {
-            s->data = m;
-            s->len = (size_t)st.st_size;
-            s->mapped = 1;
-            (void)posix_madvise(m, s->len, POSIX_MADV_SEQUENTIAL);
-        }
-    }
-    if (!s->mapped) {
-        int e = read_all(fd, s);
-        if (e >= 0) {
-            free(s);
-            close(fd);
-            return e ? io_error(err, path, e) : no_memory(err);
-        }
-    }
+    rc = read_all(fd, cap, expect, s);
     close(fd);
-    if (s->data) {
-        int kind = cg_compression(s->data, s->len);
-        if (kind != CG_PLAIN) {
-            /* the text replaces the compressed bytes as the storage */
-            char *text;
-            size_t tlen;
-            int rc = cg_decompress(kind, s->data, s->len, 0, path, &text,
-                                   &tlen, err);
-            release_bytes(s);
-            if (rc) {
-                free(s);
-                return rc;
-            }
-            s->data = text;
-            s->len = tlen;
-            s->mapped = 0;
-        }
+    if (rc) {
+        free(s);
+        return rc > 0 ? io_error(err, path, rc) : no_memory(err);
     }
-    *buf = s->data ? s->data : "";
+    if ((kind = cg_compression(s->data, s->len)) != CG_PLAIN) {
+        /* the text replaces the compressed bytes as the storage */
+        char *text;
+        size_t tlen, tsize;
+        rc = cg_decompress(kind, s->data, s->len, 0, path, &text, &tlen,
+                           &tsize, err);
+        release_bytes(s);
+        if (rc) {
+            free(s);
+            return rc;
+        }
+        s->data = text;
+        s->len = tlen;
+        s->size = tsize;
+    }
+    *buf = s->data;
     *len = s->len;
     *out = s;
     return CG_OK;

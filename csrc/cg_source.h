@@ -1,4 +1,5 @@
-/* The bytes of a file, mapped (or read once when it cannot be mapped). */
+/* The bytes of a file, read into a large block (cg_mem.h), decompressed
+ * when they are gzip, zstd or xz. */
 #ifndef CG_SOURCE_H
 #define CG_SOURCE_H
 
@@ -7,13 +8,10 @@
 typedef struct CgSource CgSource;
 
 /* Opens path and gives its bytes (buf, len, valid until the source is
- * released). two_threads: the load will read a file of CG_PRESCAN_MIN
- * bytes or more with two threads, which then fault its pages in as they
- * go; else all of them are mapped at once. CG_OK, or CG_EIO / CG_ENOMEM
- * with err->msg "path: reason". */
+ * released). CG_OK, or CG_EIO / CG_ENOMEM with err->msg "path: reason",
+ * or the errors of cg_decompress. */
 CG_HIDDEN int cg_source_open(const char *path, CgSource **out,
-                             const char **buf, size_t *len, int two_threads,
-                             CgError *err);
+                             const char **buf, size_t *len, CgError *err);
 /* A list of paths, owned by the list. */
 typedef struct CgFileList {
     char **paths;

@@ -13,6 +13,7 @@
  * An input that starts with gzip, zstd or xz magic bytes is decompressed
  * first (at most MAX_TEXT bytes of text), as cg_source does for a file. */
 #include "cg_decompress.h"
+#include "cg_mem.h"
 #include "cg_profile.h"
 #include "cg_query.h"
 
@@ -540,10 +541,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int kind = cg_compression(buf, size);
     if (kind != CG_PLAIN) {
         char *text = NULL;
-        size_t len = 0;
+        size_t len = 0, tsize = 0;
         CgError err;
         int rc = cg_decompress(kind, buf, size, MAX_TEXT, NAME, &text, &len,
-                               &err);
+                               &tsize, &err);
         if (rc) {
             CHECK(text == NULL);
             CHECK(rc == CG_EBAD || rc == CG_ENOMEM);
@@ -552,7 +553,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             return 0;
         }
         load_both(text, len);
-        free(text);
+        cg_big_free(text, tsize);
         return 0;
     }
     load_both(buf, size);

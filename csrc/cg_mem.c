@@ -1,0 +1,220 @@
+/* Large arrays (cg_mem.h). */
+#if defined(__linux__)
+#define _GNU_SOURCE              /* mremap */
+#endif
+#include "cg_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__linux__)
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define LARGE_PAGE ((size_t)2 << 20)
+#define HEAD ((size_t)64)        /* a block's header: the size of its
+                                    reservation; the array follows */
+#define MIN_RESERVE ((size_t)64 << 20)
+
+static size_t round_up(size_t n, size_t to)
+{
+    return (n + to - 1) & ~(to - 1);
+}
+
+/* The bytes of a block's reservation readable and writable when it holds
+ * size bytes: the header and those, in whole 2 MiB stretches (a large page
+ * needs one whole, in one mapping). */
+static size_t rw_len(size_t size)
+{
+    return round_up(HEAD + size, LARGE_PAGE);
+}
+
+/* Marks the 2 MiB stretches of the reservation at base that lie wholly
+ * in [from, to) for large pages. */
+static void advise(char *base, size_t from, size_t to)
+{
+#ifdef MADV_HUGEPAGE
+    from = round_up(from, LARGE_PAGE);
+    to &= ~(LARGE_PAGE - 1);
+    if (to > from)
+        (void)madvise(base + from, to - from, MADV_HUGEPAGE); /* a hint */
+#else
+    (void)base;
+    (void)from;
+    (void)to;
+#endif
+}
+
+/* Where a block of rw readable bytes is expected to end. */
+static size_t expected_end(size_t expect, size_t rw)
+{
+    return expect >= rw - HEAD ? rw : HEAD + expect;
+}
+
+/* A new block of size bytes: a reservation starting on a 2 MiB boundary,
+ * of which the first rw_len(size) bytes are readable and writable. */
+static void *map_block(size_t size, size_t expect)
+{
+    size_t r, span, rw;
+    char *m, *b;
+    if (size > ((size_t)1 << 44))     /* 16 TiB: more than any machine */
+        return NULL;
+    r = 8 * (HEAD + size);
+    r = round_up(r < MIN_RESERVE ? MIN_RESERVE : r, LARGE_PAGE);
+    span = r + LARGE_PAGE;
+    m = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+             -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    b = m + (round_up((size_t)(uintptr_t)m, LARGE_PAGE) - (size_t)(uintptr_t)m);
+    if (b > m)
+        munmap(m, (size_t)(b - m));
+    munmap(b + r, (size_t)(m + span - (b + r)));
+    rw = rw_len(size);
+    if (mprotect(b, rw, PROT_READ | PROT_WRITE) != 0) {
+        munmap(b, r);
+        return NULL;
+    }
+    advise(b, 0, expected_end(expect, rw));
+    memcpy(b, &r, sizeof r);
+    return b + HEAD;
+}
+
+static size_t reserved(const void *p)
+{
+    size_t r;
+    memcpy(&r, (const char *)p - HEAD, sizeof r);
+    return r;
+}
+
+/* A block of old bytes made to hold size bytes (both CG_BIG_MIN or
+ * more): in place while its reservation holds it, else moved to a new
+ * one. */
+static void *resize_block(void *p, size_t old, size_t size, size_t expect)
+{
+    char *b = (char *)p - HEAD;
+    size_t r = reserved(p), a = rw_len(old), n;
+    void *q;
+    if (size > r - HEAD) {
+        if (!(q = map_block(size, expect)))
+            return NULL;
+        memcpy(q, p, old);
+        munmap(b, r);
+        return q;
+    }
+    n = rw_len(size);
+    if (n > a) {
+        if (mprotect(b + a, n - a, PROT_READ | PROT_WRITE) != 0)
+            return NULL;
+        advise(b, HEAD + old, expected_end(expect, n));
+    } else {
+        /* the pages past the end go back (a large one is split) */
+        long pg = sysconf(_SC_PAGESIZE);
+        size_t end = round_up(HEAD + size, pg > 0 ? (size_t)pg : 4096);
+        if (a > end)
+            (void)madvise(b + end, a - end, MADV_DONTNEED);
+        if (a > n)
+            (void)mprotect(b + n, a - n, PROT_NONE);
+    }
+    return p;
+}
+
+void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
+{
+    int was = old >= CG_BIG_MIN, big = size >= CG_BIG_MIN;
+    void *q;
+    if (!was && !big)
+        return realloc(p, size);
+    if (was && big)
+        return resize_block(p, old, size, expect);
+    /* from the heap to a block or back */
+    if (!(q = big ? map_block(size, expect) : malloc(size)))
+        return NULL;
+    if (p)
+        memcpy(q, p, old < size ? old : size);
+    cg_big_free(p, old);
+    return q;
+}
+
+void cg_big_free(void *p, size_t size)
+{
+    if (!p)
+        return;
+    if (size >= CG_BIG_MIN)
+        munmap((char *)p - HEAD, reserved(p));
+    else
+        free(p);
+}
+
+#else                            /* elsewhere: the heap alone */
+
+void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
+{
+    (void)old;
+    (void)expect;
+    return realloc(p, size);
+}
+
+void cg_big_free(void *p, size_t size)
+{
+    (void)size;
+    free(p);
+}
+
+#endif
+
+/* The capacity that holds need elements of elem bytes, doubling from
+ * cap (8 at first); 0 when it would not fit in a size_t. */
+static size_t next_cap(size_t cap, size_t need, size_t elem)
+{
+    size_t ncap = cap ? cap : 8;
+    while (ncap < need) {
+        if (ncap > ((size_t)-1) / 2 / elem)
+            return 0;
+        ncap *= 2;
+    }
+    return ncap;
+}
+
+int cg_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t ncap;
+    void *p;
+    if (need <= *cap)
+        return 0;
+    if (!(ncap = next_cap(*cap, need, elem)) ||
+        !(p = realloc(*arr, ncap * elem)))
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+int cg_big_grow(void **arr, size_t *cap, size_t need, size_t elem,
+                size_t expect)
+{
+    size_t ncap;
+    void *p;
+    if (need <= *cap)
+        return 0;
+    expect = expect > CG_BIG_ANY / elem ? CG_BIG_ANY : expect * elem;
+    if (!(ncap = next_cap(*cap, need, elem)) ||
+        !(p = cg_big_resize(*arr, *cap * elem, ncap * elem, expect)))
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
+}
+
+void *cg_zalloc(size_t n, size_t elem)
+{
+    size_t bytes;
+    void *p;
+    if (elem && n > ((size_t)-1) / elem)
+        return NULL;
+    bytes = n * elem;
+    p = malloc(bytes > 0 ? bytes : 1);
+    if (p)
+        memset(p, 0, bytes);
+    return p;
+}

@@ -75,13 +75,15 @@ describe("the large arrays of a load", function()
       end)
 
       it("hold them when the text comes from a pipe, growing as it comes", function()
-        local out = H.run(("cat %s | lua5.4 -e %s"):format(H.shq(path), H.shq(([[
+        -- (LD_PRELOAD kept: under make check-asan the core needs it)
+        local p = assert(io.popen(("cat %s | lua5.4 -e %s 2>&1"):format(H.shq(path), H.shq(([[
           package.path = %q; package.cpath = %q
           local p = assert(require("callgrind").load("/dev/stdin"))
           local n = 0
           for _ in p:calls() do n = n + 1 end
-          print(p:total("Ir"), p:total("Dr"), p:total("Dw"), n)]]):format(package.path, package.cpath))),
-          "load from a pipe")
+          print(p:total("Ir"), p:total("Dr"), p:total("Dw"), n)]]):format(package.path, package.cpath)))))
+        local out = p:read("a")
+        p:close()
         assert.are.same({ tostring(want.Ir), tostring(want.Dr), tostring(want.Dw), tostring(want.ncalls) },
           H.words(out))
       end)
@@ -105,7 +107,8 @@ describe("the large arrays of a load", function()
     collectgarbage()
     local before = vm_size()
     -- each load reserves 64 MiB or more for each of six arrays: twenty
-    -- loads left behind would be gigabytes
+    -- loads that left even one behind would be 1.25 GiB (the sanitizers'
+    -- allocators keep some 100 MiB of their own)
     for _ = 1, 20 do
       prof = assert(callgrind.load(path))
       prof:close()
@@ -113,6 +116,6 @@ describe("the large arrays of a load", function()
     collectgarbage()
     os.remove(path)
     local grown = vm_size() - before
-    assert.is_true(grown < 64 * 1024 * 1024, ("address space grew by %d bytes"):format(grown))
+    assert.is_true(grown < 512 * 1024 * 1024, ("address space grew by %d bytes"):format(grown))
   end)
 end)

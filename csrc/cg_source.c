@@ -23,7 +23,9 @@ struct CgSource {
  * one go (cap: its size + 1, room to see its end), a stream (a pipe,
  * /dev/stdin) as it comes. Read rather than mapped: the text then lies in
  * 2 MiB pages where the kernel has them, where the page cache's are
- * 4 KiB. 0, or an errno, or -1 out of memory. */
+ * 4 KiB, and a file cut short by another process after it was read
+ * changes nothing (mapped, the bytes cut off would raise SIGBUS). 0, or
+ * an errno, or -1 out of memory. */
 static int read_all(int fd, size_t cap, size_t expect, CgSource *s)
 {
     char *p = cg_big_resize(NULL, 0, cap, expect), *q;

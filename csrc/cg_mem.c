@@ -1,13 +1,22 @@
 /* Large arrays (cg_mem.h). */
-#if defined(__linux__)
-#define _GNU_SOURCE              /* mremap */
-#endif
+#define _DEFAULT_SOURCE          /* MAP_ANONYMOUS, MAP_NORESERVE, madvise */
 #include "cg_mem.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__linux__)
+/* AddressSanitizer sees into heap blocks only: its builds keep the large
+ * arrays there, where it checks every access to them and its allocator's
+ * limits apply (spec/limits_spec.lua caps one allocation). */
+#if defined(__SANITIZE_ADDRESS__)
+#define CG_MEM_HEAP 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CG_MEM_HEAP 1
+#endif
+#endif
+
+#if defined(__linux__) && !defined(CG_MEM_HEAP)
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -51,8 +60,19 @@ static size_t expected_end(size_t expect, size_t rw)
     return expect >= rw - HEAD ? rw : HEAD + expect;
 }
 
+/* r bytes of address space (and 2 MiB more, to start on a boundary), or
+ * NULL. */
+static char *reserve(size_t r)
+{
+    char *m = mmap(NULL, r + LARGE_PAGE, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
+
 /* A new block of size bytes: a reservation starting on a 2 MiB boundary,
- * of which the first rw_len(size) bytes are readable and writable. */
+ * of which the first rw_len(size) bytes are readable and writable. Where
+ * the address space is limited (ulimit -v) and eight times the size is
+ * not to be had, the reservation is the size alone. */
 static void *map_block(size_t size, size_t expect)
 {
     size_t r, span, rw;
@@ -61,11 +81,9 @@ static void *map_block(size_t size, size_t expect)
         return NULL;
     r = 8 * (HEAD + size);
     r = round_up(r < MIN_RESERVE ? MIN_RESERVE : r, LARGE_PAGE);
-    span = r + LARGE_PAGE;
-    m = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-             -1, 0);
-    if (m == MAP_FAILED)
+    if (!(m = reserve(r)) && !(m = reserve(r = rw_len(size))))
         return NULL;
+    span = r + LARGE_PAGE;
     b = m + (round_up((size_t)(uintptr_t)m, LARGE_PAGE) - (size_t)(uintptr_t)m);
     if (b > m)
         munmap(m, (size_t)(b - m));

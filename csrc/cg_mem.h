@@ -1,10 +1,12 @@
-/* The large arrays of a load: the text read from a stream or
- * decompressed, the functions, their self costs, the calls and their
- * numbers, the blocks. Below CG_BIG_MIN bytes such an array is on the
- * heap. From it on it lies in a range of address space reserved for it
- * (eight times its size, 64 MiB at least), so it grows in place, without
- * a copy; and the 2 MiB stretches of it that it is expected to fill are
- * in 2 MiB pages (MADV_HUGEPAGE), where the kernel has them.
+/* The large arrays of a load: the text, the functions, their self
+ * costs, the calls and their numbers, the blocks. Below CG_BIG_MIN bytes
+ * such an array is on the heap. From it on it lies in a range of address
+ * space reserved for it (eight times its size, 64 MiB at least; its size
+ * alone where the address space is limited), so it grows in place,
+ * without a copy; and the 2 MiB stretches of it that it is expected to
+ * fill are in 2 MiB pages (MADV_HUGEPAGE), where the kernel has them.
+ * Builds with AddressSanitizer, and systems but Linux, keep them on the
+ * heap.
  *
  * Why: on the machines we measure on, the first touch of a 4 KiB page
  * costs 4 to 10 microseconds (a fault that the hypervisor sees), that of

@@ -244,7 +244,9 @@ int cg_decompress(int kind, const char *in, size_t n, size_t limit,
         o.cap = n < ((size_t)-1) / 8 ? n * 4 + 4096 : 4096;
     if (limit && o.cap > limit + 1)
         o.cap = limit + 1;
-    if (!(o.buf = cg_big_resize(NULL, 0, o.cap, o.cap)))
+    /* a guess (a gzip trailer may say anything): nothing made resident
+     * ahead, large pages where written */
+    if (!(o.buf = cg_big_resize(NULL, 0, o.cap, CG_BIG_ANY)))
         return no_memory(err);
     switch (kind) {
     case CG_GZIP:

@@ -20,6 +20,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#define BIG_STEPS 1              /* blocks grow in place: by steps */
 #define LARGE_PAGE ((size_t)2 << 20)
 #define HEAD ((size_t)64)        /* a block's header: the size of its
                                     reservation; the array follows */
@@ -51,6 +52,35 @@ static void advise(char *base, size_t from, size_t to)
     (void)base;
     (void)from;
     (void)to;
+#endif
+}
+
+static size_t page_size(void)
+{
+    long pg = sysconf(_SC_PAGESIZE);
+    return pg > 0 ? (size_t)pg : 4096;
+}
+
+/* Makes the pages of [from, to) of the block at base resident now, in
+ * one call, where each would otherwise fault at its first touch (a fault
+ * costs twice the page's share of the call, measured; see cg_mem.h); as
+ * far as the block holding size bytes is expected to fill them only (an
+ * unknown end: none). */
+static void populate(char *base, size_t from, size_t size, size_t expect)
+{
+#ifdef MADV_POPULATE_WRITE
+    size_t to = HEAD + (size < expect ? size : expect);
+    if (expect == CG_BIG_ANY)
+        return;
+    from = round_up(from, page_size());
+    to = round_up(to, page_size());
+    if (to > from)
+        (void)madvise(base + from, to - from, MADV_POPULATE_WRITE);
+#else
+    (void)base;
+    (void)from;
+    (void)size;
+    (void)expect;
 #endif
 }
 
@@ -94,6 +124,7 @@ static void *map_block(size_t size, size_t expect)
         return NULL;
     }
     advise(b, 0, expected_end(expect, rw));
+    populate(b, 0, size, expect);
     memcpy(b, &r, sizeof r);
     return b + HEAD;
 }
@@ -121,14 +152,14 @@ static void *resize_block(void *p, size_t old, size_t size, size_t expect)
         return q;
     }
     n = rw_len(size);
-    if (n > a) {
-        if (mprotect(b + a, n - a, PROT_READ | PROT_WRITE) != 0)
+    if (size > old) {
+        if (n > a && mprotect(b + a, n - a, PROT_READ | PROT_WRITE) != 0)
             return NULL;
         advise(b, HEAD + old, expected_end(expect, n));
+        populate(b, HEAD + old, size, expect);
     } else {
         /* the pages past the end go back (a large one is split) */
-        long pg = sysconf(_SC_PAGESIZE);
-        size_t end = round_up(HEAD + size, pg > 0 ? (size_t)pg : 4096);
+        size_t end = round_up(HEAD + size, page_size());
         if (a > end)
             (void)madvise(b + end, a - end, MADV_DONTNEED);
         if (a > n)
@@ -165,6 +196,8 @@ void cg_big_free(void *p, size_t size)
 }
 
 #else                            /* elsewhere: the heap alone */
+
+#define BIG_STEPS 0              /* realloc copies: by doubling */
 
 void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
 {
@@ -216,8 +249,21 @@ int cg_big_grow(void **arr, size_t *cap, size_t need, size_t elem,
     if (need <= *cap)
         return 0;
     expect = expect > CG_BIG_ANY / elem ? CG_BIG_ANY : expect * elem;
-    if (!(ncap = next_cap(*cap, need, elem)) ||
-        !(p = cg_big_resize(*arr, *cap * elem, ncap * elem, expect)))
+    if (!(ncap = next_cap(*cap, need, elem)))
+        return -1;
+    /* a block grows by steps: its reservation takes them without a copy,
+     * each step's pages are made resident at once, and no more than one
+     * step is left unused */
+    if (BIG_STEPS && ncap * elem >= CG_BIG_MIN) {
+        size_t bytes;
+        if (need > ((size_t)-1 - CG_BIG_STEP) / elem)
+            return -1;
+        bytes = (need * elem + CG_BIG_STEP - 1) / CG_BIG_STEP * CG_BIG_STEP;
+        if (bytes < CG_BIG_MIN)
+            bytes = CG_BIG_MIN;
+        ncap = (bytes + elem - 1) / elem;
+    }
+    if (!(p = cg_big_resize(*arr, *cap * elem, ncap * elem, expect)))
         return -1;
     *arr = p;
     *cap = ncap;

@@ -99,30 +99,10 @@ size_t cg_model_expect(const CgProfile *P, size_t n)
     return e < (double)(CG_BIG_ANY / 2) ? (size_t)e : CG_BIG_ANY / 2;
 }
 
-static int reserve_rows(const CgProfile *P, int64_t **arr, size_t *cap,
-                        size_t n, size_t stride)
-{
-    size_t ncap = *cap ? *cap : 64;
-    int64_t *p;
-    if (n <= *cap)
-        return 0;
-    while (ncap < n)
-        ncap *= 2;
-    if (ncap > ((size_t)-1) / sizeof *p / (stride ? stride : 1))
-        return -1;
-    p = cg_big_resize(*arr, self_bytes(*cap, stride),
-                      self_bytes(ncap, stride),
-                      self_bytes(cg_model_expect(P, n), stride));
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap = ncap;
-    return 0;
-}
-
 int cg_model_reserve_self(CgProfile *P, size_t n)
 {
-    return reserve_rows(P, &P->self, &P->self_cap, n, P->stride);
+    return cg_big_grow((void **)&P->self, &P->self_cap, n,
+                       self_bytes(1, P->stride), cg_model_expect(P, n));
 }
 
 static uint8_t *put_varint(uint8_t *w, uint64_t u)

@@ -26,7 +26,7 @@
 
 #include "cg_common.h"
 
-#define CG_BIG_MIN ((size_t)1 << 20)
+#define CG_BIG_MIN ((size_t)64 << 10)
 #define CG_BIG_STEP ((size_t)64 << 10)
 /* expect: unknown, take large pages throughout */
 #define CG_BIG_ANY ((size_t)-1)

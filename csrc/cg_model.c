@@ -523,18 +523,32 @@ static void *shrink(void *p, size_t n, size_t size, size_t *cap)
     return q;
 }
 
+/* The bytes of an array of n indices (at least one): a large array
+ * (cg_mem.h), like the callers index. */
+static size_t index_bytes(size_t n)
+{
+    return (n ? n : 1) * sizeof(uint32_t);
+}
+
+/* n indices, their pages resident at once. */
+static uint32_t *new_index(size_t n)
+{
+    return cg_big_resize(NULL, 0, index_bytes(n), index_bytes(n));
+}
+
 static int group_all(CgProfile *P)
 {
     size_t nf = P->nfuncs, i, big = P->nblocks;
     uint32_t *perm, *b, *e;
     void *tmp;
+    int rc = -1;
     if (P->ncalls > big)
         big = P->ncalls;
-    perm = malloc((big ? big : 1) * sizeof *perm);
-    b = malloc((nf ? nf : 1) * sizeof *b);
-    e = malloc((nf ? nf : 1) * sizeof *e);
+    perm = new_index(big);
+    b = new_index(nf);
+    e = new_index(nf);
     tmp = malloc(sizeof(CgCall) + sizeof(CgBlock));
-    P->callers = malloc((P->ncalls ? P->ncalls : 1) * sizeof *P->callers);
+    P->callers = new_index(P->ncalls);
     if (!perm || !b || !e || !tmp || !P->callers)
         goto out;
 
@@ -570,17 +584,13 @@ static int group_all(CgProfile *P)
         P->funcs[i].callers_begin = b[i];
         P->funcs[i].callers_end = e[i];
     }
-    free(perm);
-    free(b);
-    free(e);
-    free(tmp);
-    return 0;
+    rc = 0;
 out:
-    free(perm);
-    free(b);
-    free(e);
+    cg_big_free(perm, index_bytes(big));
+    cg_big_free(b, index_bytes(nf));
+    cg_big_free(e, index_bytes(nf));
     free(tmp);
-    return -1;
+    return rc;
 }
 
 const char *const cg_warning_kinds[CG_NWKINDS] = {
@@ -685,7 +695,7 @@ void cg_profile_free(CgProfile *P)
     cg_big_free(P->self, self_bytes(P->self_cap, P->stride));
     cg_big_free(P->calls, P->calls_cap * sizeof *P->calls);
     cg_big_free(P->call_bytes, P->call_bytes_cap);
-    free(P->callers);
+    cg_big_free(P->callers, index_bytes(P->ncalls));
     cg_big_free(P->blocks, P->blocks_cap * sizeof *P->blocks);
     cg_big_free(P->bases, P->bases_cap * sizeof *P->bases);
     for (i = 0; i < P->nparts; i++) {

@@ -44,7 +44,11 @@ CG_HIDDEN void cg_big_free(void *p, size_t size);
 CG_HIDDEN int cg_big_grow(void **arr, size_t *cap, size_t need, size_t elem,
                           size_t expect);
 
-#define CG_BIG_GROW(arr, cap, need, expect) \
-    cg_big_grow((void **)&(arr), &(cap), (need), sizeof *(arr), (expect))
+/* expect is evaluated only when the array must grow (it may cost a
+ * division, and most calls find room) */
+#define CG_BIG_GROW(arr, cap, need, expect)                                \
+    ((need) <= (cap) ? 0                                                   \
+                     : cg_big_grow((void **)&(arr), &(cap), (need),        \
+                                   sizeof *(arr), (expect)))
 
 #endif

@@ -101,6 +101,8 @@ size_t cg_model_expect(const CgProfile *P, size_t n)
 
 int cg_model_reserve_self(CgProfile *P, size_t n)
 {
+    if (n <= P->self_cap)
+        return 0;
     return cg_big_grow((void **)&P->self, &P->self_cap, n,
                        self_bytes(1, P->stride), cg_model_expect(P, n));
 }

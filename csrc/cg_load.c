@@ -1461,6 +1461,15 @@ static int cancelled(Loader *L)
     return CG_ECANCEL;
 }
 
+/* Where report() is next due after `at`: CG_DONE_STEP on, or sooner where
+ * progress is due. */
+static void set_mark(Loader *L, const char *at)
+{
+    L->mark = at + CG_DONE_STEP;
+    if (L->opts->progress && L->mark > L->report_at)
+        L->mark = L->report_at;
+}
+
 /* Says how far the load has read, at `at` of the current file (for
  * cg_model_expect), and reports progress there when lines up to `end`
  * reach where it is due; sets where the next report is due. CG_ECANCEL
@@ -1475,9 +1484,7 @@ static int report(Loader *L, const char *at, const char *end)
         if (L->opts->progress(L->opts->ud, done, L->P->len))
             rc = cancelled(L);
     }
-    L->mark = at + CG_DONE_STEP;
-    if (L->opts->progress && L->mark > L->report_at)
-        L->mark = L->report_at;
+    set_mark(L, at);
     return rc;
 }
 
@@ -1608,9 +1615,7 @@ static int read_text(Loader *L)
     size_t i, n;
     int rc = CG_OK;
     L->report_at = L->buf + CG_PROGRESS_STEP;
-    L->mark = L->buf + CG_DONE_STEP;
-    if (o->progress && L->mark > L->report_at)
-        L->mark = L->report_at;
+    set_mark(L, L->buf);
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
         s = cg_prescan_start(L->buf, L->len, o->chunk,
                              !o->chunk || o->share, L->vec);

@@ -572,7 +572,7 @@ static int group_all(CgProfile *P)
     P->calls = shrink(P->calls, P->ncalls, sizeof *P->calls, &P->calls_cap);
     P->call_bytes = shrink(P->call_bytes, P->call_bytes_len, 1,
                            &P->call_bytes_cap);
-    P->self = shrink(P->self, P->nfuncs, P->stride * sizeof *P->self,
+    P->self = shrink(P->self, P->nfuncs, self_bytes(1, P->stride),
                      &P->self_cap);
     for (i = 0; i < nf; i++) {
         P->funcs[i].calls_begin = b[i];

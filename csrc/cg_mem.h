@@ -15,8 +15,12 @@
  * made resident ahead), that of a 2 MiB page about 120 (0.25 a 4 KiB
  * page's worth). A load of a 27 MB profile builds 8 MB of arrays: 2,000
  * faults on the loader's thread.
- * Only stretches expected to be filled get large pages, since a large
- * page counts whole in the resident size however little of it is used.
+ * Only stretches expected to be filled get large pages (and a last one
+ * that leaves no more than 1/32 of the array unused), since a large page
+ * counts whole in the resident size however little of it is used. An
+ * array that leaves the heap expected to stay under 2 MiB, and passes
+ * 1 MiB expected to fill them after all, moves to a new block whose
+ * first 2 MiB take a large page.
  *
  * Such an array is known by its pointer and its size in bytes: resize and
  * free take the size it has, so every owner keeps it (a capacity times

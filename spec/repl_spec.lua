@@ -268,3 +268,36 @@ describe("errors of the Lua layer", function()
     assert.are.equal(2, #prof:top(2.0))
   end)
 end)
+
+describe("require 'callgrind'", function()
+  local H = require "spec.support.helpers"
+
+  -- in a fresh interpreter (busted has loaded every module already)
+  local function run(body)
+    local p = assert(io.popen(("lua5.4 -e %s 2>&1"):format(H.shq(("package.path = %q package.cpath = %q\n"
+      .. "local callgrind = require 'callgrind'\n%s"):format(package.path, package.cpath, body)))))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+
+  it("loads the modules of fn:tree, prof:annotate and prof:write at their first call", function()
+    assert.are.equal("nil nil nil\ntree 1 main true\nwrite true\n", (run([[
+      local loaded = function(m) return package.loaded["callgrind." .. m] ~= nil and "loaded" or "nil" end
+      print(loaded "tree", loaded "annotate", loaded "writer") -- (print separates with tabs)
+      local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\n"))
+      local stub = callgrind.methods.Function.tree
+      local t = prof:func("main"):tree()
+      print("tree", #t.root.children + 1, t.root.fn.name, callgrind.methods.Function.tree ~= stub)
+      local f = io.tmpfile()
+      prof:write(f)
+      f:seek("set")
+      print("write", f:read("a"):find("\n1 5\n", 1, true) ~= nil)]]):gsub("\t", " ")))
+  end)
+
+  it("blames an error of such a method on its first call on the caller", function()
+    assert.matches("^lua5.4: %(command line%):4: bad argument #1 to 'write'", run([[
+      local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
+      prof:write(4)]]))
+  end)
+end)

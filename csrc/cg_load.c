@@ -1605,31 +1605,49 @@ lines:
     return read_lines(L, g->start, g->end);
 }
 
+/* The current file's text read in part (cg_source.h): its rest, read
+ * here. */
+static int read_rest(Loader *L, CgSource *src)
+{
+    int r;
+    while ((r = cg_source_read(src, (size_t)-1, L->err)) > 0)
+        ;
+    return r ? CG_EIO : CG_OK;
+}
+
 /* Reads the current file: alone, or with a worker thread summing runs of
- * cost lines ahead (cg_prescan.h) in big files. */
+ * cost lines ahead (cg_prescan.h) in big files. The worker reads first
+ * what is still to be read of the file. */
 static int read_text(Loader *L)
 {
     const CgLoadOpts *o = L->opts;
+    CgSource *src = L->P->texts[L->text].src;
     CgPrescan *s = NULL;
     const char *start, *end;
-    size_t i, n;
-    int rc = CG_OK;
+    size_t i;
+    int rc = CG_OK, got;
     L->report_at = L->buf + CG_PROGRESS_STEP;
     set_mark(L, L->buf);
+    if (src && cg_source_have(src) == L->len)
+        src = NULL;              /* whole */
     if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
         s = cg_prescan_start(L->buf, L->len, o->chunk,
-                             !o->chunk || o->share, L->vec);
-    if (!s)
+                             !o->chunk || o->share, L->vec, src);
+    if (!s) {
+        if (src && (rc = read_rest(L, src)) != 0)
+            return rc;
         return read_lines(L, L->buf, L->buf + L->len);
-    n = cg_prescan_nchunks(s);
-    L->P->chunks += n;
-    cg_prescan_bounds(s, 0, &start, &end);
-    rc = read_lines(L, start, end);
-    for (i = 1; !rc && i < n; i++) {
+    }
+    /* chunk 0 is the loader's */
+    if ((got = cg_prescan_chunk(s, 0, &start, &end, L->err)) > 0)
+        rc = read_lines(L, start, end);
+    for (i = 1; got > 0 && !rc; i++) {
         const CgPart *pt = &L->P->parts[L->part];
-        const CgChunk *c = cg_prescan_wait(s, i, pt->npos, pt->nev);
+        const CgChunk *c;
         size_t k;
-        cg_prescan_bounds(s, i, &start, &end);
+        if ((got = cg_prescan_chunk(s, i, &start, &end, L->err)) <= 0)
+            break;
+        c = cg_prescan_wait(s, i, pt->npos, pt->nev);
         /* the lines before each run, the run, ..., the lines after the
          * last (a run in doubt is read with the lines around it) */
         for (k = 0; c && !rc && k < c->nsegs; k++) {
@@ -1650,8 +1668,10 @@ static int read_text(Loader *L)
             rc = read_lines(L, start, end);
         cg_prescan_done(s, i);
     }
+    L->P->chunks += i;
+    L->P->read_ahead += src != NULL;
     cg_prescan_stop(s);
-    return rc;
+    return !rc && got < 0 ? CG_EIO : rc;
 }
 
 /* Loads every text of P; frees P on failure. */
@@ -1742,6 +1762,9 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
 {
     CgProfile *P;
     size_t i;
+    /* a big file is read in part, and the rest by the load's worker
+     * thread while the loader starts (read_text) */
+    size_t defer = opts->threads == 1 ? 0 : opts->chunk ? 1 : CG_PRESCAN_MIN;
     *out = NULL;
     memset(err, 0, sizeof *err);
     if (!(P = cg_model_new(n ? paths[0] : "(no file)")))
@@ -1750,7 +1773,7 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
         const char *buf;
         size_t len;
         CgSource *src;
-        int rc = cg_source_open(paths[i], &src, &buf, &len, err);
+        int rc = cg_source_open(paths[i], defer, &src, &buf, &len, err);
         if (rc) {
             cg_profile_free(P);
             return rc;

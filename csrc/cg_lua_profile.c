@@ -110,17 +110,19 @@ int cgl_profile_memory(lua_State *L)
     return 2;
 }
 
-/* internal.load_stats(prof) -> lines, chunks, vector lines: the cost
- * lines the load took in runs summed by its second thread, the chunks of
- * the texts it read with one, and the cost lines the vector paths read
- * (the specs show that they ran). */
+/* internal.load_stats(prof) -> lines, chunks, vector lines, texts read
+ * ahead: the cost lines the load took in runs summed by its second
+ * thread, the chunks of the texts it read with one, the cost lines the
+ * vector paths read, and the files whose rest the second thread read
+ * while the loader started (the specs show that they ran). */
 int cgl_profile_load_stats(lua_State *L)
 {
     const CgProfile *P = cgl_check_profile(L, 1);
     lua_pushinteger(L, (lua_Integer)P->run_lines);
     lua_pushinteger(L, (lua_Integer)P->chunks);
     lua_pushinteger(L, (lua_Integer)P->vec_lines);
-    return 3;
+    lua_pushinteger(L, (lua_Integer)P->read_ahead);
+    return 4;
 }
 
 /* internal.vector_paths() -> whether loads in this process may read cost

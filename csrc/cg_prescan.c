@@ -3,6 +3,7 @@
  * the ring and handed over under the mutex. */
 #include "cg_prescan.h"
 #include "cg_scan.h"
+#include "cg_source.h"
 #include "cg_vec.h"
 
 #include <pthread.h>
@@ -40,8 +41,17 @@ typedef struct Slot {
 struct CgPrescan {
     const char *buf;
     size_t len;
-    const char **bounds;         /* nchunks + 1 line starts */
-    size_t nchunks;
+    size_t chunk;
+    const char **bounds;         /* nchunks + 1 line starts: the chunks'
+                                    starts, then the text's end */
+    size_t nchunks;              /* known: their starts and ends */
+    int whole;                   /* every chunk is known */
+    /* a text read in part (cg_source.h): the worker reads the rest
+     * first, and finds the chunks in what it has read */
+    CgSource *src;
+    size_t nstarts;              /* chunk starts found (the worker's) */
+    int read_failed;             /* read_err says why */
+    CgError read_err;
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -554,10 +564,66 @@ static void follow_layout(CgPrescan *s, size_t from, size_t to)
     }
 }
 
+/* Finds the chunk starts in the first `have` bytes of the text (all of
+ * it when whole): after the first '\n' at or past each chunk's size.
+ * Only starts 64 bytes or more short of `have`: the loader reads up to
+ * 64 bytes past a line (cg_vec.h), and must find them read. Sets how
+ * many chunks are known, and (whole) the text's end. The worker's, or
+ * the starter's before it starts. */
+static void find_chunks(CgPrescan *s, size_t have, int whole)
+{
+    const char *end = s->buf + s->len;
+    const char *lim = whole ? end : s->buf + (have > 64 ? have - 64 : 0);
+    const char *p = s->bounds[s->nstarts - 1], *nl;
+    while (p < lim && (size_t)(lim - p) > s->chunk &&
+           (nl = memchr(p + s->chunk, '\n', (size_t)(lim - p) - s->chunk))) {
+        p = nl + 1;
+        if (p < end)
+            s->bounds[s->nstarts++] = p;
+    }
+    if (whole)
+        s->bounds[s->nstarts] = end;
+    /* (published under the mutex, by the caller) */
+}
+
+static void publish_chunks(CgPrescan *s, int whole)
+{
+    s->nchunks = whole ? s->nstarts : s->nstarts - 1;
+    s->whole = whole;
+}
+
+/* Reads the rest of the text, in pieces of eight chunks, publishing the
+ * chunks found in each as it goes. 0 when all is read; -1 when it
+ * failed (read_err) or the load stopped. */
+static int read_rest(CgPrescan *s)
+{
+    size_t piece = 8 * s->chunk;
+    for (;;) {
+        CgError err;
+        int r = cg_source_read(s->src, piece, &err), stop;
+        if (r >= 0)
+            find_chunks(s, cg_source_have(s->src), r == 0);
+        pthread_mutex_lock(&s->mu);
+        if (r < 0) {
+            s->read_err = err;
+            s->read_failed = 1;
+        } else {
+            publish_chunks(s, r == 0);
+        }
+        pthread_cond_broadcast(&s->cv);
+        stop = s->stop;
+        pthread_mutex_unlock(&s->mu);
+        if (r <= 0 || stop)
+            return r == 0 ? 0 : -1;
+    }
+}
+
 static void *worker(void *arg)
 {
     CgPrescan *s = arg;
     size_t followed = 0;         /* chunks [0, followed): layout followed */
+    if (s->src && read_rest(s) != 0)
+        return NULL;
     for (;;) {
         size_t i;
         Slot *sl;
@@ -589,34 +655,32 @@ static void *worker(void *arg)
 /* ---- the loader's side ---- */
 
 CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
-                            int steal, int vec)
+                            int steal, int vec, CgSource *src)
 {
     CgPrescan *s;
-    size_t n = 0, cap = 0;
-    const char *p = buf, *end = buf + len;
     if (!chunk)
         chunk = CG_CHUNK;
     if (chunk > CG_MAX_CHUNK)
         chunk = CG_MAX_CHUNK;
     if (len < 2 * chunk || !(s = calloc(1, sizeof *s)))
         return NULL;
-    /* chunk starts: after the first '\n' at or past each multiple */
-    while (p < end) {
-        const char *nl;
-        if (CG_GROW(s->bounds, cap, n + 2) != 0)
-            goto fail;
-        s->bounds[n++] = p;
-        if ((size_t)(end - p) <= chunk)
-            break;
-        nl = memchr(p + chunk, '\n', (size_t)(end - p - chunk));
-        p = nl ? nl + 1 : end;
-    }
-    if (n < 2)
+    /* every chunk but the last has more than `chunk` bytes: room for
+     * all their starts and the end, so the array never moves while the
+     * loader reads it */
+    if (!(s->bounds = malloc((len / chunk + 2) * sizeof *s->bounds)))
         goto fail;
-    s->bounds[n] = end;
-    s->nchunks = n;
     s->buf = buf;
     s->len = len;
+    s->chunk = chunk;
+    s->bounds[0] = buf;
+    s->nstarts = 1;
+    s->src = src;
+    if (!src) {
+        find_chunks(s, len, 1);
+        if (s->nstarts < 2)
+            goto fail;
+        publish_chunks(s, 1);
+    }
     s->lay.npos = 1;             /* no positions: line: just the line */
     s->lay.vec = vec;
     s->claimed = s->released = 1;
@@ -639,16 +703,22 @@ fail:
     return NULL;
 }
 
-size_t cg_prescan_nchunks(const CgPrescan *s)
+int cg_prescan_chunk(CgPrescan *s, size_t i, const char **start,
+                     const char **end, CgError *err)
 {
-    return s->nchunks;
-}
-
-void cg_prescan_bounds(const CgPrescan *s, size_t i, const char **start,
-                       const char **end)
-{
-    *start = s->bounds[i];
-    *end = s->bounds[i + 1];
+    int rc;
+    pthread_mutex_lock(&s->mu);
+    while (i >= s->nchunks && !s->whole && !s->read_failed)
+        pthread_cond_wait(&s->cv, &s->mu);
+    rc = i < s->nchunks ? 1 : s->whole ? 0 : -1;
+    if (rc > 0) {
+        *start = s->bounds[i];
+        *end = s->bounds[i + 1];
+    } else if (rc < 0) {
+        *err = s->read_err;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
 }
 
 /* Scans the next chunk the worker has not started into s->own, while
@@ -690,6 +760,8 @@ const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i, int npos, int nev)
                 c = &sl->chunk;
             break;
         }
+        if (s->read_failed)
+            break;               /* the worker stopped; so will the load */
         if (s->steal && s->claimed <= i) {
             /* the worker is behind: the loader reads this chunk itself
              * rather than wait */

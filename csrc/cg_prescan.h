@@ -21,7 +21,8 @@
 #ifndef CG_PRESCAN_H
 #define CG_PRESCAN_H
 
-#include "cg_common.h"
+#include "cg_profile.h"
+#include "cg_source.h"
 
 #include <stddef.h>
 
@@ -78,15 +79,20 @@ typedef struct CgPrescan CgPrescan;
  * specs' mode: every chunk but the first is the worker's, and every run
  * is taken, even where threads take turns, as under valgrind). vec: cost
  * lines may be read with the vector paths (cg_vec.h; the caller checked
- * cg_vec_usable).
+ * cg_vec_usable). src: the source of a text read in part (cg_source.h),
+ * whose rest the worker reads first, in pieces of eight chunks (the
+ * loader starts on the first chunks meanwhile, and takes them itself in
+ * stealing mode), or NULL: buf is whole.
  * NULL when it is not worth it (fewer than two chunks) or not possible
  * (memory, threads): the caller then reads the text alone. */
 CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,
-                                      size_t chunk, int steal, int vec);
-CG_HIDDEN size_t cg_prescan_nchunks(const CgPrescan *s);
-/* The byte range of chunk i. */
-CG_HIDDEN void cg_prescan_bounds(const CgPrescan *s, size_t i,
-                                 const char **start, const char **end);
+                                      size_t chunk, int steal, int vec,
+                                      CgSource *src);
+/* The byte range of chunk i (0, 1, ... in turn), once it is known and
+ * read: 1; 0 when the text has fewer chunks; -1 when reading it failed,
+ * with *err filled ("path: reason"). */
+CG_HIDDEN int cg_prescan_chunk(CgPrescan *s, size_t i, const char **start,
+                               const char **end, CgError *err);
 /* Chunk i's segments (i >= 1, in order), waiting while the worker scans
  * it; while it waits, the loader may scan a later chunk itself (stealing
  * mode), guessing that chunk's layout is npos, nev (its own now). NULL:

@@ -180,6 +180,9 @@ typedef struct CgProfile {
     uint64_t chunks;             /* chunks of the texts read so */
     uint64_t vec_lines;          /* cost lines read by the vector paths
                                     (cg_vec.h) and taken into the model */
+    uint64_t read_ahead;         /* texts the second thread read the
+                                    rest of while the loader started
+                                    (cg_source.h: read in part) */
     uint64_t done;               /* bytes of the texts the loader has
                                     read, as of its last report (every
                                     CG_DONE_STEP): how far the arrays

@@ -16,6 +16,10 @@ struct CgSource {
     char *data;
     size_t len;
     size_t size;                 /* of the block data (cg_mem.h) */
+    /* a text read in part (cg_source_open's defer): */
+    int fd;                      /* open while there is more, else -1 */
+    size_t have;                 /* bytes read so far */
+    char *path;                  /* for messages */
 };
 
 /* Reads fd to its end into a large block (cg_mem.h) of cap bytes at
@@ -65,6 +69,17 @@ static void release_bytes(CgSource *s)
     s->data = NULL;
 }
 
+/* Reads into s->data at s->have, at most n bytes (at least 1); the count
+ * read (0 at the end), or -1 with errno. */
+static ssize_t read_some(CgSource *s, size_t n)
+{
+    for (;;) {
+        ssize_t r = read(s->fd, s->data + s->have, n);
+        if (r >= 0 || errno != EINTR)
+            return r;
+    }
+}
+
 static int io_error(CgError *err, const char *path, int errnum)
 {
     err->status = CG_EIO;
@@ -79,8 +94,81 @@ static int no_memory(CgError *err)
     return CG_ENOMEM;
 }
 
-int cg_source_open(const char *path, CgSource **out, const char **buf,
-                   size_t *len, CgError *err)
+/* The first bytes of a deferred text, read at once: enough to tell a
+ * compressed file by its magic bytes. */
+#define DEFER_HEAD ((size_t)64 << 10)
+
+/* Opens the plain file of n bytes (defer or more) on fd for a read in
+ * parts: its first DEFER_HEAD bytes now, the rest by cg_source_read. A
+ * block of n + 1 bytes (one to see the end), not made resident ahead:
+ * its pages fault where they are read, on the thread that reads. 1 when
+ * it is not to be deferred (a compressed file), 0 done, else as
+ * read_all. */
+static int open_deferred(int fd, size_t n, const char *path, CgSource *s)
+{
+    ssize_t r;
+    if (!(s->data = cg_big_resize(NULL, 0, n + 1, CG_BIG_ANY)) ||
+        !(s->path = malloc(strlen(path) + 1))) {
+        cg_big_free(s->data, n + 1);
+        s->data = NULL;
+        return -1;
+    }
+    strcpy(s->path, path);
+    s->size = n + 1;
+    s->len = n;
+    s->fd = fd;
+    while (s->have < DEFER_HEAD && (r = read_some(s, DEFER_HEAD - s->have)))
+        if (r < 0 || (s->have += (size_t)r) > n)
+            break;
+    if (s->have >= 6 && cg_compression(s->data, s->have) == CG_PLAIN &&
+        s->have == DEFER_HEAD)
+        return 0;
+    /* compressed, cut short or grown, or a read error: read as a whole */
+    s->fd = -1;
+    free(s->path);
+    s->path = NULL;
+    release_bytes(s);
+    s->have = s->len = s->size = 0;
+    return lseek(fd, 0, SEEK_SET) == 0 ? 1 : errno;
+}
+
+int cg_source_read(CgSource *s, size_t piece, CgError *err)
+{
+    ssize_t r;
+    if (s->fd < 0)
+        return 0;
+    if (piece > s->len - s->have)
+        piece = s->len - s->have;
+    /* past the size, one byte: the read must find the end there */
+    r = read_some(s, piece ? piece : 1);
+    if (r > 0 && piece) {
+        s->have += (size_t)r;
+        return 1;
+    }
+    if (r == 0 && !piece) {
+        close(s->fd);
+        s->fd = -1;
+        return 0;
+    }
+    err->status = CG_EIO;
+    err->line = 0;
+    if (r < 0)
+        snprintf(err->msg, sizeof err->msg, "%s: %s", s->path,
+                 strerror(errno));
+    else
+        snprintf(err->msg, sizeof err->msg, "%s: the file changed size "
+                 "while it was read (%zu bytes when opened)", s->path,
+                 s->len);
+    return -1;
+}
+
+size_t cg_source_have(const CgSource *s)
+{
+    return s->fd < 0 ? s->len : s->have;
+}
+
+int cg_source_open(const char *path, size_t defer, CgSource **out,
+                   const char **buf, size_t *len, CgError *err)
 {
     struct stat st;
     CgSource *s;
@@ -102,11 +190,27 @@ int cg_source_open(const char *path, CgSource **out, const char **buf,
         close(fd);
         return no_memory(err);
     }
+    s->fd = -1;
     if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size < (uintmax_t)(size_t)-1)
         cap = expect = (size_t)st.st_size + 1;
 #ifdef POSIX_FADV_SEQUENTIAL
     (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
+    if (defer && S_ISREG(st.st_mode) && expect != CG_BIG_ANY &&
+        expect - 1 >= defer && expect - 1 > DEFER_HEAD) {
+        rc = open_deferred(fd, expect - 1, path, s);
+        if (!rc) {
+            *buf = s->data;
+            *len = s->len;
+            *out = s;
+            return CG_OK;
+        }
+        if (rc != 1) {
+            close(fd);
+            free(s);
+            return rc > 0 ? io_error(err, path, rc) : no_memory(err);
+        }
+    }
     rc = read_all(fd, cap, expect, s);
     close(fd);
     if (rc) {
@@ -139,6 +243,9 @@ void cg_source_release(void *src)
     CgSource *s = src;
     if (!s)
         return;
+    if (s->fd >= 0)
+        close(s->fd);
+    free(s->path);
     release_bytes(s);
     free(s);
 }

@@ -117,7 +117,7 @@ static char *reserve(size_t r)
  * of which the first rw_len(size) bytes are readable and writable. Where
  * the address space is limited (ulimit -v) and eight times the size is
  * not to be had, the reservation is the size alone. */
-static void *map_block(size_t size, size_t expect)
+static void *map_block(size_t size, size_t expect, int resident)
 {
     size_t r, span, rw;
     char *m, *b;
@@ -138,7 +138,8 @@ static void *map_block(size_t size, size_t expect)
         return NULL;
     }
     advise(b, 0, expected_end(expect, rw));
-    populate(b, 0, size, expect);
+    if (resident)
+        populate(b, 0, size, expect);
     memcpy(b, &r, sizeof r);
     b[HEAD_LARGE0] = large_end(expected_end(expect, rw)) >= LARGE_PAGE;
     return b + HEAD;
@@ -160,7 +161,7 @@ static void *resize_block(void *p, size_t old, size_t size, size_t expect)
     size_t r = reserved(p), a = rw_len(old), n;
     void *q;
     if (size > r - HEAD) {
-        if (!(q = map_block(size, expect)))
+        if (!(q = map_block(size, expect, 1)))
             return NULL;
         memcpy(q, p, old);
         munmap(b, r);
@@ -177,7 +178,7 @@ static void *resize_block(void *p, size_t old, size_t size, size_t expect)
     if (!b[HEAD_LARGE0] && HEAD + old < LARGE_PAGE / 2 &&
         HEAD + size >= LARGE_PAGE / 2 &&
         large_end(expected_end(expect, n)) >= LARGE_PAGE &&
-        (q = map_block(size, expect)) != NULL) {
+        (q = map_block(size, expect, 1)) != NULL) {
         memcpy(q, p, old);
         munmap(b, r);
         return q;
@@ -207,12 +208,17 @@ void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
     if (was && big)
         return resize_block(p, old, size, expect);
     /* from the heap to a block or back */
-    if (!(q = big ? map_block(size, expect) : malloc(size)))
+    if (!(q = big ? map_block(size, expect, 1) : malloc(size)))
         return NULL;
     if (p)
         memcpy(q, p, old < size ? old : size);
     cg_big_free(p, old);
     return q;
+}
+
+void *cg_big_new(size_t size)
+{
+    return size >= CG_BIG_MIN ? map_block(size, size, 0) : malloc(size);
 }
 
 void cg_big_free(void *p, size_t size)
@@ -234,6 +240,11 @@ void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
     (void)old;
     (void)expect;
     return realloc(p, size);
+}
+
+void *cg_big_new(size_t size)
+{
+    return malloc(size);
 }
 
 void cg_big_free(void *p, size_t size)

@@ -41,6 +41,12 @@
  * (a hint: the 2 MiB stretches below it take large pages). */
 CG_HIDDEN void *cg_big_resize(void *p, size_t old, size_t size,
                               size_t expect);
+/* A block of size bytes (size > 0) to be filled from its start, its
+ * pages not made resident ahead: they fault where they are first
+ * written, on the thread that writes (a text read by the load's second
+ * thread: cg_source.h). Large pages as for expect = size. NULL out of
+ * memory. */
+CG_HIDDEN void *cg_big_new(size_t size);
 /* Frees a block of size bytes (NULL or 0: nothing). */
 CG_HIDDEN void cg_big_free(void *p, size_t size);
 /* cg_grow for such an array (its size is *cap * elem), expected to hold

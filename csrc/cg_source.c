@@ -107,7 +107,7 @@ static int no_memory(CgError *err)
 static int open_deferred(int fd, size_t n, const char *path, CgSource *s)
 {
     ssize_t r;
-    if (!(s->data = cg_big_resize(NULL, 0, n + 1, CG_BIG_ANY)) ||
+    if (!(s->data = cg_big_new(n + 1)) ||
         !(s->path = malloc(strlen(path) + 1))) {
         cg_big_free(s->data, n + 1);
         s->data = NULL;

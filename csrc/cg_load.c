@@ -1605,6 +1605,13 @@ lines:
     return read_lines(L, g->start, g->end);
 }
 
+/* The size from which a text is read with two threads (cg_prescan.h):
+ * 0 for none. */
+static size_t two_threads_from(const CgLoadOpts *o)
+{
+    return o->threads == 1 ? 0 : o->chunk ? 1 : CG_PRESCAN_MIN;
+}
+
 /* The current file's text read in part (cg_source.h): its rest, read
  * here. */
 static int read_rest(Loader *L, CgSource *src)
@@ -1624,13 +1631,13 @@ static int read_text(Loader *L)
     CgSource *src = L->P->texts[L->text].src;
     CgPrescan *s = NULL;
     const char *start, *end;
-    size_t i;
+    size_t i, from = two_threads_from(o);
     int rc = CG_OK, got;
     L->report_at = L->buf + CG_PROGRESS_STEP;
     set_mark(L, L->buf);
     if (src && cg_source_have(src) == L->len)
         src = NULL;              /* whole */
-    if (o->threads != 1 && (o->chunk || L->len >= CG_PRESCAN_MIN))
+    if (from && L->len >= from)
         s = cg_prescan_start(L->buf, L->len, o->chunk,
                              !o->chunk || o->share, L->vec, src);
     if (!s) {
@@ -1762,9 +1769,9 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
 {
     CgProfile *P;
     size_t i;
-    /* a big file is read in part, and the rest by the load's worker
-     * thread while the loader starts (read_text) */
-    size_t defer = opts->threads == 1 ? 0 : opts->chunk ? 1 : CG_PRESCAN_MIN;
+    /* a file read with two threads is read in part, and the rest by the
+     * load's worker thread while the loader starts (read_text) */
+    size_t defer = two_threads_from(opts);
     *out = NULL;
     memset(err, 0, sizeof *err);
     if (!(P = cg_model_new(n ? paths[0] : "(no file)")))

@@ -54,18 +54,21 @@ static size_t large_end(size_t end)
 }
 
 /* Marks the 2 MiB stretches of the reservation at base from `from` (up
- * to a boundary) to large_end(to) for large pages. */
-static void advise(char *base, size_t from, size_t to)
+ * to a boundary) to large_end(to) for large pages; returns where they
+ * end (0: there are none). */
+static size_t advise(char *base, size_t from, size_t to)
 {
 #ifdef MADV_HUGEPAGE
     from = round_up(from, LARGE_PAGE);
     to = large_end(to);
     if (to > from)
         (void)madvise(base + from, to - from, MADV_HUGEPAGE); /* a hint */
+    return to;
 #else
     (void)base;
     (void)from;
     (void)to;
+    return 0;
 #endif
 }
 
@@ -137,11 +140,10 @@ static void *map_block(size_t size, size_t expect, int resident)
         munmap(b, r);
         return NULL;
     }
-    advise(b, 0, expected_end(expect, rw));
+    b[HEAD_LARGE0] = advise(b, 0, expected_end(expect, rw)) >= LARGE_PAGE;
     if (resident)
         populate(b, 0, size, expect);
     memcpy(b, &r, sizeof r);
-    b[HEAD_LARGE0] = large_end(expected_end(expect, rw)) >= LARGE_PAGE;
     return b + HEAD;
 }
 
@@ -152,6 +154,18 @@ static size_t reserved(const void *p)
     return r;
 }
 
+/* The block p of old bytes moved to a new one of size bytes (more), or
+ * NULL out of memory (p then unchanged). */
+static void *move_block(void *p, size_t old, size_t size, size_t expect)
+{
+    void *q = map_block(size, expect, 1);
+    if (q) {
+        memcpy(q, p, old);
+        munmap((char *)p - HEAD, reserved(p));
+    }
+    return q;
+}
+
 /* A block of old bytes made to hold size bytes (both CG_BIG_MIN or
  * more): in place while its reservation holds it, else moved to a new
  * one. */
@@ -160,13 +174,8 @@ static void *resize_block(void *p, size_t old, size_t size, size_t expect)
     char *b = (char *)p - HEAD;
     size_t r = reserved(p), a = rw_len(old), n;
     void *q;
-    if (size > r - HEAD) {
-        if (!(q = map_block(size, expect, 1)))
-            return NULL;
-        memcpy(q, p, old);
-        munmap(b, r);
-        return q;
-    }
+    if (size > r - HEAD)
+        return move_block(p, old, size, expect);
     n = rw_len(size);
     /* A block made small, its first 2 MiB in small pages as expected
      * then, that grows past 1 MiB now expected to fill them: moved to a
@@ -178,11 +187,8 @@ static void *resize_block(void *p, size_t old, size_t size, size_t expect)
     if (!b[HEAD_LARGE0] && HEAD + old < LARGE_PAGE / 2 &&
         HEAD + size >= LARGE_PAGE / 2 &&
         large_end(expected_end(expect, n)) >= LARGE_PAGE &&
-        (q = map_block(size, expect, 1)) != NULL) {
-        memcpy(q, p, old);
-        munmap(b, r);
+        (q = move_block(p, old, size, expect)) != NULL)
         return q;
-    }
     if (size > old) {
         if (n > a && mprotect(b + a, n - a, PROT_READ | PROT_WRITE) != 0)
             return NULL;

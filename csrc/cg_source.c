@@ -83,6 +83,7 @@ static ssize_t read_some(CgSource *s, size_t n)
 static int io_error(CgError *err, const char *path, int errnum)
 {
     err->status = CG_EIO;
+    err->line = 0;
     snprintf(err->msg, sizeof err->msg, "%s: %s", path, strerror(errnum));
     return CG_EIO;
 }
@@ -107,21 +108,18 @@ static int no_memory(CgError *err)
 static int open_deferred(int fd, size_t n, const char *path, CgSource *s)
 {
     ssize_t r;
-    if (!(s->data = cg_big_new(n + 1)) ||
-        !(s->path = malloc(strlen(path) + 1))) {
+    if (!(s->data = cg_big_new(n + 1)) || !(s->path = strdup(path))) {
         cg_big_free(s->data, n + 1);
         s->data = NULL;
         return -1;
     }
-    strcpy(s->path, path);
     s->size = n + 1;
     s->len = n;
     s->fd = fd;
     while (s->have < DEFER_HEAD && (r = read_some(s, DEFER_HEAD - s->have)))
         if (r < 0 || (s->have += (size_t)r) > n)
             break;
-    if (s->have >= 6 && cg_compression(s->data, s->have) == CG_PLAIN &&
-        s->have == DEFER_HEAD)
+    if (s->have == DEFER_HEAD && cg_compression(s->data, s->have) == CG_PLAIN)
         return 0;
     /* compressed, cut short or grown, or a read error: read as a whole */
     s->fd = -1;
@@ -150,15 +148,15 @@ int cg_source_read(CgSource *s, size_t piece, CgError *err)
         s->fd = -1;
         return 0;
     }
-    err->status = CG_EIO;
-    err->line = 0;
-    if (r < 0)
-        snprintf(err->msg, sizeof err->msg, "%s: %s", s->path,
-                 strerror(errno));
-    else
+    if (r < 0) {
+        io_error(err, s->path, errno);
+    } else {
+        err->status = CG_EIO;
+        err->line = 0;
         snprintf(err->msg, sizeof err->msg, "%s: the file changed size "
                  "while it was read (%zu bytes when opened)", s->path,
                  s->len);
+    }
     return -1;
 }
 

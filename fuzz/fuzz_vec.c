@@ -3,10 +3,10 @@
  * both paths, and from every line, the lines a window reads with the same
  * layouts (cg_vec_window); and from every line, the lines of one cost
  * each that the window of one cost reads, with 1 or 2 positions. Where a
- * vector path reads a
- * line, the scalar path (cg_fast_pos, cg_fast_costs) must read it too, to
- * the same end, with the same positions and costs; where it does not, the
- * scalar path decides. A difference aborts with the line.
+ * vector path reads a line, the scalar path (cg_fast_pos, cg_fast_costs)
+ * must read it too, to the same end, with the same positions and costs;
+ * where it does not, the scalar path decides. A difference aborts with
+ * the line.
  *
  * The input (its first 16 KB: more lines checked per second) is followed
  * by 64 newlines, part of the text both paths see, so the vector path,

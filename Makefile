@@ -20,9 +20,10 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
 CPPFLAGS += -I$(LUA_INCDIR)
 LDFLAGS ?=
-# compressed input (csrc/cg_decompress.c): zlib, libzstd, liblzma; the
-# load's worker thread (csrc/cg_prescan.c): pthreads
-LIBS ?= -lz -lzstd -llzma -lpthread
+# compressed input (csrc/cg_decompress.c): the headers of zlib, libzstd
+# and liblzma, whose libraries it opens (dlopen) at the first compressed
+# file; the load's worker thread (csrc/cg_prescan.c): pthreads
+LIBS ?= -ldl -lpthread
 SHARED = -shared
 
 SRC = $(wildcard csrc/*.c)

@@ -68,7 +68,7 @@ mkdir -p "$BUILD/bench"
 core_src=$(ls csrc/*.c | grep -v -e '/cg_lua' -e '/cg_prof\.c$')
 # shellcheck disable=SC2086
 "$CC" -std=c99 -O2 -Wall -Wextra -Icsrc -o "$BUILD/bench/sums" bench/sums.c \
-    $core_src -lz -lzstd -llzma -lpthread
+    $core_src -ldl -lpthread
 RUNS=${BENCH_RUNS:-5}
 
 tmp=$(mktemp)

@@ -2,17 +2,127 @@
  * their magic bytes and decompressed into one growing buffer that becomes
  * the profile's storage (no second copy of the text). A corrupt or
  * truncated stream is an error "path: gzip: reason", never a partial
- * text. */
+ * text.
+ *
+ * The three libraries are opened when the first file of their format
+ * turns up (dlopen), not with the module: a process that reads no
+ * compressed file does not load them, about 1 ms of every start. */
+#define _POSIX_C_SOURCE 200809L
 #include "cg_decompress.h"
 #include "cg_mem.h"
 
+#include <dlfcn.h>
 #include <lzma.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 #include <zstd.h>
 #include <zstd_errors.h>
+
+/* ---- the libraries, opened on first use ---- */
+
+static struct {
+    int (*inflateInit2_)(z_streamp, int, const char *, int);
+    int (*inflate)(z_streamp, int);
+    int (*inflateReset)(z_streamp);
+    int (*inflateEnd)(z_streamp);
+} zlib;
+
+static struct {
+    ZSTD_DStream *(*ZSTD_createDStream)(void);
+    size_t (*ZSTD_decompressStream)(ZSTD_DStream *, ZSTD_outBuffer *,
+                                    ZSTD_inBuffer *);
+    size_t (*ZSTD_freeDStream)(ZSTD_DStream *);
+    unsigned (*ZSTD_isError)(size_t);
+    ZSTD_ErrorCode (*ZSTD_getErrorCode)(size_t);
+    const char *(*ZSTD_getErrorName)(size_t);
+    unsigned long long (*ZSTD_getFrameContentSize)(const void *, size_t);
+} zstd;
+
+static struct {
+    lzma_ret (*lzma_stream_decoder)(lzma_stream *, uint64_t, uint32_t);
+    lzma_ret (*lzma_code)(lzma_stream *, lzma_action);
+    void (*lzma_end)(lzma_stream *);
+} xz;
+
+/* What opening a library gave: "" when it is usable, else why not. */
+static char lib_error[4][200];
+static pthread_once_t lib_once[4] = {
+    PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT, PTHREAD_ONCE_INIT,
+    PTHREAD_ONCE_INIT
+};
+
+/* Points *fp (a function pointer of size bytes) at h's symbol name; -1
+ * and the reason in lib_error[kind] when h has none. */
+static int sym(int kind, void *h, const char *name, void *fp, size_t size)
+{
+    void *p = dlsym(h, name);
+    if (!p) {
+        snprintf(lib_error[kind], sizeof lib_error[kind], "%s", dlerror());
+        return -1;
+    }
+    memcpy(fp, &p, size);        /* POSIX: a function's address as void * */
+    return 0;
+}
+
+#define SYM(kind, h, api, f) sym((kind), (h), #f, &(api).f, sizeof (api).f)
+
+/* Opens the library of kind; -1 with lib_error[kind] set when it cannot
+ * be loaded or lacks a function. */
+static int open_lib(int kind, const char *soname)
+{
+    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        snprintf(lib_error[kind], sizeof lib_error[kind], "%s", dlerror());
+        return -1;
+    }
+    switch (kind) {
+    case CG_GZIP:
+        return SYM(kind, h, zlib, inflateInit2_) ||
+               SYM(kind, h, zlib, inflate) ||
+               SYM(kind, h, zlib, inflateReset) ||
+               SYM(kind, h, zlib, inflateEnd) ? -1 : 0;
+    case CG_ZSTD:
+        return SYM(kind, h, zstd, ZSTD_createDStream) ||
+               SYM(kind, h, zstd, ZSTD_decompressStream) ||
+               SYM(kind, h, zstd, ZSTD_freeDStream) ||
+               SYM(kind, h, zstd, ZSTD_isError) ||
+               SYM(kind, h, zstd, ZSTD_getErrorCode) ||
+               SYM(kind, h, zstd, ZSTD_getErrorName) ||
+               SYM(kind, h, zstd, ZSTD_getFrameContentSize) ? -1 : 0;
+    default:
+        return SYM(kind, h, xz, lzma_stream_decoder) ||
+               SYM(kind, h, xz, lzma_code) ||
+               SYM(kind, h, xz, lzma_end) ? -1 : 0;
+    }
+}
+
+static void open_zlib(void)
+{
+    open_lib(CG_GZIP, "libz.so.1");
+}
+
+static void open_zstd(void)
+{
+    open_lib(CG_ZSTD, "libzstd.so.1");
+}
+
+static void open_xz(void)
+{
+    open_lib(CG_XZ, "liblzma.so.5");
+}
+
+/* The library of kind, opened once (whichever thread asks first): NULL
+ * when it is usable, else why not. */
+static const char *need_lib(int kind)
+{
+    static void (*const open[4])(void) = { NULL, open_zlib, open_zstd,
+                                           open_xz };
+    pthread_once(&lib_once[kind], open[kind]);
+    return lib_error[kind][0] ? lib_error[kind] : NULL;
+}
 
 int cg_compression(const char *p, size_t n)
 {
@@ -81,7 +191,8 @@ static int gunzip(const char *in, size_t n, Out *o, const char *path,
     int rc = CG_OK;
     size_t left = n;
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+    if (zlib.inflateInit2_(&z, 16 + MAX_WBITS, ZLIB_VERSION,
+                           (int)sizeof z) != Z_OK)
         return no_memory(err);
     z.next_in = (Bytef *)(uintptr_t)in;
     for (;;) {
@@ -97,7 +208,7 @@ static int gunzip(const char *in, size_t n, Out *o, const char *path,
         z.avail_in = in_chunk;
         z.next_out = (Bytef *)o->buf + o->len;
         z.avail_out = out_chunk;
-        zr = inflate(&z, Z_NO_FLUSH);
+        zr = zlib.inflate(&z, Z_NO_FLUSH);
         o->len += out_chunk - z.avail_out;
         left -= in_chunk - z.avail_in;
         if (zr == Z_OK)
@@ -111,7 +222,7 @@ static int gunzip(const char *in, size_t n, Out *o, const char *path,
                          "stream");
                 break;
             }
-            inflateReset(&z);
+            zlib.inflateReset(&z);
             continue;
         }
         if (zr == Z_MEM_ERROR)
@@ -122,14 +233,14 @@ static int gunzip(const char *in, size_t n, Out *o, const char *path,
             rc = bad(err, path, CG_GZIP, z.msg ? z.msg : "corrupt data");
         break;
     }
-    inflateEnd(&z);
+    zlib.inflateEnd(&z);
     return rc;
 }
 
 static int unzstd(const char *in, size_t n, Out *o, const char *path,
                   CgError *err)
 {
-    ZSTD_DStream *z = ZSTD_createDStream();
+    ZSTD_DStream *z = zstd.ZSTD_createDStream();
     ZSTD_inBuffer ib;
     size_t r = 1;
     int rc = CG_OK;
@@ -147,13 +258,13 @@ static int unzstd(const char *in, size_t n, Out *o, const char *path,
         ob.dst = o->buf + o->len;
         ob.size = o->cap - o->len;
         ob.pos = 0;
-        r = ZSTD_decompressStream(z, &ob, &ib);
+        r = zstd.ZSTD_decompressStream(z, &ob, &ib);
         o->len += ob.pos;
-        if (ZSTD_isError(r)) {
-            if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+        if (zstd.ZSTD_isError(r)) {
+            if (zstd.ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
                 rc = no_memory(err);
             else
-                rc = bad(err, path, CG_ZSTD, ZSTD_getErrorName(r));
+                rc = bad(err, path, CG_ZSTD, zstd.ZSTD_getErrorName(r));
             break;
         }
         /* all input used, a frame unfinished, and all output flushed */
@@ -162,7 +273,7 @@ static int unzstd(const char *in, size_t n, Out *o, const char *path,
             break;
         }
     }
-    ZSTD_freeDStream(z);
+    zstd.ZSTD_freeDStream(z);
     return rc;
 }
 
@@ -188,7 +299,8 @@ static int unxz(const char *in, size_t n, Out *o, const char *path,
     lzma_stream z = LZMA_STREAM_INIT;
     lzma_ret r;
     int rc = CG_OK;
-    if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+    if (xz.lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) !=
+        LZMA_OK)
         return no_memory(err);
     z.next_in = (const uint8_t *)in;
     z.avail_in = n;
@@ -201,7 +313,7 @@ static int unxz(const char *in, size_t n, Out *o, const char *path,
         z.avail_out = o->cap - o->len;
         {
             size_t before = z.avail_out;
-            r = lzma_code(&z, LZMA_FINISH);
+            r = xz.lzma_code(&z, LZMA_FINISH);
             o->len += before - z.avail_out;
         }
         if (r == LZMA_STREAM_END)
@@ -215,7 +327,7 @@ static int unxz(const char *in, size_t n, Out *o, const char *path,
             break;
         }
     }
-    lzma_end(&z);
+    xz.lzma_end(&z);
     return rc;
 }
 
@@ -225,6 +337,12 @@ int cg_decompress(int kind, const char *in, size_t n, size_t limit,
 {
     Out o;
     int rc;
+    const char *why = need_lib(kind);
+    if (why) {
+        char msg[240];
+        snprintf(msg, sizeof msg, "cannot load the library (%s)", why);
+        return bad(err, path, kind, msg);
+    }
     memset(&o, 0, sizeof o);
     o.limit = limit;
     /* a first guess at the size: gzip's trailer says it (mod 2^32), a zstd
@@ -235,7 +353,7 @@ int cg_decompress(int kind, const char *in, size_t n, size_t limit,
                 (size_t)t[3] << 24;
         o.cap += 1;              /* one byte spare: Z_STREAM_END is seen */
     } else if (kind == CG_ZSTD) {
-        unsigned long long s = ZSTD_getFrameContentSize(in, n);
+        unsigned long long s = zstd.ZSTD_getFrameContentSize(in, n);
         if (s != ZSTD_CONTENTSIZE_UNKNOWN && s != ZSTD_CONTENTSIZE_ERROR &&
             s < ((size_t)-1) / 2)
             o.cap = (size_t)s + 1;

@@ -24,7 +24,7 @@ FUZZ_CC=${FUZZ_CC:-clang}
 BUILD=${BUILD:-build}
 LUA_INCDIR=${LUA_INCDIR:-/usr/include/lua5.4}
 LUA_LIB=${LUA_LIB:--llua5.4}
-COMP_LIBS=${COMP_LIBS:--lz -lzstd -llzma -lpthread}
+CORE_LIBS=${CORE_LIBS:--ldl -lpthread}   # the core opens zlib, libzstd, liblzma itself
 FUZZ_FLAGS=${FUZZ_FLAGS:-}
 ROOT=$(pwd)
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
@@ -69,7 +69,7 @@ build() {
     [ "$t" = fuzz_lua ] && extra="$lua_objs $LUA_LIB -lm"
     echo "link $OUT/$t"
     # shellcheck disable=SC2086
-    $FUZZ_CC $CFLAGS_FUZZ $SAN "fuzz/$t.c" $core $extra $COMP_LIBS \
+    $FUZZ_CC $CFLAGS_FUZZ $SAN "fuzz/$t.c" $core $extra $CORE_LIBS \
       -o "$OUT/$t" || return 1
   done
 }

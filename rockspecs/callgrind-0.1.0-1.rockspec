@@ -16,7 +16,9 @@ answers questions about functions, calls, lines and costs.
 dependencies = {
    "lua >= 5.4, < 5.5",
 }
--- compressed input (gzip, zstd, xz); Debian: zlib1g-dev libzstd-dev liblzma-dev
+-- compressed input (gzip, zstd, xz); Debian: zlib1g-dev libzstd-dev liblzma-dev.
+-- Their headers build the module; the libraries are opened (dlopen) when a
+-- compressed file is first read, so they are not linked.
 external_dependencies = {
    ZLIB = { header = "zlib.h", library = "z" },
    ZSTD = { header = "zstd.h", library = "zstd" },
@@ -35,8 +37,7 @@ build = {
             "csrc/cg_source.c",
          },
          incdirs = { "csrc", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
-         libdirs = { "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)", "$(LZMA_LIBDIR)" },
-         libraries = { "z", "zstd", "lzma", "pthread" },
+         libraries = { "dl", "pthread" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",
       ["callgrind.writer"] = "lua/callgrind/writer.lua",

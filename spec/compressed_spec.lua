@@ -112,3 +112,91 @@ describe("a compressed profile", function()
     assert.are.equal(fake .. ": gzip: ", err:sub(1, #fake + 8))
   end)
 end)
+
+describe("the compression libraries", function()
+  local dir, plain, copies
+
+  setup(function()
+    dir = os.tmpname() .. ".d"
+    assert(os.execute("mkdir " .. H.shq(dir)))
+    plain = "spec/fixtures/parts.callgrind"
+    copies = {}
+    for _, ext in ipairs { "gz", "zst", "xz" } do
+      copies[ext] = dir .. "/parts." .. ext
+      H.run(("%s %s > %s"):format(TOOLS[ext], H.shq(plain), H.shq(copies[ext])), TOOLS[ext])
+    end
+  end)
+
+  teardown(function() os.execute("rm -rf " .. H.shq(dir)) end)
+
+  -- Runs body in a fresh lua5.4 with this checkout's callgrind (env: more
+  -- variables; LD_PRELOAD kept: under make check-asan the core needs it);
+  -- in body, mapped() says which of the three libraries the process has.
+  local function child(env, body)
+    local script = ("package.path = %q package.cpath = %q local callgrind = require 'callgrind' "):format(
+      package.path, package.cpath) .. [[
+      local function mapped()
+        local seen, out = {}, {}
+        for l in io.lines("/proc/self/maps") do
+          for _, lib in ipairs { "libz.so", "libzstd.so", "liblzma.so" } do
+            if l:find("/" .. lib, 1, true) then seen[lib] = true end
+          end
+        end
+        for _, lib in ipairs { "libz.so", "libzstd.so", "liblzma.so" } do out[#out + 1] = seen[lib] and lib or "-" end
+        return table.concat(out, " ")
+      end
+      local function try(path)
+        local p, e = callgrind.load(path)
+        print(p and p:total("Ir") or e)
+      end
+    ]] .. body
+    local preload = os.getenv("LD_PRELOAD")
+    if preload and preload ~= "" then env = env .. " LD_PRELOAD=" .. H.shq(preload) end
+    local p = assert(io.popen(env .. " lua5.4 -e " .. H.shq(script) .. " 2>&1"))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+
+  it("are opened by the first file of their format, not by require", function()
+    local out = child("", ([[
+      print(mapped()) try(%q) print(mapped())
+      try(%q) print(mapped()) try(%q) print(mapped()) try(%q) print(mapped())
+    ]]):format(plain, copies.gz, copies.zst, copies.xz))
+    assert.are.equal(table.concat({
+      "- - -", "18", "- - -",
+      "18", "libz.so - -",
+      "18", "libz.so libzstd.so -",
+      "18", "libz.so libzstd.so liblzma.so", "" }, "\n"), out)
+  end)
+
+  -- a libz.so.1 found first on LD_LIBRARY_PATH: not a library, or one
+  -- without zlib's functions
+  local function with_libz(make)
+    local libdir = dir .. "/lib-" .. make
+    assert(os.execute("mkdir -p " .. H.shq(libdir)))
+    if make == "text" then
+      H.write_file(libdir .. "/libz.so.1", "not a library\n")
+    else
+      H.write_file(libdir .. "/empty.c", "int not_zlib(void) { return 0; }\n")
+      H.run(("cc -shared -fPIC -o %s %s"):format(H.shq(libdir .. "/libz.so.1"), H.shq(libdir .. "/empty.c")), "cc")
+    end
+    return child("LD_LIBRARY_PATH=" .. H.shq(libdir), ([[
+      try(%q) try(%q) try(%q) try(%q)
+    ]]):format(copies.gz, plain, copies.zst, copies.gz))
+  end
+
+  it("fail the load, not the process, when one cannot be opened: plain files and the others still load", function()
+    for _, make in ipairs { "text", "empty" } do
+      local lines = {}
+      for l in with_libz(make):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+      local prefix = copies.gz .. ": gzip: cannot load the library ("
+      assert.are.equal(4, #lines, make)
+      assert.are.equal(prefix, lines[1]:sub(1, #prefix), make)
+      -- dlerror's reason: the file, or the function it lacks
+      assert.truthy(lines[1]:find(make == "text" and "libz.so.1" or "inflateInit2_", 1, true), lines[1])
+      assert.are.same({ "18", "18" }, { lines[2], lines[3] }, make)
+      assert.are.equal(lines[1], lines[4], make .. ": the reason is kept")
+    end
+  end)
+end)

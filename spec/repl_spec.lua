@@ -295,9 +295,36 @@ describe("require 'callgrind'", function()
       print("write", f:read("a"):find("\n1 5\n", 1, true) ~= nil)]]):gsub("\t", " ")))
   end)
 
+  it("loads the modules of the questions (graph, query, report, show) at the first call of any of theirs", function()
+    assert.are.equal(table.concat({
+      "nil nil nil nil",
+      "8 loaded loaded loaded loaded true",
+      "8 5",
+      "main 8",
+      "1,234,567 commas shorten", "" }, "\n"), (run([[
+      local loaded = function(m) return package.loaded["callgrind." .. m] ~= nil and "loaded" or "nil" end
+      print(loaded "graph", loaded "query", loaded "report", loaded "show")
+      local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=f\ncalls=1 0\n1 3\nfn=f\n1 3\n"))
+      local main = prof:func("main")
+      local stub = callgrind.methods.Profile.top
+      print(main:inclusive("Ir"), loaded "graph", loaded "query", loaded "report", loaded "show",
+        callgrind.methods.Profile.top ~= stub)
+      -- the other stubs were replaced too
+      local top = prof:top(1)
+      print(prof:inclusive_all("Ir")[main.index], top:sum("Ir"))
+      print(top:list()[1].name, prof:summary():match("Ir%s+(%d+)"))
+      local names = {}
+      for k in pairs(callgrind.report) do names[#names + 1] = k end
+      table.sort(names)
+      print(callgrind.report.commas(1234567), table.concat(names, " "))]]):gsub("\t", " ")))
+  end)
+
   it("blames an error of such a method on its first call on the caller", function()
     assert.matches("^lua5.4: %(command line%):4: bad argument #1 to 'write'", run([[
       local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
       prof:write(4)]]))
+    assert.matches("^lua5.4: %(command line%):4: bad argument #1 to 'top'", run([[
+      local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
+      prof:top("many")]]))
   end)
 end)

@@ -4,9 +4,6 @@
 -- @module callgrind
 local core = require "callgrind.core"
 local events = require "callgrind.events"
-require "callgrind.graph"
-require "callgrind.query"
-local report = require "callgrind.report"
 
 -- The modules of functions alone (no methods) load on first use: a
 -- script that loads a profile and asks it questions does not compile
@@ -15,14 +12,15 @@ local function lazy(module, name)
   return function(...) return require(module)[name](...) end
 end
 
--- So do the modules of one method each, which put their method in place
--- of the stub when they load (another 1.3 ms). The stub's call is a tail
+-- So do the modules of methods, which put their methods in place of the
+-- stubs when they load (another 1.3 ms for tree, annotate and write, and
+-- 1.2 ms for the questions' modules below). The stub's call is a tail
 -- call: an error the method blames on its caller names the caller.
-local function lazy_method(class, name, module)
-  local methods = core.methods[class]
+local function lazy_method(class, name, ...)
+  local methods, modules = core.methods[class], { ... }
   local function stub(...)
-    require(module)
-    if methods[name] == stub then error(module .. " defines no " .. class .. ":" .. name) end
+    for _, module in ipairs(modules) do require(module) end
+    if methods[name] == stub then error(modules[1] .. " defines no " .. class .. ":" .. name) end
     return methods[name](...)
   end
   methods[name] = stub
@@ -30,6 +28,20 @@ end
 lazy_method("Function", "tree", "callgrind.tree")
 lazy_method("Profile", "annotate", "callgrind.annotate")
 lazy_method("Profile", "write", "callgrind.writer")
+
+-- The questions: inclusive costs and cycles (graph), selections and
+-- groups (query), summaries and the Selection's report (report). Any of
+-- their methods loads all three: a Selection from prof:top() has its
+-- report.
+local QUESTIONS = {
+  Profile = { "inclusive_all", "cycles", "select", "all", "find", "top", "group", "summary" },
+  Function = { "inclusive", "inclusive_bounds", "cycle", "callee_functions", "caller_functions" },
+}
+for class, names in pairs(QUESTIONS) do
+  for _, name in ipairs(names) do
+    lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report")
+  end
+end
 
 local M = {}
 
@@ -122,7 +134,11 @@ M.check_calls_at_most = lazy("callgrind.check", "calls_at_most")
 M.check_no_regression = lazy("callgrind.check", "no_regression")
 M.check_within_baseline = lazy("callgrind.baseline", "check")
 
---- Formatting helpers: `commas(n)`, `shorten(name, width)`.
-M.report = report
+--- Formatting helpers: `commas(n)`, `shorten(name, width)` (the
+-- `callgrind.report` module, loaded at the first use of either).
+M.report = setmetatable({}, {
+  __index = function(_, k) return require("callgrind.report")[k] end,
+  __pairs = function() return pairs(require("callgrind.report")) end,
+})
 
 return M

@@ -129,12 +129,11 @@ describe("the compression libraries", function()
 
   teardown(function() os.execute("rm -rf " .. H.shq(dir)) end)
 
-  -- Runs body in a fresh lua5.4 with this checkout's callgrind (env: more
-  -- variables; LD_PRELOAD kept: under make check-asan the core needs it);
-  -- in body, mapped() says which of the three libraries the process has.
+  -- Runs body in a fresh lua5.4 with callgrind (env: more variables); in
+  -- body, mapped() says which of the three libraries the process has.
   local function child(env, body)
-    local script = ("package.path = %q package.cpath = %q local callgrind = require 'callgrind' "):format(
-      package.path, package.cpath) .. [[
+    return H.fresh_lua([[
+      local callgrind = require 'callgrind'
       local function mapped()
         local seen, out = {}, {}
         for l in io.lines("/proc/self/maps") do
@@ -149,13 +148,7 @@ describe("the compression libraries", function()
         local p, e = callgrind.load(path)
         print(p and p:total("Ir") or e)
       end
-    ]] .. body
-    local preload = os.getenv("LD_PRELOAD")
-    if preload and preload ~= "" then env = env .. " LD_PRELOAD=" .. H.shq(preload) end
-    local p = assert(io.popen(env .. " lua5.4 -e " .. H.shq(script) .. " 2>&1"))
-    local out = p:read("a")
-    p:close()
-    return out
+    ]] .. body, env)
   end
 
   it("are opened by the first file of their format, not by require", function()

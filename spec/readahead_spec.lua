@@ -74,19 +74,11 @@ describe("a file read while it loads", function()
   end)
 
   -- in a process whose read(2) fails or ends at an offset of the file
-  -- (spec/fixtures/shim/read_shim.c; LD_PRELOAD kept: under make check-asan
-  -- the core needs it, first)
+  -- (spec/fixtures/shim/read_shim.c, preloaded)
   local function load_with(mode, at, opts)
-    local script = ("package.path = %q package.cpath = %q local callgrind = require 'callgrind' "
-      .. "local p, e = callgrind.load(%q, %s) print(p and 'loaded' or e)"):format(package.path, package.cpath,
-      path, opts or "{ chunk = 4096 }")
-    local preload = os.getenv("LD_PRELOAD")
-    local env = ("CGTEST_READ=%s CGTEST_READ_AT=%d CGTEST_READ_MIN=%d LD_PRELOAD=%s"):format(mode, at, size,
-      H.shq((preload and preload ~= "" and preload .. ":" or "") .. shim))
-    local p = assert(io.popen(env .. " lua5.4 -e " .. H.shq(script) .. " 2>&1"))
-    local out = p:read("a")
-    p:close()
-    return out
+    return H.fresh_lua(("local callgrind = require 'callgrind' "
+      .. "local p, e = callgrind.load(%q, %s) print(p and 'loaded' or e)"):format(path, opts or "{ chunk = 4096 }"),
+      ("CGTEST_READ=%s CGTEST_READ_AT=%d CGTEST_READ_MIN=%d %s"):format(mode, at, size, H.preload(shim)))
   end
 
   it("fails with the read's error, in the first 64 KiB or after, with one thread or two", function()

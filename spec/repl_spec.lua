@@ -274,11 +274,7 @@ describe("require 'callgrind'", function()
 
   -- in a fresh interpreter (busted has loaded every module already)
   local function run(body)
-    local p = assert(io.popen(("lua5.4 -e %s 2>&1"):format(H.shq(("package.path = %q package.cpath = %q\n"
-      .. "local callgrind = require 'callgrind'\n%s"):format(package.path, package.cpath, body)))))
-    local out = p:read("a")
-    p:close()
-    return out
+    return H.fresh_lua("local callgrind = require 'callgrind'\n" .. body)
   end
 
   it("loads the modules of fn:tree, prof:annotate and prof:write at their first call", function()

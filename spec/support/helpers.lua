@@ -77,6 +77,27 @@ function M.run(cmd, what, errdir)
   return out
 end
 
+--- Runs a Lua chunk in a fresh lua5.4 (busted's interpreter has every
+-- module loaded already) with this checkout's package.path and cpath.
+-- @param body the chunk
+-- @param env (optional) "VAR=value ..." put before the command
+-- @return what it printed, stdout and stderr together
+function M.fresh_lua(body, env)
+  local script = ("package.path = %q package.cpath = %q\n"):format(package.path, package.cpath) .. body
+  local p = assert(io.popen((env or "") .. " lua5.4 -e " .. M.shq(script) .. " 2>&1"))
+  local out = p:read("a")
+  p:close()
+  return out
+end
+
+--- LD_PRELOAD=... for fresh_lua's env that adds a library after those in
+-- force (under make check-asan the ASan runtime must come first).
+-- @param lib the library's path
+function M.preload(lib)
+  local now = os.getenv("LD_PRELOAD")
+  return "LD_PRELOAD=" .. M.shq((now and now ~= "" and now .. ":" or "") .. lib)
+end
+
 ---------------------------------------------------------------------------
 -- Numbers and failure messages
 ---------------------------------------------------------------------------

@@ -721,8 +721,8 @@ int cg_prescan_chunk(CgPrescan *s, size_t i, const char **start,
     return rc;
 }
 
-/* Scans the next chunk the worker has not started into s->own, while
- * the loader would wait (called and returning with the mutex held). Its
+/* Scans the next chunk the worker has not started into s->own, rather
+ * than wait (called and returning with the mutex held). Its
  * layout is a guess, the loader's own now (npos, nev): a run scanned with
  * another is read line by line (take_run checks), and the worker follows
  * the chunk's layout lines when it goes past it. */
@@ -763,9 +763,16 @@ const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i, int npos, int nev)
         if (s->read_failed)
             break;               /* the worker stopped; so will the load */
         if (s->steal && s->claimed <= i) {
-            /* the worker is behind: the loader reads this chunk itself
-             * rather than wait */
-            s->claimed = i + 1;
+            /* the worker is behind (still reading the file, say): the
+             * loader scans this chunk itself, with the vector paths as
+             * the worker would (read line by line, a chunk took it some
+             * twice as long) */
+            s->claimed = i;
+            if (!s->own_chunk) {
+                scan_own(s, npos, nev);
+                continue;
+            }
+            s->claimed = i + 1;  /* (its slot is taken: line by line) */
             break;
         }
         if (s->steal && !s->own_chunk && s->claimed < s->nchunks) {

@@ -94,11 +94,11 @@ CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,
 CG_HIDDEN int cg_prescan_chunk(CgPrescan *s, size_t i, const char **start,
                                const char **end, CgError *err);
 /* Chunk i's segments (i >= 1, in order), waiting while the worker scans
- * it; while it waits, the loader may scan a later chunk itself (stealing
- * mode), guessing that chunk's layout is npos, nev (its own now). NULL:
- * read it alone (stealing, the worker had not started it, and goes on
- * with the next ones; or it ran out of memory). Valid until
- * cg_prescan_done(s, i). */
+ * it. In stealing mode the loader scans chunks itself, guessing their
+ * layout is npos, nev (its own now): chunk i when the worker has not
+ * started it (the worker goes on with the next ones), and while it waits,
+ * the chunk after the worker's. NULL: read it alone (out of memory). Valid
+ * until cg_prescan_done(s, i). */
 CG_HIDDEN const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i, int npos,
                                          int nev);
 /* Chunk i is used: its room goes to a later chunk. */

@@ -54,15 +54,22 @@ static pthread_once_t lib_once[4] = {
     PTHREAD_ONCE_INIT
 };
 
+/* Keeps dlerror()'s reason as the library of kind's; -1. */
+static int lib_failed(int kind)
+{
+    const char *why = dlerror();
+    snprintf(lib_error[kind], sizeof lib_error[kind], "%s",
+             why ? why : "unknown error");
+    return -1;
+}
+
 /* Points *fp (a function pointer of size bytes) at h's symbol name; -1
  * and the reason in lib_error[kind] when h has none. */
 static int sym(int kind, void *h, const char *name, void *fp, size_t size)
 {
     void *p = dlsym(h, name);
-    if (!p) {
-        snprintf(lib_error[kind], sizeof lib_error[kind], "%s", dlerror());
-        return -1;
-    }
+    if (!p)
+        return lib_failed(kind);
     memcpy(fp, &p, size);        /* POSIX: a function's address as void * */
     return 0;
 }
@@ -74,29 +81,36 @@ static int sym(int kind, void *h, const char *name, void *fp, size_t size)
 static int open_lib(int kind, const char *soname)
 {
     void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-        snprintf(lib_error[kind], sizeof lib_error[kind], "%s", dlerror());
-        return -1;
-    }
+    int rc;
+    if (!h)
+        return lib_failed(kind);
     switch (kind) {
     case CG_GZIP:
-        return SYM(kind, h, zlib, inflateInit2_) ||
-               SYM(kind, h, zlib, inflate) ||
-               SYM(kind, h, zlib, inflateReset) ||
-               SYM(kind, h, zlib, inflateEnd) ? -1 : 0;
+        rc = SYM(kind, h, zlib, inflateInit2_) ||
+             SYM(kind, h, zlib, inflate) ||
+             SYM(kind, h, zlib, inflateReset) ||
+             SYM(kind, h, zlib, inflateEnd);
+        break;
     case CG_ZSTD:
-        return SYM(kind, h, zstd, ZSTD_createDStream) ||
-               SYM(kind, h, zstd, ZSTD_decompressStream) ||
-               SYM(kind, h, zstd, ZSTD_freeDStream) ||
-               SYM(kind, h, zstd, ZSTD_isError) ||
-               SYM(kind, h, zstd, ZSTD_getErrorCode) ||
-               SYM(kind, h, zstd, ZSTD_getErrorName) ||
-               SYM(kind, h, zstd, ZSTD_getFrameContentSize) ? -1 : 0;
+        rc = SYM(kind, h, zstd, ZSTD_createDStream) ||
+             SYM(kind, h, zstd, ZSTD_decompressStream) ||
+             SYM(kind, h, zstd, ZSTD_freeDStream) ||
+             SYM(kind, h, zstd, ZSTD_isError) ||
+             SYM(kind, h, zstd, ZSTD_getErrorCode) ||
+             SYM(kind, h, zstd, ZSTD_getErrorName) ||
+             SYM(kind, h, zstd, ZSTD_getFrameContentSize);
+        break;
     default:
-        return SYM(kind, h, xz, lzma_stream_decoder) ||
-               SYM(kind, h, xz, lzma_code) ||
-               SYM(kind, h, xz, lzma_end) ? -1 : 0;
+        rc = SYM(kind, h, xz, lzma_stream_decoder) ||
+             SYM(kind, h, xz, lzma_code) ||
+             SYM(kind, h, xz, lzma_end);
+        break;
     }
+    if (rc) {
+        dlclose(h);              /* (its functions are never called) */
+        return -1;
+    }
+    return 0;                    /* open for the process's life */
 }
 
 static void open_zlib(void)
@@ -118,9 +132,9 @@ static void open_xz(void)
  * when it is usable, else why not. */
 static const char *need_lib(int kind)
 {
-    static void (*const open[4])(void) = { NULL, open_zlib, open_zstd,
-                                           open_xz };
-    pthread_once(&lib_once[kind], open[kind]);
+    static void (*const opener[4])(void) = { NULL, open_zlib, open_zstd,
+                                             open_xz };
+    pthread_once(&lib_once[kind], opener[kind]);
     return lib_error[kind][0] ? lib_error[kind] : NULL;
 }
 

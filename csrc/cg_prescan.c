@@ -764,9 +764,9 @@ const CgChunk *cg_prescan_wait(CgPrescan *s, size_t i, int npos, int nev)
             break;               /* the worker stopped; so will the load */
         if (s->steal && s->claimed <= i) {
             /* the worker is behind (still reading the file, say): the
-             * loader scans this chunk itself, with the vector paths as
-             * the worker would (read line by line, a chunk took it some
-             * twice as long) */
+             * loader scans this chunk into runs itself, as the worker
+             * would (read line by line, a chunk took it some twice as
+             * long) */
             s->claimed = i;
             if (!s->own_chunk) {
                 scan_own(s, npos, nev);

@@ -40,10 +40,14 @@ DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 
-.PHONY: all test lint check check-werror check-asan memcheck bench demo install \
-        uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
+.PHONY: all build test lint check check-werror check-asan memcheck bench demo \
+        install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
 
 all: $(MODULE)
+
+# the same (without it, `make build` names the build directory: "Nothing
+# to be done")
+build: all
 
 $(BUILD)/obj/%.o: csrc/%.c
 	@mkdir -p $(dir $@)

@@ -37,7 +37,7 @@ static uint64_t slot_of(uint64_t h, size_t i)
 
 static int32_t slot_index(uint64_t slot)
 {
-    return (int32_t)((uint32_t)slot - 1u);
+    return (int32_t)(uint32_t)slot - 1;
 }
 
 static int same_tag(uint64_t slot, uint64_t h)
@@ -102,8 +102,8 @@ int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
         return slot_index(t->hash[j]);
     if (t->n >= 0x7ffffffe)
         return -1;
-    /* at most 3/4 full: the table of a big profile's 17,000 functions
-     * takes 256 KiB, not 512 (the tags keep long probes cheap) */
+    /* at most 3/4 full: linear probing stays short, and the table of a
+     * big profile's 17,000 functions takes 128 KiB, not 256 */
     if ((t->n + 1) * 4 > t->hcap * 3) {
         if (names_rehash(t, t->hcap ? t->hcap * 2 : 64) != 0)
             return -1;

@@ -650,7 +650,7 @@ size_t cg_profile_bytes(const CgProfile *P)
     n += P->event_defs_cap * sizeof *P->event_defs;
     for (k = 0; k < CG_NKINDS; k++)
         n += P->names[k].cap * sizeof(CgStr) +
-             P->names[k].hcap * sizeof(uint64_t) +
+             P->names[k].hcap * sizeof(uint32_t) +
              P->names[k].nids * sizeof(uint64_t) +
              P->names[k].alias_cap * sizeof(int32_t) +
              P->names[k].stand_id_cap * sizeof(uint32_t) +
@@ -666,7 +666,7 @@ size_t cg_profile_bytes(const CgProfile *P)
         n += sizeof *g + P->nfuncs * (sizeof *g->comp + 2 * P->stride *
                                       sizeof *g->a) +
              g->ncomp * sizeof *g->cyclic;
-    n += P->ftab.cap * sizeof(uint64_t);
+    n += P->ftab.cap * sizeof(uint32_t);
     n += P->funcs_cap * sizeof *P->funcs;
     n += P->self_cap * P->stride * sizeof *P->self;
     n += P->calls_cap * sizeof *P->calls;

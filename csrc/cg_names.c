@@ -25,42 +25,21 @@ uint64_t cg_hash_bytes(const char *s, size_t len)
     return h ^ (h >> 29);
 }
 
-/* A hash slot: the hash's upper half beside index + 1 (0: empty), so a
- * probe passes other names without reading them: a name's definition is a
- * miss (it is new) that, 3/4 full, probes some eight slots, and each
- * reading of a name compared was a cache miss or two (the name table, the
- * text). */
-static uint64_t slot_of(uint64_t h, size_t i)
-{
-    return (h >> 32) << 32 | ((uint64_t)i + 1);
-}
-
-static int32_t slot_index(uint64_t slot)
-{
-    return (int32_t)(uint32_t)slot - 1;
-}
-
-static int same_tag(uint64_t slot, uint64_t h)
-{
-    return slot >> 32 == h >> 32;
-}
-
 static int names_rehash(CgNames *t, size_t ncap)
 {
-    uint64_t *h = cg_zalloc(ncap, sizeof *h);
+    uint32_t *h = cg_zalloc(ncap, sizeof *h);
     size_t i;
     if (!h)
         return -1;
     for (i = 0; i < t->n; i++) {
-        uint64_t hi;
         size_t j;
         if (!t->str[i].ptr)
             continue;            /* a stand-in is not looked up by name */
-        hi = cg_hash_bytes(t->str[i].ptr, t->str[i].len);
-        j = (size_t)hi & (ncap - 1);
+        j = (size_t)cg_hash_bytes(t->str[i].ptr, t->str[i].len) &
+            (ncap - 1);
         while (h[j])
             j = (j + 1) & (ncap - 1);
-        h[j] = slot_of(hi, i);
+        h[j] = (uint32_t)i + 1;
     }
     free(t->hash);
     t->hash = h;
@@ -75,11 +54,9 @@ static size_t name_slot(const CgNames *t, const char *s, size_t len,
 {
     size_t j = (size_t)h & (t->hcap - 1);
     while (t->hash[j]) {
-        if (same_tag(t->hash[j], h)) {
-            const CgStr *c = &t->str[slot_index(t->hash[j])];
-            if (c->len == len && (len == 0 || memcmp(c->ptr, s, len) == 0))
-                break;
-        }
+        const CgStr *c = &t->str[t->hash[j] - 1];
+        if (c->len == len && (len == 0 || memcmp(c->ptr, s, len) == 0))
+            break;
         j = (j + 1) & (t->hcap - 1);
     }
     return j;
@@ -91,7 +68,7 @@ int32_t cg_names_find(const CgNames *t, const char *s, size_t len)
     if (!t->hcap)
         return -1;
     j = name_slot(t, s, len, cg_hash_bytes(s, len));
-    return t->hash[j] ? slot_index(t->hash[j]) : -1;
+    return (int32_t)t->hash[j] - 1;
 }
 
 int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
@@ -99,7 +76,7 @@ int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
     uint64_t h = cg_hash_bytes(s, len);
     size_t j = 0;                /* s's slot: found, or where it goes */
     if (t->hcap && t->hash[j = name_slot(t, s, len, h)])
-        return slot_index(t->hash[j]);
+        return (int32_t)(t->hash[j] - 1);
     if (t->n >= 0x7ffffffe)
         return -1;
     /* at most 3/4 full: linear probing stays short, and the table of a
@@ -113,7 +90,7 @@ int32_t cg_names_intern(CgNames *t, const char *s, size_t len)
         return -1;
     t->str[t->n].ptr = s;
     t->str[t->n].len = len;
-    t->hash[j] = slot_of(h, t->n);
+    t->hash[j] = (uint32_t)t->n + 1;
     return (int32_t)t->n++;
 }
 
@@ -224,14 +201,14 @@ void cg_names_free(CgNames *t)
     memset(t, 0, sizeof *t);
 }
 
-static uint64_t key_hash(CgFuncKey k)
+static size_t key_hash(CgFuncKey k)
 {
     uint64_t h = (uint64_t)(uint32_t)k.name * 0x9E3779B97F4A7C15ULL;
     h ^= ((uint64_t)(uint32_t)k.file + 0x632BE59BD9B4E019ULL) *
          0xC2B2AE3D27D4EB4FULL;
     h ^= ((uint64_t)(uint32_t)k.obj + 0x165667B19E3779F9ULL) *
          0x27D4EB2F165667C5ULL;
-    return h ^ (h >> 29);
+    return (size_t)(h ^ (h >> 29));
 }
 
 static const CgFuncKey *key_at(const void *keys, size_t stride, uint32_t i)
@@ -243,19 +220,15 @@ static const CgFuncKey *key_at(const void *keys, size_t stride, uint32_t i)
 int32_t cg_ftab_find(const CgFuncTab *t, const void *keys, size_t stride,
                      CgFuncKey key)
 {
-    uint64_t h;
     size_t j;
     if (!t->cap)
         return -1;
-    h = key_hash(key);
-    for (j = (size_t)h & (t->cap - 1); t->slot[j];
-         j = (j + 1) & (t->cap - 1)) {
-        const CgFuncKey *k;
-        if (!same_tag(t->slot[j], h))
-            continue;            /* as name_slot: a key not read */
-        k = key_at(keys, stride, (uint32_t)slot_index(t->slot[j]));
+    j = key_hash(key) & (t->cap - 1);
+    while (t->slot[j]) {
+        const CgFuncKey *k = key_at(keys, stride, t->slot[j] - 1);
         if (k->name == key.name && k->file == key.file && k->obj == key.obj)
-            return slot_index(t->slot[j]);
+            return (int32_t)(t->slot[j] - 1);
+        j = (j + 1) & (t->cap - 1);
     }
     return -1;
 }
@@ -263,20 +236,16 @@ int32_t cg_ftab_find(const CgFuncTab *t, const void *keys, size_t stride,
 int cg_ftab_add(CgFuncTab *t, const void *keys, size_t stride, CgFuncKey key,
                 uint32_t index)
 {
-    uint64_t h;
     size_t j;
     if ((t->n + 1) * 4 > t->cap * 3) {      /* as names_rehash */
         size_t ncap = t->cap ? t->cap * 2 : 256, i;
-        uint64_t *s = cg_zalloc(ncap, sizeof *s);
+        uint32_t *s = cg_zalloc(ncap, sizeof *s);
         if (!s)
             return -1;
         for (i = 0; i < t->cap; i++) {
             if (t->slot[i]) {
-                /* its key hashed again: the slot keeps half the hash */
-                const CgFuncKey *k =
-                    key_at(keys, stride, (uint32_t)slot_index(t->slot[i]));
-                uint64_t hk = key_hash(*k);
-                size_t m = (size_t)hk & (ncap - 1);
+                size_t m = key_hash(*key_at(keys, stride, t->slot[i] - 1)) &
+                           (ncap - 1);
                 while (s[m])
                     m = (m + 1) & (ncap - 1);
                 s[m] = t->slot[i];
@@ -286,11 +255,10 @@ int cg_ftab_add(CgFuncTab *t, const void *keys, size_t stride, CgFuncKey key,
         t->slot = s;
         t->cap = ncap;
     }
-    h = key_hash(key);
-    j = (size_t)h & (t->cap - 1);
+    j = key_hash(key) & (t->cap - 1);
     while (t->slot[j])
         j = (j + 1) & (t->cap - 1);
-    t->slot[j] = slot_of(h, index);
+    t->slot[j] = index + 1;
     t->n++;
     return 0;
 }

@@ -9,8 +9,7 @@
 typedef struct CgNames {
     CgStr *str;
     size_t n, cap;
-    uint64_t *hash;              /* open addressing: the hash's upper half
-                                    << 32 | index + 1, 0 = empty */
+    uint32_t *hash;              /* open addressing, index + 1, 0 = empty */
     size_t hcap;                 /* power of two */
     uint64_t *ids;               /* id -> name index, open addressing:
                                     id << 32 | (index + 1), 0 = empty (ids
@@ -53,8 +52,7 @@ CG_HIDDEN void cg_names_free(CgNames *t);
 
 /* (obj, file, name) -> function index. */
 typedef struct CgFuncTab {
-    uint64_t *slot;              /* the key's hash's upper half << 32 |
-                                    function index + 1, 0 = empty */
+    uint32_t *slot;              /* function index + 1, 0 = empty */
     size_t cap;                  /* power of two */
     size_t n;
 } CgFuncTab;

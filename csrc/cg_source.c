@@ -22,6 +22,17 @@ struct CgSource {
     char *path;                  /* for messages */
 };
 
+/* read(2), again when a signal interrupts it: the count read (0 at the
+ * end), or -1 with errno. */
+static ssize_t read_retry(int fd, char *buf, size_t n)
+{
+    for (;;) {
+        ssize_t r = read(fd, buf, n);
+        if (r >= 0 || errno != EINTR)
+            return r;
+    }
+}
+
 /* Reads fd to its end into a large block (cg_mem.h) of cap bytes at
  * first (expected to hold `expect`), doubled while it is full: a file in
  * one go (cap: its size + 1, room to see its end), a stream (a pipe,
@@ -46,11 +57,9 @@ static int read_all(int fd, size_t cap, size_t expect, CgSource *s)
             p = q;
             cap *= 2;
         }
-        n = read(fd, p + s->len, cap - s->len);
+        n = read_retry(fd, p + s->len, cap - s->len);
         if (n < 0) {
             int e = errno;
-            if (e == EINTR)
-                continue;
             cg_big_free(p, cap);
             return e;
         }
@@ -69,23 +78,18 @@ static void release_bytes(CgSource *s)
     s->data = NULL;
 }
 
-/* Reads into s->data at s->have, at most n bytes (at least 1); the count
- * read (0 at the end), or -1 with errno. */
-static ssize_t read_some(CgSource *s, size_t n)
+/* Fails with "path: why" (CG_EIO). */
+static int io_fail(CgError *err, const char *path, const char *why)
 {
-    for (;;) {
-        ssize_t r = read(s->fd, s->data + s->have, n);
-        if (r >= 0 || errno != EINTR)
-            return r;
-    }
+    err->status = CG_EIO;
+    err->line = 0;
+    snprintf(err->msg, sizeof err->msg, "%s: %s", path, why);
+    return CG_EIO;
 }
 
 static int io_error(CgError *err, const char *path, int errnum)
 {
-    err->status = CG_EIO;
-    err->line = 0;
-    snprintf(err->msg, sizeof err->msg, "%s: %s", path, strerror(errnum));
-    return CG_EIO;
+    return io_fail(err, path, strerror(errnum));
 }
 
 static int no_memory(CgError *err)
@@ -116,7 +120,8 @@ static int open_deferred(int fd, size_t n, const char *path, CgSource *s)
     s->size = n + 1;
     s->len = n;
     s->fd = fd;
-    while (s->have < DEFER_HEAD && (r = read_some(s, DEFER_HEAD - s->have)))
+    while (s->have < DEFER_HEAD &&
+           (r = read_retry(fd, s->data + s->have, DEFER_HEAD - s->have)))
         if (r < 0 || (s->have += (size_t)r) > n)
             break;
     if (s->have == DEFER_HEAD && cg_compression(s->data, s->have) == CG_PLAIN)
@@ -138,7 +143,7 @@ int cg_source_read(CgSource *s, size_t piece, CgError *err)
     if (piece > s->len - s->have)
         piece = s->len - s->have;
     /* past the size, one byte: the read must find the end there */
-    r = read_some(s, piece ? piece : 1);
+    r = read_retry(s->fd, s->data + s->have, piece ? piece : 1);
     if (r > 0 && piece) {
         s->have += (size_t)r;
         return 1;
@@ -151,11 +156,10 @@ int cg_source_read(CgSource *s, size_t piece, CgError *err)
     if (r < 0) {
         io_error(err, s->path, errno);
     } else {
-        err->status = CG_EIO;
-        err->line = 0;
-        snprintf(err->msg, sizeof err->msg, "%s: the file changed size "
-                 "while it was read (%zu bytes when opened)", s->path,
-                 s->len);
+        char why[96];
+        snprintf(why, sizeof why, "the file changed size while it was "
+                 "read (%zu bytes when opened)", s->len);
+        io_fail(err, s->path, why);
     }
     return -1;
 }

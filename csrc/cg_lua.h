@@ -37,6 +37,7 @@ enum { UV_TEXT = 1, UV_STATE = 2 };
 #define STATE_DERIVED_ORDER "derived order" /* names, as defined */
 #define STATE_TOTALS "totals"            /* userdata: nev sums */
 #define STATE_COSTS_MT "costs mt"        /* cost tables' metatable */
+#define STATE_FUNC_MT "function mt"      /* its function handles' metatable */
 /* The Lua modules keep theirs under "callgrind.MODULE" keys
  * (internal.state(prof)). */
 
@@ -44,6 +45,11 @@ typedef struct LProfile {
     CgProfile *P;                /* NULL once closed */
 } LProfile;
 
+/* A function handle: a userdata with no user value (17,000 of them for a
+ * big profile: 48 bytes each on the heap, not 80). Its metatable is its
+ * profile's own (the state table's STATE_FUNC_MT): the fields of the
+ * FUNCTION metatable, and the profile under a key of the binding's, which
+ * keeps the profile alive while the handle is. */
 typedef struct LFunc {
     int32_t index;
 } LFunc;
@@ -61,10 +67,17 @@ CG_HIDDEN void cgl_push_name(lua_State *L, const CgProfile *P, int kind,
 CG_HIDDEN void cgl_push_state(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_func(lua_State *L, int pidx, int32_t i);
 /* The handle cache of the profile at pidx (presize: made anew, while
- * empty, with room for every function), and a handle through it at cidx. */
+ * empty, with room for every function), and a handle through it at cidx,
+ * made with the metatable at midx (cgl_push_func_mt). */
 CG_HIDDEN void cgl_push_func_cache(lua_State *L, int pidx, int presize);
-CG_HIDDEN void cgl_push_cached_func(lua_State *L, int pidx, int cidx,
+CG_HIDDEN void cgl_push_func_mt(lua_State *L, int pidx);
+CG_HIDDEN void cgl_push_cached_func(lua_State *L, int cidx, int midx,
                                     int32_t i);
+/* The function handle at idx (else raises, as luaL_checkudata would),
+ * with the profile it belongs to pushed. */
+CG_HIDDEN LFunc *cgl_check_lfunc(lua_State *L, int idx);
+/* The profile of the function handle at idx, pushed. */
+CG_HIDDEN void cgl_push_func_owner(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_part(lua_State *L, int pidx, uint32_t i);
 CG_HIDDEN int cgl_push_owner(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_pos(lua_State *L, uint32_t flags, uint32_t bit,

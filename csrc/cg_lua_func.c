@@ -8,17 +8,18 @@ typedef struct LCall {
     uint32_t index;
 } LCall;
 
-/* upvalues: profile, its handle cache, next index, end index */
+/* upvalues: profile, its handle cache, its handles' metatable, next
+ * index, end index */
 static int functions_iter(lua_State *L)
 {
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(3));
-    lua_Integer n = lua_tointeger(L, lua_upvalueindex(4));
+    lua_Integer i = lua_tointeger(L, lua_upvalueindex(4));
+    lua_Integer n = lua_tointeger(L, lua_upvalueindex(5));
     cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
     if (i >= n)
         return 0;
     lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(3));
-    cgl_push_cached_func(L, lua_upvalueindex(1), lua_upvalueindex(2),
+    lua_replace(L, lua_upvalueindex(4));
+    cgl_push_cached_func(L, lua_upvalueindex(2), lua_upvalueindex(3),
                          (int32_t)i);
     return 1;
 }
@@ -28,9 +29,10 @@ int cgl_profile_functions(lua_State *L)
     CgProfile *P = cgl_check_profile(L, 1);
     lua_settop(L, 1);
     cgl_push_func_cache(L, 1, 1);
+    cgl_push_func_mt(L, 1);
     lua_pushinteger(L, 0);
     lua_pushinteger(L, (lua_Integer)P->nfuncs);
-    lua_pushcclosure(L, functions_iter, 4);
+    lua_pushcclosure(L, functions_iter, 5);
     return 1;
 }
 
@@ -81,8 +83,8 @@ int cgl_profile_calls(lua_State *L)
 
 const CgFunc *cgl_check_func(lua_State *L, int idx, CgProfile **PP)
 {
-    LFunc *f = (LFunc *)luaL_checkudata(L, idx, FUNCTION);
-    CgProfile *P = cgl_handle_profile(L, idx);
+    LFunc *f = cgl_check_lfunc(L, idx);
+    CgProfile *P = cgl_check_open(L, (LProfile *)lua_touserdata(L, -1));
     lua_pop(L, 1);
     *PP = P;
     return &P->funcs[f->index];
@@ -125,7 +127,7 @@ int cgl_func_fields(lua_State *L)
     else if (!strcmp(k, "index"))
         lua_pushinteger(L, (lua_Integer)(f - P->funcs) + 1);
     else if (!strcmp(k, "profile"))
-        lua_getiuservalue(L, 1, 1);
+        cgl_push_func_owner(L, 1);
     else
         lua_pushnil(L);
     return 1;
@@ -135,7 +137,8 @@ int cgl_func_tostring(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f;
-    luaL_checkudata(L, 1, FUNCTION);
+    cgl_check_lfunc(L, 1);
+    lua_pop(L, 1);
     if (cgl_closed_tostring(L, 1, FUNCTION))
         return 1;
     f = cgl_check_func(L, 1, &P);
@@ -165,7 +168,7 @@ int cgl_func_calls(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = cgl_check_func(L, 1, &P);
-    lua_getiuservalue(L, 1, 1);
+    cgl_push_func_owner(L, 1);
     push_calls_iter(L, -1, f->calls_begin, f->calls_end, 0);
     return 1;
 }
@@ -174,7 +177,7 @@ int cgl_func_callers(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = cgl_check_func(L, 1, &P);
-    lua_getiuservalue(L, 1, 1);
+    cgl_push_func_owner(L, 1);
     push_calls_iter(L, -1, f->callers_begin, f->callers_end, 1);
     return 1;
 }

@@ -5,6 +5,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 LProfile *cgl_to_lprofile(lua_State *L, int idx)
 {
@@ -36,7 +37,10 @@ CgProfile *cgl_handle_profile(lua_State *L, int idx)
 int cgl_closed_tostring(lua_State *L, int idx, const char *tname)
 {
     const LProfile *lp;
-    lua_getiuservalue(L, idx, 1);
+    if (!strcmp(tname, FUNCTION))
+        cgl_push_func_owner(L, idx);
+    else
+        lua_getiuservalue(L, idx, 1);
     lp = (const LProfile *)lua_touserdata(L, -1);
     lua_pop(L, 1);
     if (lp && lp->P)
@@ -77,21 +81,81 @@ void cgl_push_state(lua_State *L, int idx)
     lua_getiuservalue(L, idx, UV_STATE);
 }
 
-/* Pushes the (one) handle of function i of the profile at pidx, whose
- * handle cache (the state table's STATE_FUNCS) is at cidx. */
-void cgl_push_cached_func(lua_State *L, int pidx, int cidx, int32_t i)
+/* The key of the profile in its function handles' metatable. */
+static const char func_owner_key = 0;
+
+/* Makes the function handles' metatable of the profile at pidx: the
+ * FUNCTION metatable's fields, and the profile. */
+static void new_func_mt(lua_State *L, int pidx)
+{
+    pidx = lua_absindex(L, pidx);
+    lua_createtable(L, 0, 4);
+    luaL_getmetatable(L, FUNCTION);
+    lua_pushnil(L);
+    while (lua_next(L, -2) != 0) {
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, -5);
+    }
+    lua_pop(L, 1);
+    lua_pushvalue(L, pidx);
+    lua_rawsetp(L, -2, &func_owner_key);
+}
+
+/* Pushes the function handles' metatable of the profile at pidx. */
+void cgl_push_func_mt(lua_State *L, int pidx)
+{
+    cgl_push_state(L, pidx);
+    lua_getfield(L, -1, STATE_FUNC_MT);
+    lua_replace(L, -2);
+}
+
+/* Pushes the (one) handle of function i, through the handle cache (the
+ * state table's STATE_FUNCS) at cidx; a new one takes the metatable at
+ * midx. */
+void cgl_push_cached_func(lua_State *L, int cidx, int midx, int32_t i)
 {
     if (lua_rawgeti(L, cidx, (lua_Integer)i + 1) == LUA_TNIL) {
         LFunc *f;
         lua_pop(L, 1);
-        f = (LFunc *)lua_newuserdatauv(L, sizeof *f, 1);
+        f = (LFunc *)lua_newuserdatauv(L, sizeof *f, 0);
         f->index = i;
-        luaL_setmetatable(L, FUNCTION);
-        lua_pushvalue(L, pidx);
-        lua_setiuservalue(L, -2, 1);
+        lua_pushvalue(L, midx);
+        lua_setmetatable(L, -2);
         lua_pushvalue(L, -1);
         lua_rawseti(L, cidx, (lua_Integer)i + 1);
     }
+}
+
+/* The profile of the function handle at idx, pushed (nil when it is
+ * none). */
+static int push_func_owner(lua_State *L, int idx)
+{
+    if (!lua_getmetatable(L, idx)) {
+        lua_pushnil(L);
+        return LUA_TNIL;
+    }
+    if (lua_rawgetp(L, -1, &func_owner_key) != LUA_TUSERDATA) {
+        lua_pop(L, 2);
+        lua_pushnil(L);
+        return LUA_TNIL;
+    }
+    lua_replace(L, -2);
+    return LUA_TUSERDATA;
+}
+
+LFunc *cgl_check_lfunc(lua_State *L, int idx)
+{
+    LFunc *f = (LFunc *)lua_touserdata(L, idx);
+    if (!f || lua_islightuserdata(L, idx) ||
+        push_func_owner(L, idx) != LUA_TUSERDATA)
+        luaL_typeerror(L, idx, FUNCTION);
+    return f;
+}
+
+void cgl_push_func_owner(lua_State *L, int idx)
+{
+    push_func_owner(L, idx);
 }
 
 /* Pushes the handle cache of the profile at pidx. Empty, it is first made
@@ -123,8 +187,10 @@ void cgl_push_func(lua_State *L, int pidx, int32_t i)
 {
     pidx = lua_absindex(L, pidx);
     cgl_push_func_cache(L, pidx, 0);
-    cgl_push_cached_func(L, pidx, lua_gettop(L), i);
-    lua_replace(L, -2);
+    cgl_push_func_mt(L, pidx);
+    cgl_push_cached_func(L, lua_gettop(L) - 1, lua_gettop(L), i);
+    lua_replace(L, -3);
+    lua_pop(L, 1);
 }
 
 /* Pushes part i (0-based) of the profile at pidx. */
@@ -148,8 +214,10 @@ int cgl_push_owner(lua_State *L, int idx)
 {
     if (luaL_testudata(L, idx, PROFILE))
         lua_pushvalue(L, idx);
-    else
+    else if (push_func_owner(L, idx) == LUA_TNIL) {
+        lua_pop(L, 1);
         lua_getiuservalue(L, idx, 1);
+    }
     return lua_gettop(L);
 }
 
@@ -189,9 +257,11 @@ LProfile *cgl_new_profile(lua_State *L)
     LProfile *lp = (LProfile *)lua_newuserdatauv(L, sizeof *lp, 2);
     lp->P = NULL;
     luaL_setmetatable(L, PROFILE);
-    lua_createtable(L, 0, 3);
+    lua_createtable(L, 0, 4);
     lua_newtable(L);
     lua_setfield(L, -2, STATE_FUNCS);
+    new_func_mt(L, -2);
+    lua_setfield(L, -2, STATE_FUNC_MT);
     lua_setiuservalue(L, -2, UV_STATE);
     return lp;
 }

@@ -190,7 +190,7 @@ int cgl_func_lines(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = cgl_check_func(L, 1, &P);
-    lua_getiuservalue(L, 1, 1);
+    cgl_push_func_owner(L, 1);
     push_cursor_iter(L, -1, P, f->blocks_begin, f->blocks_end, lines_iter);
     return 1;
 }
@@ -199,7 +199,7 @@ int cgl_func_jumps(lua_State *L)
 {
     CgProfile *P;
     const CgFunc *f = cgl_check_func(L, 1, &P);
-    lua_getiuservalue(L, 1, 1);
+    cgl_push_func_owner(L, 1);
     push_cursor_iter(L, -1, P, f->blocks_begin, f->blocks_end, jumps_iter);
     return 1;
 }

@@ -131,6 +131,40 @@ describe("methods", function()
     assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.Profile)",
                      err_of(function() return M.Function.self(prof) end))
   end)
+
+  -- A function handle reaches its profile through its metatable, which is
+  -- its profile's own: only a handle the binding made passes for one.
+  it("take no look-alike for a function handle", function()
+    local fn = new():func("main")
+    local mt = getmetatable(fn)
+    assert.are.equal("callgrind.Function", mt.__name)
+    assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.Function)",
+                     err_of(function() return M.Function.self(setmetatable({}, mt)) end))
+    local ud = M.Function.self(fn)          -- a cost table: a userdata too
+    assert.are.equal(5, ud.Ir)
+    assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.Costs)",
+                     err_of(function() return M.Function.self(ud) end))
+    local other = getmetatable(new():func("main"))
+    assert.are_not.equal(mt, other)
+  end)
+
+  it("of two profiles each answer for their own", function()
+    local a = new()
+    local b = assert(callgrind.parse(TEXT:gsub("1 5 1", "1 9 4"), "u"))
+    local fa, fb = a:func("main"), b:func("main")
+    assert.are.equal(a, fa.profile)
+    assert.are.equal(b, fb.profile)
+    assert.are.same({ Ir = 5, Dr = 1 }, fa:self())
+    assert.are.same({ Ir = 9, Dr = 4 }, fb:self())
+    assert.are.equal(fa, a:func("main"))
+    local seen = {}
+    for fn in b:functions() do seen[#seen + 1] = fn end
+    assert.are.equal(fb, seen[fb.index])
+    assert.are.equal(b, seen[2].profile)
+    a:close()
+    assert.are.equal("callgrind.Function (closed profile)", tostring(fa))
+    assert.are.equal("callgrind.Function: main (a.c)", tostring(fb))
+  end)
 end)
 
 describe("a closed profile", function()

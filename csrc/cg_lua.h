@@ -76,8 +76,9 @@ CG_HIDDEN void cgl_push_cached_func(lua_State *L, int cidx, int midx,
 /* The function handle at idx (else raises, as luaL_checkudata would),
  * with the profile it belongs to pushed. */
 CG_HIDDEN LFunc *cgl_check_lfunc(lua_State *L, int idx);
-/* The profile of the function handle at idx, pushed. */
-CG_HIDDEN void cgl_push_func_owner(lua_State *L, int idx);
+/* The profile of the function handle at idx, pushed (nil when it is
+ * none); returns its type. */
+CG_HIDDEN int cgl_push_func_owner(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_part(lua_State *L, int pidx, uint32_t i);
 CG_HIDDEN int cgl_push_owner(lua_State *L, int idx);
 CG_HIDDEN void cgl_push_pos(lua_State *L, uint32_t flags, uint32_t bit,

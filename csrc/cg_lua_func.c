@@ -86,6 +86,8 @@ const CgFunc *cgl_check_func(lua_State *L, int idx, CgProfile **PP)
     LFunc *f = cgl_check_lfunc(L, idx);
     CgProfile *P = cgl_check_open(L, (LProfile *)lua_touserdata(L, -1));
     lua_pop(L, 1);
+    if (f->index < 0 || (size_t)f->index >= P->nfuncs)   /* forged */
+        luaL_typeerror(L, idx, FUNCTION);
     *PP = P;
     return &P->funcs[f->index];
 }

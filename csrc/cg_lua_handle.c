@@ -85,7 +85,9 @@ void cgl_push_state(lua_State *L, int idx)
 static const char func_owner_key = 0;
 
 /* Makes the function handles' metatable of the profile at pidx: the
- * FUNCTION metatable's fields, and the profile. */
+ * FUNCTION metatable's fields as they are now (init.lua adds methods to
+ * the methods table behind __index, never fields to the metatable), and
+ * the profile. */
 static void new_func_mt(lua_State *L, int pidx)
 {
     pidx = lua_absindex(L, pidx);
@@ -127,9 +129,7 @@ void cgl_push_cached_func(lua_State *L, int cidx, int midx, int32_t i)
     }
 }
 
-/* The profile of the function handle at idx, pushed (nil when it is
- * none). */
-static int push_func_owner(lua_State *L, int idx)
+int cgl_push_func_owner(lua_State *L, int idx)
 {
     if (!lua_getmetatable(L, idx)) {
         lua_pushnil(L);
@@ -144,18 +144,16 @@ static int push_func_owner(lua_State *L, int idx)
     return LUA_TUSERDATA;
 }
 
+/* (Its size checked too: debug.setmetatable can give another userdata
+ * that metatable.) */
 LFunc *cgl_check_lfunc(lua_State *L, int idx)
 {
     LFunc *f = (LFunc *)lua_touserdata(L, idx);
-    if (!f || lua_islightuserdata(L, idx) ||
-        push_func_owner(L, idx) != LUA_TUSERDATA)
+    if (!f || lua_type(L, idx) != LUA_TUSERDATA ||
+        lua_rawlen(L, idx) != sizeof *f ||
+        cgl_push_func_owner(L, idx) != LUA_TUSERDATA)
         luaL_typeerror(L, idx, FUNCTION);
     return f;
-}
-
-void cgl_push_func_owner(lua_State *L, int idx)
-{
-    push_func_owner(L, idx);
 }
 
 /* Pushes the handle cache of the profile at pidx. Empty, it is first made
@@ -214,7 +212,7 @@ int cgl_push_owner(lua_State *L, int idx)
 {
     if (luaL_testudata(L, idx, PROFILE))
         lua_pushvalue(L, idx);
-    else if (push_func_owner(L, idx) == LUA_TNIL) {
+    else if (cgl_push_func_owner(L, idx) == LUA_TNIL) {
         lua_pop(L, 1);
         lua_getiuservalue(L, idx, 1);
     }

@@ -140,10 +140,13 @@ describe("methods", function()
     assert.are.equal("callgrind.Function", mt.__name)
     assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.Function)",
                      err_of(function() return M.Function.self(setmetatable({}, mt)) end))
-    local ud = M.Function.self(fn)          -- a cost table: a userdata too
-    assert.are.equal(5, ud.Ir)
-    assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.Costs)",
-                     err_of(function() return M.Function.self(ud) end))
+    local line = fn:lines()()               -- another handle: a userdata too
+    assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.CostLine)",
+                     err_of(function() return M.Function.self(line) end))
+    -- and given that metatable (its bytes are no function handle's)
+    debug.setmetatable(line, mt)
+    assert.are.equal("bad argument #1 to 'self' (callgrind.Function expected, got callgrind.Function)",
+                     err_of(function() return M.Function.self(line) end))
     local other = getmetatable(new():func("main"))
     assert.are_not.equal(mt, other)
   end)

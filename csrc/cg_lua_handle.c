@@ -5,7 +5,6 @@
 
 #include <limits.h>
 #include <stdio.h>
-#include <string.h>
 
 LProfile *cgl_to_lprofile(lua_State *L, int idx)
 {
@@ -37,10 +36,7 @@ CgProfile *cgl_handle_profile(lua_State *L, int idx)
 int cgl_closed_tostring(lua_State *L, int idx, const char *tname)
 {
     const LProfile *lp;
-    if (!strcmp(tname, FUNCTION))
-        cgl_push_func_owner(L, idx);
-    else
-        lua_getiuservalue(L, idx, 1);
+    cgl_push_owner(L, idx);
     lp = (const LProfile *)lua_touserdata(L, -1);
     lua_pop(L, 1);
     if (lp && lp->P)
@@ -207,14 +203,15 @@ void cgl_push_part(lua_State *L, int pidx, uint32_t i)
 }
 
 /* Pushes the profile a handle at idx belongs to (or the profile itself)
- * and returns its absolute index. */
+ * and returns its absolute index: a handle's user value, or a function
+ * handle's metatable (it has no user value). */
 int cgl_push_owner(lua_State *L, int idx)
 {
     if (luaL_testudata(L, idx, PROFILE))
         lua_pushvalue(L, idx);
-    else if (cgl_push_func_owner(L, idx) == LUA_TNIL) {
+    else if (lua_getiuservalue(L, idx, 1) == LUA_TNONE) {
         lua_pop(L, 1);
-        lua_getiuservalue(L, idx, 1);
+        cgl_push_func_owner(L, idx);
     }
     return lua_gettop(L);
 }

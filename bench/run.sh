@@ -70,6 +70,8 @@ core_src=$(ls csrc/*.c | grep -v -e '/cg_lua' -e '/cg_prof\.c$')
 "$CC" -std=c99 -O2 -Wall -Wextra -Icsrc -o "$BUILD/bench/sums" bench/sums.c \
     $core_src -ldl -lpthread
 RUNS=${BENCH_RUNS:-5}
+IDLE_RUNS=${BENCH_IDLE_RUNS:-3}
+IDLE=${BENCH_IDLE:-3}
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp".*' EXIT
@@ -132,9 +134,9 @@ for file in $files; do
     measure "ours, one thread" "$LUA" bench/load.lua "$file" 1 || status=1
     # the same load as a process that starts after the machine was idle
     # (bench/README.md: a host may take back the memory freed meanwhile)
-    if [ "${BENCH_IDLE_RUNS:-3}" -gt 0 ]; then
-        runs=${BENCH_IDLE_RUNS:-3} idle=${BENCH_IDLE:-3} \
-            measure "ours, after ${BENCH_IDLE:-3} s idle" "$LUA" bench/load.lua "$file" || status=1
+    if [ "$IDLE_RUNS" -gt 0 ]; then
+        runs=$IDLE_RUNS idle=$IDLE \
+            measure "ours, after $IDLE s idle" "$LUA" bench/load.lua "$file" || status=1
     fi
     : > "$tmp.l"
     for _ in $(seq "$RUNS"); do

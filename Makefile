@@ -18,15 +18,18 @@ WARN = -Wall -Wextra -pedantic -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Wcast-qual
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
-CPPFLAGS += -I$(LUA_INCDIR)
+CPPFLAGS += -I$(LUA_INCDIR) $(CSRC_DIRS:%=-I%)
 LDFLAGS ?=
-# compressed input (csrc/cg_decompress.c): the headers of zlib, libzstd
+# compressed input (csrc/reader/cg_decompress.c): the headers of zlib, libzstd
 # and liblzma, whose libraries it opens (dlopen) at the first compressed
-# file; the load's worker thread (csrc/cg_prescan.c): pthreads
+# file; the load's worker thread (csrc/reader/cg_prescan.c): pthreads
 LIBS ?= -ldl -lpthread
 SHARED = -shared
 
-SRC = $(wildcard csrc/*.c)
+# csrc/ by part: reader (bytes -> records), model (and its queries),
+# lua (the binding: Lua <-> C only), profiler (the Lua debug hook)
+CSRC_DIRS = csrc/reader csrc/model csrc/lua csrc/profiler
+SRC = $(wildcard $(CSRC_DIRS:%=%/*.c))
 OBJ = $(SRC:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE = $(BUILD)/callgrind/core.so
 
@@ -127,7 +130,7 @@ rock-test: deps-test
 	rm -rf $(BUILD)/rocktree
 	$(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree make \
 	  rockspecs/callgrind-scm-1.rockspec
-	rm -rf callgrind csrc/*.o
+	rm -rf callgrind csrc/*/*.o
 	eval "$$($(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree path \
 	  | sed -e 's/LUA_PATH=/LUA_PATH_5_4=/' -e 's/LUA_CPATH=/LUA_CPATH_5_4=/')" && \
 	  CALLGRIND_INSTALLED=1 $(BUSTED) --lua=$(LUA) --lpath="" --cpath="" $(BUSTED_ARGS)

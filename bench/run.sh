@@ -63,11 +63,11 @@ fi
 
 mkdir -p "$BUILD/bench"
 "$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/scan" bench/scan.c
-# the sums of cg_query.c without Lua: the core alone (the binding,
-# cg_lua*.c, and the Lua profiler's hook, cg_prof.c, need Lua)
-core_src=$(ls csrc/*.c | grep -v -e '/cg_lua' -e '/cg_prof\.c$')
+# the sums of cg_query.c without Lua: the reader and the model alone (the
+# binding, csrc/lua/, and the Lua profiler's hook, csrc/profiler/, need Lua)
+core_src=$(ls csrc/reader/*.c csrc/model/*.c)
 # shellcheck disable=SC2086
-"$CC" -std=c99 -O2 -Wall -Wextra -Icsrc -o "$BUILD/bench/sums" bench/sums.c \
+"$CC" -std=c99 -O2 -Wall -Wextra -Icsrc/reader -Icsrc/model -o "$BUILD/bench/sums" bench/sums.c \
     $core_src -ldl -lpthread
 RUNS=${BENCH_RUNS:-5}
 IDLE_RUNS=${BENCH_IDLE_RUNS:-3}

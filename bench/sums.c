@@ -38,7 +38,7 @@ int main(int argc, char **argv)
     double t0, t1, t2, t3, t4;
     int rc;
     if (argc == 2 && !strcmp(argv[1], "--vector")) {
-        printf("vector paths (AVX-512 VBMI2, csrc/cg_vec.h): %s\n",
+        printf("vector paths (AVX-512 VBMI2, csrc/reader/cg_vec.h): %s\n",
                cg_vec_usable() ? "used"
                                : "not used (not on this CPU, or "
                                  "CALLGRIND_NO_VECTOR is set): byte by "

@@ -29,11 +29,11 @@ FUZZ_FLAGS=${FUZZ_FLAGS:-}
 ROOT=$(pwd)
 case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OUT=$BUILD/fuzz
-CORPUS_SRC=../shared/corpus
+CORPUS_SRC=spec/corpus
 
 TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec}
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc -I$LUA_INCDIR"
+CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc/reader -Icsrc/model -Icsrc/lua -Icsrc/profiler -I$LUA_INCDIR"
 
 die() {
   echo "fuzz/run.sh: $*" >&2
@@ -47,7 +47,7 @@ build() {
   # the core: instrumented for coverage, no libFuzzer main; the binding
   # (cg_lua*.c) and the Lua profiler's hook (cg_prof.c), which need Lua,
   # only in fuzz_lua; any other file that includes a Lua header is an error
-  for src in csrc/*.c; do
+  for src in csrc/*/*.c; do
     obj="$OUT/obj/$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ -n "$(find csrc -newer "$obj" | head -n 1)" ]; then
       echo "cc $src"

@@ -29,14 +29,15 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/cg_cursor.c", "csrc/cg_decompress.c", "csrc/cg_graph.c", "csrc/cg_load.c",
-            "csrc/cg_lua.c", "csrc/cg_lua_cost.c", "csrc/cg_lua_func.c", "csrc/cg_lua_handle.c",
-            "csrc/cg_lua_lines.c", "csrc/cg_lua_load.c", "csrc/cg_lua_profile.c",
-            "csrc/cg_lua_query.c", "csrc/cg_mem.c", "csrc/cg_model.c", "csrc/cg_names.c",
-            "csrc/cg_prescan.c", "csrc/cg_prof.c", "csrc/cg_query.c", "csrc/cg_scan.c",
-            "csrc/cg_source.c",
+            "csrc/lua/cg_lua.c", "csrc/lua/cg_lua_cost.c", "csrc/lua/cg_lua_func.c",
+            "csrc/lua/cg_lua_handle.c", "csrc/lua/cg_lua_lines.c", "csrc/lua/cg_lua_load.c",
+            "csrc/lua/cg_lua_profile.c", "csrc/lua/cg_lua_query.c", "csrc/model/cg_graph.c",
+            "csrc/model/cg_mem.c", "csrc/model/cg_model.c", "csrc/model/cg_names.c",
+            "csrc/model/cg_query.c", "csrc/profiler/cg_prof.c", "csrc/reader/cg_cursor.c",
+            "csrc/reader/cg_decompress.c", "csrc/reader/cg_load.c", "csrc/reader/cg_prescan.c",
+            "csrc/reader/cg_scan.c", "csrc/reader/cg_source.c",
          },
-         incdirs = { "csrc", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
+         incdirs = { "csrc/reader", "csrc/model", "csrc/lua", "csrc/profiler", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
          libraries = { "dl", "pthread" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",

@@ -29,7 +29,7 @@ describe("the loaded model", function()
     end)
   end
 
-  -- The worker thread (csrc/cg_prescan.c) only starts on files of 4 MB and
+  -- The worker thread (csrc/reader/cg_prescan.c) only starts on files of 4 MB and
   -- more; `chunk` makes it start on every file of two chunks, so every
   -- input goes through it with chunk ends at every few lines. Its runs must
   -- change nothing: not a number, not a message, not a warning's line; nor

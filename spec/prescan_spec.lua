@@ -1,4 +1,4 @@
--- The load's second thread (csrc/cg_prescan.c): it sums runs of cost lines
+-- The load's second thread (csrc/reader/cg_prescan.c): it sums runs of cost lines
 -- ahead of the loader, and the loader takes a run at once or reads its
 -- lines itself. Whichever it does, the model, the warnings and every
 -- message are those of the load with one thread (`threads = 1`).
@@ -99,7 +99,7 @@ describe("the load's second thread", function()
     assert.are.equal(one_thread(), short(prof))
   end)
 
-  -- The vector paths (csrc/cg_vec.h), where this CPU has them: they read
+  -- The vector paths (csrc/reader/cg_vec.h), where this CPU has them: they read
   -- most cost lines of a 9-event and of a 1-event instr-level profile, and
   -- a process with CALLGRIND_NO_VECTOR=1, which reads every line byte by
   -- byte, makes the same model of each.

@@ -1,4 +1,4 @@
--- A file read while it loads (csrc/cg_source.c, csrc/cg_prescan.c): with two
+-- A file read while it loads (csrc/reader/cg_source.c, csrc/reader/cg_prescan.c): with two
 -- threads, a big plain file is read in part when the load starts (its first
 -- 64 KiB), and the load's second thread reads the rest, in pieces of eight
 -- chunks, while the loader starts on the first chunks. The model is that of

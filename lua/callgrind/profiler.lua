@@ -1,6 +1,6 @@
 --- A profiler for Lua code itself: deterministic counts of Lua VM
 -- instructions (event `Instr`) per function, per source line and per call
--- site, collected by a C debug hook (csrc/cg_prof.c), and returned as a
+-- site, collected by a C debug hook (csrc/profiler/cg_prof.c), and returned as a
 -- Profile like any loaded one. Optional events: `Time` (nanoseconds, the
 -- hook's own time left out) and `Alloc` (bytes allocated).
 --

@@ -33,7 +33,7 @@ describe("a compressed profile", function()
                          "pprof/pprof.cpu.callgrind" } do
     for _, ext in ipairs { "gz", "zst", "xz" } do
       it("loads the " .. KIND[ext] .. " copy of " .. rel .. " to the same model as the plain file", function()
-        local plain = "../shared/corpus/" .. rel
+        local plain = "spec/corpus/" .. rel
         local packed = compress(plain, ext, (rel:gsub("/", "_")))
         assert.are.equal(model(plain), model(packed))
         assert.are.equal(H.read_file(packed):sub(1, 2) == "\31\139", ext == "gz")
@@ -53,7 +53,7 @@ describe("a compressed profile", function()
 
   for _, ext in ipairs { "gz", "zst", "xz" } do
     it("refuses a truncated " .. KIND[ext] .. " stream", function()
-      local full = H.read_file(compress("../shared/corpus/valgrind/concord.cgout", ext, "cut"))
+      local full = H.read_file(compress("spec/corpus/valgrind/concord.cgout", ext, "cut"))
       local cut = dir .. "/cut2." .. ext
       local f = assert(io.open(cut, "wb"))
       f:write(full:sub(1, #full // 2))
@@ -65,7 +65,7 @@ describe("a compressed profile", function()
     end)
 
     it("refuses a corrupted " .. KIND[ext] .. " stream, saying why", function()
-      local full = H.read_file(compress("../shared/corpus/valgrind/concord.cgout", ext, "bad"))
+      local full = H.read_file(compress("spec/corpus/valgrind/concord.cgout", ext, "bad"))
       local bad = dir .. "/bad2." .. ext
       local mid = #full // 2
       local f = assert(io.open(bad, "wb"))

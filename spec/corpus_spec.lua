@@ -1,10 +1,10 @@
 -- The shared conformance corpus: real callgrind-format files from 16 public
--- repositories (../shared/corpus from the repository root; its SOURCES.md says
+-- repositories (spec/corpus; its PROVENANCE.md says
 -- where each file comes from).  Every profile data file must load; the numbers
 -- asserted here were worked out without the library: from the files' own
 -- `totals:`/`summary:` lines, from the oracle files next to them
 -- (cg_annotate/callgrind_annotate outputs, a speedscope snapshot, a gungraun
--- map), from the values SOURCES.md quotes from other projects' tests, or by
+-- map), from the values PROVENANCE.md quotes from other projects' tests, or by
 -- hand from the file text.  Each expected value says where it comes from.
 --
 -- "Summed by a scan" below means: outside the library, every line that starts
@@ -21,21 +21,14 @@ local H = require "spec.support.helpers"
 local read_file, words = H.read_file, H.words
 
 ---------------------------------------------------------------------------
--- Where the corpus is: ../shared/corpus relative to the repository root,
--- found from this file's own location (never copied).
+-- Where the corpus is: spec/corpus, beside this file (its PROVENANCE.md
+-- names each file's source and licence).
 
 local function corpus_dir()
   local src = debug.getinfo(1, "S").source
   assert(src:sub(1, 1) == "@", "spec must be loaded from a file")
   local spec_dir = src:sub(2):match("^(.*)/[^/]*$") or "."
-  local root
-  if spec_dir == "." then
-    root = ".."
-  else
-    root = spec_dir:match("^(.*)/[^/]*$") or "."
-  end
-  if root == "." then return "../shared/corpus" end
-  return root .. "/../shared/corpus"
+  return spec_dir .. "/corpus"
 end
 
 local CORPUS = corpus_dir()
@@ -292,7 +285,7 @@ end
 ---------------------------------------------------------------------------
 -- The corpus, file by file.
 
--- The 40 profile data files (SOURCES.md, "Profile data files (40)").
+-- The 40 profile data files (PROVENANCE.md, "Profile data files (40)").
 local ORACLE_SUFFIXES = { "%.expected$", "%.exp$", "%.exp_map$", "%.exp_stacks$", "%.post%.exp$" }
 
 local function data_files()
@@ -300,7 +293,7 @@ local function data_files()
   local p = assert(io.popen("find '" .. CORPUS .. "' -type f"))
   for line in p:lines() do
     local rel = line:sub(#CORPUS + 2)
-    local keep = rel ~= "SOURCES.md"
+    local keep = rel ~= "PROVENANCE.md"
     for _, suffix in ipairs(ORACLE_SUFFIXES) do
       if rel:match(suffix) then keep = false end
     end
@@ -464,12 +457,12 @@ local NO_HEADER_TOTALS = {
 
 ---------------------------------------------------------------------------
 
-describe("the shared corpus", function()
+describe("the conformance corpus", function()
 
-  it("holds exactly the 40 profile data files SOURCES.md lists", function()
+  it("holds exactly the 40 profile data files PROVENANCE.md lists", function()
     local listed = {}
     local in_table = false
-    for _, l in ipairs(read_lines("SOURCES.md")) do
+    for _, l in ipairs(read_lines("PROVENANCE.md")) do
       if l:match("^## Profile data files") then in_table = true
       elseif l:match("^## ") then in_table = false
       elseif in_table then
@@ -1233,7 +1226,7 @@ describe("the shared corpus", function()
 
   describe("writers' quirks", function()
     it("calls the Repo->find of Repo.php from cachegrind-studio/no-cfl.out's cfn=(1) with no cfl=", function()
-      -- SOURCES.md: the callee file comes from its own fn= record (Xdebug
+      -- PROVENANCE.md: the callee file comes from its own fn= record (Xdebug
       -- bug #489); by hand: {main} `calls=3 0 0`, `9 960 1536`
       local prof = load("cachegrind-studio/no-cfl.out")
       assert.are.equal(2, #collect(prof:functions()))

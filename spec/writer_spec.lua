@@ -1,5 +1,5 @@
 -- prof:write: the round trip load -> write -> load over every fixture, every
--- file of the shared corpus that loads and fresh valgrind profiles, and
+-- file of the conformance corpus (spec/corpus) that loads and fresh valgrind profiles, and
 -- callgrind_annotate on written files against the originals.
 
 local callgrind = require "callgrind"
@@ -7,12 +7,10 @@ local H = require "spec.support.helpers"
 
 local shq = H.shq
 
--- Where the shared corpus is: ../shared/corpus from the repository root.
+-- Where the corpus is: spec/corpus, beside this file.
 local function corpus_dir()
   local src = debug.getinfo(1, "S").source:sub(2)
-  local spec_dir = src:match("^(.*)/[^/]*$") or "."
-  local root = spec_dir == "." and ".." or (spec_dir:match("^(.*)/[^/]*$") or ".")
-  return (root == "." and "" or (root .. "/")) .. "../shared/corpus"
+  return (src:match("^(.*)/[^/]*$") or ".") .. "/corpus"
 end
 local CORPUS = corpus_dir()
 
@@ -194,8 +192,8 @@ describe("prof:write", function()
     end
   end)
 
-  describe("round trip over the shared corpus", function()
-    local oracle = { "%.expected$", "%.exp$", "%.exp_map$", "%.exp_stacks$", "SOURCES%.md$" }
+  describe("round trip over the conformance corpus", function()
+    local oracle = { "%.expected$", "%.exp$", "%.exp_map$", "%.exp_stacks$", "PROVENANCE%.md$" }
     for _, path in ipairs(find_files(CORPUS, ".")) do
       local skip = false
       for _, o in ipairs(oracle) do if path:match(o) then skip = true end end

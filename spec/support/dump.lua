@@ -152,10 +152,10 @@ function M.inputs(root)
     return not f:find("/") and f:find("%.callgrind$")
   end)
   add("fuzz__", root .. "/spec/fixtures/fuzz")
-  add("corpus__", root .. "/../shared/corpus", function(f)
+  add("corpus__", root .. "/spec/corpus", function(f)
     -- profile data, not the oracle outputs next to them
     return not (f:find("%.exp$") or f:find("%.md$") or f:find("%.snap%.expected$")
-      or f:find("exp_stacks$") or f:find("exp_map$"))
+      or f:find("exp_stacks$") or f:find("PROVENANCE") or f:find("exp_map$"))
   end)
   return list
 end

@@ -8,7 +8,7 @@
 local core = require "callgrind.core"
 local internal = core.internal
 
-local error, math_type, tostring, type = error, math.type, tostring, type
+local error, ipairs, math_type, pairs, tostring, type = error, ipairs, math.type, pairs, tostring, type
 local string_format = string.format
 
 local M = {}
@@ -83,6 +83,49 @@ function M.show(v)
   if type(v) == "string" then return "'" .. v .. "'" end
   if type(v) == "number" or type(v) == "boolean" then return tostring(v) end
   return type(v) == "nil" and "no value" or type(v)
+end
+
+--- Checks an options table (nil is an empty one): every key must be one of
+-- `spec`'s, and each value of the type spec names ("number", "string",
+-- "boolean", "table", "function", or "any"; several joined by "|"). An
+-- unknown key raises "bad argument #n to 'fname' (unknown option 'dept';
+-- options: depth, direction, ev, threshold)", the options sorted.
+-- @tparam table spec option name -> type
+-- @return opts, or a new empty table when opts is nil
+-- @usage opts = args.options(opts, "tree", 1, { depth = "number", ev = "string|number" })
+function M.options(opts, fname, n, spec, level)
+  level = (level or 2) + 1
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    M.fail(fname, n, string_format("table expected, got %s", M.show(opts)), level)
+  end
+  for k, v in pairs(opts) do
+    local want = type(k) == "string" and spec[k]
+    if not want then
+      local names = {}
+      for name in pairs(spec) do names[#names + 1] = name end
+      table.sort(names)
+      M.fail(fname, n, string_format("unknown option %s; options: %s", M.show(k),
+        #names > 0 and table.concat(names, ", ") or "none"), level)
+    end
+    if want ~= "any" and not ("|" .. want .. "|"):find("|" .. type(v) .. "|", 1, true) then
+      M.fail(fname, n, string_format("option '%s' must be %s, got %s", k,
+        (want:gsub("|", " or ")), M.show(v)), level)
+    end
+  end
+  return opts
+end
+
+--- One of a list of strings, in the manner of luaL_checkoption; `def` is
+-- taken when v is nil (and def is given).
+-- @usage direction = args.option(direction, "tree", 1, { "callees", "callers" }, "callees")
+function M.option(v, fname, n, list, def, level)
+  if v == nil and def ~= nil then return def end
+  for _, s in ipairs(list) do
+    if v == s then return v end
+  end
+  M.fail(fname, n, string_format("invalid option %s; expected one of: %s", M.show(v),
+    table.concat(list, ", ")), (level or 2) + 1)
 end
 
 return M

@@ -48,7 +48,9 @@ describe("prof:annotate", function()
     assert.has_error(function() prof:annotate("parser.c", "Irr") end,
       "bad argument #2 to 'annotate' (unknown event 'Irr'; events: Ir)")
     assert.has_error(function() prof:annotate("parser.c", "Ir", { source = 3 }) end,
-      "bad argument #3 to 'annotate' (source must be true or a directory, got 3)")
+      "bad argument #3 to 'annotate' (option 'source' must be boolean or string, got 3)")
+    assert.has_error(function() prof:annotate("parser.c", "Ir", { sorce = true }) end,
+      "bad argument #3 to 'annotate' (unknown option 'sorce'; options: source)")
   end)
 end)
 

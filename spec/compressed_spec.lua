@@ -58,9 +58,9 @@ describe("a compressed profile", function()
       local f = assert(io.open(cut, "wb"))
       f:write(full:sub(1, #full // 2))
       f:close()
-      assert.are.same({ nil, cut .. ": " .. KIND[ext] .. ": unexpected end of stream (truncated?)" },
+      assert.are.same({ nil, cut .. ": " .. KIND[ext] .. ": unexpected end of stream (truncated?)", "truncated" },
         { callgrind.load(cut) })
-      assert.are.same({ nil, cut .. ": " .. KIND[ext] .. ": unexpected end of stream (truncated?)" },
+      assert.are.same({ nil, cut .. ": " .. KIND[ext] .. ": unexpected end of stream (truncated?)", "truncated" },
         { callgrind.load(cut, { lenient = true }) })
     end)
 
@@ -84,7 +84,8 @@ describe("a compressed profile", function()
     local empty = dir .. "/empty"
     io.open(empty, "wb"):close()
     local gz = compress(empty, "gz", "empty")
-    assert.are.same({ nil, gz .. ": no events: line: not a callgrind profile" }, { callgrind.load(gz) })
+    assert.are.same({ nil, gz .. ": no events: line: not a callgrind profile", "format" },
+      { callgrind.load(gz) })
   end)
 
   it("refuses the gzip of garbage at its first line, and trailing garbage after a stream", function()
@@ -93,13 +94,15 @@ describe("a compressed profile", function()
     f:write("\1\2\3 not a profile\n")
     f:close()
     local gz = compress(junk, "gz", "junk")
-    assert.are.same({ nil, gz .. ":1: expected a cost, name or header line, found '\\x01\\x02\\x03 not a profile'" },
+    assert.are.same({ nil, gz .. ":1: expected a cost, name or header line, found '\\x01\\x02\\x03 not a profile'",
+      "format" },
       { callgrind.load(gz) })
     local tail = dir .. "/tail.gz"
     f = assert(io.open(tail, "wb"))
     f:write(H.read_file(gz), "more")
     f:close()
-    assert.are.same({ nil, tail .. ": gzip: trailing garbage after the stream" }, { callgrind.load(tail) })
+    assert.are.same({ nil, tail .. ": gzip: trailing garbage after the stream", "format" },
+      { callgrind.load(tail) })
   end)
 
   it("is only the magic bytes: a file that starts with them but is no stream is refused", function()

@@ -572,7 +572,7 @@ describe("the conformance corpus", function()
 
     it("refuses the empty gungraun/callgrind.empty.out: no events: line", function()
       local rel = "gungraun/callgrind.empty.out"
-      assert.are.same({ nil, path(rel) .. ": no events: line: not a callgrind profile" },
+      assert.are.same({ nil, path(rel) .. ": no events: line: not a callgrind profile", "format" },
         { callgrind.load(path(rel)) })
     end)
 

@@ -120,7 +120,8 @@ describe("a --separate-threads=yes run", function()
     local n = 0
     for _ in text:gmatch("\n") do n = n + 1 end
     H.write_file(bad, text .. "garbage here\n")
-    assert.are.same({ nil, ("%s:%d: expected a cost, name or header line, found 'garbage here'"):format(bad, n + 1) },
+    assert.are.same({ nil, ("%s:%d: expected a cost, name or header line, found 'garbage here'"):format(bad, n + 1),
+      "format" },
       { callgrind.load({ files[1], bad, files[3] }) })
     local prof = assert(callgrind.load({ files[1], bad }, { lenient = true }))
     assert.are.same({ ("%s:%d: expected a cost, name or header line, found 'garbage here'"):format(bad, n + 1) },
@@ -163,7 +164,7 @@ describe("callgrind.files", function()
 
   it("gives an empty list when nothing matches, and an I/O error for a missing directory", function()
     assert.are.same({}, callgrind.files(dir .. "/none"))
-    assert.are.same({ nil, dir .. "/no: No such file or directory" }, { callgrind.files(dir .. "/no/o") })
+    assert.are.same({ nil, dir .. "/no: No such file or directory", "io" }, { callgrind.files(dir .. "/no/o") })
   end)
 end)
 

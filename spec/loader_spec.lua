@@ -38,14 +38,14 @@ describe("a file that is no profile", function()
     { "text that is not a profile at all", "Hello, world\n" },
   } do
     it("is refused when it is " .. c[1], function()
-      assert.are.same({ nil, "x.out: no events: line: not a callgrind profile" },
+      assert.are.same({ nil, "x.out: no events: line: not a callgrind profile", "format" },
         { callgrind.parse(c[2], "x.out", { lenient = true }) })
       if c[2]:find("Hello") then
         -- strictly, its first bad line is the error
-        assert.are.same({ nil, "x.out:1: expected a cost, name or header line, found 'Hello, world'" },
+        assert.are.same({ nil, "x.out:1: expected a cost, name or header line, found 'Hello, world'", "format" },
           { callgrind.parse(c[2], "x.out") })
       else
-        assert.are.same({ nil, "x.out: no events: line: not a callgrind profile" },
+        assert.are.same({ nil, "x.out: no events: line: not a callgrind profile", "format" },
           { callgrind.parse(c[2], "x.out") })
       end
     end)
@@ -123,7 +123,7 @@ describe("prof:warnings(kind)", function()
 
   it("raises on a kind it does not know, naming the kinds", function()
     assert.has_error(function() prof:warnings("bogus") end,
-      "bad argument #1 to 'warnings' (unknown warning kind 'bogus'; kinds: "
-      .. "truncated skipped mismatch unknown name formula)")
+      "bad argument #1 to 'warnings' (invalid option 'bogus'; expected one of: "
+      .. "truncated, skipped, mismatch, unknown, name, formula)")
   end)
 end)

@@ -468,7 +468,7 @@ describe("lenient mode", function()
   end)
 
   it("still fails on a version it does not know", function()
-    assert.are.same({ nil, "m.out:1: version 2 is not supported (this reader knows versions 0 and 1)" },
+    assert.are.same({ nil, "m.out:1: version 2 is not supported (this reader knows versions 0 and 1)", "format" },
                     { callgrind.parse("version: 2\nevents: Ir\n", "m.out", { lenient = true }) })
   end)
 
@@ -509,7 +509,8 @@ describe("callgrind.load on malformed files", function()
 
   it("names the file and the line of the error", function()
     local path = write("bad.out", "events: Ir\nfn=a\n1 5\n2 \0\n")
-    assert.are.same({ nil, path .. ":4: expected a number for cost 1, found '\\x00'" }, { callgrind.load(path) })
+    assert.are.same({ nil, path .. ":4: expected a number for cost 1, found '\\x00'", "format" },
+      { callgrind.load(path) })
   end)
 
   it("loads a file with NUL bytes and CRLF leniently, listing the bad lines", function()
@@ -521,13 +522,13 @@ describe("callgrind.load on malformed files", function()
 
   it("refuses an empty file: no events: line, no callgrind profile", function()
     local path = write("empty.out", "")
-    assert.are.same({ nil, path .. ": no events: line: not a callgrind profile" }, { callgrind.load(path) })
-    assert.are.same({ nil, path .. ": no events: line: not a callgrind profile" },
+    assert.are.same({ nil, path .. ": no events: line: not a callgrind profile", "format" }, { callgrind.load(path) })
+    assert.are.same({ nil, path .. ": no events: line: not a callgrind profile", "format" },
       { callgrind.load(path, { lenient = true }) })
   end)
 
   it("reports a directory and a missing file as I/O errors", function()
-    assert.are.same({ nil, dir .. ": Is a directory" }, { callgrind.load(dir) })
-    assert.are.same({ nil, dir .. "/none: No such file or directory" }, { callgrind.load(dir .. "/none") })
+    assert.are.same({ nil, dir .. ": Is a directory", "io" }, { callgrind.load(dir) })
+    assert.are.same({ nil, dir .. "/none: No such file or directory", "io" }, { callgrind.load(dir .. "/none") })
   end)
 end)

@@ -72,7 +72,7 @@ describe("selections", function()
     assert.are.equal(720, sel:sum("Instructions"))
     local other = load("extended.callgrind")
     assert.has_error(function() prof:select({ other:func("main") }) end,
-      "bad argument #1 to 'select' (item 1 is not a function of this profile)")
+      "bad argument #1 to 'select' (fns[1] is not a function of this profile)")
   end)
 
   it("reject an unknown kind", function()

@@ -77,7 +77,9 @@ describe("fn:tree", function()
     assert.are.equal(prof:func("main"):inclusive("Both"), tree.root.value)
     local main = prof:func("main")
     local cases = {
-      { { direction = "up" }, "direction must be \"callees\" or \"callers\", got 'up'" },
+      { { direction = "up" }, "invalid option 'up'; expected one of: callees, callers" },
+      { { dept = 2 }, "unknown option 'dept'; options: depth, direction, ev, threshold" },
+      { { depth = "2" }, "option 'depth' must be number, got '2'" },
       { { depth = -1 }, "count must not be negative, got -1" },
       { { threshold = 2 }, "threshold must be a fraction from 0 to 1, got 2" },
       { { ev = "Nope" }, "unknown event 'Nope'; events: Ir Dr, derived: Both Double Diff" },

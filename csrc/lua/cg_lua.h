@@ -164,5 +164,7 @@ CG_HIDDEN int cgl_module_load(lua_State *L);
 CG_HIDDEN int cgl_filelist_gc(lua_State *L);
 CG_HIDDEN int cgl_module_files(lua_State *L);
 CG_HIDDEN int cgl_module_parse(lua_State *L);
+CG_HIDDEN int cgl_load_options(lua_State *L);
+CG_HIDDEN int cgl_warning_kinds(lua_State *L);
 
 #endif

@@ -18,6 +18,48 @@ static lua_Integer int_option(lua_State *L, int arg, const char *k,
     return v;
 }
 
+/* The options load and parse know, sorted: the message of an unknown one
+ * lists them as args.options does. */
+static const char *const load_options[] = {
+    "chunk", "lenient", "progress", "threads", NULL
+};
+
+/* Raises "unknown option 'x'; options: a, b" for the key at -2, worded
+ * as args.options words it. */
+static void unknown_option(lua_State *L, int arg)
+{
+    luaL_Buffer b;
+    int i, t = lua_type(L, -2);
+    if (t == LUA_TSTRING)
+        lua_pushfstring(L, "'%s'", lua_tostring(L, -2));
+    else if (t == LUA_TNUMBER || t == LUA_TBOOLEAN)
+        luaL_tolstring(L, -2, NULL);
+    else
+        lua_pushstring(L, luaL_typename(L, -2));
+    luaL_buffinit(L, &b);
+    for (i = 0; load_options[i]; i++) {
+        if (i)
+            luaL_addstring(&b, ", ");
+        luaL_addstring(&b, load_options[i]);
+    }
+    luaL_pushresult(&b);
+    luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s; options: %s",
+                  lua_tostring(L, -2), lua_tostring(L, -1)));
+}
+
+/* callgrind.core.internal.load_options: the names of load's options, so
+ * the Lua layer checks them at its caller's level with args.options. */
+int cgl_load_options(lua_State *L)
+{
+    int i;
+    lua_newtable(L);
+    for (i = 0; load_options[i]; i++) {
+        lua_pushliteral(L, "any");
+        lua_setfield(L, -2, load_options[i]);
+    }
+    return 1;
+}
+
 /* The options table at arg into o: lenient, threads, chunk; and progress,
  * a function left at *progress_idx (0 when none). */
 static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
@@ -43,9 +85,7 @@ static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
             lua_Integer v = int_option(L, arg, k, 1);
             o->chunk = (uint64_t)v > SIZE_MAX ? SIZE_MAX : (size_t)v;
         } else {
-            lua_pushvalue(L, -2);
-            luaL_argerror(L, arg, lua_pushfstring(L, "unknown option '%s'",
-                          luaL_tolstring(L, -1, NULL)));
+            unknown_option(L, arg);
         }
         lua_pop(L, 1);
     }
@@ -53,6 +93,24 @@ static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
         *progress_idx = lua_gettop(L);
     else
         lua_pop(L, 1);
+}
+
+/* The kind of a failure (README, "Errors"), the third result of a load
+ * that failed. */
+static void push_error_kind(lua_State *L, int status, const char *msg)
+{
+    switch (status) {
+    case CG_EIO: lua_pushliteral(L, "io"); break;
+    case CG_ECANCEL: lua_pushliteral(L, "cancelled"); break;
+    case CG_ETRUNC: lua_pushliteral(L, "truncated"); break;
+    case CG_ELIMIT: lua_pushliteral(L, "memory"); break;
+    default:
+        /* until the decompressors say CG_ETRUNC, their message does */
+        if (strstr(msg, "(truncated?)"))
+            lua_pushliteral(L, "truncated");
+        else
+            lua_pushliteral(L, "format");
+    }
 }
 
 static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
@@ -66,7 +124,8 @@ static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
     if (rc) {
         lua_pushnil(L);
         lua_pushstring(L, err->msg);
-        return 2;
+        push_error_kind(L, rc, err->msg);
+        return 3;
     }
     lp->P = P;
     return 1;
@@ -177,7 +236,8 @@ int cgl_module_files(lua_State *L)
             return luaL_error(L, "not enough memory");
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
-        return 2;
+        push_error_kind(L, err.status, err.msg);
+        return 3;
     }
     lua_createtable(L, (int)l->n, 0);
     for (i = 0; i < l->n; i++) {

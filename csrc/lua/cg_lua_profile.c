@@ -69,16 +69,33 @@ int cgl_profile_tostring(lua_State *L)
     return 1;
 }
 
+/* callgrind.core.internal.warning_kinds(): the core's warning kinds, in
+ * the order of cg_warning_kinds, then "formula" (the Lua layer's). */
+int cgl_warning_kinds(lua_State *L)
+{
+    int i;
+    lua_createtable(L, CG_NWKINDS + 1, 0);
+    for (i = 0; i < CG_NWKINDS; i++) {
+        lua_pushstring(L, cg_warning_kinds[i]);
+        lua_rawseti(L, -2, i + 1);
+    }
+    lua_pushliteral(L, "formula");
+    lua_rawseti(L, -2, CG_NWKINDS + 1);
+    return 1;
+}
+
 /* prof:warnings([kind]): every warning, or those of one kind (the kinds
  * of cg_warning_kinds; "formula" ones come from the Lua layer). */
 int cgl_profile_warnings(lua_State *L)
 {
-    static const char *const kinds[] = {
-        "truncated", "skipped", "mismatch", "unknown", "name", "formula", NULL
-    };
+    const char *kinds[CG_NWKINDS + 2];
     CgProfile *P = cgl_check_profile(L, 1);
-    int kind = lua_isnoneornil(L, 2) ? -1
-                                     : luaL_checkoption(L, 2, NULL, kinds);
+    int kind;
+    for (kind = 0; kind < CG_NWKINDS; kind++)
+        kinds[kind] = cg_warning_kinds[kind];
+    kinds[CG_NWKINDS] = "formula";
+    kinds[CG_NWKINDS + 1] = NULL;
+    kind = lua_isnoneornil(L, 2) ? -1 : luaL_checkoption(L, 2, NULL, kinds);
     uint64_t dropped = 0;
     size_t i;
     lua_Integer n = 0;

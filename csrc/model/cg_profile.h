@@ -12,7 +12,15 @@
 #include "cg_names.h"
 
 /* Status codes of the core. */
-enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3, CG_ECANCEL = 4 };
+enum {
+    CG_OK = 0,
+    CG_EBAD = 1,           /* the input is not a valid file: kind "format" */
+    CG_ENOMEM = 2,         /* malloc failed: raised as Lua's memory error */
+    CG_EIO = 3,            /* a system call failed: kind "io" */
+    CG_ECANCEL = 4,        /* the progress callback said stop: "cancelled" */
+    CG_ETRUNC = 5,         /* the input ends too early: "truncated" */
+    CG_ELIMIT = 6          /* a size limit (max_bytes ...): "memory" */
+};
 
 /* Load options. */
 enum { CG_LENIENT = 1 };
@@ -38,7 +46,7 @@ typedef struct CgWarning {
 } CgWarning;
 
 typedef struct CgError {
-    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO, CG_ECANCEL */
+    int status;            /* CG_E* */
     uint64_t line;         /* 1-based, 0 when not about a line */
     char msg[512];         /* "NAME:LINE: message", ready to show */
 } CgError;

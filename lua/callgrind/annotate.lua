@@ -4,6 +4,7 @@
 -- @module callgrind.annotate
 local core = require "callgrind.core"
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 local show = require "callgrind.show"
 local internal = core.internal
 
@@ -39,7 +40,7 @@ local function files_of(prof)
   return list
 end
 
-local function basename(path) return path:match("([^/]*)$") end
+local basename = util.basename
 
 -- The one file of the profile that name means: the path as written, else a
 -- path ending in "/" .. name, else a path with name's base name.
@@ -149,8 +150,7 @@ function Profile:annotate(file, ev, opts)
   args.check_type(file, "string", "annotate", 1)
   if type(ev) == "table" and opts == nil then ev, opts = nil, ev end
   ev = args.event_or_first(self, ev, "annotate", 2)
-  args.check_type(opts, "table", "annotate", 3, true)
-  opts = opts or {}
+  opts = args.options(opts, "annotate", 3, { source = "boolean|string" })
   local path = resolve(self, file)
   local costs, fns = internal.annotate(self, path, ev)
   local a = setmetatable({ profile = self, file = path, event = ev, total = self:total(ev) }, annotation_mt)
@@ -170,9 +170,6 @@ function Profile:annotate(file, ev, opts)
   local calls = calls_by_line(touching, path, ev)
   for _, row in ipairs(a) do row.calls = calls[row.line] or {} end
   if opts.source then
-    if opts.source ~= true and type(opts.source) ~= "string" then
-      args.fail("annotate", 3, "source must be true or a directory, got " .. args.show(opts.source))
-    end
     local lines, where = read_source(path, opts.source ~= true and opts.source or nil)
     if lines then
       a.lines, a.source = lines, where
@@ -192,8 +189,7 @@ end
 -- @treturn string
 -- @usage print(prof:annotate("cgmain.c", { source = "spec/fixtures/progs" }):report({ context = 1 }))
 function Annotation:report(opts)
-  args.check_type(opts, "table", "report", 1, true)
-  opts = opts or {}
+  opts = args.options(opts, "report", 1, { context = "number" })
   local context = args.count(opts.context == nil and 3 or opts.context, "report", 1)
   local out = { string_format("-- %s of %s%s", tostring(self.event), self.file,
     self.source and self.source ~= self.file and (" (source: " .. self.source .. ")") or "") }

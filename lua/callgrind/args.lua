@@ -8,7 +8,8 @@
 local core = require "callgrind.core"
 local internal = core.internal
 
-local error, ipairs, math_type, pairs, tostring, type = error, ipairs, math.type, pairs, tostring, type
+local error, getmetatable, ipairs, math_type, pairs, tostring, type =
+  error, getmetatable, ipairs, math.type, pairs, tostring, type
 local string_format = string.format
 
 local M = {}
@@ -74,6 +75,50 @@ end
 function M.check_type(v, tname, fname, n, optional, level)
   if type(v) == tname or (optional and v == nil) then return v end
   M.fail(fname, n, string_format("%s expected, got %s", tname, M.show(v)), (level or 2) + 1)
+end
+
+--- A loaded Profile.
+-- @return prof
+-- @usage args.profile(old, "diff", 1)
+function M.profile(v, fname, n, level)
+  local mt = getmetatable(v)
+  if type(v) ~= "userdata" or type(mt) ~= "table" or mt.__name ~= "callgrind.Profile" then
+    M.fail(fname, n, string_format("Profile expected, got %s", M.show(v)), (level or 2) + 1)
+  end
+  return v
+end
+
+--- A Function handle (of prof, when prof is given).
+-- @return fn
+-- @usage args.func(fn, "calls_at_most", 2)
+function M.func(v, fname, n, prof, level)
+  local mt = getmetatable(v)
+  if type(v) ~= "userdata" or type(mt) ~= "table" or mt.__name ~= "callgrind.Function" then
+    M.fail(fname, n, string_format("Function expected, got %s", M.show(v)), (level or 2) + 1)
+  end
+  if prof ~= nil and v.profile ~= prof then
+    M.fail(fname, n, "a Function of another profile", (level or 2) + 1)
+  end
+  return v
+end
+
+--- An array of prof's Functions (a Selection, or a plain array); `what`
+-- names it in the message (default "functions").
+-- @return the array
+-- @usage args.functions(opts.functions, prof, "write", 2, "opts.functions")
+function M.functions(v, prof, fname, n, what, level)
+  level = (level or 2) + 1
+  what = what or "functions"
+  if type(v) ~= "table" then
+    M.fail(fname, n, string_format("%s must be a Selection or an array of functions, got %s", what, M.show(v)), level)
+  end
+  for i, fn in ipairs(v) do
+    local mt = getmetatable(fn)
+    if type(fn) ~= "userdata" or type(mt) ~= "table" or mt.__name ~= "callgrind.Function" or fn.profile ~= prof then
+      M.fail(fname, n, string_format("%s[%d] is not a function of this profile", what, i), level)
+    end
+  end
+  return v
 end
 
 --- A short description of a value for messages: strings quoted, others

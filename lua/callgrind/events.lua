@@ -9,7 +9,7 @@ local internal = core.internal
 
 local Profile = core.methods.Profile
 
-local error, ipairs, pairs, setmetatable, type = error, ipairs, pairs, setmetatable, type
+local error, ipairs, pairs, setmetatable = error, ipairs, pairs, setmetatable
 local string_format, table_concat = string.format, table.concat
 
 local M = {}
@@ -144,11 +144,11 @@ end
 -- @tparam[opt] string long_name
 -- @usage prof:define("Mem", "Dr + Dw", "Memory accesses")
 function Profile:define(name, formula, long_name)
-  if type(name) ~= "string" or name == "" then error("bad argument #1 to 'define' (event name expected)", 2) end
-  if type(formula) ~= "string" then error("bad argument #2 to 'define' (formula string expected)", 2) end
-  if is_base(self, name) then
-    error(string_format("bad argument #1 to 'define' ('%s' is a base event)", name), 2)
-  end
+  args.check_type(name, "string", "define", 1)
+  if name == "" then args.fail("define", 1, "event name expected, got ''") end
+  args.check_type(formula, "string", "define", 2)
+  args.check_type(long_name, "string", "define", 3, true)
+  if is_base(self, name) then args.fail("define", 1, string_format("'%s' is a base event", name)) end
   local terms, err = M.parse_formula(formula)
   if not terms then error(string_format("formula '%s' for %s: %s", formula, name, err), 2) end
   for _, t in ipairs(terms) do
@@ -205,17 +205,14 @@ function Profile:all_events()
 end
 
 local core_warnings = Profile.warnings
-local KINDS = { truncated = true, skipped = true, mismatch = true, unknown = true, name = true, formula = true }
+local KINDS = internal.warning_kinds()
 --- The core's warnings, then those about the file's event: formulas
 -- (kind "formula"); with a kind, only the warnings of that kind.
 -- @tparam[opt] string kind "truncated", "skipped", "mismatch", "unknown",
 --   "name" or "formula"
 -- @usage assert(#prof:warnings("truncated") == 0, "the profile was cut short")
 function Profile:warnings(kind)
-  if kind ~= nil and not KINDS[kind] then
-    error(string_format("bad argument #1 to 'warnings' (unknown warning kind '%s'; kinds: "
-      .. "truncated skipped mismatch unknown name formula)", tostring(kind)), 2)
-  end
+  if kind ~= nil then args.option(kind, "warnings", 1, KINDS) end
   local w = core_warnings(self, kind)
   if kind == nil or kind == "formula" then
     for _, x in ipairs(st(self).warnings) do w[#w + 1] = x end

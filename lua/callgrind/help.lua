@@ -212,7 +212,7 @@ function M.text(x)
   end
   local o = object_of(x)
   if not o then
-    error(string_format("bad argument #1 to 'help' (no help for %s; try callgrind.help())",
+    require("callgrind.args").fail("help", 1, string_format("no help for %s; try callgrind.help()",
       type(x) == "string" and ("'" .. x .. "'") or type(x)), 3)
   end
   local out = { string_format("%s: %s", o.name, o.what) }

@@ -4,6 +4,10 @@
 -- @module callgrind
 local core = require "callgrind.core"
 local events = require "callgrind.events"
+local args = require "callgrind.args"
+
+-- load's and parse's options, as the core names them
+local LOAD_OPTIONS = core.internal.load_options()
 
 -- The modules of functions alone (no methods) load on first use: a
 -- script that loads a profile and asks it questions does not compile
@@ -69,6 +73,7 @@ end
 -- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
 -- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))
 function M.load(path, opts)
+  args.options(opts, "load", 2, LOAD_OPTIONS)
   return attach(core.load(path, opts))
 end
 
@@ -91,6 +96,11 @@ end
 -- @tparam[opt] table opts as for `load`
 -- @usage local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
 function M.parse(text, name, opts)
+  if type(name) == "table" and opts == nil then
+    args.options(name, "parse", 2, LOAD_OPTIONS)
+  else
+    args.options(opts, "parse", 3, LOAD_OPTIONS)
+  end
   return attach(core.parse(text, name, opts))
 end
 

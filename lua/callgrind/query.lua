@@ -4,11 +4,12 @@
 -- @module callgrind.query
 local core = require "callgrind.core"
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
 
-local error, ipairs, pairs, setmetatable, tostring, type = error, ipairs, pairs, setmetatable, tostring, type
+local ipairs, pairs, setmetatable, tostring, type = ipairs, pairs, setmetatable, tostring, type
 local string_format, table_sort = string.format, table.sort
 
 local M = {}
@@ -23,11 +24,7 @@ local function new_selection(prof, list)
   return setmetatable(list, selection_mt)
 end
 
--- The value of a function for an event and kind.
-local function value(fn, ev, kind)
-  if kind == "inclusive" then return fn:inclusive(ev) end
-  return fn:self(ev)
-end
+local value = util.value
 
 -- Sorts fns (in place) by value, largest first; ties by name, then index,
 -- so the order is the same on every run.
@@ -44,14 +41,9 @@ end
 -- Function handles), in that order.
 -- @usage prof:select({ prof:func("main"), prof:func("fib") })
 function Profile:select(fns)
-  args.check_type(fns, "table", "select", 1)
+  args.functions(fns, self, "select", 1, "fns")
   local list = {}
-  for i, fn in ipairs(fns) do
-    if fn.profile ~= self then
-      error("bad argument #1 to 'select' (item " .. i .. " is not a function of this profile)", 2)
-    end
-    list[i] = fn
-  end
+  for i, fn in ipairs(fns) do list[i] = fn end
   return new_selection(self, list)
 end
 
@@ -74,9 +66,11 @@ local function matches(fn, pattern, opts)
   return true
 end
 
+local FIND_OPTIONS = { plain = "boolean", file = "string", object = "string" }
+
 local function check_find_args(pattern, opts)
   args.check_type(pattern, "string", "find", 1, true, 3)
-  args.check_type(opts, "table", "find", 2, true, 3)
+  args.options(opts, "find", 2, FIND_OPTIONS, 3)
 end
 
 --- Functions whose name matches a Lua pattern (or plain text with
@@ -211,6 +205,7 @@ end
 -- @usage prof:all():without({ object = "libc%.so" })
 function Selection:without(opts)
   args.check_type(opts, "table", "without", 1)
+  args.options(opts, "without", 1, FIND_OPTIONS)
   local plain = opts.plain
   return self:filter(function(fn)
     if opts.object and fn.object and fn.object:find(opts.object, 1, plain) then return false end

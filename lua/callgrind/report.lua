@@ -9,7 +9,7 @@ local args = require "callgrind.args"
 
 local Profile, Selection = core.methods.Profile, query.Selection
 
-local error, ipairs, tostring, type = error, ipairs, tostring, type
+local ipairs, tostring = ipairs, tostring
 local string_format, string_rep, table_concat = string.format, string.rep, table.concat
 
 local M = {}
@@ -24,6 +24,9 @@ M.shorten = show.shorten
 local function rpad(s, w) return string_rep(" ", w - #s) .. s end
 local function lpad(s, w) return s .. string_rep(" ", w - #s) end
 
+local REPORT_OPTIONS = { events = "table", event = "string|number", kind = "string", width = "number",
+  percent = "boolean", file = "boolean", object = "boolean", limit = "number" }
+
 --- Renders an aligned table of the selection's functions.
 -- @tparam[opt] table opts `events` (array, default the first event) or
 --   `event`; `kind` "self" (default) or "inclusive"; `width` of the name
@@ -33,16 +36,11 @@ local function lpad(s, w) return s .. string_rep(" ", w - #s) end
 -- @treturn string
 -- @usage print(prof:top(10, "Ir"):report({ events = { "Ir", "Dr" } }))
 function Selection:report(opts)
-  opts = opts or {}
-  if type(opts) ~= "table" then error("bad argument #1 to 'report' (table expected)", 2) end
+  opts = args.options(opts, "report", 1, REPORT_OPTIONS)
   local prof = self.profile
   -- a selection made by top/sort reports what it was sorted by
   local events = opts.events or { opts.event or self.event or prof.events[1] }
-  local kind = opts.kind or self.kind or "self"
-  if kind ~= "self" and kind ~= "inclusive" then
-    error(string_format("bad argument #1 to 'report' (kind must be \"self\" or \"inclusive\", got %s)",
-      tostring(kind)), 2)
-  end
+  local kind = args.kind(opts.kind or self.kind, "report", 1)
   local width = opts.width or 60
   for _, ev in ipairs(events) do args.event(prof, ev, "report", 1) end
   local show_pct = opts.percent ~= false

@@ -67,6 +67,8 @@ local function expand(node, path, t)
   end
 end
 
+local TREE_OPTIONS = { ev = "string|number", direction = "string", depth = "number", threshold = "number" }
+
 --- The call tree below (or above) a function.
 -- @tparam[opt] table opts `ev` (default the first event), `direction`
 --   ("callees", the default, or "callers"), `depth` (levels below the
@@ -79,14 +81,10 @@ end
 --   `threshold`, `total`; `tostring(tree)` draws it
 -- @usage print(prof:func("main"):tree({ ev = "Ir", depth = 2 }))
 function Function:tree(opts)
-  args.check_type(opts, "table", "tree", 1, true)
-  opts = opts or {}
+  opts = args.options(opts, "tree", 1, TREE_OPTIONS)
   local prof = self.profile
   local ev = args.event_or_first(prof, opts.ev, "tree", 1)
-  local direction = opts.direction or "callees"
-  if direction ~= "callees" and direction ~= "callers" then
-    args.fail("tree", 1, string_format("direction must be \"callees\" or \"callers\", got %s", args.show(direction)))
-  end
+  local direction = args.option(opts.direction, "tree", 1, { "callees", "callers" }, "callees")
   local depth = args.count(opts.depth == nil and 3 or opts.depth, "tree", 1)
   local threshold = opts.threshold == nil and 0.01 or opts.threshold
   if type(threshold) ~= "number" or threshold < 0 or threshold > 1 then

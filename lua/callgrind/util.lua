@@ -1,0 +1,105 @@
+--- Internal helpers the modules share: shell quoting, paths, files, and
+-- the one way to ask a function's cost by kind. Not part of the public
+-- API (help and the types leave it out); one copy of each, so the modules
+-- agree on what "exists" or "basename" means.
+-- @module callgrind.util
+local getmetatable, io_open, os_execute, os_remove, os_rename, tostring, type =
+  getmetatable, io.open, os.execute, os.remove, os.rename, tostring, type
+
+local M = {}
+
+--- Quotes a string (or anything tostring accepts) as one word for sh.
+-- @usage os.execute("ls " .. util.shq("it's here"))
+function M.shq(s)
+  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
+end
+
+--- Runs sh code: true when it exits 0, else false and the exit code
+-- (128 + n for signal n).
+-- @usage local ok, code = util.sh("make -q")
+function M.sh(code)
+  local ok, how, n = os_execute(code)
+  if ok then return true, 0 end
+  if how == "signal" then return false, 128 + n end
+  return false, n
+end
+
+--- Is there a readable file (or directory) at path?
+-- @usage if util.file_exists("spec/baselines/x.callgrind") then ... end
+function M.file_exists(path)
+  local f = io_open(path, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
+--- Does sh find the command (`command -v`)?
+-- @usage if util.command_exists("valgrind") then ... end
+function M.command_exists(cmd)
+  return (M.sh("command -v " .. M.shq(cmd) .. " >/dev/null 2>&1"))
+end
+
+--- The last component of a path ("" for nil).
+-- @usage util.basename("/usr/lib/libc.so.6") --> "libc.so.6"
+function M.basename(path)
+  if path == nil then return "" end
+  return (path:match("([^/]*)$"))
+end
+
+--- The directory part of a path ("." when there is none).
+-- @usage util.dirname("spec/baselines/x.callgrind") --> "spec/baselines"
+function M.dirname(path)
+  local d = path:match("^(.*)/[^/]*$")
+  if d == nil then return "." end
+  return d == "" and "/" or d
+end
+
+--- The whole content of a file, or nil and the reason.
+-- @usage local text = assert(util.read_file("a.out"))
+function M.read_file(path)
+  local f, err = io_open(path, "rb")
+  if not f then return nil, err end
+  local s, rerr = f:read("a")
+  f:close()
+  if s == nil then return nil, path .. ": " .. tostring(rerr) end
+  return s
+end
+
+--- Writes s to path through a temporary file in the same directory,
+-- renamed into place: no partial file on any failure.
+-- @return true, or nil, "path: reason", "io"
+-- @usage assert(util.write_file("out.txt", text))
+function M.write_file(path, s)
+  local tmp = path .. ".tmp" .. tostring({}):match("0x(%x+)")
+  local f, err = io_open(tmp, "wb")
+  if not f then return nil, err, "io" end
+  local ok, werr = f:write(s)
+  local cok, cerr = f:close()
+  if not ok or not cok then
+    os_remove(tmp)
+    return nil, tmp .. ": " .. tostring(werr or cerr), "io"
+  end
+  local rok, rerr = os_rename(tmp, path)
+  if not rok then
+    os_remove(tmp)
+    return nil, rerr, "io"
+  end
+  return true
+end
+
+--- Is x a loaded Profile (the core's handle)?
+-- @usage if util.is_profile(x) then ... end
+function M.is_profile(x)
+  local mt = getmetatable(x)
+  return type(x) == "userdata" and type(mt) == "table" and mt.__name == "callgrind.Profile"
+end
+
+--- A function's cost for an event and kind ("self" or "inclusive"); 0
+-- for no function (a side of a diff where it does not exist).
+-- @usage util.value(fn, "Ir", "inclusive")
+function M.value(fn, ev, kind)
+  if fn == nil then return 0 end
+  if kind == "inclusive" then return fn:inclusive(ev) end
+  return fn:self(ev)
+end
+
+return M

@@ -90,6 +90,8 @@ CG_HIDDEN LProfile *cgl_new_profile(lua_State *L);
 CG_HIDDEN int cgl_profile_state(lua_State *L);
 
 /* cg_lua_cost.c: events and costs */
+CG_HIDDEN int cgl_find_event(lua_State *L, const CgProfile *P, int pidx,
+                             int arg, const int64_t **coefs);
 CG_HIDDEN int cgl_check_event(lua_State *L, const CgProfile *P, int pidx,
                               int arg, const int64_t **coefs);
 CG_HIDDEN int cgl_profile_event_problem(lua_State *L);

@@ -57,8 +57,8 @@ static void push_event_list(lua_State *L, const CgProfile *P, int pidx)
 /* Resolves the event at arg: its index (coefs NULL), or -1 with the
  * derived event's coefficients. When it is no event, pushes the reason
  * (naming the events there are) and returns -2. */
-static int find_event(lua_State *L, const CgProfile *P, int pidx, int arg,
-                      const int64_t **coefs)
+int cgl_find_event(lua_State *L, const CgProfile *P, int pidx, int arg,
+                   const int64_t **coefs)
 {
     *coefs = NULL;
     if (lua_type(L, arg) == LUA_TNUMBER) {
@@ -92,12 +92,12 @@ static int find_event(lua_State *L, const CgProfile *P, int pidx, int arg,
     return -2;
 }
 
-/* Resolves ev at arg (see find_event), raising an argument error when it
+/* Resolves ev at arg (see cgl_find_event), raising an argument error when it
  * is no event. */
 int cgl_check_event(lua_State *L, const CgProfile *P, int pidx, int arg,
                     const int64_t **coefs)
 {
-    int ev = find_event(L, P, pidx, arg, coefs);
+    int ev = cgl_find_event(L, P, pidx, arg, coefs);
     if (ev == -2)
         luaL_argerror(L, arg, lua_tostring(L, -1));
     return ev;
@@ -110,7 +110,7 @@ int cgl_profile_event_problem(lua_State *L)
     CgProfile *P = cgl_check_profile(L, 1);
     const int64_t *coefs;
     lua_settop(L, 2);
-    if (find_event(L, P, 1, 2, &coefs) != -2)
+    if (cgl_find_event(L, P, 1, 2, &coefs) != -2)
         lua_pushnil(L);
     return 1;
 }
@@ -284,7 +284,7 @@ int cgl_push_costs(lua_State *L, const CgProfile *P, int pidx,
     return 1;
 }
 
-/* prof:_define(name, { base = coefficient, ... }): registers a derived
+/* internal.define(prof, name, { base = coefficient, ... }): registers a derived
  * event for every cost accessor. The Lua layer parses formulas. */
 int cgl_profile_define(lua_State *L)
 {
@@ -386,7 +386,7 @@ void cgl_push_events(lua_State *L, int pidx, const CgProfile *P)
     lua_remove(L, -2);
 }
 
-/* prof:_event_defs() -> { { name=, formula=, long_name=, line= }, ... }
+/* internal.event_defs(prof) -> { { name=, formula=, long_name=, line= }, ... }
  * as the file's event: lines wrote them. */
 int cgl_profile_event_defs(lua_State *L)
 {

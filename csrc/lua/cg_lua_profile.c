@@ -343,29 +343,24 @@ static int opt_name_index(lua_State *L, const CgProfile *P, int arg, int kind,
     return *out >= 0;
 }
 
+/* prof:func(name [, file [, object]]): the model's lookup (cg_func_lookup)
+ * turned into a handle, or nil and "not found" / "ambiguous: ...". */
 int cgl_profile_func(lua_State *L)
 {
     CgProfile *P = cgl_check_profile(L, 1);
-    size_t len, i, found = 0;
+    size_t len, i, found;
     const char *name = luaL_checklstring(L, 2, &len);
     int32_t n = cg_names_find(&P->names[CG_FN], name, len), file, obj;
-    int32_t hit = -1;
+    uint32_t hit[5];
     if (n < 0 || !opt_name_index(L, P, 3, CG_FILE, &file) ||
         !opt_name_index(L, P, 4, CG_OBJ, &obj)) {
         lua_pushnil(L);
         lua_pushliteral(L, "not found");
         return 2;
     }
-    for (i = 0; i < P->nfuncs; i++) {
-        const CgFunc *f = &P->funcs[i];
-        if (f->name == n && (file == -2 || f->file == file) &&
-            (obj == -2 || f->obj == obj)) {
-            if (!found++)
-                hit = (int32_t)i;
-        }
-    }
+    found = cg_func_lookup(P, n, file, obj, hit, 5);
     if (found == 1) {
-        cgl_push_func(L, 1, hit);
+        cgl_push_func(L, 1, (int32_t)hit[0]);
         return 1;
     }
     lua_pushnil(L);
@@ -375,30 +370,26 @@ int cgl_profile_func(lua_State *L)
     }
     {
         luaL_Buffer b;
-        size_t shown = 0;
         luaL_buffinit(L, &b);
-        lua_pushfstring(L, "ambiguous: %I functions named '%s' (", 
+        lua_pushfstring(L, "ambiguous: %I functions named '%s' (",
                         (lua_Integer)found, name);
         luaL_addvalue(&b);
-        for (i = 0; i < P->nfuncs && shown < 5; i++) {
-            const CgFunc *f = &P->funcs[i];
-            if (f->name == n && (file == -2 || f->file == file) &&
-                (obj == -2 || f->obj == obj)) {
-                if (shown++)
-                    luaL_addstring(&b, "; ");
-                if (f->file >= 0)
-                    luaL_addlstring(&b, P->names[CG_FILE].str[f->file].ptr,
-                                    P->names[CG_FILE].str[f->file].len);
-                else
-                    luaL_addstring(&b, "no file");
-                if (f->obj >= 0) {
-                    luaL_addstring(&b, " in ");
-                    luaL_addlstring(&b, P->names[CG_OBJ].str[f->obj].ptr,
-                                    P->names[CG_OBJ].str[f->obj].len);
-                }
+        for (i = 0; i < found && i < 5; i++) {
+            const CgFunc *f = &P->funcs[hit[i]];
+            if (i)
+                luaL_addstring(&b, "; ");
+            if (f->file >= 0)
+                luaL_addlstring(&b, P->names[CG_FILE].str[f->file].ptr,
+                                P->names[CG_FILE].str[f->file].len);
+            else
+                luaL_addstring(&b, "no file");
+            if (f->obj >= 0) {
+                luaL_addstring(&b, " in ");
+                luaL_addlstring(&b, P->names[CG_OBJ].str[f->obj].ptr,
+                                P->names[CG_OBJ].str[f->obj].len);
             }
         }
-        if (shown < found)
+        if (found > 5)
             luaL_addstring(&b, "; ...");
         luaL_addstring(&b, "): give a file or object to choose");
         luaL_pushresult(&b);

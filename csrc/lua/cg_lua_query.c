@@ -9,23 +9,22 @@
 
 static const CgGraph *check_graph(lua_State *L, CgProfile *P)
 {
-    if (!P->graph) {
-        CgGraph *g;
-        int rc = cg_graph_build(P, &g);
-        if (rc == CG_ENOMEM) {
-            lua_pushliteral(L, "not enough memory");
-            lua_error(L);
-        }
-        if (rc)
-            luaL_error(L, "%s: an inclusive cost does not fit in 64 bits",
-                       P->name);
-        P->graph = g;
+    int rc;
+    const CgGraph *g = cg_graph_get(P, &rc);
+    if (rc == CG_ENOMEM) {
+        lua_pushliteral(L, "not enough memory");
+        lua_error(L);
     }
-    return (const CgGraph *)P->graph;
+    if (rc)
+        luaL_error(L, "%s: an inclusive cost does not fit in 64 bits",
+                   P->name);
+    return g;
 }
 
-/* fn:_ab(ev) -> A, B (FORMAT.md): calls in from outside its component;
- * self plus calls out of it. lua/callgrind/graph.lua gives them meaning. */
+/* internal.ab(fn, ev) -> A, B (FORMAT.md): calls in from outside its
+ * component; self plus calls out of it. lua/callgrind/graph.lua gives
+ * them meaning. When ev is no event: nil and why, so that the Lua layer
+ * resolves the event once and raises in its own words. */
 int cgl_func_ab(lua_State *L)
 {
     CgProfile *P;
@@ -36,7 +35,12 @@ int cgl_func_ab(lua_State *L)
     int pidx, ev;
     lua_settop(L, 2);
     pidx = cgl_push_owner(L, 1);
-    ev = cgl_check_event(L, P, pidx, 2, &coefs);
+    ev = cgl_find_event(L, P, pidx, 2, &coefs);
+    if (ev == -2) {
+        lua_pushnil(L);
+        lua_insert(L, -2);
+        return 2;
+    }
     lua_pushinteger(L, (lua_Integer)cgl_event_value(L, P, g->a + i * P->stride,
                                                     ev, coefs));
     lua_pushinteger(L, (lua_Integer)cgl_event_value(L, P, g->b + i * P->stride,
@@ -57,7 +61,7 @@ static void push_column(lua_State *L, const CgProfile *P, const int64_t *v,
     }
 }
 
-/* prof:_ab_all(ev) -> { A by function index }, { B by function index } */
+/* internal.ab_all(prof, ev) -> { A by function index }, { B by function index } */
 int cgl_profile_ab_all(lua_State *L)
 {
     CgProfile *P = cgl_check_profile(L, 1);
@@ -69,7 +73,7 @@ int cgl_profile_ab_all(lua_State *L)
     return 2;
 }
 
-/* prof:_components() -> { component by function index }, { cyclic by
+/* internal.components(prof) -> { component by function index }, { cyclic by
  * component }; components are numbered from 1 in reverse topological
  * order (callees before callers). */
 int cgl_profile_components(lua_State *L)
@@ -90,7 +94,7 @@ int cgl_profile_components(lua_State *L)
     return 2;
 }
 
-/* prof:_self_all(ev) -> { self cost by function index } */
+/* internal.self_all(prof, ev) -> { self cost by function index } */
 int cgl_profile_self_all(lua_State *L)
 {
     CgProfile *P = cgl_check_profile(L, 1);
@@ -100,7 +104,7 @@ int cgl_profile_self_all(lua_State *L)
     return 1;
 }
 
-/* prof:_function(i) -> the handle of function i (1-based) */
+/* internal.function_at(prof, i) -> the handle of function i (1-based) */
 int cgl_profile_function(lua_State *L)
 {
     CgProfile *P = cgl_check_profile(L, 1);
@@ -124,7 +128,7 @@ static void sum_error(lua_State *L, int rc, const char *what)
     luaL_error(L, "%s does not fit in 64 bits", what);
 }
 
-/* prof:_file_costs(ev) -> { [source file] = self cost } (fi=/fe= aware;
+/* internal.file_costs(prof, ev) -> { [source file] = self cost } (fi=/fe= aware;
  * lines with no file under the key false) */
 int cgl_profile_file_costs(lua_State *L)
 {
@@ -159,7 +163,7 @@ int cgl_filelines_gc(lua_State *L)
     return 0;
 }
 
-/* prof:_annotate(file, ev) -> { [line] = cost }, { [line] = { fn index
+/* internal.annotate(prof, file, ev) -> { [line] = cost }, { [line] = { fn index
  * = true } } for the cost lines whose source file is `file` */
 int cgl_profile_annotate(lua_State *L)
 {

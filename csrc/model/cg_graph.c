@@ -116,6 +116,22 @@ fail:
     return rc;
 }
 
+const CgGraph *cg_graph_get(CgProfile *P, int *rc)
+{
+    CgGraph *g;
+    *rc = CG_OK;
+    if (P->graph)
+        return P->graph;
+    if ((*rc = cg_graph_build(P, &g)) != CG_OK)
+        return NULL;
+    P->graph = g;
+    P->graph_free = cg_graph_free;
+    P->graph_bytes = sizeof *g + P->nfuncs * (sizeof *g->comp +
+                                              2 * P->stride * sizeof *g->a) +
+                     g->ncomp * sizeof *g->cyclic;
+    return g;
+}
+
 void cg_graph_free(CgGraph *g)
 {
     if (!g)

@@ -1,8 +1,6 @@
 /* The model: creation, event columns, grouping after the load, freeing. */
 #include "cg_model.h"
-#include "cg_graph.h"
 #include "cg_mem.h"
-#include "cg_source.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +28,7 @@ CgProfile *cg_model_new(const char *name)
 }
 
 int cg_model_add_text(CgProfile *P, const char *buf, size_t len, void *src,
-                      const char *name)
+                      void (*release)(void *src), const char *name)
 {
     CgText *t;
     char *nm;
@@ -42,6 +40,7 @@ int cg_model_add_text(CgProfile *P, const char *buf, size_t len, void *src,
     t->buf = buf;
     t->len = len;
     t->src = src;
+    t->release = release;
     t->name = nm;
     P->len += len;
     return 0;
@@ -616,6 +615,35 @@ int cg_model_warn_text(CgProfile *P, int kind, const char *text)
     return 0;
 }
 
+/* The functions grouped by name, in function order within a name (a
+ * counting sort): cg_func_lookup finds a name's functions without a scan. */
+static int index_names(CgProfile *P)
+{
+    size_t nn = P->names[CG_FN].n, i;
+    uint32_t *start = calloc(nn + 1, sizeof *start);
+    uint32_t *by = malloc((P->nfuncs ? P->nfuncs : 1) * sizeof *by);
+    if (!start || !by) {
+        free(start);
+        free(by);
+        return -1;
+    }
+    for (i = 0; i < P->nfuncs; i++)
+        start[P->funcs[i].name + 1]++;
+    for (i = 0; i < nn; i++)
+        start[i + 1] += start[i];
+    for (i = 0; i < P->nfuncs; i++)
+        by[start[P->funcs[i].name]++] = (uint32_t)i;
+    /* start[n] is now the end of name n: shift back by one name */
+    for (i = nn; i > 0; i--)
+        start[i] = start[i - 1];
+    start[0] = 0;
+    free(P->by_name);
+    free(P->by_name_start);
+    P->by_name = by;
+    P->by_name_start = start;
+    return 0;
+}
+
 int cg_model_finish(CgProfile *P, CgError *err)
 {
     int rc = resolve_forward(P, err);
@@ -635,9 +663,41 @@ int cg_model_finish(CgProfile *P, CgError *err)
         P->self_cap = s ? nf : 0;
         P->stride = P->nev;
     }
-    if (group_all(P) != 0)
+    if (group_all(P) != 0 || index_names(P) != 0)
         return CG_ENOMEM;
     return CG_OK;
+}
+
+size_t cg_func_lookup(const CgProfile *P, int32_t name, int32_t file,
+                      int32_t obj, uint32_t *out, size_t max)
+{
+    size_t found = 0;
+    uint32_t k, end;
+    if (name < 0 || (size_t)name >= P->names[CG_FN].n || !P->by_name_start)
+        return 0;
+    if (file != -2 && obj != -2) {
+        CgFuncKey key;
+        int32_t f;
+        key.obj = obj;
+        key.file = file;
+        key.name = name;
+        f = cg_ftab_find(&P->ftab, P->funcs, sizeof *P->funcs, key);
+        if (f < 0)
+            return 0;
+        if (max)
+            out[0] = (uint32_t)f;
+        return 1;
+    }
+    end = P->by_name_start[name + 1];
+    for (k = P->by_name_start[name]; k < end; k++) {
+        const CgFunc *f = &P->funcs[P->by_name[k]];
+        if ((file == -2 || f->file == file) && (obj == -2 || f->obj == obj)) {
+            if (found < max)
+                out[found] = P->by_name[k];
+            found++;
+        }
+    }
+    return found;
 }
 
 /* Everything the model holds besides the texts: arrays at their capacity,
@@ -645,7 +705,6 @@ int cg_model_finish(CgProfile *P, CgError *err)
 size_t cg_profile_bytes(const CgProfile *P)
 {
     size_t n = sizeof *P, k, i;
-    const CgGraph *g = P->graph;
     n += P->events_cap * sizeof *P->events;
     n += P->event_defs_cap * sizeof *P->event_defs;
     for (k = 0; k < CG_NKINDS; k++)
@@ -662,10 +721,9 @@ size_t cg_profile_bytes(const CgProfile *P)
     n += P->texts_cap * sizeof *P->texts + strlen(P->name) + 1;
     for (i = 0; i < P->ntexts; i++)
         n += strlen(P->texts[i].name) + 1;
-    if (g)
-        n += sizeof *g + P->nfuncs * (sizeof *g->comp + 2 * P->stride *
-                                      sizeof *g->a) +
-             g->ncomp * sizeof *g->cyclic;
+    n += P->graph_bytes;
+    if (P->by_name_start)
+        n += (P->nfuncs + P->names[CG_FN].n + 1) * sizeof(uint32_t);
     n += P->ftab.cap * sizeof(uint32_t);
     n += P->funcs_cap * sizeof *P->funcs;
     n += P->self_cap * P->stride * sizeof *P->self;
@@ -714,9 +772,13 @@ void cg_profile_free(CgProfile *P)
     for (i = 0; i < P->narena; i++)
         free(P->arena[i]);
     free(P->arena);
-    cg_graph_free(P->graph);
+    if (P->graph)
+        P->graph_free(P->graph);
+    free(P->by_name);
+    free(P->by_name_start);
     for (i = 0; i < P->ntexts; i++) {
-        cg_source_release(P->texts[i].src);
+        if (P->texts[i].src)
+            P->texts[i].release(P->texts[i].src);
         free(P->texts[i].name);
     }
     free(P->texts);

@@ -6,10 +6,12 @@
 
 /* A new empty profile with no text; NULL out of memory. */
 CG_HIDDEN CgProfile *cg_model_new(const char *name);
-/* Adds a text (src: a CgSource the profile then owns, or NULL); -1 out of
- * memory (src is then not owned). */
+/* Adds a text; src (NULL: the caller keeps buf alive) is then the
+ * profile's, freed with release(src); -1 out of memory (src is then not
+ * owned). */
 CG_HIDDEN int cg_model_add_text(CgProfile *P, const char *buf, size_t len,
-                                void *src, const char *name);
+                                void *src, void (*release)(void *src),
+                                const char *name);
 /* How many of a thing the load is expected to make in the end, n of
  * them made so far: n scaled by the share of the texts read (a hint for
  * the large arrays, cg_mem.h). */

@@ -134,9 +134,14 @@ typedef struct CgPart {
 typedef struct CgText {
     const char *buf;             /* owned by src, or by the caller */
     size_t len;
-    void *src;                   /* CgSource when the core read the file */
+    void *src;                   /* what holds buf (the reader's CgSource),
+                                    or NULL when the caller owns it */
+    void (*release)(void *src);  /* frees src: the reader registers it, so
+                                    the model needs none of its headers */
     char *name;                  /* path or chunk name, for messages */
 } CgText;
+
+struct CgGraph;                  /* cg_graph.h: built on first use */
 
 typedef struct CgProfile {
     CgText *texts;               /* in load order; parts point into them */
@@ -196,7 +201,15 @@ typedef struct CgProfile {
                                     CG_DONE_STEP): how far the arrays
                                     are expected to grow
                                     (cg_model_expect) */
-    void *graph;                 /* CgGraph, built on first use */
+    struct CgGraph *graph;       /* the call graph, built on first use
+                                    (cg_graph_get), NULL before */
+    void (*graph_free)(struct CgGraph *g);  /* set with graph: frees it */
+    size_t graph_bytes;          /* its size, for cg_profile_bytes */
+
+    uint32_t *by_name;           /* function indices grouped by name */
+    uint32_t *by_name_start;     /* name index -> first in by_name; one
+                                    more entry than CG_FN names (built by
+                                    cg_model_finish: cg_func_lookup) */
 
     char **arena;                /* chunks holding made-up names */
     size_t narena, arena_cap;
@@ -264,6 +277,14 @@ CG_HIDDEN void cg_call_site(const CgProfile *P, const CgCall *c,
 /* The inclusive costs of call c into out (stride values). */
 CG_HIDDEN void cg_call_costs(const CgProfile *P, const CgCall *c,
                              int64_t *out);
+
+/* The functions named name (a CG_FN name index) in file and object (name
+ * indices, or -2 for any): returns how many there are and writes the
+ * first max of their indices to out, in function order. O(1) when file
+ * and object are given (the key table), else O(functions of that name). */
+CG_HIDDEN size_t cg_func_lookup(const CgProfile *P, int32_t name,
+                                int32_t file, int32_t obj, uint32_t *out,
+                                size_t max);
 
 /* Looks an event name up; -1 when unknown. */
 CG_HIDDEN int cg_event_index(const CgProfile *P, const char *name, size_t len);

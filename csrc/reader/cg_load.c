@@ -1748,7 +1748,7 @@ int cg_load_text(CgProfile **out, const char *buf, size_t len,
     *out = NULL;
     memset(err, 0, sizeof *err);
     P = cg_model_new(name);
-    if (!P || cg_model_add_text(P, buf, len, NULL, name) != 0) {
+    if (!P || cg_model_add_text(P, buf, len, NULL, NULL, name) != 0) {
         cg_profile_free(P);
         return no_memory(err);
     }
@@ -1785,7 +1785,8 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
             cg_profile_free(P);
             return rc;
         }
-        if (cg_model_add_text(P, buf, len, src, paths[i]) != 0) {
+        if (cg_model_add_text(P, buf, len, src, cg_source_release,
+                              paths[i]) != 0) {
             cg_source_release(src);
             cg_profile_free(P);
             return no_memory(err);

@@ -57,8 +57,11 @@ local function cycle_cost(cy, ev)
 end
 
 -- lower bound, estimate (FORMAT.md) of one function.
-local function bounds(fn, ev)
+-- fname: the method asked, for the error when ev is no event (the core
+-- resolves ev once and says so).
+local function bounds(fn, ev, fname)
   local a, b = internal.ab(fn, ev)
+  if a == nil then args.event(fn.profile, ev, fname, 1, 3) end
   local lower = max(a, b)
   local cy = cycles_of(fn.profile).of[fn]
   if not cy then return lower, lower end
@@ -76,13 +79,12 @@ function Function:inclusive(ev)
   if ev == nil then
     local t = {}
     for _, e in ipairs(self.profile.events) do
-      local _, v = bounds(self, e)
+      local _, v = bounds(self, e, "inclusive")
       t[e] = v
     end
     return show.costs(self.profile, t)
   end
-  args.event(self.profile, ev, "inclusive", 1)
-  local _, v = bounds(self, ev)
+  local _, v = bounds(self, ev, "inclusive")
   return v
 end
 
@@ -92,8 +94,7 @@ end
 -- @return lower, estimate
 -- @usage local lower, estimate = prof:func("main"):inclusive_bounds("Ir")
 function Function:inclusive_bounds(ev)
-  args.event(self.profile, ev, "inclusive_bounds", 1)
-  return bounds(self, ev)
+  return bounds(self, ev, "inclusive_bounds")
 end
 
 --- Inclusive cost of every function, as an array by function index.

@@ -1,7 +1,13 @@
 /* The Lua binding's registration: the method tables, the metatables,
  * and luaopen_callgrind_core, the module's one exported symbol. The other
  * cg_lua_*.c files convert between C and Lua (cg_lua.h). */
-#include "cg_lua.h"
+#include "cg_lua_handle.h"
+#include "cg_lua_cost.h"
+#include "cg_lua_profile.h"
+#include "cg_lua_func.h"
+#include "cg_lua_lines.h"
+#include "cg_lua_query.h"
+#include "cg_lua_load.h"
 #include "cg_prof.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),

@@ -2,7 +2,8 @@
  * a derived event's name) resolved, derived events registered, cost
  * vectors turned into numbers or cost tables, and the tables people print
  * (costs, event names, desc entries). The arithmetic is cg_query.c's. */
-#include "cg_lua.h"
+#include "cg_lua_cost.h"
+#include "cg_lua_handle.h"
 #include "cg_query.h"
 
 #include <string.h>

@@ -1,6 +1,9 @@
 /* Functions and calls: their fields, methods and __tostring, and the
  * iterators over them. */
-#include "cg_lua.h"
+#include "cg_lua_func.h"
+#include "cg_lua_handle.h"
+#include "cg_lua_cost.h"
+#include "cg_lua_profile.h"
 
 #include <string.h>
 

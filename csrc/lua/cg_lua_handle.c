@@ -1,7 +1,7 @@
 /* Handle plumbing: the Profile userdata (created closed, closed once),
  * the open check every handle makes, the profile's state table, and
  * pushing the one handle of a function or a part. */
-#include "cg_lua.h"
+#include "cg_lua_handle.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -183,21 +183,6 @@ void cgl_push_func(lua_State *L, int pidx, int32_t i)
     cgl_push_func_cache(L, pidx, 0);
     cgl_push_func_mt(L, pidx);
     cgl_push_cached_func(L, lua_gettop(L) - 1, lua_gettop(L), i);
-    lua_replace(L, -3);
-    lua_pop(L, 1);
-}
-
-/* Pushes part i (0-based) of the profile at pidx. */
-void cgl_push_part(lua_State *L, int pidx, uint32_t i)
-{
-    pidx = lua_absindex(L, pidx);
-    cgl_push_state(L, pidx);
-    if (lua_getfield(L, -1, STATE_PARTS) == LUA_TNIL) {
-        lua_pop(L, 1);
-        cgl_build_parts(L, pidx, ((LProfile *)lua_touserdata(L, pidx))->P);
-        lua_getfield(L, -1, STATE_PARTS);
-    }
-    lua_rawgeti(L, -1, (lua_Integer)i + 1);
     lua_replace(L, -3);
     lua_pop(L, 1);
 }

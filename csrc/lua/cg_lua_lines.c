@@ -1,6 +1,10 @@
 /* Cost lines and jumps: cursors that parse a function's blocks again as
  * they go, giving a handle per line or jump, or plain values (ulines). */
-#include "cg_lua.h"
+#include "cg_lua_lines.h"
+#include "cg_lua_handle.h"
+#include "cg_lua_cost.h"
+#include "cg_lua_func.h"
+#include "cg_lua_profile.h"
 
 #include <string.h>
 

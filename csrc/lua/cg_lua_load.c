@@ -1,7 +1,8 @@
 /* Loading: callgrind.load, callgrind.parse and callgrind.files, their
  * options and progress callback, and the result as a Profile or nil and a
  * message. */
-#include "cg_lua.h"
+#include "cg_lua_load.h"
+#include "cg_lua_handle.h"
 #include "cg_source.h"
 
 #include <string.h>

@@ -1,6 +1,8 @@
 /* The profile's fields and methods, its parts (plain tables built once)
  * and finding a function by name. */
-#include "cg_lua.h"
+#include "cg_lua_profile.h"
+#include "cg_lua_handle.h"
+#include "cg_lua_cost.h"
 #include "cg_vec.h"
 #include "cg_query.h"
 
@@ -197,7 +199,7 @@ static void set_costs(lua_State *L, const char *k, const CgProfile *P,
     lua_setfield(L, -2, k);
 }
 
-void cgl_build_parts(lua_State *L, int pidx, const CgProfile *P)
+static void build_parts(lua_State *L, int pidx, const CgProfile *P)
 {
     size_t i;
     lua_createtable(L, (int)P->nparts, 0);
@@ -259,6 +261,21 @@ void cgl_build_parts(lua_State *L, int pidx, const CgProfile *P)
     cgl_push_state(L, pidx);
     lua_insert(L, -2);
     lua_setfield(L, -2, STATE_PARTS);
+    lua_pop(L, 1);
+}
+
+/* Pushes part i (0-based) of the profile at pidx. */
+void cgl_push_part(lua_State *L, int pidx, uint32_t i)
+{
+    pidx = lua_absindex(L, pidx);
+    cgl_push_state(L, pidx);
+    if (lua_getfield(L, -1, STATE_PARTS) == LUA_TNIL) {
+        lua_pop(L, 1);
+        build_parts(L, pidx, ((LProfile *)lua_touserdata(L, pidx))->P);
+        lua_getfield(L, -1, STATE_PARTS);
+    }
+    lua_rawgeti(L, -1, (lua_Integer)i + 1);
+    lua_replace(L, -3);
     lua_pop(L, 1);
 }
 

@@ -1,7 +1,10 @@
 /* The Lua layer's whole-profile questions (the module's `internal`
  * table): the call graph's sums, columns by function, costs by file and by
  * line. cg_graph.c and cg_query.c compute them; this file converts. */
-#include "cg_lua.h"
+#include "cg_lua_query.h"
+#include "cg_lua_handle.h"
+#include "cg_lua_cost.h"
+#include "cg_lua_func.h"
 #include "cg_graph.h"
 #include "cg_query.h"
 

@@ -1,0 +1,19 @@
+/* cg_lua_func.c: functions and calls. */
+#ifndef CG_LUA_FUNC_H
+#define CG_LUA_FUNC_H
+
+#include "cg_lua.h"
+
+CG_HIDDEN int cgl_profile_functions(lua_State *L);
+CG_HIDDEN int cgl_profile_calls(lua_State *L);
+CG_HIDDEN const CgFunc *cgl_check_func(lua_State *L, int idx, CgProfile **PP);
+CG_HIDDEN int cgl_func_self(lua_State *L);
+CG_HIDDEN int cgl_func_fields(lua_State *L);
+CG_HIDDEN int cgl_func_tostring(lua_State *L);
+CG_HIDDEN int cgl_func_calls(lua_State *L);
+CG_HIDDEN int cgl_func_callers(lua_State *L);
+CG_HIDDEN int cgl_call_fields(lua_State *L);
+CG_HIDDEN int cgl_call_cost(lua_State *L);
+CG_HIDDEN int cgl_call_tostring(lua_State *L);
+CG_HIDDEN int cgl_call_eq(lua_State *L);
+#endif

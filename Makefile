@@ -156,3 +156,9 @@ fuzz: deps-fuzz
 
 clean:
 	rm -rf $(BUILD)
+
+# The LuaLS definitions (types/) and README.md's reference at a glance,
+# both made from lua/callgrind/help.lua (spec/types_spec.lua checks them).
+.PHONY: types
+types:
+	$(LUA) tools/gen_types.lua

@@ -48,5 +48,8 @@ build = {
       ["callgrind.luassert"] = "lua/callgrind/luassert.lua",
       ["callgrind.profiler"] = "lua/callgrind/profiler.lua",
       ["callgrind.start"] = "lua/callgrind/start.lua",
+      ["callgrind.util"] = "lua/callgrind/util.lua",
    },
+   -- the LuaLS definitions (README, "Editors"): types/callgrind/*.lua
+   copy_directories = { "types" },
 }

@@ -51,7 +51,8 @@ describe("the types files", function()
     assert.is_true(count >= 79, count .. " functions")
     -- an option table of its own, optional fields
     assert.is_truthy(all:find("---@class callgrind.FunctionTreeOptions\n---@field depth? integer\n"
-      .. "---@field direction? \"callees\"|\"callers\"\n---@field ev? string|integer\n---@field threshold? number\n", 1, true))
+      .. "---@field direction? \"callees\"|\"callers\"\n---@field ev? string|integer\n"
+      .. "---@field threshold? number\n", 1, true))
     assert.is_truthy(all:find("---@param name string\n---@param file? string\n---@param object? string\n"
       .. "---@return callgrind.Function?\n---@return string?\nfunction Profile:func(name, file, object) end", 1, true))
   end)

@@ -23,6 +23,13 @@ CgProfile *cgl_check_profile(lua_State *L, int idx)
     return cgl_check_open(L, cgl_to_lprofile(L, idx));
 }
 
+
+int cgl_memory_error(lua_State *L)
+{
+    lua_pushliteral(L, "not enough memory");
+    return lua_error(L);
+}
+
 /* The profile behind the handle at idx (its user value 1). Leaves the
  * profile userdata on the stack top. */
 CgProfile *cgl_handle_profile(lua_State *L, int idx)

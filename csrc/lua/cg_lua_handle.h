@@ -4,6 +4,9 @@
 
 #include "cg_lua.h"
 
+/* Raises Lua's own memory error (its message, no "file:line: "), for a
+ * CG_ENOMEM of the core. */
+CG_HIDDEN int cgl_memory_error(lua_State *L);
 CG_HIDDEN LProfile *cgl_to_lprofile(lua_State *L, int idx);
 CG_HIDDEN CgProfile *cgl_check_open(lua_State *L, const LProfile *lp);
 CG_HIDDEN CgProfile *cgl_check_profile(lua_State *L, int idx);

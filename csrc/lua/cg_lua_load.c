@@ -117,11 +117,8 @@ static void push_error_kind(lua_State *L, int status, const char *msg)
 static int load_result(lua_State *L, LProfile *lp, int rc, CgProfile *P,
                        const CgError *err)
 {
-    if (rc == CG_ENOMEM) {
-        /* the message Lua's own memory errors carry: no "file:line: " */
-        lua_pushliteral(L, "not enough memory");
-        return lua_error(L);
-    }
+    if (rc == CG_ENOMEM)
+        return cgl_memory_error(L);
     if (rc) {
         lua_pushnil(L);
         lua_pushstring(L, err->msg);
@@ -234,7 +231,7 @@ int cgl_module_files(lua_State *L)
     luaL_setmetatable(L, FILELIST);   /* frees the list, even on error */
     if (cg_run_files(path, l, &err) != CG_OK) {
         if (err.status == CG_ENOMEM)
-            return luaL_error(L, "not enough memory");
+            return cgl_memory_error(L);
         lua_pushnil(L);
         lua_pushstring(L, err.msg);
         push_error_kind(L, err.status, err.msg);

@@ -14,10 +14,8 @@ static const CgGraph *check_graph(lua_State *L, CgProfile *P)
 {
     int rc;
     const CgGraph *g = cg_graph_get(P, &rc);
-    if (rc == CG_ENOMEM) {
-        lua_pushliteral(L, "not enough memory");
-        lua_error(L);
-    }
+    if (rc == CG_ENOMEM)
+        cgl_memory_error(L);
     if (rc)
         luaL_error(L, "%s: an inclusive cost does not fit in 64 bits",
                    P->name);
@@ -122,10 +120,8 @@ int cgl_profile_function(lua_State *L)
  * sum: "a file's cost". */
 static void sum_error(lua_State *L, int rc, const char *what)
 {
-    if (rc == CG_ENOMEM) {
-        lua_pushliteral(L, "not enough memory");
-        lua_error(L);
-    }
+    if (rc == CG_ENOMEM)
+        cgl_memory_error(L);
     if (rc == CG_EVALUE)
         luaL_error(L, "a derived event's value does not fit in 64 bits");
     luaL_error(L, "%s does not fit in 64 bits", what);

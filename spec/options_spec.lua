@@ -96,12 +96,7 @@ local AWAITS = {
   ["prof:write(path_or_file [, opts])"] = "writer",
 }
 
-local function sorted_keys(t)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys)
-  return keys
-end
+local sorted_keys = require("spec.support.helpers").sorted_keys
 
 -- Why the call with an unknown key does not raise the contract's error,
 -- or nil when it does.

@@ -16,10 +16,7 @@ local M = {}
 local ANN_REPORT_OPTIONS = {
   context = "integer",
 }
-local CHECK_CALLS_AT_MOST_OPTIONS = {
-  allow_warnings = "boolean",
-}
-local CHECK_COST_AT_MOST_OPTIONS = {
+local CHECK_OPTIONS = {
   allow_warnings = "boolean",
 }
 local CHECK_NO_REGRESSION_OPTIONS = {
@@ -155,9 +152,9 @@ M.objects = {
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)",
       "callgrind.Diff", opts = DIFF_OPTIONS },
     { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit",
-      "boolean, string", opts = CHECK_COST_AT_MOST_OPTIONS },
+      "boolean, string", opts = CHECK_OPTIONS },
     { "callgrind.check_calls_at_most(limit, fn [, opts])", "ok, message: calls into a function within a limit",
-      "boolean, string", opts = CHECK_CALLS_AT_MOST_OPTIONS, params = { fn = "callgrind.Function" } },
+      "boolean, string", opts = CHECK_OPTIONS, params = { fn = "callgrind.Function" } },
     { "callgrind.check_no_regression(old, new, limits [, opts])", "ok, message: no cost grew past its limit",
       "boolean, string", opts = CHECK_NO_REGRESSION_OPTIONS },
     { "callgrind.check_within_baseline(name, prof, limits [, opts])", "ok, message: against a stored baseline",
@@ -338,9 +335,9 @@ M.objects = {
   { name = "assert", what = "require \"callgrind.luassert\": luassert assertions (negate with is_not)",
     var = "assert", class = "luassert", entries = {
     { "assert.cost_at_most(limit, target, ev [, kind [, opts]])", "fails when the cost is above the limit",
-      "nil", opts = CHECK_COST_AT_MOST_OPTIONS },
+      "nil", opts = CHECK_OPTIONS },
     { "assert.calls_at_most(limit, fn [, opts])", "fails when the calls into fn are more than the limit",
-      "nil", opts = CHECK_CALLS_AT_MOST_OPTIONS, params = { fn = "callgrind.Function" } },
+      "nil", opts = CHECK_OPTIONS, params = { fn = "callgrind.Function" } },
     { "assert.no_regression(old, new, limits [, opts])", "fails when a cost grew past its limit",
       "nil", opts = CHECK_NO_REGRESSION_OPTIONS },
     { "assert.within_baseline(name, prof, limits [, opts])", "fails when a cost grew past the stored baseline's",

@@ -87,12 +87,7 @@ local function load(rel, opts)
 end
 
 -- the keys of t, sorted, so that generated `it` blocks run in a fixed order
-local function sorted_keys(t)
-  local keys = {}
-  for k in pairs(t) do keys[#keys + 1] = k end
-  table.sort(keys)
-  return keys
-end
+local sorted_keys = H.sorted_keys
 
 local function collect(f, s, c)
   local t = {}

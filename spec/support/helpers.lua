@@ -46,6 +46,14 @@ function M.write_file(path, text)
   f:close()
 end
 
+--- The keys of t, sorted.
+function M.sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do keys[#keys + 1] = k end
+  table.sort(keys)
+  return keys
+end
+
 --- Splits a string at whitespace.
 -- @param s a string
 -- @return an array of its words

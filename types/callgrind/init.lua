@@ -39,9 +39,6 @@
 ---@class callgrind.CheckCostAtMostOptions
 ---@field allow_warnings? boolean
 
----@class callgrind.CheckCallsAtMostOptions
----@field allow_warnings? boolean
-
 ---@class callgrind.CheckNoRegressionOptions
 ---@field allow_warnings? boolean
 ---@field fail_on_improvement? boolean
@@ -182,7 +179,7 @@ function callgrind.check_cost_at_most(limit, target, ev, kind, opts) end
 --- ok, message: calls into a function within a limit
 ---@param limit number
 ---@param fn callgrind.Function
----@param opts? callgrind.CheckCallsAtMostOptions
+---@param opts? callgrind.CheckCostAtMostOptions
 ---@return boolean
 ---@return string
 function callgrind.check_calls_at_most(limit, fn, opts) end

@@ -19,7 +19,7 @@ function luassert.cost_at_most(limit, target, ev, kind, opts) end
 --- fails when the calls into fn are more than the limit
 ---@param limit number
 ---@param fn callgrind.Function
----@param opts? callgrind.CheckCallsAtMostOptions
+---@param opts? callgrind.CheckCostAtMostOptions
 function luassert.calls_at_most(limit, fn, opts) end
 
 --- fails when a cost grew past its limit

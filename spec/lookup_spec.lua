@@ -43,6 +43,29 @@ describe("prof:func", function()
     assert.are.equal(4, prof:func("dup", nil, "b.so"):self("Ir"))
   end)
 
+  it("finds a function named by cfn= alone under its definition, and functions merged from several files", function()
+    local p = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 1\ncfn=helper\ncalls=1 5\n1 7\n"
+      .. "fl=b.c\nfn=helper\n5 7\n", "m.out"))
+    assert.are.equal(p:func("helper"), p:func("helper", "b.c"))
+    assert.are.equal(7, p:func("helper"):self("Ir"))
+    assert.are.same({ nil, "not found" }, { p:func("helper", "a.c") })
+    local a, b = os.tmpname(), os.tmpname()
+    local f = assert(io.open(a, "w"))
+    f:write("events: Ir\nfl=x.c\nfn=f\n1 2\nfn=g\n1 3\n")
+    f:close()
+    f = assert(io.open(b, "w"))
+    f:write("events: Ir\nfl=x.c\nfn=g\n1 4\nfl=y.c\nfn=f\n1 5\n")
+    f:close()
+    local q = assert(callgrind.load({ a, b }))
+    os.remove(a)
+    os.remove(b)
+    assert.are.equal(7, q:func("g"):self("Ir"))
+    assert.are.equal(2, q:func("f", "x.c"):self("Ir"))
+    assert.are.equal(5, q:func("f", "y.c"):self("Ir"))
+    assert.are.same({ nil, "ambiguous: 2 functions named 'f' (x.c; y.c): give a file or object to choose" },
+      { q:func("f") })
+  end)
+
   it("takes about as long as a field read, not a scan of 20,000 functions", function()
     local names = {}
     for k = 1, 1000 do names[k] = "f" .. (k * 19) % N + 1 end

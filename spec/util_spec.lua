@@ -1,0 +1,82 @@
+-- callgrind.util: the one copy of the helpers several modules need.
+local callgrind = require "callgrind"
+local util = require "callgrind.util"
+
+describe("util.shq", function()
+  it("quotes a string as one sh word, whatever it holds", function()
+    assert.are.equal("'plain'", util.shq("plain"))
+    assert.are.equal([['it'\''s']], util.shq("it's"))
+    local p = assert(io.popen("printf '%s|' " .. util.shq("a b") .. " " .. util.shq("$HOME 'x' `y`")))
+    assert.are.equal("a b|$HOME 'x' `y`|", p:read("a"))
+    p:close()
+    assert.are.equal("'12'", util.shq(12))
+  end)
+end)
+
+describe("util.sh and util.command_exists", function()
+  it("give the exit status of sh code, and whether sh finds a command", function()
+    assert.are.same({ true, 0 }, { util.sh("true") })
+    assert.are.same({ false, 3 }, { util.sh("exit 3") })
+    assert.is_true(util.command_exists("sh"))
+    assert.is_false(util.command_exists("no-such-command-for-a-spec"))
+  end)
+end)
+
+describe("util.basename and util.dirname", function()
+  it("split a path", function()
+    assert.are.equal("libc.so.6", util.basename("/usr/lib/libc.so.6"))
+    assert.are.equal("main.c", util.basename("main.c"))
+    assert.are.equal("", util.basename(nil))
+    assert.are.equal("spec/baselines", util.dirname("spec/baselines/x.callgrind"))
+    assert.are.equal(".", util.dirname("x.callgrind"))
+    assert.are.equal("/", util.dirname("/x"))
+  end)
+end)
+
+describe("util.read_file, util.write_file and util.file_exists", function()
+  local dir
+  setup(function()
+    dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir " .. util.shq(dir)))
+  end)
+  teardown(function() os.execute("rm -rf " .. util.shq(dir)) end)
+
+  it("write through a temporary file renamed into place, and read it back", function()
+    local path = dir .. "/out.txt"
+    assert.is_false(util.file_exists(path))
+    assert.is_true(util.write_file(path, "one\0two\n"))
+    assert.is_true(util.file_exists(path))
+    assert.are.equal("one\0two\n", util.read_file(path))
+    local p = assert(io.popen("ls -A " .. util.shq(dir)))
+    assert.are.equal("out.txt\n", p:read("a"))   -- no temporary file left
+    p:close()
+  end)
+
+  it("leave no file and return nil, the reason and \"io\" when the directory is not there", function()
+    local ok, err, kind = util.write_file(dir .. "/no/out.txt", "x")
+    assert.is_nil(ok)
+    assert.is_truthy(err:find(dir .. "/no/out.txt.tmp", 1, true), err)
+    assert.are.equal("io", kind)
+    local s, rerr = util.read_file(dir .. "/none")
+    assert.is_nil(s)
+    assert.are.equal(dir .. "/none: No such file or directory", rerr)
+  end)
+end)
+
+describe("util.is_profile and util.value", function()
+  local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\ncfn=f\ncalls=1 2\n1 7\nfn=f\n2 7\n"))
+
+  it("tell a Profile from other values", function()
+    assert.is_true(util.is_profile(prof))
+    assert.is_false(util.is_profile(prof:func("main")))
+    assert.is_false(util.is_profile({ events = {} }))
+    assert.is_false(util.is_profile(nil))
+  end)
+
+  it("give a function's self or inclusive cost, and 0 for no function", function()
+    assert.are.equal(5, util.value(prof:func("main"), "Ir", "self"))
+    assert.are.equal(12, util.value(prof:func("main"), "Ir", "inclusive"))
+    assert.are.equal(0, util.value(nil, "Ir", "self"))
+  end)
+end)

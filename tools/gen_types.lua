@@ -106,28 +106,55 @@ local function emit_object(out, o, opt_names)
   end
   out[#out + 1] = ("local %s = {}"):format(var)
   out[#out + 1] = ""
+  -- a second entry of the same function (callgrind.load of a list) is an
+  -- overload of the first
+  local overloads, seen = {}, {}
+  for _, e in ipairs(fns) do
+    local _, _, fname = parse_signature(e[1])
+    if seen[fname] then
+      local list = overloads[fname] or {}
+      list[#list + 1] = e
+      overloads[fname] = list
+    end
+    seen[fname] = true
+  end
+  local function param_type(e, pname)
+    return (e.params and e.params[pname]) or (pname == "opts" and e.opts and opt_names[e.opts])
+      or help.params[pname] or "any"
+  end
+  local done = {}
   for _, e in ipairs(fns) do
     local _, sep, fname, params = parse_signature(e[1])
-    out[#out + 1] = "--- " .. e[2]
-    local names = {}
-    for _, p in ipairs(params) do
-      local pname, optional = p[1], p[2]
-      local t = (e.params and e.params[pname]) or (pname == "opts" and e.opts and opt_names[e.opts])
-        or help.params[pname] or "any"
-      if pname == "..." then
-        out[#out + 1] = "---@param ... " .. (help.params.ev or "any")
-      else
-        out[#out + 1] = ("---@param %s%s %s"):format(pname, optional and "?" or "", t)
+    if not done[fname] then
+      done[fname] = true
+      out[#out + 1] = "--- " .. e[2]
+      local names = {}
+      for _, p in ipairs(params) do
+        local pname, optional = p[1], p[2]
+        if pname == "..." then
+          out[#out + 1] = "---@param ... " .. (help.params.ev or "any")
+        else
+          out[#out + 1] = ("---@param %s%s %s"):format(pname, optional and "?" or "", param_type(e, pname))
+        end
+        names[#names + 1] = pname
       end
-      names[#names + 1] = pname
+      if e[3] and e[3] ~= "nil" then
+        -- an iterator's type is one value, its own returns and all
+        local returns = e[3]:find("^fun%(") and { e[3] } or split_top(e[3])
+        for _, r in ipairs(returns) do out[#out + 1] = "---@return " .. r end
+      end
+      for _, other in ipairs(overloads[fname] or {}) do
+        local _, _, _, oparams = parse_signature(other[1])
+        local ps = {}
+        for _, p in ipairs(oparams) do
+          ps[#ps + 1] = ("%s%s: %s"):format(p[1], p[2] and "?" or "", param_type(other, p[1]))
+        end
+        out[#out + 1] = ("---@overload fun(%s%s)%s"):format(sep == ":" and "self, " or "",
+          table.concat(ps, ", "), (other[3] and other[3] ~= "nil") and (": " .. other[3]) or "")
+      end
+      out[#out + 1] = ("function %s%s%s(%s) end"):format(var, sep, fname, table.concat(names, ", "))
+      out[#out + 1] = ""
     end
-    if e[3] and e[3] ~= "nil" then
-      -- an iterator's type is one value, its own returns and all
-      local returns = e[3]:find("^fun%(") and { e[3] } or split_top(e[3])
-      for _, r in ipairs(returns) do out[#out + 1] = "---@return " .. r end
-    end
-    out[#out + 1] = ("function %s%s%s(%s) end"):format(var, sep, fname, table.concat(names, ", "))
-    out[#out + 1] = ""
   end
   return var
 end

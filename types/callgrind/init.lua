@@ -113,15 +113,8 @@ local callgrind = {}
 ---@return callgrind.Profile?
 ---@return string?
 ---@return callgrind.ErrorKind?
+---@overload fun(paths: string[], opts?: callgrind.LoadOptions): callgrind.Profile?, string?, callgrind.ErrorKind?
 function callgrind.load(path, opts) end
-
---- loads several files (threads, dumps) as one Profile
----@param paths string[]
----@param opts? callgrind.LoadOptions
----@return callgrind.Profile?
----@return string?
----@return callgrind.ErrorKind?
-function callgrind.load(paths, opts) end
 
 --- the files one valgrind run wrote for that name, in order
 ---@param path string

@@ -309,8 +309,14 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
         }
         size = st.st_size;
         if (limit && (size_t)size > limit) {
-            close(fd);
-            return too_big(err, path, limit);
+            /* the text would pass it, unless it is compressed (then the
+             * decompressed text counts) */
+            char magic[8];
+            ssize_t r = pread(fd, magic, sizeof magic, 0);
+            if (r >= 0 && cg_compression(magic, (size_t)r) == CG_PLAIN) {
+                close(fd);
+                return too_big(err, path, limit);
+            }
         }
     } else if (!limit) {
         limit = CG_MAX_BYTES < (uint64_t)((size_t)-1) / 2
@@ -346,7 +352,13 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
         free(s);
         return rc;
     }
-    if ((kind = cg_compression(s->data, s->len)) != CG_PLAIN) {
+    if ((kind = cg_compression(s->data, s->len)) == CG_PLAIN && limit &&
+        s->len > limit) {
+        release_bytes(s);
+        free(s);
+        return too_big(err, path, limit);
+    }
+    if (kind != CG_PLAIN) {
         /* the text replaces the compressed bytes as the storage */
         char *text;
         size_t tlen, tsize;

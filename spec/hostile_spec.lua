@@ -41,7 +41,7 @@ describe("a decompression bomb", function()
       .. ("%s: decompressed size exceeds %d bytes (opts.max_bytes)\n"):format(xz, 1000 * size(xz)), out)
   end)
 
-  it("stops at opts.max_bytes, for every format; a text of exactly max_bytes loads", function()
+  it("stops at opts.max_bytes, for every format, a plain file and parse; a text of exactly max_bytes loads", function()
     local out = child(([[
       for _, path in ipairs { %q, %q, %q } do print(select(2, callgrind.load(path, { max_bytes = 5000000 }))) end
     ]]):format(zst, xz, gz), 400000)
@@ -56,9 +56,13 @@ describe("a decompression bomb", function()
       print(select(2, callgrind.load(%q, { max_bytes = 330 })))
       print(select(2, callgrind.load("spec/fixtures/parts.callgrind", { max_bytes = 330 })))
       print(callgrind.load("spec/fixtures/parts.callgrind", { max_bytes = 331 }):total("Ir"))
+      local text = io.open("spec/fixtures/parts.callgrind"):read("a")
+      print(select(2, callgrind.parse(text, "t", { max_bytes = 330 })))
+      print(callgrind.parse(text, "t", { max_bytes = 331 }):total("Ir"))
     ]]):format(small, small))
     assert.are.equal("18\n" .. small .. ": decompressed size exceeds 330 bytes (opts.max_bytes)\n"
-      .. "spec/fixtures/parts.callgrind: size exceeds 330 bytes (opts.max_bytes)\n18\n", out)
+      .. "spec/fixtures/parts.callgrind: size exceeds 330 bytes (opts.max_bytes)\n18\n"
+      .. "t: size exceeds 330 bytes (opts.max_bytes)\n18\n", out)
   end)
 
   it("calls progress while it decompresses (the compressed bytes taken, their total), and can be cancelled", function()

@@ -1766,6 +1766,13 @@ int cg_load_text(CgProfile **out, const char *buf, size_t len,
     CgProfile *P;
     *out = NULL;
     memset(err, 0, sizeof *err);
+    if (opts->max_bytes && len > opts->max_bytes) {   /* as cg_source.c */
+        err->status = CG_ELIMIT;
+        snprintf(err->msg, sizeof err->msg, "%s: size exceeds %llu bytes "
+                 "(opts.max_bytes)", name,
+                 (unsigned long long)opts->max_bytes);
+        return CG_ELIMIT;
+    }
     P = cg_model_new(name);
     if (!P || cg_model_add_text(P, buf, len, NULL, name) != 0) {
         cg_profile_free(P);

@@ -114,11 +114,12 @@ describe("a compressed profile", function()
 end)
 
 describe("a build without a compression library (make NO_ZSTD=1 NO_LZMA=1)", function()
+  local lab = H.lab("spec/compressed_spec.lua")
   local dir, plain, copies, cpath, why_not
 
   setup(function()
-    dir = os.tmpname() .. ".d"
-    assert(os.execute("mkdir " .. H.shq(dir)))
+    lab:open()
+    dir = lab.dir
     plain = "spec/fixtures/parts.callgrind"
     copies = {}
     for _, ext in ipairs { "gz", "zst", "xz" } do
@@ -131,7 +132,7 @@ describe("a build without a compression library (make NO_ZSTD=1 NO_LZMA=1)", fun
     if ok then cpath = dir .. "/build/?.so" else why_not = err end
   end)
 
-  teardown(function() os.execute("rm -rf " .. H.shq(dir)) end)
+  teardown(function() lab:close() end)
 
   it("refuses zstd and xz files, naming the library, and reads gzip and plain ones", function()
     if not cpath then

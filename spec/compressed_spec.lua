@@ -102,6 +102,15 @@ describe("a compressed profile", function()
     assert.are.same({ nil, tail .. ": gzip: trailing garbage after the stream" }, { callgrind.load(tail) })
   end)
 
+  it("stops at opts.max_bytes of text, whatever the format", function()
+    for _, ext in ipairs { "gz", "zst", "xz" } do
+      local packed = compress("spec/fixtures/parts.callgrind", ext, "limit")   -- 331 bytes of text
+      assert.are.same({ nil, packed .. ": decompressed size exceeds 330 bytes (opts.max_bytes)" },
+        { callgrind.load(packed, { max_bytes = 330 }) })
+      assert.are.equal(18, callgrind.load(packed, { max_bytes = 331 }):total("Ir"))
+    end
+  end)
+
   it("is only the magic bytes: a file that starts with them but is no stream is refused", function()
     local fake = dir .. "/fake"
     local f = assert(io.open(fake, "wb"))

@@ -199,6 +199,14 @@ describe("input made to exhaust the reader", function()
       assert.are.equal("nil\t/dev/zero: load cancelled\n16777216/0 33554432/0 50331648/0\n", out)
     end)
 
+    it("a /proc file (size 0 by stat(2)) is read whole, as a stream", function()
+      local callgrind = require "callgrind"
+      assert.are.equal("/proc/self/maps:1: cost line before any events: line",
+        select(2, callgrind.load("/proc/self/maps")))
+      assert.are.equal("/proc/self/maps: size exceeds 10 bytes (opts.max_bytes)",
+        select(2, callgrind.load("/proc/self/maps", { max_bytes = 10 })))
+    end)
+
     it("/dev/zero: fails at opts.max_bytes, and without it in bounded memory", function()
       local out = child([[
         print(callgrind.load("/dev/zero", { max_bytes = 1 << 20 }))

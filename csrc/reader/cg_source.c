@@ -307,8 +307,10 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
             close(fd);
             return io_error(err, path, EFBIG);
         }
-        size = st.st_size;
-        if (limit && (size_t)size > limit) {
+        /* (a file of size 0 may be one of /proc's, whose size says
+         * nothing: read as a stream) */
+        size = st.st_size ? st.st_size : -1;
+        if (limit && size > 0 && (size_t)size > limit) {
             /* the text would pass it, unless it is compressed (then the
              * decompressed text counts) */
             char magic[8];
@@ -318,7 +320,8 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
                 return too_big(err, path, limit);
             }
         }
-    } else if (!limit) {
+    }
+    if (size < 0 && !limit) {
         limit = CG_MAX_BYTES < (uint64_t)((size_t)-1) / 2
                     ? (size_t)CG_MAX_BYTES : ((size_t)-1) / 2;
     }

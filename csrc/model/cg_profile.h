@@ -19,7 +19,10 @@ enum {
     CG_EIO = 3,            /* a system call failed: kind "io" */
     CG_ECANCEL = 4,        /* the progress callback said stop: "cancelled" */
     CG_ETRUNC = 5,         /* the input ends too early: "truncated" */
-    CG_ELIMIT = 6          /* a size limit (max_bytes ...): "memory" */
+    CG_ELIMIT = 6          /* the input would take more than a set limit
+                              of memory (opts.max_bytes, the bound of
+                              made-up names): returned as kind "memory"
+                              (CG_ENOMEM is raised) */
 };
 
 /* Load options. */
@@ -243,6 +246,9 @@ typedef struct CgLoadOpts {
                                     fuzzer) */
     int scalar;                  /* never the vector paths of cg_vec.h
                                     (the fuzzer, timing) */
+    uint64_t max_bytes;          /* the most bytes of text a file may
+                                    give (0: the default, CG_MAX_BYTES
+                                    and cg_source.h) */
 } CgLoadOpts;
 
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged

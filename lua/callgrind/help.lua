@@ -60,6 +60,7 @@ local FN_TREE_OPTIONS = {
 local LOAD_OPTIONS = {
   chunk = "integer",
   lenient = "boolean",
+  max_bytes = "integer",
   progress = "fun(done: integer, total: integer): boolean?",
   threads = "integer",
 }

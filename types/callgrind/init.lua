@@ -7,6 +7,7 @@
 ---@class callgrind.LoadOptions
 ---@field chunk? integer
 ---@field lenient? boolean
+---@field max_bytes? integer
 ---@field progress? fun(done: integer, total: integer): boolean?
 ---@field threads? integer
 

@@ -29,7 +29,7 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/lua/cg_lua.c", "csrc/lua/cg_lua_cost.c", "csrc/lua/cg_lua_func.c",
+            "csrc/lua/cg_lua.c", "csrc/lua/cg_lua_cost.c", "csrc/lua/cg_lua_fs.c", "csrc/lua/cg_lua_func.c",
             "csrc/lua/cg_lua_handle.c", "csrc/lua/cg_lua_lines.c", "csrc/lua/cg_lua_load.c",
             "csrc/lua/cg_lua_profile.c", "csrc/lua/cg_lua_query.c", "csrc/model/cg_graph.c",
             "csrc/model/cg_mem.c", "csrc/model/cg_model.c", "csrc/model/cg_names.c",

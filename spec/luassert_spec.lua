@@ -76,7 +76,7 @@ describe("callgrind.luassert", function()
     local msg = failure(function() assert.within_baseline("b", new, { Ir = "5%" }, { dir = dir }) end)
     assert.are.equal("1 limit exceeded:\n  Ir (total): 117 -> 147 +30 (+25.6%), limit +5%",
       msg:match("^[^\n]*\n[^\n]*"))
-    assert.are.equal("accept the new numbers: CALLGRIND_UPDATE_BASELINES=1 (or opts.update = true) replaces "
+    assert.are.equal("accept the new numbers: CALLGRIND_BASELINES=update (or opts.update = true) replaces "
       .. dir .. "/b.callgrind", msg:match("[^\n]*$"))
   end)
 

@@ -54,6 +54,9 @@ static const luaL_Reg internal_funcs[] = {
     {"state", cgl_profile_state},
     {"load_stats", cgl_profile_load_stats},
     {"vector_paths", cgl_vector_paths},
+    {"lock", cgl_fs_lock},
+    {"append", cgl_fs_append},
+    {"sync", cgl_fs_sync},
     {NULL, NULL}
 };
 

@@ -165,4 +165,13 @@ CG_HIDDEN int cgl_filelist_gc(lua_State *L);
 CG_HIDDEN int cgl_module_files(lua_State *L);
 CG_HIDDEN int cgl_module_parse(lua_State *L);
 
+/* cg_lua_func.c: counts are unsigned (a float above 2^63-1) */
+CG_HIDDEN void cgl_push_count(lua_State *L, uint64_t n);
+CG_HIDDEN void cgl_push_count_text(lua_State *L, uint64_t n);
+
+/* cg_lua_fs.c: a lock file held by a userdata, an append in one write */
+CG_HIDDEN int cgl_fs_lock(lua_State *L);
+CG_HIDDEN int cgl_fs_append(lua_State *L);
+CG_HIDDEN int cgl_fs_sync(lua_State *L);
+
 #endif

@@ -43,6 +43,8 @@
 
 #include "cg_common.h"
 
+#include <stdio.h>
+
 /* A function as the file names it: object and file may be absent (ptr
  * NULL: no ob=/fl= is written for it, and it inherits the ones in force,
  * as the format reads it). */
@@ -82,7 +84,7 @@ typedef struct CgWritePart {
 } CgWritePart;
 
 /* Output targets. */
-enum { CG_WOUT_MEM = 0, CG_WOUT_FD = 1 };
+enum { CG_WOUT_MEM = 0, CG_WOUT_FD = 1, CG_WOUT_FILE = 2 };
 
 /* Buffer size of a file target: writes go out in pieces of this size. */
 #define CG_WRITE_BUF ((size_t)1 << 20)
@@ -102,6 +104,7 @@ typedef struct CgWriteIds {
 typedef struct CgWriter {
     int out;                     /* CG_WOUT_* */
     int fd;
+    FILE *file;
     int status;                  /* CG_OK, CG_ENOMEM or CG_EIO */
     int err;                     /* errno of a failed write */
     char *buf;
@@ -123,6 +126,8 @@ typedef struct CgWriter {
     CgStr ob, fl, lfile, fn;
     int has_ob, has_fl, has_fn;
     CgWriteFn cur;               /* the function of the lines */
+    char *kbuf;                  /* a function's id key */
+    size_t kcap;
 } CgWriter;
 
 /* A writer into memory (cg_writer_data gives the bytes). compress: 1 for
@@ -131,6 +136,9 @@ typedef struct CgWriter {
 CG_HIDDEN void cg_writer_init_mem(CgWriter *w, int compress);
 /* A writer to fd (not closed by the writer), buffered by CG_WRITE_BUF. */
 CG_HIDDEN void cg_writer_init_fd(CgWriter *w, int fd, int compress);
+/* A writer to a stdio stream (fwrite in CG_WRITE_BUF pieces; fflush at
+ * cg_writer_flush; not closed). */
+CG_HIDDEN void cg_writer_init_file(CgWriter *w, FILE *f, int compress);
 /* CG_OK, or the first error (CG_ENOMEM, CG_EIO with w->err the errno). */
 CG_HIDDEN int cg_writer_status(const CgWriter *w);
 /* Writes out what is buffered (fd target); returns the status. */
@@ -194,10 +202,16 @@ struct CgProfile;
 
 typedef struct CgWriteOpts {
     int compress;                /* as cg_writer_init_* */
-    int pid;                     /* write pid:, thread: as loaded (off:
-                                    they change at every run) */
-    CgStr cmd;                   /* ptr NULL: the loaded cmd: is left out;
-                                    else this cmd: in every part */
+    int pid;                     /* write pid: as loaded (off: it changes
+                                    at every run); thread: always */
+    int cmd;                     /* 0: no cmd: line (it holds local
+                                    paths); 1: as loaded; 2: cmd_text in
+                                    every part */
+    CgStr cmd_text;
+    const CgWriteEvent *event_lines;  /* event: lines of the first part
+                                    (long names, formulas: the Lua layer
+                                    knows them) */
+    size_t nevent_lines;
     const uint8_t *only;         /* NULL, or per function: 1 to write it
                                     (its lines, jumps and calls out of
                                     it); totals: are then the sums of
@@ -207,9 +221,9 @@ typedef struct CgWriteOpts {
 /* Writes P canonically: parts in order; in each, the functions sorted by
  * (object, file, name) bytewise, each with its cost lines in file order,
  * then its calls sorted by (callee object, file, name, call site), then
- * its jumps in file order; creator: as loaded; no pid: or thread: unless
- * asked; totals: as loaded when the whole profile is written (a mismatch
- * stays one), else the sums. Writing the same numbers twice gives the
+ * its jumps in file order; creator: as loaded; no pid: unless asked;
+ * cmd: as opts->cmd says; totals: as loaded when the whole profile is
+ * written (a mismatch stays one), else the sums. Writing the same numbers twice gives the
  * same bytes, whatever order the loaded file had. Returns the writer's
  * status, or CG_ENOMEM for its own scratch. */
 CG_HIDDEN int cg_write_profile(CgWriter *w, const struct CgProfile *P,
@@ -219,12 +233,17 @@ CG_HIDDEN int cg_write_profile(CgWriter *w, const struct CgProfile *P,
 
 typedef struct CgAtomic {
     int fd;                      /* of the temporary; -1 when none */
-    char *tmp;                   /* its path: DIR/.NAME.tmp.PID.N */
+    int unnamed;                 /* an O_TMPFILE, named at commit */
+    char *tmp;                   /* its path: DIR/.NAME.tmp.PID.N (NULL
+                                    while unnamed) */
+    size_t tmp_len;
     char *path;                  /* the target */
 } CgAtomic;
 
 /* Creates the temporary (mode 0666 less the umask, or the target's mode
- * when it exists). Returns CG_OK or CG_EIO/CG_ENOMEM with msg filled
+ * when it exists): unnamed (O_TMPFILE) where the system has it, so a
+ * killed writer leaves nothing; else DIR/.NAME.tmp.PID.N, which a killed
+ * writer leaves behind under that recognisable name. Returns CG_OK or CG_EIO/CG_ENOMEM with msg filled
  * ("path: reason"). */
 CG_HIDDEN int cg_atomic_open(CgAtomic *a, const char *path, char *msg,
                              size_t msgsize);

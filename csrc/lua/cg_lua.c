@@ -56,7 +56,6 @@ static const luaL_Reg internal_funcs[] = {
     {"vector_paths", cgl_vector_paths},
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},
-    {"sync", cgl_fs_sync},
     {NULL, NULL}
 };
 

@@ -172,7 +172,6 @@ CG_HIDDEN void cgl_push_count_text(lua_State *L, uint64_t n);
 /* cg_lua_fs.c: a lock file held by a userdata, an append in one write */
 CG_HIDDEN int cgl_fs_lock(lua_State *L);
 CG_HIDDEN int cgl_fs_append(lua_State *L);
-CG_HIDDEN int cgl_fs_sync(lua_State *L);
 
 /* cg_lua_write.c: core.write_file_atomic into the module table at
  * module, write_profile and write_string into the internal table */

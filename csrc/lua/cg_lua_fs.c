@@ -103,24 +103,3 @@ fail:
     return 3;
 }
 
-/* sync(path): true once the file's data is on the disk (fsync(2)), or
- * nil, "path: reason", "io": a baseline renamed into place is whole even
- * after a crash. */
-int cgl_fs_sync(lua_State *L)
-{
-    const char *path = luaL_checkstring(L, 1);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    int e;
-    if (fd >= 0 && fsync(fd) == 0) {
-        close(fd);
-        lua_pushboolean(L, 1);
-        return 1;
-    }
-    e = errno;
-    if (fd >= 0)
-        close(fd);
-    lua_pushnil(L);
-    lua_pushfstring(L, "%s: %s", path, strerror(e));
-    lua_pushliteral(L, "io");
-    return 3;
-}

@@ -19,7 +19,8 @@
 -- made relative to it and no `pid:` line, so re-recording the same
 -- numbers gives the same bytes. It is written to a temporary file in the
 -- same directory, synced and renamed into place, under an exclusive lock
--- (`flock(2)`) on the directory: concurrent updaters never mix files.
+-- (`flock(2)`) on the directory: concurrent updaters never mix files,
+-- and a reader sees the old file or the new one, whole.
 -- A baseline with lost data (cut short, or costs that do not add up to
 -- `totals:`) is refused. When a check fails or finds an improvement, the
 -- new profile is kept beside the baseline as `NAME.new.callgrind`.
@@ -158,7 +159,11 @@ function M.canonical(text, root)
     local key, rest = line:match("^(%a+)=(.*)$")
     if key and NAME_LINE[key] then
       local id, path = rest:match("^(%(%d+%) )(.*)$")
-      if id then line = key .. "=" .. id .. rel(path) elseif rest:sub(1, 1) ~= "(" then line = key .. "=" .. rel(rest) end
+      if id then
+        line = key .. "=" .. id .. rel(path)
+      elseif rest:sub(1, 1) ~= "(" then
+        line = key .. "=" .. rel(rest)
+      end
     elseif line:match("^cmd:") then
       line = line:gsub("%S+", function(w) return rel(w) end)
     elseif line:match("^pid:") then
@@ -169,45 +174,25 @@ function M.canonical(text, root)
   return table_concat(out, "\n") .. "\n"
 end
 
-local function write_text(path, text)
-  local f, err = io.open(path, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(text)
-  if ok then ok, werr = f:flush() end
-  local cok, cerr = f:close()
-  if ok and not cok then ok, werr = nil, cerr end
-  if not ok then return nil, path .. ": " .. tostring(werr) end
-  return true
-end
-
---- Writes a profile to path for a baseline: canonical (`M.canonical`),
--- to a temporary file in the same directory, synced, then renamed into
--- place; on any failure the old file stays whole and the temporary one is
--- removed.
--- @return true, or nil and a message
+--- Writes a profile to path for a baseline: `prof:write`'s canonical
+-- text made canonical for a baseline too (`M.canonical`), written
+-- atomically (`callgrind.write_file_atomic`: a temporary file in the same
+-- directory, synced, renamed into place; on any failure the old file
+-- stays whole and no temporary file is left).
+-- @return true, or nil, a message and a kind
 -- @usage assert(baseline.write(prof, "spec/baselines/parse.callgrind"))
 function M.write(prof, path, root)
-  local dir, base = path:match("^(.*)/([^/]*)$")
-  if not dir then dir, base = ".", path end
-  local t = os.tmpname()
-  os.remove(t)
-  local tmp = string_format("%s/.%s.%s.tmp", dir, base, t:match("[^/]*$"))
-  local ok, err = prof:write(tmp)
+  local f, ferr = io.tmpfile()
+  if not f then return nil, "a temporary file: " .. tostring(ferr), "io" end
+  local ok, err, kind = prof:write(f)
+  local text
   if ok then
-    local f = io.open(tmp, "rb")
-    local text = f and f:read("a")
-    if f then f:close() end
-    if not text then ok, err = nil, tmp .. ": cannot read back"
-    else ok, err = write_text(tmp, M.canonical(text, root)) end
+    f:seek("set")
+    text = f:read("a")
   end
-  local core = require "callgrind.core"
-  if ok then ok, err = core.internal.sync(tmp) end
-  if ok then ok, err = os.rename(tmp, path) end
-  if not ok then
-    os.remove(tmp)
-    return nil, err
-  end
-  return true
+  f:close()
+  if not ok then return nil, path .. ": " .. tostring(err), kind end
+  return require("callgrind").write_file_atomic(path, M.canonical(text, root))
 end
 
 -- The lost data of a baseline: its lossy warnings.

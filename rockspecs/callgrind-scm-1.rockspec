@@ -45,6 +45,7 @@ build = {
       ["callgrind.diff"] = "lua/callgrind/diff.lua",
       ["callgrind.check"] = "lua/callgrind/check.lua",
       ["callgrind.baseline"] = "lua/callgrind/baseline.lua",
+      ["callgrind.record"] = "lua/callgrind/record.lua",
       ["callgrind.luassert"] = "lua/callgrind/luassert.lua",
       ["callgrind.profiler"] = "lua/callgrind/profiler.lua",
       ["callgrind.start"] = "lua/callgrind/start.lua",

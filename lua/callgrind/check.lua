@@ -33,7 +33,18 @@ local ipairs, math_type, pairs, tostring, type = ipairs, math.type, pairs, tostr
 local debug_getinfo, math_abs, math_huge = debug.getinfo, math.abs, math.huge
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 
-local commas, describe_fn = report.commas, diff.describe_fn
+local describe_fn = diff.describe_fn
+
+-- Thousands separators; a whole float too big for an integer (a count of
+-- 2^63 or more) written out whole, not as 1.8e+19.
+local function commas(v)
+  if math_type(v) == "float" and v == math.floor(v) and math_abs(v) >= 2 ^ 53 and math_abs(v) < math_huge then
+    local s = string_format("%.0f", math_abs(v))
+    s = s:reverse():gsub("(%d%d%d)", "%1,"):reverse():gsub("^,", "")
+    return (v < 0 and "-" or "") .. s
+  end
+  return report.commas(v)
+end
 
 local M = {}
 
@@ -61,7 +72,7 @@ end
 -- modules and luassert), or nil.
 -- @usage print(check.caller_where())
 function M.caller_where()
-  local info = debug_getinfo(M.user_level() + 1, "Sl")
+  local info = debug_getinfo(M.user_level(), "Sl")
   if not info or info.currentline < 0 then return nil end
   return info.short_src .. ":" .. info.currentline
 end

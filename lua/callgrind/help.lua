@@ -26,6 +26,7 @@ M.objects = {
     { "callgrind.check_calls_at_most(limit, fn [, opts])", "ok, message: calls into a function within a limit" },
     { "callgrind.check_no_regression(old, new, limits [, opts])", "ok, message: no cost grew past its limit" },
     { "callgrind.check_within_baseline(name, prof, limits [, opts])", "ok, message: against a stored baseline" },
+    { "callgrind.report_summary(path [, format])", "the CALLGRIND_REPORT record of checks as a table" },
     { "callgrind.methods", "the method tables of Profile, Function, Call, Jump, CostLine, Part" },
     { "callgrind.report", "formatting helpers: commas(n), shorten(name, width)" },
     { "callgrind._VERSION", "the library's version" },

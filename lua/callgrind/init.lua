@@ -139,6 +139,15 @@ M.check_calls_at_most = lazy("callgrind.check", "calls_at_most")
 M.check_no_regression = lazy("callgrind.check", "no_regression")
 M.check_within_baseline = lazy("callgrind.baseline", "check")
 
+--- The record of every check (`CALLGRIND_REPORT=path`: one JSON object per
+-- line) as a text table, or Markdown for a CI job summary (see the
+-- `callgrind.record` module for the fields).
+-- @tparam string path
+-- @tparam[opt] string format "text" (default) or "markdown"
+-- @return the text, or nil, a message and a kind ("io", "format")
+-- @usage print(callgrind.report_summary(os.getenv("CALLGRIND_REPORT"), "markdown"))
+M.report_summary = lazy("callgrind.record", "summary")
+
 --- Formatting helpers: `commas(n)`, `shorten(name, width)` (the
 -- `callgrind.report` module, loaded at the first use of either).
 M.report = setmetatable({}, {

@@ -238,7 +238,8 @@ function M.summary(path, format)
   local notes = {}
   for _, r in ipairs(recs) do
     if r.status == "fail" and r.message then
-      notes[#notes + 1] = string_format("%s %s: %s", r.check or "?", r.name or r.target or "",
+      local what = r.name ~= r.check and r.name or r.target
+      notes[#notes + 1] = string_format("%s%s: %s", r.check or "?", what and (" " .. what) or "",
         (r.message:gsub("\n.*", "")))
     end
   end

@@ -529,7 +529,7 @@ static int fn_eq(const CgWriteFn *a, const CgWriteFn *b)
 
 int cg_write_begin(CgWriter *w, CgStr creator)
 {
-    PUTS(w, "# callgrind format\nversion: 1\n");
+    PUTS(w, CG_WRITTEN_HEAD "version: 1\n");
     if (creator.ptr) {
         PUTS(w, "creator: ");
         put_safe(w, creator);
@@ -649,6 +649,12 @@ int cg_write_totals(CgWriter *w, const int64_t *totals)
     }
     w->in_part = 0;
     return w->status;
+}
+
+int cg_write_end(CgWriter *w)
+{
+    PUTS(w, CG_WRITTEN_END);
+    return cg_writer_flush(w);
 }
 
 /* ---- records ---- */
@@ -1181,7 +1187,7 @@ int cg_write_profile(CgWriter *w, const CgProfile *P, const CgWriteOpts *o)
     for (i = 0; i < P->nparts; i++)
         if ((rc = write_part(&pw, (uint32_t)i, order, n)) != CG_OK)
             goto done;
-    rc = cg_writer_flush(w);
+    rc = cg_write_end(w);
 done:
     if (rc == CG_ENOMEM && w->status == CG_OK)
         fail(w, CG_ENOMEM, ENOMEM);

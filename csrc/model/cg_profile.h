@@ -306,6 +306,9 @@ CG_HIDDEN void cg_cursor_init(CgCursor *c, const CgProfile *P, size_t first,
 /* 1 and fills *out, or 0 at the end. */
 CG_HIDDEN int cg_cursor_next_line(CgCursor *c, CgLine *out);
 CG_HIDDEN int cg_cursor_next_jump(CgCursor *c, CgJump *out);
+/* Lines and jumps in one pass, in file order: 1 and fills *line, 2 and
+ * fills *jump, or 0 at the end (the writer). */
+CG_HIDDEN int cg_cursor_next_any(CgCursor *c, CgLine *line, CgJump *jump);
 
 /* Function f's self cost in one part (0-based), into out (stride values);
  * scratch has room for stride values. -1 when a sum does not fit in 64

@@ -183,22 +183,34 @@ static const char digits2[] =
 
 static char *put_u64(char *p, uint64_t v)
 {
-    char tmp[24];
-    char *e = tmp + sizeof tmp, *q = e;
+    int n = 1;
+    char *e;
+    uint64_t t = v;
+    if (v < 10) {
+        *p = (char)('0' + v);
+        return p + 1;
+    }
+    while (t >= 100) {
+        t /= 100;
+        n += 2;
+    }
+    n += t >= 10;
+    e = p + n;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
-        q -= 2;
-        memcpy(q, digits2 + 2 * r, 2);
+        e -= 2;
+        e[0] = digits2[2 * r];
+        e[1] = digits2[2 * r + 1];
     }
     if (v >= 10) {
-        q -= 2;
-        memcpy(q, digits2 + 2 * v, 2);
+        e -= 2;
+        e[0] = digits2[2 * v];
+        e[1] = digits2[2 * v + 1];
     } else {
-        *--q = (char)('0' + v);
+        *--e = (char)('0' + v);
     }
-    memcpy(p, q, (size_t)(e - q));
-    return p + (e - q);
+    return p + n;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -529,7 +541,7 @@ static int fn_eq(const CgWriteFn *a, const CgWriteFn *b)
 
 int cg_write_begin(CgWriter *w, CgStr creator)
 {
-    PUTS(w, "# callgrind format\nversion: 1\n");
+    PUTS(w, CG_WRITTEN_HEAD "version: 1\n");
     if (creator.ptr) {
         PUTS(w, "creator: ");
         put_safe(w, creator);
@@ -649,6 +661,12 @@ int cg_write_totals(CgWriter *w, const int64_t *totals)
     }
     w->in_part = 0;
     return w->status;
+}
+
+int cg_write_end(CgWriter *w)
+{
+    PUTS(w, CG_WRITTEN_END);
+    return cg_writer_flush(w);
 }
 
 /* ---- records ---- */
@@ -924,6 +942,10 @@ typedef struct PW {
     int overflow;
     CallKey *calls;
     size_t calls_cap;
+    CgJump *jumps;               /* a function's, kept until its calls
+                                    are written */
+    size_t jumps_cap;
+    CgJump jump[1];
     CgWriteDesc *desc;
     size_t desc_cap;
     CgStr *evnames;
@@ -982,8 +1004,9 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
     const CgPart *pt = &P->parts[part];
     CgWriter *w = pw->w;
     CgWriteFn me = fn_of(P, f);
-    size_t ncalls = 0, i;
-    uint32_t b, c;
+    size_t ncalls = 0, njumps = 0, i;
+    uint32_t b, c, last_block = (uint32_t)-1;
+    int32_t last_file = -2;
     int any = 0;
     for (b = fn->blocks_begin; b < fn->blocks_end && !any; b++)
         any = P->blocks[b].part == part;
@@ -1010,19 +1033,31 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
     if (!any && !ncalls)
         return CG_OK;
     cg_write_fn(w, &me);
-    /* cost lines, then calls, then jumps */
+    /* cost lines, then calls, then jumps (kept from the same pass) */
     for (b = fn->blocks_begin; b < fn->blocks_end; b++) {
         CgCursor cur;
         CgLine l;
+        int got;
         if (P->blocks[b].part != part)
             continue;
         cg_cursor_init(&cur, P, b, (size_t)b + 1, pw->cost);
-        while (cg_cursor_next_line(&cur, &l)) {
+        while ((got = cg_cursor_next_any(&cur, &l, pw->jump)) != 0) {
             uint64_t pos[2];
+            if (got == 2) {
+                if (CG_GROW(pw->jumps, pw->jumps_cap, njumps + 1) != 0)
+                    return CG_ENOMEM;
+                pw->jumps[njumps++] = *pw->jump;
+                continue;
+            }
             to_cols(pw, pt, l.cost);
             add_sums(pw, pt);
-            cg_write_fi(w, l.file >= 0 ? name_str(P, CG_FILE, l.file)
-                                       : me.file);
+            /* only lines change the line file in this pass */
+            if (l.file != last_file || b != last_block) {
+                cg_write_fi(w, l.file >= 0 ? name_str(P, CG_FILE, l.file)
+                                           : me.file);
+                last_file = l.file;
+                last_block = b;
+            }
             pos_of(pw, pos, l.flags, CG_HAS_ADDR, CG_HAS_LINE, l.addr,
                    l.line);
             cg_write_line(w, pos, pw->col, (size_t)pt->nev);
@@ -1048,26 +1083,20 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
         cg_write_call(w, &callee, site.count, tgt, pos, pw->col,
                       (size_t)pt->nev);
     }
-    for (b = fn->blocks_begin; b < fn->blocks_end; b++) {
-        CgCursor cur;
-        CgJump j;
-        if (P->blocks[b].part != part)
-            continue;
-        cg_cursor_init(&cur, P, b, (size_t)b + 1, pw->cost);
-        while (cg_cursor_next_jump(&cur, &j)) {
-            uint64_t pos[2], tgt[2];
-            CgWriteFn to = fn_of(P, j.to >= 0 ? j.to : f);
-            CgStr tf = j.target_file >= 0
-                           ? name_str(P, CG_FILE, j.target_file) : to.file;
-            cg_write_fi(w, j.file >= 0 ? name_str(P, CG_FILE, j.file)
-                                       : me.file);
-            pos_of(pw, pos, j.flags, CG_HAS_ADDR, CG_HAS_LINE, j.addr,
-                   j.line);
-            pos_of(pw, tgt, j.flags, CG_HAS_TADDR, CG_HAS_TLINE, j.taddr,
-                   j.tline);
-            cg_write_jump(w, j.conditional, j.count, j.executed, &to, tf,
-                          tgt, pos);
-        }
+    for (i = 0; i < njumps; i++) {
+        const CgJump *j = &pw->jumps[i];
+        uint64_t pos[2], tgt[2];
+        CgWriteFn to = fn_of(P, j->to >= 0 ? j->to : f);
+        CgStr tf = j->target_file >= 0
+                       ? name_str(P, CG_FILE, j->target_file) : to.file;
+        cg_write_fi(w, j->file >= 0 ? name_str(P, CG_FILE, j->file)
+                                    : me.file);
+        pos_of(pw, pos, j->flags, CG_HAS_ADDR, CG_HAS_LINE, j->addr,
+               j->line);
+        pos_of(pw, tgt, j->flags, CG_HAS_TADDR, CG_HAS_TLINE, j->taddr,
+               j->tline);
+        cg_write_jump(w, j->conditional, j->count, j->executed, &to, tf,
+                      tgt, pos);
     }
     return w->status;
 }
@@ -1181,7 +1210,7 @@ int cg_write_profile(CgWriter *w, const CgProfile *P, const CgWriteOpts *o)
     for (i = 0; i < P->nparts; i++)
         if ((rc = write_part(&pw, (uint32_t)i, order, n)) != CG_OK)
             goto done;
-    rc = cg_writer_flush(w);
+    rc = cg_write_end(w);
 done:
     if (rc == CG_ENOMEM && w->status == CG_OK)
         fail(w, CG_ENOMEM, ENOMEM);
@@ -1192,6 +1221,7 @@ done:
     free(pw.col);
     free(pw.sum);
     free(pw.calls);
+    free(pw.jumps);
     free(pw.desc);
     free(pw.evnames);
     free(order);

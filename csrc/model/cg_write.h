@@ -36,8 +36,8 @@
  * cg_write_part, then per function cg_write_fn followed by its cost lines
  * (cg_write_line, with cg_write_fi to change their source file), calls
  * (cg_write_call) and jumps (cg_write_jump) in any order; cg_write_totals
- * ends the part; cg_writer_flush; cg_writer_free (always, also after an
- * error). */
+ * ends the part; cg_write_end (which flushes); cg_writer_free (always,
+ * also after an error). */
 #ifndef CG_WRITE_H
 #define CG_WRITE_H
 
@@ -148,8 +148,10 @@ CG_HIDDEN const char *cg_writer_data(const CgWriter *w, size_t *len);
 /* Frees what the writer holds; the fd stays open. Safe to call twice. */
 CG_HIDDEN void cg_writer_free(CgWriter *w);
 
-/* "# callgrind format", "version: 1" and "creator:" when creator.ptr is
- * not NULL. Once, first. */
+/* "# callgrind format", a comment that says the file ends with "# end"
+ * (CG_WRITTEN_HEAD: the loader then takes a file without it as cut
+ * short), "version: 1" and "creator:" when creator.ptr is not NULL. Once,
+ * first. */
 CG_HIDDEN int cg_write_begin(CgWriter *w, CgStr creator);
 
 /* Starts a part (ends none: call cg_write_totals first): a blank line
@@ -191,6 +193,11 @@ CG_HIDDEN int cg_write_jump(CgWriter *w, int conditional, uint64_t count,
 /* "totals: ..." (nev values of the part) and ends the part. NULL ends the
  * part with no totals: line. */
 CG_HIDDEN int cg_write_totals(CgWriter *w, const int64_t *totals);
+
+/* Ends the file: "# end" (CG_WRITTEN_END), then cg_writer_flush. A file
+ * begun by cg_write_begin and not ended so loads with a "truncated"
+ * warning. */
+CG_HIDDEN int cg_write_end(CgWriter *w);
 
 /* Text as is, for a line the API does not cover (a "# comment\n"): the
  * caller makes it safe. */

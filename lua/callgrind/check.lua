@@ -97,15 +97,13 @@ end
 
 --- The warnings of a profile that mean costs were lost: a file cut short
 -- (kind "truncated"), lines dropped by a lenient load ("skipped"), cost
--- lines that do not add up to `totals:` ("mismatch" on totals:, or the
--- writer's own kind for it). The other kinds (unknown, name, formula)
--- lose no cost.
+-- lines that do not add up to `totals:` ("lost"). The other kinds
+-- (mismatch of `summary:`, unknown, name, formula) lose no cost.
 -- @usage for _, w in ipairs(check.lossy_warnings(prof)) do print(w) end
 function M.lossy_warnings(prof)
   local out = prof:warnings("truncated")
-  for _, w in ipairs(prof:warnings("skipped")) do out[#out + 1] = w end
-  for _, w in ipairs(prof:warnings("mismatch")) do
-    if w:find("totals:", 1, true) then out[#out + 1] = w end
+  for _, kind in ipairs { "skipped", "lost" } do
+    for _, w in ipairs(prof:warnings(kind)) do out[#out + 1] = w end
   end
   return out
 end

@@ -264,8 +264,13 @@ describe("errors in the user's words", function()
     err = raised(function() luassert.no_regression(old, new, { Ir = -1 }) end)
     assert.are.equal(here .. line .. ": bad argument #3 to 'no_regression' (Ir: limit must not be negative (a cost "
       .. "is never below 0), got -1)", err)
+    local dir = os.tmpname()
+    os.remove(dir)
     line = debug.getinfo(1, "l").currentline + 1
-    err = raised(function() luassert.within_baseline("b", old, { Ir = 0 / 0 }, { dir = "/nonexistent/x" }) end)
+    err = raised(function() luassert.within_baseline("b", old, { Ir = 0 / 0 }, { dir = dir }) end)
+    assert.is_nil(io.open(dir))  -- raised before the directory was made
+    assert.are.equal(here .. line .. ": bad argument #3 to 'within_baseline' (Ir: limit is NaN: it would let every "
+      .. "value pass)", err)
     assert.are.equal(here .. line .. ": bad argument #4 to 'within_baseline' (unknown option 'dri'; options: "
       .. "allow_warnings, dir, fail_on_improvement, kind, match, quiet, same_command, top, update)",
       raised(function() luassert.within_baseline("b", old, {}, { dri = "x" }) end):gsub(":%d+:", ":" .. line .. ":"))

@@ -239,6 +239,7 @@ function M.check(name, prof, limits, opts)
   end
   if type(limits) ~= "table" then args.fail(F, 3, "table of limits expected", check.user_level()) end
   opts = args.options(opts, F, 4, OPTIONS, check.user_level())
+  check.limits(limits, prof, F)  -- a limit that means nothing raises before any file is touched
   local mode = M.mode(opts)
   local dir, found = M.dir(opts)
   local path = dir .. "/" .. name .. ".callgrind"

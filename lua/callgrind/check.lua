@@ -471,19 +471,13 @@ local function judge(label, old, new, l, fail_on_improvement)
   return "pass"
 end
 
---- Compares two profiles against limits, as `no_regression` does, with
--- the options unchecked (for `callgrind.baseline`): `ctx.check` and
--- `ctx.name` name the records, `ctx.fname` the argument errors,
--- `ctx.notes` are lines put first in the message.
--- @return ok, message
--- @usage local ok, msg = check.compare(old, new, { Ir = "5%" }, {}, { check = "within_baseline", name = "x" })
-function M.compare(old, new, limits, opts, ctx)
-  ctx = ctx or {}
-  local fname = ctx.fname or "no_regression"
-  local allow = opts.allow_warnings or limits.allow_warnings
-  local fail_imp = opts.fail_on_improvement or limits.fail_on_improvement
-  local kind = opts.kind or limits.kind or "inclusive"
-  local evl = event_limits(limits, old, fname, "limits")
+--- Checks a table of limits (as `no_regression` takes it) against a
+-- profile's events, raising at the user's line on a limit that means
+-- nothing.
+-- @return the event limits, the function names (sorted) and their limits
+-- @usage check.limits({ Ir = "5%" }, prof, "no_regression")
+function M.limits(limits, prof, fname)
+  local evl = event_limits(limits, prof, fname, "limits")
   local fl = limits.functions
   if fl ~= nil and type(fl) ~= "table" then bad(fname, 3, "functions must be a table") end
   local names = {}
@@ -496,7 +490,24 @@ function M.compare(old, new, limits, opts, ctx)
   end
   table_sort(names)
   local fevls = {}
-  for _, name in ipairs(names) do fevls[name] = event_limits(fl[name], old, fname, "functions." .. name) end
+  for _, name in ipairs(names) do fevls[name] = event_limits(fl[name], prof, fname, "functions." .. name) end
+
+  return evl, names, fevls
+end
+
+--- Compares two profiles against limits, as `no_regression` does, with
+-- the options unchecked (for `callgrind.baseline`): `ctx.check` and
+-- `ctx.name` name the records, `ctx.fname` the argument errors,
+-- `ctx.notes` are lines put first in the message.
+-- @return ok, message
+-- @usage local ok, msg = check.compare(old, new, { Ir = "5%" }, {}, { check = "within_baseline", name = "x" })
+function M.compare(old, new, limits, opts, ctx)
+  ctx = ctx or {}
+  local fname = ctx.fname or "no_regression"
+  local allow = opts.allow_warnings or limits.allow_warnings
+  local fail_imp = opts.fail_on_improvement or limits.fail_on_improvement
+  local kind = opts.kind or limits.kind or "inclusive"
+  local evl, names, fevls = M.limits(limits, old, fname)
 
   local d = diff.diff(old, new, { match = opts.match })
   local fails, improved = {}, {}

@@ -121,8 +121,9 @@ typedef struct CgWriter {
     size_t nev;
     CgWriteIds ids[3];           /* objects, files, functions (triples) */
     uint32_t next_id[3];
-    /* the names in force (pointers the caller keeps valid until the next
-     * cg_write_fn; compared by content) */
+    /* the names in force, compared by content: the strings given to
+     * cg_write_fn, _fi, _call and _jump must stay valid until the part
+     * ends */
     CgStr ob, fl, lfile, fn;
     int has_ob, has_fl, has_fn;
     CgWriteFn cur;               /* the function of the lines */

@@ -31,11 +31,14 @@ local KIND = {
 --   where it is defined, and forgets all ids at a new part);
 -- - where an id is used, the object and file in force are those it was
 --   defined with (so a reader that goes by the context and one that goes
---   by the binding read the same function).
+--   by the binding read the same function);
+-- - an id number means the same name (function) in every part (readers
+--   that keep ids across parts see no redefinition).
 -- Also returns the number of fn ids checked.
 local function id_problems(text)
   local problems, checked = {}, 0
   local ids, fn_of_triple, ob, fl, lfile, cob, cfi, jfi
+  local across = { ob = {}, fl = {}, fn = {} }
   local part = 0
   local function new_part()
     part = part + 1
@@ -84,6 +87,10 @@ local function id_problems(text)
         else
           local t = { ob = o, fl = f, name = name }
           local tk = ("%s\0%s\0%s"):format(tostring(o), tostring(f), name)
+          if id and across.fn[id] and across.fn[id] ~= tk then
+            problem(n, "fn id (" .. id .. ") stands for another function than in an earlier part")
+          end
+          if id then across.fn[id] = tk end
           if id then
             ids.fn[id] = t
             checked = checked + 1
@@ -96,7 +103,13 @@ local function id_problems(text)
         end
         if key == "fn" then lfile = fl end
       else
-        if id and rest ~= "" then ids[kind][id] = name end
+        if id and rest ~= "" then
+          ids[kind][id] = name
+          if across[kind][id] and across[kind][id] ~= name then
+            problem(n, key .. "=(" .. id .. ") stands for another name than in an earlier part")
+          end
+          across[kind][id] = name
+        end
         if key == "ob" then ob = name
         elseif key == "fl" then fl, lfile = name, name
         elseif key == "fi" or key == "fe" then lfile = name

@@ -101,6 +101,7 @@ static void ids_free(CgWriteIds *t)
     free(t->hash);
     free(t->id);
     free(t->key);
+    free(t->part);
     free(t->keys);
     memset(t, 0, sizeof *t);
 }
@@ -333,10 +334,12 @@ static int ids_grow(CgWriteIds *t)
     uint64_t *h = (uint64_t *)calloc(cap, sizeof *h);
     uint32_t *id = (uint32_t *)calloc(cap, sizeof *id);
     uint32_t *key = (uint32_t *)calloc(cap, sizeof *key);
-    if (!h || !id || !key) {
+    uint32_t *part = (uint32_t *)calloc(cap, sizeof *part);
+    if (!h || !id || !key || !part) {
         free(h);
         free(id);
         free(key);
+        free(part);
         return -1;
     }
     for (i = 0; i < t->cap; i++) {
@@ -349,18 +352,21 @@ static int ids_grow(CgWriteIds *t)
         h[j] = t->hash[i];
         id[j] = t->id[i];
         key[j] = t->key[i];
+        part[j] = t->part[i];
     }
     free(t->hash);
     free(t->id);
     free(t->key);
+    free(t->part);
     t->hash = h;
     t->id = id;
     t->key = key;
+    t->part = part;
     t->cap = cap;
     return 0;
 }
 
-/* The id of key k (0 when absent, *slot where it would go). */
+/* The id of key k (0 when absent); *slot is where it is or would go. */
 static uint32_t ids_find(const CgWriteIds *t, const char *k, size_t n,
                          uint64_t h, size_t *slot)
 {
@@ -375,8 +381,10 @@ static uint32_t ids_find(const CgWriteIds *t, const char *k, size_t n,
             const char *kk = t->keys + t->key[j];
             uint32_t kn;
             memcpy(&kn, kk, sizeof kn);
-            if (kn == n && !memcmp(kk + sizeof kn, k, n))
+            if (kn == n && !memcmp(kk + sizeof kn, k, n)) {
+                *slot = j;
                 return t->id[j];
+            }
         }
         j = (j + 1) & (t->cap - 1);
     }
@@ -384,9 +392,9 @@ static uint32_t ids_find(const CgWriteIds *t, const char *k, size_t n,
     return 0;
 }
 
-/* Adds key k with id; -1 out of memory. */
+/* Adds key k with id, defined in part; -1 out of memory. */
 static int ids_add(CgWriteIds *t, const char *k, size_t n, uint64_t h,
-                   uint32_t id)
+                   uint32_t id, uint32_t part)
 {
     size_t slot;
     uint32_t kn = (uint32_t)n;
@@ -407,20 +415,13 @@ static int ids_add(CgWriteIds *t, const char *k, size_t n, uint64_t h,
     ids_find(t, k, n, h, &slot);
     t->hash[slot] = h;
     t->id[slot] = id;
+    t->part[slot] = part;
     t->key[slot] = (uint32_t)t->keys_len;
     memcpy(t->keys + t->keys_len, &kn, sizeof kn);
     memcpy(t->keys + t->keys_len + sizeof kn, k, n);
     t->keys_len += n + sizeof kn;
     t->n++;
     return 0;
-}
-
-static void ids_reset(CgWriteIds *t)
-{
-    if (t->cap)
-        memset(t->id, 0, t->cap * sizeof *t->id);
-    t->n = 0;
-    t->keys_len = 0;
 }
 
 /* The key of a function: each of object, file, name as a presence byte,
@@ -483,17 +484,21 @@ static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
     if (!(p = reserve(w, NUM_MAX + 3)))
         return;
     *p++ = '(';
-    if (id) {
+    if (id && t->part[slot] == (uint32_t)w->parts) {
         p = put_u64(p, id);
         *p++ = ')';
         *p++ = '\n';
         w->len = (size_t)(p - w->buf);
         return;
     }
-    id = ++w->next_id[kind];
-    if (ids_add(t, key, klen, h, id) != 0) {
-        fail(w, CG_ENOMEM, ENOMEM);
-        return;
+    if (id) {
+        t->part[slot] = (uint32_t)w->parts;      /* defined again */
+    } else {
+        id = ++w->next_id[kind];
+        if (ids_add(t, key, klen, h, id, (uint32_t)w->parts) != 0) {
+            fail(w, CG_ENOMEM, ENOMEM);
+            return;
+        }
     }
     p = put_u64(p, id);
     *p++ = ')';
@@ -642,10 +647,6 @@ int cg_write_part(CgWriter *w, const CgWritePart *pt)
         }
     }
     PUTS(w, "\n");
-    for (k = 0; k < 3; k++) {
-        ids_reset(&w->ids[k]);
-        w->next_id[k] = 0;
-    }
     w->have_base = 0;
     w->has_ob = w->has_fl = w->has_fn = 0;
     w->in_part = 1;

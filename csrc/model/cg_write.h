@@ -16,8 +16,9 @@
  * Compression ids (KCachegrind's rule, also valgrind's): a function id
  * stands for one (object, file, name), never for a name string alone, and
  * every part defines again each id it uses (KCachegrind forgets all ids at
- * a new part). Object and file ids are per string. Ids start at 1 in each
- * part.
+ * a new part). Object and file ids are per string. An id keeps its number
+ * in every part (readers that keep ids across parts, callgrind_annotate
+ * and this library, see the same name defined again, not a new one).
  *
  * Names made safe (every name, cmd:, creator:, desc: value and event long
  * name): a control byte (0x00-0x1f, 0x7f), and a blank at the start or
@@ -94,6 +95,10 @@ typedef struct CgWriteIds {
     uint64_t *hash;              /* per slot: key hash */
     uint32_t *id;                /* per slot: id, 0 = empty */
     uint32_t *key;               /* per slot: offset of the key in keys */
+    uint32_t *part;              /* per slot: the part that last defined
+                                    it (ids keep their number across
+                                    parts, and are defined again in each
+                                    part that uses them) */
     size_t cap, n;               /* slots (a power of two), used */
     char *keys;                  /* the keys' bytes, length-prefixed */
     size_t keys_len, keys_cap;
@@ -121,8 +126,9 @@ typedef struct CgWriter {
     size_t nev;
     CgWriteIds ids[3];           /* objects, files, functions (triples) */
     uint32_t next_id[3];
-    /* the names in force (pointers the caller keeps valid until the next
-     * cg_write_fn; compared by content) */
+    /* the names in force, compared by content: the strings given to
+     * cg_write_fn, _fi, _call and _jump must stay valid until the part
+     * ends */
     CgStr ob, fl, lfile, fn;
     int has_ob, has_fl, has_fn;
     CgWriteFn cur;               /* the function of the lines */

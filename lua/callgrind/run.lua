@@ -362,8 +362,8 @@ function M.run(argv, opts)
   if opts.timeout and status == 124 then
     err, kind = string_format("timed out after %g s (terminated): %s", opts.timeout, prog), "valgrind"
   elseif opts.timeout and status == 128 + 9 and elapsed >= opts.timeout then
-    err, kind = string_format("timed out after %g s (killed: it ignored SIGTERM for %d s): %s", opts.timeout,
-      KILL_AFTER, prog), "valgrind"
+    err, kind = string_format("timed out after %g s (killed): %s ignored SIGTERM and got SIGKILL %d s later",
+      opts.timeout, prog, KILL_AFTER), "valgrind"
   elseif #all == 0 then
     local said = last_lines(info.messages .. "\n" .. info.stderr, 5)
     if status ~= 0 then

@@ -323,7 +323,8 @@ end)
 
 describe("names the writer makes safe", function()
   -- written through the core's emitter (what the profiler uses)
-  local hostile = { "a\nb", "  lead", "trail ", "#hash", "# at start", "(3)", "(12) x", "(1)'(2)", "c\r", "t\tab", "ok" }
+  local hostile = { "a\nb", "  lead", "trail ", "#hash", "# at start", "(3)", "(12) x", "(1)'(2)", "c\r", "t\tab",
+    "ok" }
   local function emit(compress)
     local e = core.internal.emitter(compress, "hostile")
     e:part { positions = { "line" }, events = { "Ir" }, number = 1 }

@@ -71,7 +71,8 @@ M.objects = {
     { "prof:group(by [, ev])", "self cost grouped by \"file\" or \"object\", costliest first" },
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation" },
     { "prof:summary()", "a few lines about the profile" },
-    { "prof:write(path_or_file [, opts])", "writes it as a canonical callgrind file, atomically (compress, functions, pid, cmd)" },
+    { "prof:write(path_or_file [, opts])",
+      "writes a canonical callgrind file, atomically (compress, functions, pid, cmd)" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {
     { "part.index", "its position in the profile, from 1" },

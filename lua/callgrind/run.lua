@@ -212,16 +212,28 @@ local function load_files(callgrind, dir, pids, all)
   return prof, err, kind, list
 end
 
--- The processes of a session other than its leader, as "pid command".
+-- The processes of a session other than its leader, as "pid name": from
+-- /proc (Linux), else from ps.
 local function session_processes(sid)
   local out = {}
-  local p = io.popen("ps -e -o pid=,sid=,args= 2>/dev/null")
-  if not p then return out end
-  for line in p:lines() do
-    local pid, s, cmd = line:match("^%s*(%d+)%s+(%d+)%s+(.*)$")
-    if s == sid and pid ~= sid then out[#out + 1] = pid .. " " .. cmd end
+  local p = io.popen("cat /proc/[0-9]*/stat 2>/dev/null")
+  local text = p and p:read("a") or ""
+  if p then p:close() end
+  for line in text:gmatch("[^\n]+") do
+    -- pid (name) state ppid pgrp session ...; the name may hold ") "
+    local pid, name, rest = line:match("^(%d+) %((.*)%) (.*)$")
+    local s = rest and rest:match("^%S+ %S+ %S+ (%d+)")
+    if s == sid and pid ~= sid then out[#out + 1] = pid .. " " .. name end
   end
-  p:close()
+  if text == "" then
+    p = io.popen("ps -e -o pid=,sid=,comm= 2>/dev/null")
+    for line in p and p:lines() or function() end do
+      local pid, s, name = line:match("^%s*(%d+)%s+(%d+)%s+(.*)$")
+      if s == sid and pid ~= sid then out[#out + 1] = pid .. " " .. name end
+    end
+    if p then p:close() end
+  end
+  table_sort(out, function(a, b) return tonumber(a:match("%d+")) < tonumber(b:match("%d+")) end)
   return out
 end
 

@@ -185,6 +185,11 @@ print(msg)
       end)
     end
 
+    it("raises on a CALLGRIND_BASELINES it does not know, at the caller's line", function()
+      assert.matches("^lua5.4: " .. script:gsub("%p", "%%%0") .. ":5: CALLGRIND_BASELINES=updat: expected update, "
+        .. "require or save\n", lua_in(lab.dir, "CALLGRIND_BASELINES=updat", script, FIB, fresh_dir()))
+    end)
+
     it("saves it with CI=0 or CI=false, and records it with CALLGRIND_BASELINES=update", function()
       local dir = fresh_dir()
       assert.are.equal("true\nbaseline fib saved (first run): " .. dir .. "/fib.callgrind (Ir 205)\n",

@@ -246,35 +246,10 @@ static int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* "(N)" at s (N decimal digits)? Returns the byte after ')' or NULL. */
-static const char *id_at(const char *s, const char *e)
-{
-    const char *p = s + 1;
-    if (s >= e || *s != '(')
-        return NULL;
-    while (p < e && *p >= '0' && *p <= '9')
-        p++;
-    if (p == s + 1 || p >= e || *p != ')')
-        return NULL;
-    return p + 1;
-}
-
 /* Two or more "(N)" joined by '\'' (a reader resolves it as ids). */
 static int composite_like(CgStr s)
 {
-    const char *p = s.ptr, *e = s.ptr + s.len;
-    int parts = 0;
-    for (;;) {
-        const char *q = id_at(p, e);
-        if (!q)
-            return 0;
-        parts++;
-        if (q == e)
-            return parts >= 2;
-        if (*q != '\'')
-            return 0;
-        p = q + 1;
-    }
+    return cg_names_is_composite(s.ptr, s.ptr + s.len);
 }
 
 static int needs_escape(unsigned char c)
@@ -473,7 +448,7 @@ static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
     size_t slot;
     char *p;
     put(w, eq, eqlen);
-    if (name.len == 0 || (!w->compress && !id_at(name.ptr,
+    if (name.len == 0 || (!w->compress && !cg_names_id_at(name.ptr,
                                                  name.ptr + name.len))) {
         put_safe(w, name);
         PUTS(w, "\n");

@@ -182,20 +182,42 @@ static const char digits2[] =
 /* Room each number may take. */
 #define NUM_MAX 22
 
-static char *put_u64(char *p, uint64_t v)
+static int ndigits(uint64_t v)
 {
     int n = 1;
+    if (v >= 10000000000000000ull) {
+        n += 16;
+        v /= 10000000000000000ull;
+    }
+    if (v >= 100000000) {
+        n += 8;
+        v /= 100000000;
+    }
+    if (v >= 10000) {
+        n += 4;
+        v /= 10000;
+    }
+    if (v >= 100) {
+        n += 2;
+        v /= 100;
+    }
+    return n + (v >= 10);
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    int n;
     char *e;
-    uint64_t t = v;
     if (v < 10) {
         *p = (char)('0' + v);
         return p + 1;
     }
-    while (t >= 100) {
-        t /= 100;
-        n += 2;
+    if (v < 100) {
+        p[0] = digits2[2 * v];
+        p[1] = digits2[2 * v + 1];
+        return p + 2;
     }
-    n += t >= 10;
+    n = ndigits(v);
     e = p + n;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);

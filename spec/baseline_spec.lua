@@ -23,8 +23,52 @@ local NEW = table.concat({
 }, "\n")
 
 local lab = H.lab("spec/baseline_spec.lua")
-setup(function() lab:open() end)
-teardown(function() lab:close() end)
+-- The checks in this process see none of the modes' variables (a CI job
+-- sets CI); the specs of the modes set them in child processes.
+local HIDDEN = { CI = true, CALLGRIND_BASELINES = true, CALLGRIND_UPDATE_BASELINES = true,
+  CALLGRIND_BASELINE_DIR = true, CALLGRIND_REPORT = true }
+local getenv = os.getenv
+setup(function()
+  lab:open()
+  os.getenv = function(k) if HIDDEN[k] then return nil end return getenv(k) end -- luacheck: ignore
+end)
+teardown(function()
+  os.getenv = getenv -- luacheck: ignore
+  lab:close()
+end)
+
+-- A Lua script for a child process, with this run's module paths made
+-- absolute (the child runs elsewhere).
+local PWD = H.run("pwd"):gsub("%s+$", "")
+local function absolute(paths)
+  return (paths:gsub("[^;]+", function(p) return p:sub(1, 1) == "/" and p or (PWD .. "/" .. p) end))
+end
+local FIB = PWD .. "/spec/fixtures/fib.callgrind"
+
+local function child_script(name, body)
+  local script = lab.dir .. "/" .. name
+  H.write_file(script, ("package.path = %q\npackage.cpath = %q\n"):format(absolute(package.path),
+    absolute(package.cpath)) .. body)
+  return script
+end
+
+-- The command that runs a script with a controlled environment: none of
+-- the modes' variables but those in env (LD_PRELOAD kept: under make
+-- check-asan the core needs it).
+local function lua_cmd(env, script, ...)
+  local words = {}
+  for i, a in ipairs { ... } do words[i] = shq(a) end
+  return ("env -u CALLGRIND_UPDATE_BASELINES -u CALLGRIND_BASELINE_DIR -u CI -u CALLGRIND_BASELINES "
+    .. "-u CALLGRIND_REPORT %s lua5.4 %s %s"):format(env, shq(script), table.concat(words, " "))
+end
+
+-- Runs it in dir: stdout and stderr.
+local function lua_in(dir, env, script, ...)
+  local p = assert(io.popen(("cd %s && %s 2>&1"):format(shq(dir), lua_cmd(env, script, ...))))
+  local out = p:read("a")
+  p:close()
+  return out
+end
 
 local n = 0
 local function fresh_dir()
@@ -65,7 +109,7 @@ describe("callgrind.check_within_baseline", function()
       "    0    4      +4 (new)  fresh (/ci/b/src/main.c; /ci/b/build/prog)",
       "old: " .. dir .. "/parse.callgrind",
       "new: " .. dir .. "/parse.new.callgrind",
-      "accept the new numbers: CALLGRIND_UPDATE_BASELINES=1 (or opts.update = true) replaces "
+      "accept the new numbers: CALLGRIND_BASELINES=update (or opts.update = true) replaces "
         .. dir .. "/parse.callgrind",
     }, "\n"), msg)
     assert.are.same({ Ir = 144, Dr = 23 }, H.load(dir .. "/parse.new.callgrind"):totals())
@@ -79,56 +123,232 @@ describe("callgrind.check_within_baseline", function()
     assert.are.equal(144, H.load(dir .. "/parse.callgrind"):total("Ir"))
   end)
 
-  it("takes the directory from CALLGRIND_BASELINE_DIR and updates with CALLGRIND_UPDATE_BASELINES=1", function()
+  it("takes the directory from CALLGRIND_BASELINE_DIR and updates with CALLGRIND_BASELINES=update", function()
     local dir = fresh_dir()
-    local pwd = H.run("pwd"):gsub("%s+$", "")
-    local function absolute(paths)
-      return (paths:gsub("[^;]+", function(p) return p:sub(1, 1) == "/" and p or (pwd .. "/" .. p) end))
-    end
-    local script = lab.dir .. "/env.lua"
-    local f = assert(io.open(script, "w"))
-    f:write(([[
-package.path = %q
-package.cpath = %q
+    local script = child_script("env.lua", [[
 local callgrind = require "callgrind"
 local prof = assert(callgrind.load(arg[1]))
-print(callgrind.check_within_baseline("fib", prof, { Ir = "5%%" }))
-print(require("callgrind.baseline").dir())
-]]):format(absolute(package.path), absolute(package.cpath)))
-    f:close()
-    -- run from the scratch directory: the default directory is relative
-    local fib = pwd .. "/spec/fixtures/fib.callgrind"
-    -- (LD_PRELOAD kept: under make check-asan the core needs it)
-    local function lua(env)
-      local p = assert(io.popen(("cd %s && env -u CALLGRIND_UPDATE_BASELINES -u CALLGRIND_BASELINE_DIR %s lua5.4 %s %s "
-        .. "2>&1"):format(shq(lab.dir), env, shq(script), shq(fib))))
-      local out = p:read("a")
-      p:close()
-      return out
-    end
+print(callgrind.check_within_baseline("fib", prof, { Ir = "5%" }))
+print((require("callgrind.baseline").dir()))
+]])
+    -- run from the scratch directory (no .busted above it): the default
+    -- directory is relative to it
     assert.are.equal("true\tbaseline fib saved (first run): " .. dir .. "/fib.callgrind (Ir 205)\ttrue\n"
-      .. dir .. "\n", lua("CALLGRIND_BASELINE_DIR=" .. shq(dir)))
+      .. dir .. "\n", lua_in(lab.dir, "CALLGRIND_BASELINE_DIR=" .. shq(dir), script, FIB))
     assert.are.equal("true\tbaseline fib updated: " .. dir .. "/fib.callgrind (Ir 205)\ttrue\n" .. dir .. "\n",
-      lua("CALLGRIND_UPDATE_BASELINES=1 CALLGRIND_BASELINE_DIR=" .. shq(dir)))
+      lua_in(lab.dir, "CALLGRIND_UPDATE_BASELINES=1 CALLGRIND_BASELINE_DIR=" .. shq(dir), script, FIB))
+    assert.are.equal("true\tbaseline fib updated: " .. dir .. "/fib.callgrind (Ir 205)\ttrue\n" .. dir .. "\n",
+      lua_in(lab.dir, "CALLGRIND_BASELINES=update CALLGRIND_BASELINE_DIR=" .. shq(dir), script, FIB))
     assert.are.equal("true\tbaseline fib saved (first run): spec/baselines/fib.callgrind (Ir 205)\ttrue\n"
-      .. "spec/baselines\n", lua("CALLGRIND_UPDATE_BASELINES=0"))
+      .. "spec/baselines\n", lua_in(lab.dir, "CALLGRIND_UPDATE_BASELINES=0", script, FIB))
     assert.are.equal(205, H.load(lab.dir .. "/spec/baselines/fib.callgrind"):total("Ir"))
   end)
 
-  it("reports a baseline of another event set or another command", function()
+  it("finds spec/baselines beside the nearest .busted above the working directory", function()
+    local root = lab.dir .. "/proj"
+    lab:run(("mkdir -p %s/src/deeper && touch %s/.busted"):format(shq(root), shq(root)), "a project")
+    local script = child_script("root.lua", [[
+local callgrind = require "callgrind"
+local prof = assert(callgrind.load(arg[1]))
+print(callgrind.check_within_baseline("fib", prof, { Ir = "5%" }))
+print(require("callgrind.baseline").dir())
+]])
+    assert.are.equal("true\tbaseline fib saved (first run): " .. root .. "/spec/baselines/fib.callgrind (Ir 205)"
+      .. "\ttrue\n" .. root .. "/spec/baselines\tthe project root, holding .busted: " .. root .. "\n",
+      lua_in(root .. "/src/deeper", "", script, FIB))
+    -- from the root itself, the same file
+    assert.are.equal("true\twithin the limits\n", lua_in(root, "", script, FIB):match("^[^\n]*\n"))
+    assert.are.equal(205, H.load(root .. "/spec/baselines/fib.callgrind"):total("Ir"))
+  end)
+
+  describe("in CI", function()
+    local script
+    setup(function()
+      script = child_script("ci.lua", [[
+local callgrind = require "callgrind"
+local prof = assert(callgrind.load(arg[1]))
+local ok, msg = callgrind.check_within_baseline("fib", prof, { Ir = "5%" }, { dir = arg[2] })
+print(ok)
+print(msg)
+]])
+    end)
+
+    for _, env in ipairs { "CI=1", "CI=true", "CALLGRIND_BASELINES=require", "CI=0 CALLGRIND_BASELINES=require" } do
+      it("fails on a missing baseline with " .. env .. ", saying where it looked and how to create it", function()
+        local dir = fresh_dir()
+        local why = env:find("require", 1, true) and "CALLGRIND_BASELINES=require" or "CI is set"
+        assert.are.equal("false\nbaseline fib is missing: no file " .. dir .. "/fib.callgrind (the directory is "
+          .. "from opts.dir)\n" .. why .. ", so a missing baseline fails instead of being saved: record it with "
+          .. "CALLGRIND_BASELINES=update (or opts.update = true) and commit it\n",
+          lua_in(lab.dir, env, script, FIB, dir))
+        assert.is_nil(io.open(dir .. "/fib.callgrind"))
+      end)
+    end
+
+    it("raises on a CALLGRIND_BASELINES it does not know, at the caller's line", function()
+      assert.matches("^lua5.4: " .. script:gsub("%p", "%%%0") .. ":5: CALLGRIND_BASELINES=updat: expected update, "
+        .. "require or save\n", lua_in(lab.dir, "CALLGRIND_BASELINES=updat", script, FIB, fresh_dir()))
+    end)
+
+    it("saves it with CI=0 or CI=false, and records it with CALLGRIND_BASELINES=update", function()
+      local dir = fresh_dir()
+      assert.are.equal("true\nbaseline fib saved (first run): " .. dir .. "/fib.callgrind (Ir 205)\n",
+        lua_in(lab.dir, "CI=false", script, FIB, dir))
+      os.remove(dir .. "/fib.callgrind")
+      assert.are.equal("true\nbaseline fib saved (first run): " .. dir .. "/fib.callgrind (Ir 205)\n",
+        lua_in(lab.dir, "CI=0", script, FIB, dir))
+      os.remove(dir .. "/fib.callgrind")
+      assert.are.equal("true\nbaseline fib updated: " .. dir .. "/fib.callgrind (Ir 205)\n",
+        lua_in(lab.dir, "CI=1 CALLGRIND_BASELINES=update", script, FIB, dir))
+      assert.are.equal("true\nwithin the limits\n",
+        lua_in(lab.dir, "CI=1", script, FIB, dir):match("^[^\n]*\n[^\n]*\n"))
+    end)
+  end)
+
+  it("compares a baseline of another command function by function, saying so; same_command fails", function()
+    local dir = fresh_dir()
+    callgrind.check_within_baseline("x", old, {}, { dir = dir })
+    local path = dir .. "/x.callgrind"
+    local renamed = assert(callgrind.parse(OLD:gsub("build/prog", "build/prog-O0"), "renamed"))
+    local note = "note: baseline x is of another command: /home/a/build/prog --fast; this profile ran "
+      .. "/home/a/build/prog-O0 --fast (compared function by function; opts.same_command = true fails)"
+    assert.are.same({ true, note .. "\nwithin the limits\nevent  old  new  change\n   Ir  117  117       0\n"
+      .. "old: " .. path .. "\nnew: renamed" }, { callgrind.check_within_baseline("x", renamed, { Ir = "5%" },
+      { dir = dir }) })
+    -- a regression under the new name fails with its numbers
+    local slower = assert(callgrind.parse(NEW:gsub("/ci/b/build/prog", "/home/a/build/prog-O0"), "slower"))
+    local ok, msg = callgrind.check_within_baseline("x", slower, { Ir = "5%" }, { dir = dir })
+    assert.is_false(ok)
+    assert.are.equal(note .. "\n1 limit exceeded:\n  Ir (total): 117 -> 144 +27 (+23.1%), limit +5%",
+      msg:match("^[^\n]*\n[^\n]*\n[^\n]*"))
+    ok, msg = callgrind.check_within_baseline("x", renamed, { Ir = "5%" }, { dir = dir, same_command = true })
+    assert.is_false(ok)
+    assert.are.equal("1 limit exceeded:\n  baseline x is of another command: /home/a/build/prog --fast; this "
+      .. "profile ran /home/a/build/prog-O0 --fast (opts.same_command)", msg:match("^[^\n]*\n[^\n]*"))
+  end)
+
+  it("reports a baseline of another event set", function()
     local dir = fresh_dir()
     callgrind.check_within_baseline("x", old, {}, { dir = dir })
     local ir_only = assert(callgrind.parse("events: Ir\ncmd: /home/a/build/prog --fast\nfn=main\n1 5\n", "ir"))
     local path = dir .. "/x.callgrind"
-    local accept = "accept the new numbers: CALLGRIND_UPDATE_BASELINES=1 (or opts.update = true) replaces " .. path
+    local accept = "accept the new numbers: CALLGRIND_BASELINES=update (or opts.update = true) replaces " .. path
     assert.are.same({ false, "baseline x was recorded with events Ir Dr; this profile has Ir\n" .. accept },
       { callgrind.check_within_baseline("x", ir_only, {}, { dir = dir }) })
-    local other = assert(callgrind.parse(OLD:gsub("%-%-fast", "--slow"), "other"))
-    assert.are.same({ false, "baseline x is of another command: /home/a/build/prog --fast; this profile ran "
-      .. "/home/a/build/prog --slow\n" .. accept }, { callgrind.check_within_baseline("x", other, {}, { dir = dir }) })
     -- the same command in another directory is the same command
-    assert.is_true((callgrind.check_within_baseline("x", assert(callgrind.parse(OLD:gsub("/home/a/", "/ci/b/"),
-      "moved")), { Ir = "0%" }, { dir = dir })))
+    local _, msg = callgrind.check_within_baseline("x", assert(callgrind.parse(OLD:gsub("/home/a/", "/ci/b/"),
+      "moved")), { Ir = "0%" }, { dir = dir })
+    assert.are.equal("within the limits", msg:match("^[^\n]*"))
+  end)
+
+  it("refuses a baseline with lost data, naming the file and how to re-record it", function()
+    local dir = fresh_dir()
+    lab:run("mkdir -p " .. shq(dir), "mkdir")
+    local path = dir .. "/cut.callgrind"
+    local rerecord = "re-record it: CALLGRIND_BASELINES=update (or opts.update = true) writes " .. path
+      .. " anew from this run"
+    -- cut short: written by callgrind, with no totals: line
+    H.write_file(path, "# callgrind format\ncreator: callgrind-3.22.0\nevents: Ir\nfn=main\n1 10\n")
+    local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 10\n", "p"))
+    local ok, msg = callgrind.check_within_baseline("cut", prof, { Ir = "5%" }, { dir = dir })
+    assert.is_false(ok)
+    assert.are.equal("baseline cut is refused: " .. path .. " has lost data (1 warning):", msg:match("^[^\n]*"))
+    assert.are.equal("  " .. assert(callgrind.load(path)):warnings("truncated")[1],
+      msg:match("\n([^\n]*)\n"))
+    assert.are.equal(rerecord, msg:match("[^\n]*$"))
+    -- costs that do not add up to totals: (a file that lost lines)
+    H.write_file(path, "events: Ir\nfn=main\n1 10\ntotals: 12\n")
+    ok, msg = callgrind.check_within_baseline("cut", prof, { Ir = "5%" }, { dir = dir })
+    assert.is_false(ok)
+    assert.are.equal("baseline cut is refused: " .. path .. " has lost data (1 warning):", msg:match("^[^\n]*"))
+    assert.are.equal(rerecord, msg:match("[^\n]*$"))
+    -- re-recorded, it is taken
+    assert.is_true((callgrind.check_within_baseline("cut", prof, {}, { dir = dir, update = true })))
+    assert.is_true((callgrind.check_within_baseline("cut", prof, { Ir = "0%" }, { dir = dir })))
+  end)
+
+  it("writes the same bytes for the same numbers: canonical order, no pid:, paths under the root relative", function()
+    local root = assert(require("callgrind.baseline").root())
+    local text = table.concat({
+      "events: Ir", "pid: 1234", "cmd: " .. root .. "/build/prog --fast",
+      "ob=" .. root .. "/build/prog", "fl=" .. root .. "/src/a.c",
+      "fn=zeta", "1 5", "fn=alpha", "2 7", "cfn=zeta", "calls=1 1", "3 5",
+      "fl=/usr/include/b.h", "fn=mid", "4 1", "",
+    }, "\n")
+    -- the same functions in another order, another pid
+    local reordered = table.concat({
+      "events: Ir", "pid: 99", "cmd: " .. root .. "/build/prog --fast",
+      "ob=" .. root .. "/build/prog", "fl=/usr/include/b.h", "fn=mid", "4 1",
+      "fl=" .. root .. "/src/a.c", "fn=alpha", "2 7", "cfn=zeta", "calls=1 1", "3 5", "fn=zeta", "1 5", "",
+    }, "\n")
+    local dir = fresh_dir()
+    assert.is_true((callgrind.check_within_baseline("c", assert(callgrind.parse(text, "a")), {},
+      { dir = dir, update = true })))
+    local first = H.read_file(dir .. "/c.callgrind")
+    assert.is_true((callgrind.check_within_baseline("c", assert(callgrind.parse(reordered, "b")), {},
+      { dir = dir, update = true })))
+    assert.are.equal(first, H.read_file(dir .. "/c.callgrind"))
+    assert.is_nil(first:find("pid:", 1, true))
+    assert.is_nil(first:find(root, 1, true))
+    local back = H.load(dir .. "/c.callgrind")
+    assert.are.equal("build/prog --fast", back.cmd)
+    assert.are.equal("src/a.c", back:func("alpha").file)
+    assert.are.equal("/usr/include/b.h", back:func("mid").file)
+    assert.are.same({ Ir = 13 }, back:totals())
+  end)
+
+  it("serializes concurrent updates: the file always loads whole and is one run's", function()
+    local dir = fresh_dir()
+    local a = lab.dir .. "/conc-a.callgrind"
+    local b = lab.dir .. "/conc-b.callgrind"
+    -- two profiles of many functions (a write takes a while)
+    local function profile(path, cost)
+      local t = { "events: Ir", "cmd: prog" }
+      for i = 1, 2000 do t[#t + 1] = ("fn=f%d\n%d %d"):format(i, i, cost + i) end
+      H.write_file(path, table.concat(t, "\n") .. "\n")
+    end
+    profile(a, 10)
+    profile(b, 20)
+    local script = child_script("conc.lua", [[
+local callgrind = require "callgrind"
+local prof = assert(callgrind.load(arg[1]))
+for _ = 1, tonumber(arg[3]) do
+  assert(callgrind.check_within_baseline("conc", prof, {}, { dir = arg[2], update = true, quiet = true }))
+end
+]])
+    -- each run's file, alone
+    local want = {}
+    for _, p in ipairs { a, b } do
+      local d = fresh_dir()
+      assert.are.equal("", lua_in(lab.dir, "", script, p, d, 1))
+      want[H.read_file(d .. "/conc.callgrind")] = p
+    end
+    local ROUNDS = 12
+    local done = lab.dir .. "/conc.done"
+    local cmd = ("cd %s && (%s & %s & wait) 2>&1; touch %s"):format(shq(lab.dir),
+      lua_cmd("", script, a, dir, ROUNDS), lua_cmd("", script, b, dir, ROUNDS), shq(done))
+    local pipe = assert(io.popen(cmd))
+    local seen, checked = {}, 0
+    -- read the baseline over and over while the two update it
+    while not io.open(done) do
+      local f = io.open(dir .. "/conc.callgrind", "rb")
+      if f then
+        local bytes = f:read("a")
+        f:close()
+        assert(want[bytes], "a baseline that is neither run's file (" .. #bytes .. " bytes)")
+        seen[want[bytes]] = true
+        local prof = assert(callgrind.parse(bytes, "conc"))
+        assert.are.same({}, prof:warnings())
+        checked = checked + 1
+      end
+    end
+    assert.are.equal("", pipe:read("a"))
+    assert.is_true((pipe:close()))
+    assert.is_truthy(want[H.read_file(dir .. "/conc.callgrind")])
+    assert.is_true(checked > 0)
+    assert.is_true(seen[a] or seen[b])
+    -- no temporary file left behind
+    assert.are.equal("conc.callgrind\n", H.run("ls -A " .. shq(dir)))
   end)
 
   it("raises on misuse, naming the argument", function()

@@ -76,18 +76,24 @@ describe("callgrind.check_cost_at_most", function()
     assert.are.equal("cut has 1 warning that lose costs (allow_warnings = true accepts them):",
       msg:match("^[^\n]*"))
     assert.are.equal(cut:warnings("truncated")[1], msg:match("\n  ([^\n]*)$"))
-    -- a totals: mismatch loses nothing
+    -- cost lines that do not add up to totals: lost some
     local parts = assert(callgrind.load("spec/fixtures/parts.callgrind"))
-    assert.is_true((callgrind.check_cost_at_most(100, parts, "Ir")))
+    assert.are.same({ false, "spec/fixtures/parts.callgrind has 1 warning that lose costs (allow_warnings = true "
+      .. "accepts them):\n  spec/fixtures/parts.callgrind:25: totals: does not match the cost lines: Ir 7 written, "
+      .. "6 summed" }, { callgrind.check_cost_at_most(100, parts, "Ir") })
+    -- a summary: mismatch loses nothing (summary: is the whole run's)
+    local summary = assert(callgrind.parse("events: Ir\nsummary: 9\nfn=main\n1 5\n", "summary"))
+    assert.are.equal(1, #summary:warnings("mismatch"))
+    assert.is_true((callgrind.check_cost_at_most(100, summary, "Ir")))
   end)
 
   it("raises on misuse, naming the argument", function()
     assert.has_error(function() callgrind.check_cost_at_most("5", main, "Ir") end,
-      "bad argument #1 to 'cost_at_most' (number expected)")
+      "bad argument #1 to 'cost_at_most' (limit must be a number, got '5')")
     assert.has_error(function() callgrind.check_cost_at_most(5, {}, "Ir") end,
       "bad argument #2 to 'cost_at_most' (Function, Selection or Profile expected, got table)")
     assert.has_error(function() callgrind.check_cost_at_most(5, main, "Ir", "all") end,
-      "bad argument #4 to 'cost_at_most' (expected \"self\" or \"inclusive\", got all)")
+      "bad argument #4 to 'cost_at_most' (expected \"self\" or \"inclusive\", got 'all')")
   end)
 end)
 
@@ -149,13 +155,167 @@ describe("callgrind.check_no_regression", function()
     local ok, msg = callgrind.check_no_regression(old, new, { Nope = "5%", functions = { nothere = { Ir = "1%" } } })
     assert.is_false(ok)
     assert.are.equal("2 limits exceeded:\n  event Nope: not in both profiles (old: Ir Dr; new: Ir Dr)\n"
-      .. "  function nothere: in neither profile\nold: old\nnew: new", msg)
+      .. "  function nothere: in neither profile (inlined, or outside toggle_collect?)\nold: old\nnew: new", msg)
   end)
 
   it("raises on a malformed limit, naming it", function()
     assert.has_error(function() callgrind.check_no_regression(old, new, { Ir = "5" }) end,
       "bad argument #3 to 'no_regression' (Ir: limit '5' is not a percentage like \"5%\")")
     assert.has_error(function() callgrind.check_no_regression(old, new, "5%") end,
-      "bad argument #3 to 'no_regression' (table of limits expected)")
+      "bad argument #3 to 'no_regression' (table of limits expected, got '5%')")
+  end)
+end)
+
+describe("limits that cannot fail", function()
+  local main = old:func("main")
+
+  it("are argument errors: NaN, infinite, negative, or not a number or percentage", function()
+    local bad = {
+      { 0 / 0, "limit is NaN: it would let every value pass" },
+      { math.huge, "limit must be finite, got inf" },
+      { -math.huge, "limit must be finite, got -inf" },
+      { -1, "limit must not be negative (a cost or count is never below 0), got -1" },
+    }
+    for _, c in ipairs(bad) do
+      assert.has_error(function() callgrind.check_cost_at_most(c[1], main, "Ir") end,
+        "bad argument #1 to 'cost_at_most' (" .. c[2] .. ")")
+      assert.has_error(function() callgrind.check_calls_at_most(c[1], main) end,
+        "bad argument #1 to 'calls_at_most' (" .. c[2] .. ")")
+    end
+    assert.has_error(function() callgrind.check_cost_at_most(nil, main, "Ir") end,
+      "bad argument #1 to 'cost_at_most' (limit must be a number, got no value)")
+    -- in a table of limits, each one
+    local cases = {
+      { { Ir = 0 / 0 }, "Ir: limit is NaN: it would let every value pass" },
+      { { Ir = -5 }, "Ir: limit must not be negative (a cost is never below 0), got -5" },
+      { { Ir = { "5%", 0 / 0 } }, "Ir: limit is NaN: it would let every value pass" },
+      { { Ir = "nan%" }, "Ir: limit 'nan%' is not a percentage like \"5%\"" },
+      { { Ir = "-5%" }, "Ir: limit '-5%' is not a percentage like \"5%\"" },
+      { { Ir = "inf%" }, "Ir: limit 'inf%' is not a percentage like \"5%\"" },
+      { { Ir = ("9"):rep(400) .. "%" }, "Ir: limit '" .. ("9"):rep(400) .. "%' is not finite" },
+      { { Ir = true }, "Ir: limit must be \"N%\", a number or a table, got boolean" },
+      { { Ir = { inc = "5%" } }, "Ir: unknown key 'inc' in a limit (keys: 1, 2, increase, max)" },
+      { { functions = { parse = { Ir = 0 / 0 } } }, "functions.parse.Ir: limit is NaN: it would let every value pass" },
+      { { functions = { parse = "5%" } }, "functions.parse must be a table of limits, got '5%'" },
+    }
+    for _, c in ipairs(cases) do
+      assert.has_error(function() callgrind.check_no_regression(old, new, c[1]) end,
+        "bad argument #3 to 'no_regression' (" .. c[2] .. ")")
+    end
+  end)
+
+  it("catch a 10 -> 1,000,000 regression that a NaN limit let pass", function()
+    local a = assert(callgrind.parse("events: Ir\nfn=main\n1 10\n", "a"))
+    local b = assert(callgrind.parse("events: Ir\nfn=main\n1 1000000\n", "b"))
+    assert.is_false((callgrind.check_no_regression(a, b, { Ir = "5%" })))
+    assert.is_false((callgrind.check_cost_at_most(10, b, "Ir")))
+  end)
+
+  it("read a calls= count of 2^63 or more as unsigned, never negative", function()
+    local prof = assert(callgrind.parse(table.concat({
+      "events: Ir", "fn=main", "1 5", "cfn=f", "calls=18446744073709551614 1", "1 3",
+      "cfn=g", "calls=9223372036854775808 1", "1 3", "cfn=g", "calls=9223372036854775807 2", "2 3",
+      "fn=f", "1 3", "fn=g", "1 6", "",
+    }, "\n"), "big"))
+    local call = prof:func("f"):callers()()
+    assert.are.equal(18446744073709551614.0, call.count)
+    assert.are.equal("float", math.type(call.count))
+    assert.matches("(18446744073709551614 calls at", tostring(call), 1, true)
+    local ok, msg = callgrind.check_calls_at_most(10, prof:func("f"))
+    assert.is_false(ok)
+    assert.are.equal("calls into f: 18,446,744,073,709,551,616 > 10 (+184467440737095516160.0%) (1 call site)",
+      msg:match("^[^\n]*"))
+    -- two counts whose sum passes 2^63: summed as floats, not wrapped
+    ok, msg = callgrind.check_calls_at_most(10, prof:func("g"))
+    assert.is_false(ok)
+    assert.are.equal("calls into g: 18,446,744,073,709,551,616 > 10", msg:match("^[^\n(]*%d"))
+    -- up to 2^63-1 a count is an integer
+    local exact = assert(callgrind.parse("events: Ir\nfn=main\ncfn=f\ncalls=9223372036854775807 1\n1 3\nfn=f\n1 3\n"))
+    assert.are.equal(math.maxinteger, exact:func("f"):callers()().count)
+  end)
+end)
+
+describe("errors in the user's words", function()
+  local luassert = require "callgrind.luassert"
+
+  -- The error of f, and the line the call in f is on.
+  local function raised(f)
+    local ok, err = pcall(f)
+    assert(not ok, "no error")
+    return tostring(err)
+  end
+
+  it("raise at the spec's own line, naming the assertion or check called", function()
+    local here = "spec/check_spec.lua:"
+    local line = debug.getinfo(1, "l").currentline + 1
+    local err = raised(function() luassert.cost_at_most(0 / 0, old, "Ir") end)
+    assert.are.equal(here .. line .. ": bad argument #1 to 'cost_at_most' (limit is NaN: it would let every value "
+      .. "pass)", err)
+    line = debug.getinfo(1, "l").currentline + 1
+    err = raised(function() luassert.cost_at_most(100, old:func("main"), "Irr") end)
+    assert.are.equal(here .. line .. ": bad argument #3 to 'cost_at_most' (unknown event 'Irr'",
+      err:match("^[^;]*"))
+    line = debug.getinfo(1, "l").currentline + 1
+    err = raised(function() luassert.calls_at_most(10, old:func("inlined_away")) end)
+    assert.are.equal(here .. line .. ": bad argument #2 to 'calls_at_most' (Function expected, got nil (a function "
+      .. "looked up with prof:func(name) that is not in the profile? pass { prof, \"name\" } to have it named, with "
+      .. "the closest names))", err)
+    line = debug.getinfo(1, "l").currentline + 1
+    err = raised(function() luassert.no_regression(old, new, { Ir = -1 }) end)
+    assert.are.equal(here .. line .. ": bad argument #3 to 'no_regression' (Ir: limit must not be negative (a cost "
+      .. "is never below 0), got -1)", err)
+    local dir = os.tmpname()
+    os.remove(dir)
+    line = debug.getinfo(1, "l").currentline + 1
+    err = raised(function() luassert.within_baseline("b", old, { Ir = 0 / 0 }, { dir = dir }) end)
+    assert.is_nil(io.open(dir))  -- raised before the directory was made
+    assert.are.equal(here .. line .. ": bad argument #3 to 'within_baseline' (Ir: limit is NaN: it would let every "
+      .. "value pass)", err)
+    assert.are.equal(here .. line .. ": bad argument #4 to 'within_baseline' (unknown option 'dri'; options: "
+      .. "allow_warnings, dir, fail_on_improvement, kind, match, quiet, same_command, top, update)",
+      raised(function() luassert.within_baseline("b", old, {}, { dri = "x" }) end):gsub(":%d+:", ":" .. line .. ":"))
+    assert.matches("^" .. here .. line .. ": ", err)
+    -- the checks called directly, too
+    line = debug.getinfo(1, "l").currentline + 1
+    err = raised(function() callgrind.check_cost_at_most(100, old, "Irr") end)
+    assert.matches("^" .. here .. line .. ": bad argument #3 to 'cost_at_most' %(unknown event 'Irr'", err)
+  end)
+
+  it("name a function that is not in the profile, with the closest names and why it may be missing", function()
+    local prof = assert(callgrind.parse(table.concat({
+      "events: Ir", "fn=main", "1 10", "cfn=parse_line", "calls=3 1", "1 30", "fn=parse_line", "1 30",
+      "fn=parser", "1 1", "fn=pause", "1 1", "fn=unrelated_function", "1 1", "",
+    }, "\n"), "prog.out"))
+    local why = "\n(was it inlined? build with -fno-inline or mark it noinline; or left out of the collection? with "
+      .. "toggle_collect only the named functions and what they call are counted)"
+    assert.are.same({ false, "function parse is not in the profile prog.out; closest names: parser, parse_line, "
+      .. "pause" .. why }, { callgrind.check_calls_at_most(10, { prof, "parse" }) })
+    assert.are.same({ false, "function parse is not in the profile prog.out; closest names: parser, parse_line, "
+      .. "pause" .. why }, { callgrind.check_cost_at_most(10, { prof, "parse" }, "Ir") })
+    -- found, it is the function
+    assert.are.same({ true, "calls into parse_line: 3 <= 10 (1 call site)\nprofile: prog.out" },
+      { callgrind.check_calls_at_most(10, { prof, "parse_line" }) })
+    assert.are.same({ "parser", "parse_line", "pause" }, check.closest_names(prof, "parse"))
+    assert.are.same({}, check.closest_names(prof, "zzzzzzzz"))
+    -- in a table of limits
+    local _, msg = callgrind.check_no_regression(prof, prof, { functions = { parse = { Ir = "5%" } } })
+    assert.are.equal("  function parse: in neither profile; closest names: parser, parse_line, pause (inlined, or "
+      .. "outside toggle_collect?)", msg:match("\n[^\n]*"):sub(2))
+    -- luassert says the same
+    local err = raised(function() luassert.calls_at_most(10, { prof, "parse" }) end)
+    assert.matches("function parse is not in the profile prog.out; closest names: parser, parse_line, pause",
+      err, 1, true)
+  end)
+
+  it("show the movers in the event of the limit that failed", function()
+    local _, msg = callgrind.check_no_regression(old, new, { Ir = "50%", Dr = "1%" })
+    assert.are.equal(table.concat({
+      "1 limit exceeded:",
+      "  Dr (total): 22 -> 23 +1 (+4.5%), limit +1%",
+      "event  old  new        change",
+      "   Ir  117  144  +27 (+23.1%)",
+      "   Dr   22   23    +1 (+4.5%)",
+      "biggest changes in Dr (self):",
+    }, "\n"), msg:match("^(.-)\n  old"))
   end)
 end)

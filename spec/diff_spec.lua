@@ -101,14 +101,18 @@ describe("callgrind.diff", function()
   end)
 
   it("raises on misuse, naming the argument", function()
-    assert.has_error(function() callgrind.diff(1, new) end, "bad argument #1 to 'diff' (profile expected)")
-    assert.has_error(function() callgrind.diff(old, "x") end, "bad argument #2 to 'diff' (profile expected)")
+    assert.has_error(function() callgrind.diff(1, new) end, "bad argument #1 to 'diff' (profile expected, got 1)")
+    assert.has_error(function() callgrind.diff(old, "x") end, "bad argument #2 to 'diff' (profile expected, got 'x')")
     assert.has_error(function() callgrind.diff(old, new, { match = 1 }) end,
-      "bad argument #3 to 'diff' (opts.match must be a function)")
+      "bad argument #3 to 'diff' (option 'match' must be function, got 1)")
+    assert.has_error(function() callgrind.diff(old, new, { macth = 1 }) end,
+      "bad argument #3 to 'diff' (unknown option 'macth'; options: match)")
+    assert.has_error(function() d:report({ top = 3, ev = "Ir" }) end,
+      "bad argument #1 to 'report' (unknown option 'ev'; options: event, events, kind, top)")
     assert.has_error(function() d:total("Nope") end,
       "bad argument #1 to 'total' (unknown event 'Nope' in the old profile)")
     assert.has_error(function() d:functions("Ir", "both") end,
-      "bad argument #2 to 'functions' (expected \"self\" or \"inclusive\", got both)")
+      "bad argument #2 to 'functions' (expected \"self\" or \"inclusive\", got 'both')")
     assert.has_error(function() callgrind.diff(old, new, { match = function() return 1 end }):functions("Ir") end)
   end)
 end)

@@ -71,7 +71,7 @@ describe("callgrind.load and callgrind.parse", function()
   end)
 
   it("raise on unknown option keys", function()
-    local names = "; options: chunk, lenient, progress, threads)"
+    local names = "; options: chunk, lenient, max_bytes, progress, threads)"
     assert.are.equal("bad argument #2 to 'parse' (unknown option 'foo'" .. names,
       err_of(callgrind.parse, "x", { foo = 1 }))
     assert.are.equal("bad argument #3 to 'parse' (unknown option 1" .. names,

@@ -82,18 +82,6 @@ local AWAITS = {
   ["profiler.start([opts])"] = "profiler",
   ["profiler.profile(fn [, opts])"] = "profiler",
   ["profiler.until_exit([opts])"] = "profiler",
-  ["callgrind.run(argv [, opts])"] = "checks",
-  ["callgrind.diff(old, new [, opts])"] = "checks",
-  ["d:report([opts])"] = "checks",
-  ["callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])"] = "checks",
-  ["callgrind.check_calls_at_most(limit, fn [, opts])"] = "checks",
-  ["callgrind.check_no_regression(old, new, limits [, opts])"] = "checks",
-  ["callgrind.check_within_baseline(name, prof, limits [, opts])"] = "checks",
-  ["assert.cost_at_most(limit, target, ev [, kind [, opts]])"] = "checks",
-  ["assert.calls_at_most(limit, fn [, opts])"] = "checks",
-  ["assert.no_regression(old, new, limits [, opts])"] = "checks",
-  ["assert.within_baseline(name, prof, limits [, opts])"] = "checks",
-  ["prof:write(path_or_file [, opts])"] = "writer",
 }
 
 local sorted_keys = require("spec.support.helpers").sorted_keys

@@ -110,7 +110,7 @@ describe("examples/perf", function()
     end
     expected[#expected + 1] = "old: " .. dir .. "/sortnum.callgrind"
     expected[#expected + 1] = "new: " .. dir .. "/sortnum.new.callgrind"
-    expected[#expected + 1] = "accept the new numbers: CALLGRIND_UPDATE_BASELINES=1 (or opts.update = true) replaces "
+    expected[#expected + 1] = "accept the new numbers: CALLGRIND_BASELINES=update (or opts.update = true) replaces "
       .. dir .. "/sortnum.callgrind"
     local block = out:match("\n(sortnum is no slower than its baseline\n.-)\n*$") or out
     assert.are.equal(table.concat(expected, "\n"), block)

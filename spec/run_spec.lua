@@ -124,19 +124,20 @@ describe("callgrind.run", function()
   describe("fails with the reason", function()
     it("when valgrind is not installed", function()
       assert.are.same({ nil, "valgrind not found: 'no-such-valgrind' is not an executable on PATH; install valgrind "
-        .. "(Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)" },
+        .. "(Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)", "valgrind" },
         { callgrind.run({ exe }, { valgrind = "no-such-valgrind" }) })
     end)
 
     it("when the program is not found", function()
-      assert.are.same({ nil, "program not found: ./no/such/program" }, { callgrind.run({ "./no/such/program" }) })
-      assert.are.same({ nil, "program not found: no-such-program-on-path" },
+      assert.are.same({ nil, "program not found: ./no/such/program", "io" }, { callgrind.run({ "./no/such/program" }) })
+      assert.are.same({ nil, "program not found: no-such-program-on-path", "io" },
         { callgrind.run({ "no-such-program-on-path" }) })
     end)
 
     it("when the program exits non-zero, unless allow_failure", function()
-      local prof, err, info = callgrind.run({ "sh", "-c", "echo one >&2; echo two >&2; exit 3" })
+      local prof, err, kind, info = callgrind.run({ "sh", "-c", "echo one >&2; echo two >&2; exit 3" })
       assert.is_nil(prof)
+      assert.are.equal("valgrind", kind)
       assert.are.equal("sh exited with status 3 (opts.allow_failure accepts that); its stderr ends:\none\ntwo", err)
       assert.are.equal(3, info.status)
       local ok, info2 = callgrind.run({ "sh", "-c", "exit 3" }, { allow_failure = true })
@@ -145,7 +146,7 @@ describe("callgrind.run", function()
     end)
 
     it("when valgrind itself fails, with its last lines", function()
-      local prof, err, info = callgrind.run({ exe }, { args = { "--no-such-option" } })
+      local prof, err, _, info = callgrind.run({ exe }, { args = { "--no-such-option" } })
       assert.is_nil(prof)
       assert.are.equal("valgrind failed (exit status 1):\nvalgrind: Unknown option: --no-such-option\n"
         .. "valgrind: Use --help for more information or consult the user manual.", err)
@@ -163,7 +164,26 @@ describe("callgrind.run", function()
     it("when the program runs past the timeout", function()
       local prof, err = callgrind.run({ "sleep", "20" }, { timeout = 1 })
       assert.is_nil(prof)
-      assert.are.equal("timed out after 1 s: sleep", err)
+      assert.are.equal("timed out after 1 s (terminated): sleep", err)
+    end)
+
+    it("when the program ignores SIGTERM past the timeout: killed", function()
+      local prof, err, kind = callgrind.run({ "sh", "-c", "trap '' TERM; sleep 20; sleep 1" }, { timeout = 1 })
+      assert.is_nil(prof)
+      assert.are.equal("timed out after 1 s (killed): sh ignored SIGTERM and got SIGKILL 5 s later", err)
+      assert.are.equal("valgrind", kind)
+    end)
+
+    it("when the program leaves processes running", function()
+      local pidfile = lab.dir .. "/left.pid"
+      local prof, err, kind, info = callgrind.run({ "sh", "-c", "sleep 30 & echo $! > \"$1\"", "sh", pidfile })
+      local pid = H.read_file(pidfile):match("%d+")
+      finally(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
+      assert.is_nil(prof)
+      assert.are.equal("valgrind", kind)
+      assert.are.equal(("sh left 1 process running after it exited (not in the profile; wait for them, or "
+        .. "trace_children = true and wait):\n  %s sleep"):format(pid), err)
+      assert.are.same({ pid .. " sleep" }, info.left_running)
     end)
   end)
 
@@ -171,8 +191,67 @@ describe("callgrind.run", function()
     assert.has_error(function() callgrind.run("prog") end,
       "bad argument #1 to 'run' (array of strings expected: { program, args... })")
     assert.has_error(function() callgrind.run({ exe }, { toggle_collect = 5 }) end,
-      "bad argument #2 to 'run' (opts.toggle_collect must be a function name or a list of them)")
-    assert.has_error(function() callgrind.run({ exe }, { timeout = 0 }) end,
-      "bad argument #2 to 'run' (opts.timeout must be a positive number of seconds)")
+      "bad argument #2 to 'run' (option 'toggle_collect' must be string or table, got 5)")
+    assert.has_error(function() callgrind.run({ exe }, { timeot = 5 }) end,
+      "bad argument #2 to 'run' (unknown option 'timeot'; options: allow_failure, args, branch_sim, cache_sim, "
+      .. "collect_atstart, collect_jumps, cwd, dump_instr, env, keep, separate_threads, stdin, timeout, "
+      .. "toggle_collect, trace_children, valgrind)")
+    for _, t in ipairs { 0, -1, 0 / 0, math.huge } do
+      assert.has_error(function() callgrind.run({ exe }, { timeout = t }) end,
+        "bad argument #2 to 'run' (opts.timeout must be a positive finite number of seconds, got " .. tostring(t)
+        .. ")")
+    end
+  end)
+
+  it("refuses environment keys that are not variable names (they would run as shell)", function()
+    local pwned = lab.dir .. "/pwned"
+    for _, key in ipairs { "X=1; touch " .. pwned .. "; Y", "1X", "A-B", "", "$(touch " .. pwned .. ")" } do
+      assert.has_error(function() callgrind.run({ exe }, { env = { [key] = "v" } }) end,
+        "bad argument #2 to 'run' (opts.env key '" .. key .. "' is not a variable name (letters, digits and _, "
+        .. "not starting with a digit))")
+    end
+    assert.is_nil(io.open(pwned))
+    assert.has_error(function() callgrind.run({ exe }, { env = { [1] = "v" } }) end,
+      "bad argument #2 to 'run' (opts.env key 1 is not a variable name (letters, digits and _, not starting with a "
+      .. "digit))")
+  end)
+
+  it("refuses a NUL byte in any path, argument or value", function()
+    local cases = {
+      { { exe .. "\0x" }, nil, "argv[1] contains a NUL byte: '" .. exe .. "\\0x'", 1 },
+      { { exe, "a\0b" }, nil, "argv[2] contains a NUL byte: 'a\\0b'", 1 },
+      { { exe }, { cwd = "/tmp\0/x" }, "opts.cwd contains a NUL byte: '/tmp\\0/x'", 2 },
+      { { exe }, { keep = "k\0" }, "opts.keep contains a NUL byte: 'k\\0'", 2 },
+      { { exe }, { valgrind = "valgrind\0" }, "opts.valgrind contains a NUL byte: 'valgrind\\0'", 2 },
+      { { exe }, { args = { "--x\0" } }, "opts.args[1] contains a NUL byte: '--x\\0'", 2 },
+      { { exe }, { env = { A = "v\0w" } }, "opts.env.A contains a NUL byte: 'v\\0w'", 2 },
+      { { exe }, { toggle_collect = { "f\0" } }, "opts.toggle_collect[1] contains a NUL byte: 'f\\0'", 2 },
+    }
+    for _, c in ipairs(cases) do
+      assert.has_error(function() callgrind.run(c[1], c[2]) end,
+        ("bad argument #%d to 'run' (%s)"):format(c[4], c[3]))
+    end
+  end)
+
+  it("gives each run sharing one keep directory a directory of its own", function()
+    local keep = lab.dir .. "/shared-keep"
+    local a, ia = assert(callgrind.run({ exe, "10" }, { keep = keep }))
+    local b, ib = assert(callgrind.run({ exe, "20" }, { keep = keep }))
+    assert.are.equal(keep, ia.dir)
+    assert.matches("^" .. keep:gsub("%p", "%%%0") .. "/run%.%w+$", ib.dir)
+    assert.are.equal(1, #ia.files)
+    assert.are.equal(1, #ib.files)
+    assert.are.equal(ib.dir, ib.files[1]:match("^(.*)/"))
+    -- each profile is its own run's: the second did more work
+    assert.is_true(b:total("Ir") > a:total("Ir"))
+    -- another run's profile landing in keep while this one runs is not this run's
+    local fib = H.read_file("spec/fixtures/fib.callgrind")
+    H.write_file(lab.dir .. "/fib.callgrind", fib)
+    local c, ic = assert(callgrind.run({ "sh", "-c", 'cp "$1" "$2/callgrind.out.424242"', "sh",
+      lab.dir .. "/fib.callgrind", keep }, { keep = keep }))
+    assert.are_not.equal(ib.dir, ic.dir)
+    assert.are.same({ ic.files[1] }, ic.files)
+    assert.is_nil(c:func("fib"))
+    assert.is_truthy(io.open(keep .. "/callgrind.out.424242"))
   end)
 end)

@@ -8,6 +8,8 @@
 #include "cg_lua_lines.h"
 #include "cg_lua_query.h"
 #include "cg_lua_load.h"
+#include "cg_lua_fs.h"
+#include "cg_lua_write.h"
 #include "cg_prof.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),
@@ -62,6 +64,8 @@ static const luaL_Reg internal_funcs[] = {
     {"vector_paths", cgl_vector_paths},
     {"load_options", cgl_load_options},
     {"warning_kinds", cgl_warning_kinds},
+    {"lock", cgl_fs_lock},
+    {"append", cgl_fs_append},
     {NULL, NULL}
 };
 
@@ -186,6 +190,7 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
 
     lua_setfield(L, -2, "methods");
     luaL_newlib(L, internal_funcs);
+    cgl_write_register(L, lua_absindex(L, -2), lua_gettop(L));
     lua_setfield(L, -2, "internal");
     return 1;
 }

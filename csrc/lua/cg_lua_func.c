@@ -5,6 +5,8 @@
 #include "cg_lua_cost.h"
 #include "cg_lua_profile.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 typedef struct LCall {
@@ -196,6 +198,25 @@ static const CgCall *check_call(lua_State *L, int idx, CgProfile **PP)
     return &P->calls[c->index];
 }
 
+/* A count (calls=, jump=, jcnd=) is unsigned: up to 2^63-1 it is pushed
+ * as an integer, above as a float (the nearest double), so it never
+ * reads negative and compares right against any limit. */
+void cgl_push_count(lua_State *L, uint64_t n)
+{
+    if (n <= (uint64_t)INT64_MAX)
+        lua_pushinteger(L, (lua_Integer)n);
+    else
+        lua_pushnumber(L, (lua_Number)n);
+}
+
+/* A count in decimal, exact (for __tostring). */
+void cgl_push_count_text(lua_State *L, uint64_t n)
+{
+    char buf[24];
+    snprintf(buf, sizeof buf, "%" PRIu64, n);
+    lua_pushstring(L, buf);
+}
+
 int cgl_call_fields(lua_State *L)
 {
     CgProfile *P;
@@ -211,7 +232,7 @@ int cgl_call_fields(lua_State *L)
     else if (!strcmp(k, "callee"))
         cgl_push_func(L, pidx, c->callee);
     else if (!strcmp(k, "count"))
-        lua_pushinteger(L, (lua_Integer)site.count);
+        cgl_push_count(L, site.count);
     else if (!strcmp(k, "file"))
         cgl_push_name(L, P, CG_FILE, c->file);
     else if (!strcmp(k, "line"))
@@ -271,8 +292,10 @@ int cgl_call_tostring(lua_State *L)
     cgl_push_name(L, P, CG_FN, P->funcs[c->callee].name);
     luaL_addvalue(&b);
     cg_call_site(P, c, &site);
-    lua_pushfstring(L, " (%I call%s at ", (lua_Integer)site.count,
+    cgl_push_count_text(L, site.count);
+    lua_pushfstring(L, " (%s call%s at ", lua_tostring(L, -1),
                     site.count == 1 ? "" : "s");
+    lua_remove(L, -2);
     luaL_addvalue(&b);
     cgl_add_where(L, &b, P, c->file, c->flags, CG_HAS_ADDR, CG_HAS_LINE,
                   site.addr, site.line);

@@ -16,4 +16,8 @@ CG_HIDDEN int cgl_call_fields(lua_State *L);
 CG_HIDDEN int cgl_call_cost(lua_State *L);
 CG_HIDDEN int cgl_call_tostring(lua_State *L);
 CG_HIDDEN int cgl_call_eq(lua_State *L);
+/* Counts are unsigned: an integer up to 2^63-1, a float above (and its
+ * exact decimal text for messages). */
+CG_HIDDEN void cgl_push_count(lua_State *L, uint64_t n);
+CG_HIDDEN void cgl_push_count_text(lua_State *L, uint64_t n);
 #endif

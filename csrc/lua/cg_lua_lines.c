@@ -292,9 +292,9 @@ int cgl_jump_fields(lua_State *L)
     else if (!strcmp(k, "conditional"))
         lua_pushboolean(L, j->conditional);
     else if (!strcmp(k, "count"))
-        lua_pushinteger(L, (lua_Integer)j->count);
+        cgl_push_count(L, j->count);
     else if (!strcmp(k, "executed"))
-        lua_pushinteger(L, (lua_Integer)j->executed);
+        cgl_push_count(L, j->executed);
     else if (!strcmp(k, "part"))
         cgl_push_part(L, pidx, j->part);
     else if (!strcmp(k, "profile"))
@@ -320,11 +320,18 @@ int cgl_jump_tostring(lua_State *L)
     luaL_addstring(&b, " -> ");
     cgl_add_where(L, &b, P, j->target_file, j->flags, CG_HAS_TADDR,
                   CG_HAS_TLINE, j->taddr, j->tline);
-    if (j->conditional)
-        lua_pushfstring(L, " (conditional, taken %I of %I)",
-                        (lua_Integer)j->count, (lua_Integer)j->executed);
-    else
-        lua_pushfstring(L, " (%I times)", (lua_Integer)j->count);
+    if (j->conditional) {
+        cgl_push_count_text(L, j->count);
+        cgl_push_count_text(L, j->executed);
+        lua_pushfstring(L, " (conditional, taken %s of %s)",
+                        lua_tostring(L, -2), lua_tostring(L, -1));
+        lua_replace(L, -3);
+        lua_pop(L, 1);
+    } else {
+        cgl_push_count_text(L, j->count);
+        lua_pushfstring(L, " (%s times)", lua_tostring(L, -1));
+        lua_remove(L, -2);
+    }
     luaL_addvalue(&b);
     luaL_pushresult(&b);
     return 1;

@@ -6,7 +6,7 @@
 --
 -- After an intended change, accept the new numbers with
 --
---   CALLGRIND_UPDATE_BASELINES=1 busted --lua=lua5.4 examples/perf/perf_spec.lua
+--   CALLGRIND_BASELINES=update busted --lua=lua5.4 examples/perf/perf_spec.lua
 --
 -- and commit examples/perf/baselines/. Instruction counts depend on the
 -- compiler and the C library: a baseline is kept per build environment

@@ -8,9 +8,10 @@
 -- profile that get the same key are not summed: each keeps its own row
 -- (matched by name, full file and full object) and `d.collisions` says so.
 -- @module callgrind.diff
+local args = require "callgrind.args"
 local report = require "callgrind.report"
 
-local error, ipairs, pairs, setmetatable, tostring, type = error, ipairs, pairs, setmetatable, tostring, type
+local ipairs, pairs, setmetatable, tostring, type = ipairs, pairs, setmetatable, tostring, type
 local math_abs, string_format, string_rep, table_concat, table_sort = math.abs, string.format, string.rep,
   table.concat, table.sort
 
@@ -54,8 +55,8 @@ local function index(prof, match, side, collisions)
   for fn in prof:functions() do
     local k = match(fn)
     if type(k) ~= "string" then
-      error(string_format("bad argument #3 to 'diff' (opts.match returned %s for %s, string expected)",
-        type(k), describe_fn(fn)), 3)
+      args.fail("diff", 3, string_format("opts.match returned %s for %s, string expected", type(k), describe_fn(fn)),
+        3)
     end
     if by[k] then
       clash[k] = clash[k] or { by[k] }
@@ -88,18 +89,17 @@ end
 
 local function check_event(d, ev, fname)
   if not has_event(d.old, ev) then
-    error(string_format("bad argument #1 to '%s' (unknown event '%s' in the old profile)", fname, tostring(ev)), 3)
+    args.fail(fname, 1, string_format("unknown event %s in the old profile", args.show(ev)), 3)
   end
   if not has_event(d.new, ev) then
-    error(string_format("bad argument #1 to '%s' (unknown event '%s' in the new profile)", fname, tostring(ev)), 3)
+    args.fail(fname, 1, string_format("unknown event %s in the new profile", args.show(ev)), 3)
   end
 end
 
 local function check_kind(kind, fname)
   if kind == nil then return "self" end
   if kind == "self" or kind == "inclusive" then return kind end
-  error(string_format("bad argument #2 to '%s' (expected \"self\" or \"inclusive\", got %s)", fname,
-    tostring(kind)), 3)
+  args.fail(fname, 2, string_format("expected \"self\" or \"inclusive\", got %s", args.show(kind)), 3)
 end
 
 --- Compares two profiles.
@@ -112,12 +112,10 @@ end
 -- @usage local d = callgrind.diff(old, new); print(d:total("Ir"))
 function M.diff(old, new, opts)
   local function is_profile(p) return type(p) == "userdata" and type(p.events) == "table" and p.functions end
-  if not is_profile(old) then error("bad argument #1 to 'diff' (profile expected)", 2) end
-  if not is_profile(new) then error("bad argument #2 to 'diff' (profile expected)", 2) end
-  if opts ~= nil and type(opts) ~= "table" then error("bad argument #3 to 'diff' (table expected)", 2) end
-  opts = opts or {}
+  if not is_profile(old) then args.fail("diff", 1, "profile expected, got " .. args.show(old)) end
+  if not is_profile(new) then args.fail("diff", 2, "profile expected, got " .. args.show(new)) end
+  opts = args.options(opts, "diff", 3, { match = "function" })
   local match = opts.match or M.default_key
-  if type(match) ~= "function" then error("bad argument #3 to 'diff' (opts.match must be a function)", 2) end
   local collisions = {}
   local d = setmetatable({ old = old, new = new, collisions = collisions }, diff_mt)
   d.old_by, d.old_key = index(old, match, "old", collisions)
@@ -219,8 +217,7 @@ end
 -- @treturn string
 -- @usage print(d:report({ events = { "Ir" }, top = 3 }))
 function Diff:report(opts)
-  if opts ~= nil and type(opts) ~= "table" then error("bad argument #1 to 'report' (table expected)", 2) end
-  opts = opts or {}
+  opts = args.options(opts, "report", 1, { events = "table", event = "string", kind = "string", top = "number" })
   local evs = opts.events
   if not evs then
     evs = {}

@@ -29,6 +29,7 @@ local CHECK_NO_REGRESSION_OPTIONS = {
 }
 local CHECK_WITHIN_BASELINE_OPTIONS = {
   dir = "string",
+  same_command = "boolean",
   update = "boolean",
   quiet = "boolean",
   allow_warnings = "boolean",
@@ -75,6 +76,8 @@ local PROF_ANNOTATE_OPTIONS = {
 local PROF_WRITE_OPTIONS = {
   functions = "callgrind.Selection|callgrind.Function[]",
   compress = "boolean",
+  pid = "boolean",
+  cmd = "boolean|string",
 }
 local RUN_OPTIONS = {
   toggle_collect = "string|string[]",
@@ -90,7 +93,7 @@ local RUN_OPTIONS = {
   stdin = "string",
   timeout = "number",
   cwd = "string",
-  keep = "boolean|string",
+  keep = "string",
   valgrind = "string",
   allow_failure = "boolean",
 }
@@ -149,7 +152,9 @@ M.objects = {
     { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions",
       "callgrind.Profile, any ...", opts = PROFILER_OPTIONS },
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info",
-      "callgrind.Profile?, table|string, callgrind.ErrorKind?", opts = RUN_OPTIONS },
+      "callgrind.Profile?, table|string, callgrind.ErrorKind?, table?", opts = RUN_OPTIONS },
+    { "callgrind.write_file_atomic(path, text)", "writes text to a temporary file, synced and renamed over path",
+      "true?, string?, callgrind.ErrorKind?" },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)",
       "callgrind.Diff", opts = DIFF_OPTIONS },
     { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit",
@@ -160,6 +165,8 @@ M.objects = {
       "boolean, string", opts = CHECK_NO_REGRESSION_OPTIONS },
     { "callgrind.check_within_baseline(name, prof, limits [, opts])", "ok, message: against a stored baseline",
       "boolean, string", opts = CHECK_WITHIN_BASELINE_OPTIONS },
+    { "callgrind.report_summary(path [, format])", "the CALLGRIND_REPORT record of checks as a table",
+      "string?, string?, callgrind.ErrorKind?" },
     { "callgrind.methods", "the method tables of Profile, Function, Call, Jump, CostLine, Part",
       "table<string, table>" },
     { "callgrind.report", "formatting helpers: commas(n), shorten(name, width)",
@@ -217,7 +224,8 @@ M.objects = {
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation",
       "callgrind.Annotation", opts = PROF_ANNOTATE_OPTIONS },
     { "prof:summary()", "a few lines about the profile", "string" },
-    { "prof:write(path_or_file [, opts])", "writes it as a callgrind file (compress, functions)",
+    { "prof:write(path_or_file [, opts])",
+      "writes a canonical callgrind file, atomically (compress, functions, pid, cmd)",
       "true?, string?, callgrind.ErrorKind?", opts = PROF_WRITE_OPTIONS },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {

@@ -137,6 +137,11 @@ M.run = lazy("callgrind.run", "run")
 -- @usage local d = callgrind.diff(old, new); print(d)
 M.diff = lazy("callgrind.diff", "diff")
 
+--- Writes text to a file atomically (callgrind.writer): a temporary file
+-- in the same directory, synced and renamed over the target.
+-- @function write_file_atomic
+M.write_file_atomic = lazy("callgrind.writer", "write_file_atomic")
+
 --- The checks behind the luassert assertions, for any test framework:
 -- each returns `ok, message` (see the `callgrind.check` and
 -- `callgrind.baseline` modules).
@@ -145,6 +150,15 @@ M.check_cost_at_most = lazy("callgrind.check", "cost_at_most")
 M.check_calls_at_most = lazy("callgrind.check", "calls_at_most")
 M.check_no_regression = lazy("callgrind.check", "no_regression")
 M.check_within_baseline = lazy("callgrind.baseline", "check")
+
+--- The record of every check (`CALLGRIND_REPORT=path`: one JSON object per
+-- line) as a text table, or Markdown for a CI job summary (see the
+-- `callgrind.record` module for the fields).
+-- @tparam string path
+-- @tparam[opt] string format "text" (default) or "markdown"
+-- @return the text, or nil, a message and a kind ("io", "format")
+-- @usage print(callgrind.report_summary(os.getenv("CALLGRIND_REPORT"), "markdown"))
+M.report_summary = lazy("callgrind.record", "summary")
 
 --- Formatting helpers: `commas(n)`, `shorten(name, width)` (the
 -- `callgrind.report` module, loaded at the first use of either).

@@ -11,8 +11,14 @@
 --  * `assert.no_regression(old, new, limits [, opts])`;
 --  * `assert.within_baseline(name, prof, limits [, opts])`: the baseline
 --    is saved on first use (with a notice on stderr) or when
---    `CALLGRIND_UPDATE_BASELINES=1`;
+--    `CALLGRIND_BASELINES=update`; under `CI` or
+--    `CALLGRIND_BASELINES=require` a missing baseline fails;
 --  * `assert.calls_at_most(limit, fn)`: calls into a function.
+--
+-- A function may be given as `{ prof, "name" }`: when the profile has no
+-- such function the assertion fails naming it, with the closest names.
+-- Misuse (a NaN limit, an unknown event) raises at the spec's own line,
+-- naming the assertion.
 --
 -- Requiring it twice registers them once more (harmless). The module
 -- returns the luassert `assert` it registered with.

@@ -11,9 +11,11 @@
 -- seeds its string hashes from the clock and an address, so a profile of
 -- `lua5.4` itself varies a little between runs), and valgrind's version.
 -- @module callgrind.run
+local args = require "callgrind.args"
+
 local M = {}
 
-local error, ipairs, pairs, tostring, type = error, ipairs, pairs, tostring, type
+local ipairs, pairs, tostring, type = ipairs, pairs, tostring, type
 local io_open, os_execute, os_remove, os_tmpname = io.open, os.execute, os.remove, os.tmpname
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 
@@ -42,6 +44,9 @@ local function write_all(path, s)
   if not ok then return nil, werr end
   return true
 end
+
+-- Seconds between SIGTERM and SIGKILL when opts.timeout runs out.
+local KILL_AFTER = 5
 
 -- Runs sh code; true when it exits 0, else false and the exit code.
 local function sh(code)
@@ -91,32 +96,58 @@ local function list_dir(dir)
   return names
 end
 
+local OPTIONS = { toggle_collect = "string|table", collect_atstart = "boolean", cache_sim = "boolean",
+  branch_sim = "boolean", dump_instr = "boolean", collect_jumps = "boolean", separate_threads = "boolean",
+  trace_children = "boolean", env = "table", cwd = "string", stdin = "string", timeout = "number",
+  keep = "string", valgrind = "string", args = "table", allow_failure = "boolean" }
+
+-- A string for the command line: no NUL (sh would cut it there).
+local function no_nul(s, what, n)
+  if type(s) == "string" and s:find("\0", 1, true) then
+    args.fail("run", n, what .. " contains a NUL byte: " .. args.show((s:gsub("\0", "\\0"))), 4)
+  end
+end
+
 local function check_opts(argv, opts)
   if type(argv) ~= "table" or type(argv[1]) ~= "string" then
-    error("bad argument #1 to 'run' (array of strings expected: { program, args... })", 3)
+    args.fail("run", 1, "array of strings expected: { program, args... }", 3)
   end
   for i, a in ipairs(argv) do
     if type(a) ~= "string" and type(a) ~= "number" then
-      error("bad argument #1 to 'run' (argv[" .. i .. "] is a " .. type(a) .. ")", 3)
+      args.fail("run", 1, "argv[" .. i .. "] is a " .. type(a), 3)
     end
+    no_nul(a, "argv[" .. i .. "]", 1)
   end
-  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'run' (table expected)", 3) end
-  opts = opts or {}
+  opts = args.options(opts, "run", 2, OPTIONS, 3)
   local tc = opts.toggle_collect
-  if tc ~= nil and type(tc) ~= "string" and type(tc) ~= "table" then
-    error("bad argument #2 to 'run' (opts.toggle_collect must be a function name or a list of them)", 3)
+  if type(tc) == "table" then
+    for i, name in ipairs(tc) do
+      if type(name) ~= "string" then
+        args.fail("run", 2, "opts.toggle_collect[" .. i .. "] must be a function name", 3)
+      end
+      no_nul(name, "opts.toggle_collect[" .. i .. "]", 2)
+    end
+  else
+    no_nul(tc, "opts.toggle_collect", 2)
   end
-  if opts.env ~= nil and type(opts.env) ~= "table" then
-    error("bad argument #2 to 'run' (opts.env must be a table)", 3)
+  for k, v in pairs(opts.env or {}) do
+    if type(k) ~= "string" or not k:match("^[%a_][%w_]*$") then
+      args.fail("run", 2, "opts.env key " .. args.show(k) .. " is not a variable name (letters, digits and _, "
+        .. "not starting with a digit)", 3)
+    end
+    if v ~= false and type(v) ~= "string" and type(v) ~= "number" then
+      args.fail("run", 2, "opts.env." .. k .. " must be a string, a number or false (unset), got " .. args.show(v), 3)
+    end
+    no_nul(v, "opts.env." .. k, 2)
   end
-  if opts.args ~= nil and type(opts.args) ~= "table" then
-    error("bad argument #2 to 'run' (opts.args must be an array of strings)", 3)
+  for i, a in ipairs(opts.args or {}) do
+    if type(a) ~= "string" then args.fail("run", 2, "opts.args[" .. i .. "] must be a string", 3) end
+    no_nul(a, "opts.args[" .. i .. "]", 2)
   end
-  if opts.timeout ~= nil and (type(opts.timeout) ~= "number" or opts.timeout <= 0) then
-    error("bad argument #2 to 'run' (opts.timeout must be a positive number of seconds)", 3)
-  end
-  if opts.stdin ~= nil and type(opts.stdin) ~= "string" then
-    error("bad argument #2 to 'run' (opts.stdin must be a string)", 3)
+  for _, k in ipairs { "cwd", "keep", "valgrind" } do no_nul(opts[k], "opts." .. k, 2) end
+  local t = opts.timeout
+  if t ~= nil and not (t > 0 and t < math.huge) then
+    args.fail("run", 2, "opts.timeout must be a positive finite number of seconds, got " .. tostring(t), 3)
   end
   return opts
 end
@@ -168,21 +199,42 @@ end
 -- the files loaded.
 local function load_files(callgrind, dir, pids, all)
   if #all == 1 then
-    local prof, err = callgrind.load(all[1])
-    return prof, err, all
-  end
-  if not callgrind.files then
-    return nil, string_format("this run wrote %d files (%s) and this version of callgrind cannot load several "
-      .. "files as one profile", #all, table_concat(all, ", "))
+    local prof, err, kind = callgrind.load(all[1])
+    return prof, err, kind, all
   end
   local list = {}
   for _, pid in ipairs(pids) do
-    local files, err = callgrind.files(dir .. "/callgrind.out." .. pid)
-    if not files then return nil, err end
+    local files, err, kind = callgrind.files(dir .. "/callgrind.out." .. pid)
+    if not files then return nil, err, kind or "io" end
     for _, f in ipairs(files) do list[#list + 1] = f end
   end
-  local prof, err = callgrind.load(list)
-  return prof, err, list
+  local prof, err, kind = callgrind.load(list)
+  return prof, err, kind, list
+end
+
+-- The processes of a session other than its leader, as "pid name": from
+-- /proc (Linux), else from ps.
+local function session_processes(sid)
+  local out = {}
+  local p = io.popen("cat /proc/[0-9]*/stat 2>/dev/null")
+  local text = p and p:read("a") or ""
+  if p then p:close() end
+  for line in text:gmatch("[^\n]+") do
+    -- pid (name) state ppid pgrp session ...; the name may hold ") "
+    local pid, name, rest = line:match("^(%d+) %((.*)%) (.*)$")
+    local s = rest and rest:match("^%S+ %S+ %S+ (%d+)")
+    if s == sid and pid ~= sid then out[#out + 1] = pid .. " " .. name end
+  end
+  if text == "" then
+    p = io.popen("ps -e -o pid=,sid=,comm= 2>/dev/null")
+    for line in p and p:lines() or function() end do
+      local pid, s, name = line:match("^%s*(%d+)%s+(%d+)%s+(.*)$")
+      if s == sid and pid ~= sid then out[#out + 1] = pid .. " " .. name end
+    end
+    if p then p:close() end
+  end
+  table_sort(out, function(a, b) return tonumber(a:match("%d+")) < tonumber(b:match("%d+")) end)
+  return out
 end
 
 --- Runs a command under `valgrind --tool=callgrind` and loads its profile.
@@ -194,14 +246,22 @@ end
 --   `collect_atstart`, `cache_sim` and `branch_sim` (fixed cache geometry,
 --   `run.cache_geometry`), `dump_instr`, `collect_jumps`,
 --   `separate_threads`, `trace_children` (booleans), `env` (variables to
---   set; `false` unsets one), `cwd`, `stdin` (a string), `timeout`
---   (seconds), `keep` (a directory to keep the files in, created if needed;
---   the callgrind.out.* files of an earlier run there are removed first;
---   else they go to a temporary directory that is removed), `valgrind` (the executable),
---   `args` (more valgrind options), `allow_failure` (a non-zero exit is
---   not an error)
+--   set, keys matching `^[%a_][%w_]*$`; `false` unsets one), `cwd`,
+--   `stdin` (a string), `timeout` (seconds, positive and finite: the
+--   program gets SIGTERM, then SIGKILL 5 s later), `keep` (a directory to
+--   keep the files in: created for this run, or, when it exists already, a
+--   fresh `run.XXXXXX` directory is made in it, so runs sharing one `keep`
+--   never see each other's files; `info.dir` says which), `valgrind` (the
+--   executable), `args` (more valgrind options), `allow_failure` (a
+--   non-zero exit is not an error). A NUL byte in any path, argument or
+--   value is an argument error.
 -- @return Profile and info `{ command, status, stdout, stderr, messages,
---   files, dir }`, or nil, a message and info (when valgrind ran)
+--   files, dir, left_running }`, or nil, a message, a kind (`"valgrind"`
+--   for a failed run: valgrind missing or failing, a non-zero exit, a
+--   timeout, processes left running; `"io"`; or the load's kind) and info
+--   (when valgrind ran). The program runs in a session of its own: the
+--   processes of that session still running after it exits are a failure
+--   ("left N processes running"), listed in `info.left_running`.
 -- @usage local prof, info = assert(callgrind.run({ "./prog", "arg" }, { toggle_collect = "work" }))
 function M.run(argv, opts)
   opts = check_opts(argv, opts)
@@ -209,7 +269,7 @@ function M.run(argv, opts)
   local valgrind = opts.valgrind or "valgrind"
   if not exists(valgrind) then
     return nil, string_format("valgrind not found: '%s' is not an executable on PATH; install valgrind "
-      .. "(Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)", valgrind)
+      .. "(Debian/Ubuntu: apt-get install valgrind; Fedora: dnf install valgrind)", valgrind), "valgrind"
   end
   local prog = tostring(argv[1])
   local found
@@ -220,21 +280,28 @@ function M.run(argv, opts)
   else
     found = exists(prog)
   end
-  if not found then return nil, "program not found: " .. prog end
+  if not found then return nil, "program not found: " .. prog, "io" end
 
   local reserved, dir
   if opts.keep then
-    dir = tostring(opts.keep)
-    if not sh("mkdir -p " .. shq(dir)) then return nil, "cannot create the directory " .. dir end
-    for _, name in ipairs(list_dir(dir)) do
-      if name:match("^callgrind%.out%.") or name:match("^valgrind%.%d+%.log$") then os_remove(dir .. "/" .. name) end
+    -- a directory this run creates is its own; in one that exists (an
+    -- earlier run's, or another run's now) the run takes a fresh one
+    dir = opts.keep
+    local parent = dir:match("^(.*)/[^/]+/*$")
+    if parent and parent ~= "" then sh("mkdir -p " .. shq(parent)) end
+    if not sh("mkdir " .. shq(dir) .. " 2>/dev/null") then
+      local p = io.popen("mktemp -d " .. shq(dir .. "/run.XXXXXX") .. " 2>/dev/null")
+      local made = p and p:read("l")
+      if p then p:close() end
+      if not made or made == "" then return nil, "cannot create a directory in " .. dir, "io" end
+      dir = made
     end
   else
     reserved = os_tmpname()
     dir = reserved .. ".d"
     if not sh("mkdir -m 700 " .. shq(dir)) then
       os_remove(reserved)
-      return nil, "cannot create the directory " .. dir
+      return nil, "cannot create the directory " .. dir, "io"
     end
   end
   if dir:sub(1, 1) ~= "/" then
@@ -273,14 +340,25 @@ function M.run(argv, opts)
     local ok, err = write_all(stdin, opts.stdin)
     if not ok then
       cleanup()
-      return nil, err
+      return nil, err, "io"
     end
   end
-  local timeout = opts.timeout and string_format("timeout -k 5 %g ", opts.timeout) or ""
+  local timeout = opts.timeout and string_format("timeout -k %d %g ", KILL_AFTER, opts.timeout) or ""
   local command = setarch() .. timeout .. table_concat(quoted, " ")
   local code = table_concat(env, " ") .. (opts.cwd and ("cd " .. shq(opts.cwd) .. " && ") or "")
     .. command .. " <" .. shq(stdin) .. " >" .. shq(dir .. "/stdout") .. " 2>" .. shq(dir .. "/stderr")
+  -- in a session of its own (setsid), so that what the program leaves
+  -- running is found by the session id afterwards
+  local sidfile = dir .. "/.sid"
+  if exists("setsid") then
+    code = "setsid -w sh -c " .. shq("echo $$ >" .. shq(sidfile) .. "; " .. code)
+  end
+  local started = os.time()
   local _, status = sh(code)
+  local elapsed = os.time() - started
+  local sid = read_all(sidfile)
+  os_remove(sidfile)
+  local left = sid and session_processes(sid:match("%d+")) or {}
 
   local pids, all = profile_files(dir)
   local logs = {}
@@ -290,11 +368,14 @@ function M.run(argv, opts)
   local info = {
     command = command, status = status, files = all, dir = opts.keep and dir or nil,
     stdout = read_all(dir .. "/stdout") or "", stderr = read_all(dir .. "/stderr") or "",
-    messages = table_concat(logs),
+    messages = table_concat(logs), left_running = left,
   }
-  local err
+  local err, kind
   if opts.timeout and status == 124 then
-    err = string_format("timed out after %g s: %s", opts.timeout, prog)
+    err, kind = string_format("timed out after %g s (terminated): %s", opts.timeout, prog), "valgrind"
+  elseif opts.timeout and status == 128 + 9 and elapsed >= opts.timeout then
+    err, kind = string_format("timed out after %g s (killed): %s ignored SIGTERM and got SIGKILL %d s later",
+      opts.timeout, prog, KILL_AFTER), "valgrind"
   elseif #all == 0 then
     local said = last_lines(info.messages .. "\n" .. info.stderr, 5)
     if status ~= 0 then
@@ -302,19 +383,25 @@ function M.run(argv, opts)
     else
       err = "no profile written: valgrind exited with status 0 but wrote no callgrind.out file in " .. dir
     end
+    kind = "valgrind"
   elseif status ~= 0 and not opts.allow_failure then
     err = string_format("%s exited with status %d (opts.allow_failure accepts that)", prog, status)
     local tail = last_lines(info.stderr, 5)
     if tail ~= "" then err = err .. "; its stderr ends:\n" .. tail end
+    kind = "valgrind"
+  elseif #left > 0 then
+    err = string_format("%s left %d process%s running after it exited (not in the profile; wait for them, or "
+      .. "trace_children = true and wait):\n  %s", prog, #left, #left == 1 and "" or "es", table_concat(left, "\n  "))
+    kind = "valgrind"
   end
   local prof
   if not err then
     local loaded
-    prof, err, loaded = load_files(callgrind, dir, pids, all)
+    prof, err, kind, loaded = load_files(callgrind, dir, pids, all)
     if loaded then info.files = loaded end
   end
   cleanup()
-  if not prof then return nil, err, info end
+  if not prof then return nil, err, kind or "format", info end
   return prof, info
 end
 

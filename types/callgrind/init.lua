@@ -26,7 +26,7 @@
 ---@field cwd? string
 ---@field dump_instr? boolean
 ---@field env? table<string, string>
----@field keep? boolean|string
+---@field keep? string
 ---@field separate_threads? boolean
 ---@field stdin? string
 ---@field timeout? number
@@ -55,6 +55,7 @@
 ---@field kind? "self"|"inclusive"
 ---@field match? fun(fn: callgrind.Function): string
 ---@field quiet? boolean
+---@field same_command? boolean
 ---@field top? integer
 ---@field update? boolean
 
@@ -73,8 +74,10 @@
 ---@field source? boolean|string
 
 ---@class callgrind.ProfileWriteOptions
+---@field cmd? boolean|string
 ---@field compress? boolean
 ---@field functions? callgrind.Selection|callgrind.Function[]
+---@field pid? boolean
 
 ---@class callgrind.FunctionTreeOptions
 ---@field depth? integer
@@ -151,7 +154,16 @@ function callgrind.profile(fn, opts) end
 ---@return callgrind.Profile?
 ---@return table|string
 ---@return callgrind.ErrorKind?
+---@return table?
 function callgrind.run(argv, opts) end
+
+--- writes text to a temporary file, synced and renamed over path
+---@param path string
+---@param text string
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function callgrind.write_file_atomic(path, text) end
 
 --- compares two profiles, function by function (Diff)
 ---@param old callgrind.Profile
@@ -195,6 +207,14 @@ function callgrind.check_no_regression(old, new, limits, opts) end
 ---@return boolean
 ---@return string
 function callgrind.check_within_baseline(name, prof, limits, opts) end
+
+--- the CALLGRIND_REPORT record of checks as a table
+---@param path string
+---@param format? any
+---@return string?
+---@return string?
+---@return callgrind.ErrorKind?
+function callgrind.report_summary(path, format) end
 
 --- a loaded profile
 ---@class callgrind.Profile
@@ -329,7 +349,7 @@ function Profile:annotate(file, ev, opts) end
 ---@return string
 function Profile:summary() end
 
---- writes it as a callgrind file (compress, functions)
+--- writes a canonical callgrind file, atomically (compress, functions, pid, cmd)
 ---@param path_or_file string|file*
 ---@param opts? callgrind.ProfileWriteOptions
 ---@return true?

@@ -1,0 +1,166 @@
+-- The record of every check (CALLGRIND_REPORT=path, one JSON object per
+-- line) and callgrind.report_summary over it, on the hand-made profiles
+-- of check_spec (moved-old: Ir 117, Dr 22; moved-new: Ir 144, Dr 23).
+local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
+local record = require "callgrind.record"
+
+local old = assert(callgrind.parse(H.read_file("spec/fixtures/moved-old.callgrind"), "old.out"))
+local new = assert(callgrind.parse(H.read_file("spec/fixtures/moved-new.callgrind"), "new.out"))
+
+local lab = H.lab("spec/record_spec.lua")
+local getenv = os.getenv
+local report_path
+setup(function()
+  lab:open()
+  -- CALLGRIND_REPORT as this spec sets it; the modes' variables hidden
+  os.getenv = function(k) -- luacheck: ignore
+    if k == "CALLGRIND_REPORT" then return report_path end
+    if k == "CI" or k == "CALLGRIND_BASELINES" or k == "CALLGRIND_UPDATE_BASELINES" then return nil end
+    return getenv(k)
+  end
+end)
+teardown(function()
+  os.getenv = getenv -- luacheck: ignore
+  lab:close()
+end)
+
+local n = 0
+local function fresh_report()
+  n = n + 1
+  report_path = lab.dir .. "/report" .. n .. ".jsonl"
+  return report_path
+end
+
+describe("CALLGRIND_REPORT", function()
+  it("records every check, passed or failed, one JSON object per line with the caller's line", function()
+    local path = fresh_report()
+    local line = debug.getinfo(1, "l").currentline + 1
+    assert.is_true((callgrind.check_cost_at_most(200, old:func("main"), "Ir")))
+    assert.is_false((callgrind.check_calls_at_most(0, old:func("parse"))))
+    assert.is_false((callgrind.check_no_regression(old, new, { Ir = "5%", Dr = { "10%", 30 },
+      functions = { parse = { Ir = "50%" } } })))
+    local where = "spec/record_spec.lua:"
+    assert.are.equal(table.concat({
+      '{"check":"cost_at_most","name":"cost_at_most","target":"main","event":"Ir","kind":"inclusive","new":110,'
+        .. '"limit":200,"status":"pass","profile":"old.out","where":"' .. where .. line .. '"}',
+      '{"check":"calls_at_most","name":"calls_at_most","target":"parse","kind":"calls","new":1,"limit":0,'
+        .. '"status":"fail","profile":"old.out","where":"' .. where .. (line + 1) .. '"}',
+      '{"check":"no_regression","name":"no_regression","target":"total","event":"Ir","kind":"total","old":117,'
+        .. '"new":144,"limit":"5%","diff_pct":23.076923076923077,"status":"fail","profile":"new.out",'
+        .. '"old_profile":"old.out","where":"' .. where .. (line + 2) .. '"}',
+      '{"check":"no_regression","name":"no_regression","target":"total","event":"Dr","kind":"total","old":22,'
+        .. '"new":23,"limit":"10% and 30","diff_pct":4.5454545454545459,"status":"pass","profile":"new.out",'
+        .. '"old_profile":"old.out","where":"' .. where .. (line + 2) .. '"}',
+      '{"check":"no_regression","name":"no_regression","target":"parse","event":"Ir","kind":"inclusive","old":100,'
+        .. '"new":130,"limit":"50%","diff_pct":30,"status":"pass","profile":"new.out","old_profile":"old.out",'
+        .. '"where":"' .. where .. (line + 2) .. '"}',
+      "",
+    }, "\n"), H.read_file(path))
+  end)
+
+  it("records the assertions, a missing function and a baseline check by its name", function()
+    local path = fresh_report()
+    local luassert = require "callgrind.luassert"
+    local dir = lab.dir .. "/baselines"
+    luassert.cost_at_most(117, old, "Ir")
+    luassert.within_baseline("parse", old, { Ir = "5%" }, { dir = dir, quiet = true })
+    luassert.within_baseline("parse", old, { Ir = "5%" }, { dir = dir })
+    assert.is_false((callgrind.check_cost_at_most(5, { old, "pars" }, "Ir")))
+    local recs = assert(record.read(path))
+    assert.are.equal(4, #recs)
+    assert.are.same({ "cost_at_most", "total", 117, 117, "pass" },
+      { recs[1].check, recs[1].target, recs[1].new, recs[1].limit, recs[1].status })
+    assert.are.same({ "within_baseline", "parse", "pass", "baseline parse saved (first run): " .. dir
+      .. "/parse.callgrind (Ir 117, Dr 22)" }, { recs[2].check, recs[2].name, recs[2].status, recs[2].message })
+    assert.are.same({ "within_baseline", "parse", "total", "Ir", 117, 117, 0, "pass", dir .. "/parse.callgrind" },
+      { recs[3].check, recs[3].name, recs[3].target, recs[3].event, recs[3].old, recs[3].new, recs[3].diff_pct,
+        recs[3].status, recs[3].old_profile })
+    assert.are.same({ "pars", "fail" }, { recs[4].target, recs[4].status })
+    assert.matches("^function pars is not in the profile old.out; closest names: parse\n%(was it inlined%?",
+      recs[4].message)
+  end)
+
+  it("never interleaves the lines of processes appending at once", function()
+    local path = fresh_report()
+    local pwd = H.run("pwd"):gsub("%s+$", "")
+    local function absolute(paths)
+      return (paths:gsub("[^;]+", function(p) return p:sub(1, 1) == "/" and p or (pwd .. "/" .. p) end))
+    end
+    local script = lab.dir .. "/append.lua"
+    H.write_file(script, ("package.path = %q\npackage.cpath = %q\n"):format(absolute(package.path),
+      absolute(package.cpath)) .. [[
+local callgrind = require "callgrind"
+local prof = assert(callgrind.parse("events: Ir\nfn=]] .. ("f"):rep(3000) .. [[\n1 5\n", arg[1]))
+for _ = 1, 200 do callgrind.check_cost_at_most(10, prof, "Ir") end
+]])
+    local cmd = {}
+    for i = 1, 4 do cmd[i] = ("CALLGRIND_REPORT=%s lua5.4 %s p%d &"):format(H.shq(path), H.shq(script), i) end
+    -- (LD_PRELOAD kept: under make check-asan the core needs it)
+    local p = assert(io.popen(table.concat(cmd, " ") .. " wait 2>&1"))
+    assert.are.equal("", p:read("a"))
+    p:close()
+    local recs = assert(record.read(path))
+    assert.are.equal(800, #recs)
+    local per = {}
+    for _, r in ipairs(recs) do per[r.profile] = (per[r.profile] or 0) + 1 end
+    assert.are.same({ p1 = 200, p2 = 200, p3 = 200, p4 = 200 }, per)
+  end)
+
+  it("is read back whole: escapes, numbers, a line that is no JSON", function()
+    local path = lab.dir .. "/handmade.jsonl"
+    local rec = { check = "cost_at_most", target = "a \"b\"\n\tc\\", new = 2 ^ 70, limit = 1.5, status = "pass" }
+    H.write_file(path, record.encode(rec) .. "\n" .. record.encode({ check = "x", old = -3 }))
+    assert.are.same({ rec, { check = "x", old = -3 } }, assert(record.read(path)))
+    H.write_file(path, record.encode(rec) .. "{\"check\": oops}\n")
+    assert.are.same({ nil, path .. ":2: not a JSON object (at column 11)", "format" }, { record.read(path) })
+    assert.are.same({ nil, lab.dir .. "/none.jsonl: No such file or directory", "io" },
+      { callgrind.report_summary(lab.dir .. "/none.jsonl") })
+  end)
+end)
+
+describe("callgrind.report_summary", function()
+  local path, at
+  setup(function()
+    path = fresh_report()
+    at = debug.getinfo(1, "l").currentline + 1
+    callgrind.check_cost_at_most(200, old:func("main"), "Ir")
+    callgrind.check_no_regression(old, new, { Ir = "5%", Dr = "10%" })
+    callgrind.check_calls_at_most(5, { old, "nothere" })
+    report_path = nil
+  end)
+
+  it("renders the records as a text table, the failures' messages after it", function()
+    local function where(k) return "spec/record_spec.lua:" .. (at + k) end
+    assert.are.equal(table.concat({
+      "status  check          name  target            event  old  new  change  limit  where",
+      "pass    cost_at_most         main (inclusive)  Ir          110            200  " .. where(0),
+      "fail    no_regression        total             Ir     117  144  +23.1%     5%  " .. where(1),
+      "pass    no_regression        total             Dr      22   23   +4.5%    10%  " .. where(1),
+      "fail    calls_at_most        nothere                                        5  " .. where(2),
+      "4 checks: 2 passed, 2 failed, 0 improved beyond a limit",
+      "  calls_at_most nothere: function nothere is not in the profile old.out",
+    }, "\n"), assert(callgrind.report_summary(path)))
+    assert.are.equal(assert(callgrind.report_summary(path)), assert(callgrind.report_summary(path, "text")))
+  end)
+
+  it("renders Markdown for a CI job summary", function()
+    local s = assert(callgrind.report_summary(path, "markdown"))
+    local lines = {}
+    for l in s:gmatch("[^\n]*") do lines[#lines + 1] = l end
+    assert.are.equal("| status | check | name | target | event | old | new | change | limit | where |", lines[1])
+    assert.are.equal("| --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |", lines[2])
+    assert.are.equal("| fail | no_regression |  | total | Ir | 117 | 144 | +23.1% | 5% | spec/record_spec.lua:"
+      .. (at + 1) .. " |", lines[4])
+    assert.are.equal("**4 checks: 2 passed, 2 failed, 0 improved beyond a limit**", lines[8])
+    assert.are.equal("- calls_at_most nothere: function nothere is not in the profile old.out", lines[9])
+    assert.are.equal(9, #lines)
+  end)
+
+  it("raises on misuse", function()
+    assert.has_error(function() callgrind.report_summary(path, "html") end,
+      "bad argument #2 to 'report_summary' (invalid option 'html'; expected one of: text, markdown)")
+    assert.has_error(function() callgrind.report_summary(nil) end,
+      "bad argument #1 to 'report_summary' (string expected, got no value)")
+  end)
+end)

@@ -28,6 +28,13 @@ end
 lazy_method("Function", "tree", "callgrind.tree")
 lazy_method("Profile", "annotate", "callgrind.annotate")
 lazy_method("Profile", "write", "callgrind.writer")
+-- Pictures and exports (folded stacks, flame graphs, DOT, pprof, CSV/JSON).
+lazy_method("Profile", "folded", "callgrind.stacks")
+lazy_method("Profile", "write_folded", "callgrind.stacks")
+lazy_method("Profile", "flamegraph", "callgrind.flame")
+lazy_method("Profile", "dot", "callgrind.dot")
+lazy_method("Profile", "write_dot", "callgrind.dot")
+lazy_method("Profile", "write_pprof", "callgrind.pprof")
 
 -- The questions: inclusive costs and cycles (graph), selections and
 -- groups (query), summaries and the Selection's report (report). Any of

@@ -1,0 +1,364 @@
+--- Stacks: the call tree of one event, exact (a Lua profile made with
+-- `stacks = true`) or estimated top-down from the call graph, and its
+-- folded-stack text (`a;b;c 123`, read by flamegraph.pl, speedscope,
+-- inferno, Perfetto, Pyroscope). The flame graph, pprof and the command
+-- line build on the same tree.
+--
+-- The estimate. Every callgrind file aggregates: it knows how much each
+-- call site cost in all, not on which stacks. The tree is built from the
+-- top: each root (a function not entered by calls, or the part of a
+-- function's inclusive cost that its incoming calls do not cover) gets
+-- its inclusive cost, the roots scaled together so that they sum to the
+-- profile's total; under a frame of budget V, each callee g not already on
+-- the path gets the inclusive cost of the calls to g, all of them scaled
+-- by V / S when their sum S exceeds V (no child exceeds its parent). A
+-- callee already on the path is not entered again: that cost stays with
+-- the frame above. A child below `threshold * total` is merged into its
+-- parent. What a frame keeps (V less its children) is its line. So the
+-- lines always add up to the total, and the stacks can be ones that never
+-- happened (a callee's cost is shared out in proportion to call costs, not
+-- per caller context), as with every converter of aggregated profiles.
+-- @module callgrind.stacks
+local core = require "callgrind.core"
+local args = require "callgrind.args"
+require "callgrind.graph"
+local internal = core.internal
+
+local Profile = core.methods.Profile
+
+local ipairs, pcall, type = ipairs, pcall, type
+local math_floor, string_format, table_concat, table_sort = math.floor, string.format, table.concat, table.sort
+
+local M = {}
+
+--- The default threshold: stacks below 0.01% of the total merge into
+-- their parent.
+M.THRESHOLD = 1e-4
+
+--- Checks a threshold (nil gives the default).
+-- @usage t = stacks.threshold(opts.threshold, "folded", 2)
+function M.threshold(t, fname, n, level, def)
+  if t == nil then return def or M.THRESHOLD end
+  if type(t) ~= "number" or t ~= t or t < 0 or t >= 1 then
+    args.fail(fname, n, string_format("threshold must be in [0, 1), got %s", args.show(t)), (level or 2) + 1)
+  end
+  return t
+end
+
+-- Aggregated outgoing calls of a function: { fn, cost } largest first.
+local function callees(fn, ev, cache)
+  local list = cache[fn]
+  if list then return list end
+  list = {}
+  local by = {}
+  for call in fn:calls() do
+    local g = call.callee
+    local c = call:cost(ev)
+    local row = by[g]
+    if row then row[2] = row[2] + c
+    else
+      row = { g, c }
+      by[g] = row
+      list[#list + 1] = row
+    end
+  end
+  table_sort(list, function(a, b)
+    if a[2] ~= b[2] then return a[2] > b[2] end
+    return a[1].index < b[1].index
+  end)
+  cache[fn] = list
+  return list
+end
+
+-- A new node.
+local function node(fn, total)
+  return { fn = fn, total = total, self = total, children = {} }
+end
+
+-- Splits a node's budget among its callees, recursively (iteratively:
+-- stacks can be deep).
+local function expand(root, ev, min, cache)
+  local on_path = {}
+  -- explicit stack of { node, next child index }
+  local stack = { root }
+  local iter = { 0 }
+  local n = 1
+  on_path[root.fn] = true
+  -- children of a node, made when it is entered
+  local function make_children(nd)
+    local fn, budget = nd.fn, nd.total
+    local list = callees(fn, ev, cache)
+    local s = 0
+    for i = 1, #list do
+      local g = list[i][1]
+      if not on_path[g] then s = s + list[i][2] end
+    end
+    if s <= 0 then return end
+    local scale = s > budget and budget / s or 1
+    local assigned, kids = 0, nd.children
+    for i = 1, #list do
+      local row = list[i]
+      local g = row[1]
+      if not on_path[g] and row[2] > 0 then
+        local c = scale == 1 and row[2] or math_floor(row[2] * scale)
+        if c > budget - assigned then c = budget - assigned end
+        if c > 0 and c >= min then
+          kids[#kids + 1] = node(g, c)
+          assigned = assigned + c
+        end
+      end
+    end
+    nd.self = budget - assigned
+  end
+  make_children(root)
+  while n > 0 do
+    local nd = stack[n]
+    local i = iter[n] + 1
+    local kid = nd.children[i]
+    if kid then
+      iter[n] = i
+      n = n + 1
+      stack[n], iter[n] = kid, 0
+      on_path[kid.fn] = true
+      make_children(kid)
+    else
+      on_path[nd.fn] = nil
+      stack[n] = nil
+      n = n - 1
+    end
+  end
+end
+
+-- The estimated tree of event ev.
+local function estimate(prof, ev, threshold)
+  local total = prof:total(ev)
+  local top = { total = total, self = 0, children = {} }
+  if total <= 0 then return top end
+  local min = threshold * total
+  local inc = prof:inclusive_all(ev)
+  local a = internal.ab_all(prof, ev)
+  local comp, cyclic = internal.components(prof)
+  local roots, sum = {}, 0
+  for i = 1, #inc do
+    local m
+    if cyclic[comp[i]] then
+      local fn = internal.function_at(prof, i)
+      local e = 0
+      for call in fn:callers() do
+        if call.caller ~= fn then e = e + call:cost(ev) end
+      end
+      m = inc[i] - e
+    else
+      m = inc[i] - a[i]
+    end
+    if m > 0 then
+      roots[#roots + 1] = { i, m }
+      sum = sum + m
+    end
+  end
+  if sum == 0 then
+    -- nothing is a root (costs only inside cycles entered by no call):
+    -- each function's self cost is a stack of its own
+    local self_all = internal.self_all(prof, ev)
+    for i = 1, #self_all do
+      if self_all[i] > 0 then
+        roots[#roots + 1] = { i, self_all[i] }
+        sum = sum + self_all[i]
+      end
+    end
+  end
+  table_sort(roots, function(x, y)
+    if x[2] ~= y[2] then return x[2] > y[2] end
+    return x[1] < y[1]
+  end)
+  -- scale the roots to sum to the total exactly
+  local given = 0
+  for _, r in ipairs(roots) do
+    local b = sum == total and r[2] or math_floor(r[2] * (total / sum))
+    r[3] = b
+    given = given + b
+  end
+  local k = 1
+  while given < total and #roots > 0 do
+    local r = roots[k]
+    r[3] = r[3] + 1
+    given = given + 1
+    k = k % #roots + 1
+  end
+  local cache = {}
+  for _, r in ipairs(roots) do
+    while given > total and r[3] > 0 do r[3] = r[3] - 1; given = given - 1 end
+    if r[3] > 0 then
+      local nd = node(internal.function_at(prof, r[1]), r[3])
+      top.children[#top.children + 1] = nd
+      if r[3] >= min then expand(nd, ev, min, cache) end
+    end
+  end
+  return top
+end
+
+-- Fills in totals from selves (exact trees are built from the leaves).
+local function sum_up(nd)
+  local t = nd.self
+  for _, kid in ipairs(nd.children) do t = t + sum_up(kid) end
+  nd.total = t
+  return t
+end
+
+-- Merges children whose total is below min into their parent.
+local function prune(nd, min)
+  local kept = {}
+  for _, kid in ipairs(nd.children) do
+    if kid.total >= min and kid.total > 0 then
+      kept[#kept + 1] = kid
+      prune(kid, min)
+    else
+      nd.self = nd.self + kid.total
+    end
+  end
+  nd.children = kept
+end
+
+-- The exact tree, from prof:stacks(ev); nil when the profile has none.
+local function exact(prof, ev, threshold)
+  local method = Profile.stacks
+  if type(method) ~= "function" then return nil end
+  local ok, f, s, c = pcall(method, prof, ev)
+  if not ok or type(f) ~= "function" then return nil end
+  local top = { total = 0, self = 0, children = {}, index = {} }
+  for frames, cost in f, s, c do
+    local nd = top
+    for i = 1, #frames do
+      local fn = frames[i]
+      local kid = nd.index[fn]
+      if not kid then
+        kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
+        nd.index[fn] = kid
+        nd.children[#nd.children + 1] = kid
+      end
+      nd = kid
+    end
+    nd.self = nd.self + cost
+  end
+  sum_up(top)
+  prune(top, threshold * top.total)
+  top.exact = true
+  return top
+end
+
+--- The call tree of an event: `{ total =, self =, children = { node } }`,
+-- each node `{ fn =, total =, self =, children = }` (total its inclusive
+-- share, self what stays on it); `exact = true` when it came from the
+-- profile's own stacks.
+-- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
+function M.tree(prof, ev, threshold)
+  return exact(prof, ev, threshold) or estimate(prof, ev, threshold)
+end
+
+--- A name as one folded frame: `\`, `;`, newline and carriage return
+-- escaped as `\\`, `\;`, `\n`, `\r`.
+-- @usage stacks.escape("a;b") --> "a\\;b"
+function M.escape(name)
+  return (name:gsub("[\\;\n\r]", { ["\\"] = "\\\\", [";"] = "\\;", ["\n"] = "\\n", ["\r"] = "\\r" }))
+end
+
+-- Bytes that are not valid UTF-8, and control characters, as \xNN.
+local function printable_bytes(s)
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    local len = c < 0x80 and 1 or c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and 3 or c >= 0xC2 and c < 0xE0 and 2 or 0
+    local chunk = len > 0 and s:sub(i, i + len - 1)
+    if len == 1 and (c < 0x20 or c == 0x7f) then
+      out[#out + 1] = string_format("\\x%02X", c)
+      i = i + 1
+    elseif len > 1 and utf8.len(chunk) == 1 and #chunk == len then
+      out[#out + 1] = chunk
+      i = i + len
+    elseif len == 1 then
+      out[#out + 1] = chunk
+      i = i + 1
+    else
+      out[#out + 1] = string_format("\\x%02X", c)
+      i = i + 1
+    end
+  end
+  return table_concat(out)
+end
+
+--- A name as text a picture can show: valid UTF-8, with control
+-- characters and bytes that are not UTF-8 written `\xNN`.
+-- @usage stacks.printable("a\255") --> "a\\xFF"
+function M.printable(name)
+  if not name:find("[%z\1-\31\127]") and utf8.len(name) then return name end
+  return printable_bytes(name)
+end
+
+--- Walks a tree depth first, calling visit(node, depth, parent) for each
+-- node below the top, children in order.
+-- @usage stacks.walk(tree, function(nd, depth) end)
+function M.walk(top, visit)
+  local function go(nd, depth)
+    for _, kid in ipairs(nd.children) do
+      visit(kid, depth, nd)
+      go(kid, depth + 1)
+    end
+  end
+  go(top, 1)
+end
+
+-- The folded lines of a tree, as an array of strings.
+local function folded_lines(top)
+  local out, names = {}, {}
+  local function go(nd, prefix)
+    for _, kid in ipairs(nd.children) do
+      local fn = kid.fn
+      local name = names[fn]
+      if not name then
+        name = M.escape(fn.name)
+        names[fn] = name
+      end
+      local path = prefix and prefix .. ";" .. name or name
+      if kid.self > 0 then out[#out + 1] = path .. " " .. kid.self .. "\n" end
+      go(kid, path)
+    end
+  end
+  go(top, nil)
+  return out
+end
+
+local FOLDED_OPTS = { threshold = "number" }
+
+local function folded(prof, ev, opts, fname)
+  ev = args.event_or_first(prof, ev, fname, fname == "folded" and 1 or 2, 3)
+  opts = args.options(opts, fname, fname == "folded" and 2 or 3, FOLDED_OPTS, 3)
+  local threshold = M.threshold(opts.threshold, fname, fname == "folded" and 2 or 3, 3)
+  return table_concat(folded_lines(M.tree(prof, ev, threshold)))
+end
+
+--- Folded stacks of an event: one `frame;frame;frame cost` line per
+-- stack, outermost frame first, the costs adding up to the profile's
+-- total. Exact for a Lua profile made with `stacks = true`, else
+-- estimated from the call graph (see the module's comment and the README).
+-- Names have `\`, `;` and line breaks escaped with a backslash.
+-- @param[opt] ev event name or index (default the first)
+-- @tparam[opt] table opts `threshold` (default 0.0001): stacks below that
+--   fraction of the total merge into their parent
+-- @treturn string
+-- @usage io.write(prof:folded("Ir"))
+function Profile:folded(ev, opts)
+  local text = folded(self, ev, opts, "folded")
+  return text
+end
+
+--- Writes folded stacks to a file (as `prof:folded`), whole or not at all.
+-- @tparam string path
+-- @return true, or nil, "path: reason", "io"
+-- @usage assert(prof:write_folded("out.folded", "Ir"))
+function Profile:write_folded(path, ev, opts)
+  args.check_type(path, "string", "write_folded", 1)
+  local text = folded(self, ev, opts, "write_folded")
+  return require("callgrind.atomic").write(path, text)
+end
+
+return M

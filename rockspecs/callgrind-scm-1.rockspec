@@ -17,7 +17,8 @@ dependencies = {
 }
 -- compressed input (gzip, zstd, xz); Debian: zlib1g-dev libzstd-dev liblzma-dev.
 -- Their headers build the module; the libraries are opened (dlopen) when a
--- compressed file is first read, so they are not linked.
+-- compressed file is first read, so they are not linked, except zlib, which
+-- the pprof writer's gzip links (csrc/model/cg_deflate.c).
 external_dependencies = {
    ZLIB = { header = "zlib.h", library = "z" },
    ZSTD = { header = "zstd.h", library = "zstd" },
@@ -30,14 +31,15 @@ build = {
          sources = {
             "csrc/lua/cg_lua.c", "csrc/lua/cg_lua_cost.c", "csrc/lua/cg_lua_func.c",
             "csrc/lua/cg_lua_handle.c", "csrc/lua/cg_lua_lines.c", "csrc/lua/cg_lua_load.c",
-            "csrc/lua/cg_lua_profile.c", "csrc/lua/cg_lua_query.c", "csrc/model/cg_graph.c",
+            "csrc/lua/cg_lua_profile.c", "csrc/lua/cg_lua_query.c", "csrc/lua/cg_lua_visuals.c",
+            "csrc/model/cg_deflate.c", "csrc/model/cg_graph.c",
             "csrc/model/cg_mem.c", "csrc/model/cg_model.c", "csrc/model/cg_names.c",
             "csrc/model/cg_query.c", "csrc/profiler/cg_prof.c", "csrc/reader/cg_cursor.c",
             "csrc/reader/cg_decompress.c", "csrc/reader/cg_load.c", "csrc/reader/cg_prescan.c",
             "csrc/reader/cg_scan.c", "csrc/reader/cg_source.c",
          },
          incdirs = { "csrc/reader", "csrc/model", "csrc/lua", "csrc/profiler", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
-         libraries = { "dl", "pthread" },
+         libraries = { "dl", "pthread", "z" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",
       ["callgrind.writer"] = "lua/callgrind/writer.lua",
@@ -48,5 +50,15 @@ build = {
       ["callgrind.luassert"] = "lua/callgrind/luassert.lua",
       ["callgrind.profiler"] = "lua/callgrind/profiler.lua",
       ["callgrind.start"] = "lua/callgrind/start.lua",
+      ["callgrind.atomic"] = "lua/callgrind/atomic.lua",
+      ["callgrind.stacks"] = "lua/callgrind/stacks.lua",
+      ["callgrind.flame"] = "lua/callgrind/flame.lua",
+      ["callgrind.dot"] = "lua/callgrind/dot.lua",
+      ["callgrind.pprof"] = "lua/callgrind/pprof.lua",
+      ["callgrind.export"] = "lua/callgrind/export.lua",
+      ["callgrind.cli"] = "lua/callgrind/cli.lua",
+   },
+   install = {
+      bin = { ["callgrind-lua"] = "bin/callgrind-lua" },
    },
 }

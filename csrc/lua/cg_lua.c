@@ -54,6 +54,7 @@ static const luaL_Reg internal_funcs[] = {
     {"state", cgl_profile_state},
     {"load_stats", cgl_profile_load_stats},
     {"vector_paths", cgl_vector_paths},
+    {"gzip", cgl_gzip},
     {NULL, NULL}
 };
 

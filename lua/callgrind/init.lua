@@ -26,7 +26,7 @@ local function lazy_method(class, name, ...)
   methods[name] = stub
 end
 lazy_method("Function", "tree", "callgrind.tree")
-lazy_method("Profile", "annotate", "callgrind.annotate")
+lazy_method("Profile", "annotate", "callgrind.annotate", "callgrind.export")
 lazy_method("Profile", "write", "callgrind.writer")
 -- Pictures and exports (folded stacks, flame graphs, DOT, pprof, CSV/JSON).
 lazy_method("Profile", "folded", "callgrind.stacks")
@@ -46,7 +46,21 @@ local QUESTIONS = {
 }
 for class, names in pairs(QUESTIONS) do
   for _, name in ipairs(names) do
-    lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report")
+    lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report", "callgrind.export")
+  end
+end
+
+-- prof:warnings() prints one a line and has to_csv / to_json
+-- (callgrind.export, loaded on first use of either).
+do
+  local warnings = core.methods.Profile.warnings
+  local warnings_mt = {
+    __name = "callgrind.Warnings",
+    __index = function(_, k) return require("callgrind.export").warnings_mt.__index[k] end,
+    __tostring = function(w) return require("callgrind.export").warnings_mt.__tostring(w) end,
+  }
+  core.methods.Profile.warnings = function(prof)
+    return (setmetatable(warnings(prof), warnings_mt))
   end
 end
 

@@ -165,9 +165,7 @@ end, { events = "table" })
 
 -- Groups --------------------------------------------------------------------
 
-local Groups = {}
-query.group_mt.__index = Groups
-methods(Groups, "Groups", function(g)
+methods(query.Groups, "Groups", function(g)
   local rows = {}
   for i, r in ipairs(g) do rows[i] = { r.key, r.cost } end
   return { g.by, tostring(g.event) }, rows

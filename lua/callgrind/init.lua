@@ -26,7 +26,7 @@ local function lazy_method(class, name, ...)
   methods[name] = stub
 end
 lazy_method("Function", "tree", "callgrind.tree")
-lazy_method("Profile", "annotate", "callgrind.annotate", "callgrind.export")
+lazy_method("Profile", "annotate", "callgrind.annotate")
 lazy_method("Profile", "write", "callgrind.writer")
 -- Pictures and exports (folded stacks, flame graphs, DOT, pprof, CSV/JSON).
 lazy_method("Profile", "folded", "callgrind.stacks")
@@ -46,7 +46,7 @@ local QUESTIONS = {
 }
 for class, names in pairs(QUESTIONS) do
   for _, name in ipairs(names) do
-    lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report", "callgrind.export")
+    lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report")
   end
 end
 

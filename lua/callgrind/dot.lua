@@ -22,11 +22,11 @@ local M = {}
 -- from 0.1%.
 M.NODE_THRESHOLD, M.EDGE_THRESHOLD = 0.005, 0.001
 
--- A DOT double-quoted string's body: \ and " escaped, line breaks as \n
--- (a label's line break), the rest made printable.
-local DQ = { ["\\"] = "\\\\", ['"'] = '\\"' }
+-- A DOT double-quoted string: \ and " escaped, & as &amp; (Graphviz reads
+-- HTML entities in labels), the rest made printable.
+local DQ = { ["\\"] = "\\\\", ['"'] = '\\"', ["&"] = "&amp;" }
 local function quote(s)
-  return '"' .. stacks.printable(s):gsub('[\\"]', DQ) .. '"'
+  return '"' .. stacks.printable(s):gsub('[\\"&]', DQ) .. '"'
 end
 
 -- HSL (0..1 each) to "#rrggbb".

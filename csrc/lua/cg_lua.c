@@ -55,6 +55,7 @@ static const luaL_Reg internal_funcs[] = {
     {"load_stats", cgl_profile_load_stats},
     {"vector_paths", cgl_vector_paths},
     {"gzip", cgl_gzip},
+    {"call_costs", cgl_func_call_costs},
     {NULL, NULL}
 };
 

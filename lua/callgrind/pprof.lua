@@ -94,30 +94,26 @@ function M.encode(prof, events, threshold)
     merge(tree, top)
   end
   local used = {}
-  local locs = {}
-  local function emit(nd, path)
+  local function emit(nd, enc)
     for _, m in ipairs(nd.order) do
       local fn = m.fn
-      local id = fn.index
       if not used[fn] then used[fn] = true; used[#used + 1] = fn end
-      path[#path + 1] = id
-      local any = false
-      local values = {}
+      -- the locations, leaf first: this one, then the parent's
+      local locs = varint(fn.index) .. enc
+      local values, any = {}, false
       for e = 1, nev do
-        local v = m.values[e] or 0
-        values[e] = v
-        if v ~= 0 then any = true end
+        local v = m.values[e]
+        if v and v ~= 0 then any = true; values[e] = varint(v) else values[e] = small[0] end
       end
       if any then
-        for i = 1, #path do locs[i] = path[#path + 1 - i] end   -- leaf first
-        for i = #path + 1, #locs do locs[i] = nil end
-        out[#out + 1] = field_bytes(2, packed(1, locs) .. packed(2, values))
+        local vs = table_concat(values)
+        out[#out + 1] = field_bytes(2, varint(1 << 3 | 2) .. varint(#locs) .. locs .. varint(2 << 3 | 2)
+          .. varint(#vs) .. vs)
       end
-      emit(m, path)
-      path[#path] = nil
+      emit(m, locs)
     end
   end
-  emit(top, {})
+  emit(top, "")
   for _, fn in ipairs(used) do
     local id = fn.index
     local first = 0

@@ -45,65 +45,79 @@ function M.threshold(t, fname, n, level, def)
   return t
 end
 
--- Aggregated outgoing calls of a function: { fn, cost } largest first.
-local function callees(fn, ev, cache)
-  local list = cache[fn]
+-- Outgoing calls of function i summed per callee: `by` (callee index ->
+-- cost), `all` (the callee indices), `sum` (of all costs), and { callee index,
+-- cost } of those of at least min (the others can never be a frame),
+-- largest first.
+local function callees(prof, i, ev, cache, min)
+  local list = cache[i]
   if list then return list end
-  list = {}
-  local by = {}
-  for call in fn:calls() do
-    local g = call.callee
-    local c = call:cost(ev)
-    local row = by[g]
-    if row then row[2] = row[2] + c
-    else
-      row = { g, c }
-      by[g] = row
-      list[#list + 1] = row
-    end
+  local all, cost = internal.call_costs(internal.function_at(prof, i), ev)
+  local by, sum = {}, 0
+  for k = 1, #all do
+    local c = cost[k]
+    sum = sum + c
+    by[all[k]] = c
   end
-  table_sort(list, function(a, b)
-    if a[2] ~= b[2] then return a[2] > b[2] end
-    return a[1].index < b[1].index
+  list = {}
+  for k = 1, #all do
+    local g = all[k]
+    local c = by[g]
+    if c > 0 and c >= min then list[#list + 1] = { g, c } end
+  end
+  table_sort(list, function(x, y)
+    if x[2] ~= y[2] then return x[2] > y[2] end
+    return x[1] < y[1]
   end)
-  cache[fn] = list
+  list.by, list.sum, list.all = by, sum, all
+  cache[i] = list
   return list
 end
 
--- A new node.
-local function node(fn, total)
-  return { fn = fn, total = total, self = total, children = {} }
+-- A new node: function index i, its handle, its budget.
+local function node(prof, i, total)
+  return { fn = internal.function_at(prof, i), i = i, total = total, self = total, children = {} }
 end
 
 -- Splits a node's budget among its callees, recursively (iteratively:
 -- stacks can be deep).
-local function expand(root, ev, min, cache)
+local function expand(prof, root, ev, min, cache)
   local on_path = {}
-  -- explicit stack of { node, next child index }
-  local stack = { root }
-  local iter = { 0 }
+  -- explicit stack of nodes and next child index, and the functions on it
+  local stack, iter, fns = { root }, { 0 }, { root.i }
   local n = 1
-  on_path[root.fn] = true
+  on_path[root.i] = true
   -- children of a node, made when it is entered
   local function make_children(nd)
-    local fn, budget = nd.fn, nd.total
-    local list = callees(fn, ev, cache)
-    local s = 0
-    for i = 1, #list do
-      local g = list[i][1]
-      if not on_path[g] then s = s + list[i][2] end
+    local budget = nd.total
+    local list = callees(prof, nd.i, ev, cache, min)
+    local s, by, all = list.sum, list.by, list.all
+    if s <= 0 or #list == 0 then return end
+    -- the calls to functions not on the path (fns[1..n], nd's own included)
+    if #all < n then
+      for k = 1, #all do
+        local g = all[k]
+        if on_path[g] then s = s - by[g] end
+      end
+    else
+      for k = 1, n do
+        local c = by[fns[k]]
+        if c then s = s - c end
+      end
     end
     if s <= 0 then return end
     local scale = s > budget and budget / s or 1
     local assigned, kids = 0, nd.children
-    for i = 1, #list do
-      local row = list[i]
+    for k = 1, #list do
+      local row = list[k]
+      local c = row[2]
+      if scale ~= 1 then c = math_floor(c * scale) end
+      if c <= 0 or c < min then break end   -- the rest are smaller
       local g = row[1]
-      if not on_path[g] and row[2] > 0 then
-        local c = scale == 1 and row[2] or math_floor(row[2] * scale)
+      if not on_path[g] then
         if c > budget - assigned then c = budget - assigned end
-        if c > 0 and c >= min then
-          kids[#kids + 1] = node(g, c)
+        if c > 0 then
+          kids[#kids + 1] = node(prof, g, c)
           assigned = assigned + c
         end
       end
@@ -113,17 +127,17 @@ local function expand(root, ev, min, cache)
   make_children(root)
   while n > 0 do
     local nd = stack[n]
-    local i = iter[n] + 1
-    local kid = nd.children[i]
+    local k = iter[n] + 1
+    local kid = nd.children[k]
     if kid then
-      iter[n] = i
+      iter[n] = k
       n = n + 1
-      stack[n], iter[n] = kid, 0
-      on_path[kid.fn] = true
+      stack[n], iter[n], fns[n] = kid, 0, kid.i
+      on_path[kid.i] = true
       make_children(kid)
     else
-      on_path[nd.fn] = nil
-      stack[n] = nil
+      on_path[nd.i] = nil
+      stack[n], fns[n] = nil, nil
       n = n - 1
     end
   end
@@ -135,21 +149,22 @@ local function estimate(prof, ev, threshold)
   local top = { total = total, self = 0, children = {} }
   if total <= 0 then return top end
   local min = threshold * total
-  local inc = prof:inclusive_all(ev)
-  local a = internal.ab_all(prof, ev)
+  -- m(f), f's inclusive cost not covered by calls into it from other
+  -- functions: outside cycles max(A, B) - A; in a cycle inclusive - E,
+  -- which is positive only when B > A (B <= A <= E gives inclusive =
+  -- max(B, min(E, I)) <= E)
+  local a, b = internal.ab_all(prof, ev)
   local comp, cyclic = internal.components(prof)
   local roots, sum = {}, 0
-  for i = 1, #inc do
-    local m
-    if cyclic[comp[i]] then
+  for i = 1, #a do
+    local m = b[i] - a[i]
+    if m > 0 and cyclic[comp[i]] then
       local fn = internal.function_at(prof, i)
       local e = 0
       for call in fn:callers() do
         if call.caller ~= fn then e = e + call:cost(ev) end
       end
-      m = inc[i] - e
-    else
-      m = inc[i] - a[i]
+      m = fn:inclusive(ev) - e
     end
     if m > 0 then
       roots[#roots + 1] = { i, m }
@@ -189,9 +204,9 @@ local function estimate(prof, ev, threshold)
   for _, r in ipairs(roots) do
     while given > total and r[3] > 0 do r[3] = r[3] - 1; given = given - 1 end
     if r[3] > 0 then
-      local nd = node(internal.function_at(prof, r[1]), r[3])
+      local nd = node(prof, r[1], r[3])
       top.children[#top.children + 1] = nd
-      if r[3] >= min then expand(nd, ev, min, cache) end
+      if r[3] >= min then expand(prof, nd, ev, min, cache) end
     end
   end
   return top

@@ -44,12 +44,6 @@ local function field_bytes(field, s)
   return varint(field << 3 | 2) .. varint(#s) .. s
 end
 
-local function packed(field, list)
-  local parts = {}
-  for i = 1, #list do parts[i] = varint(list[i]) end
-  return field_bytes(field, table_concat(parts))
-end
-
 -- Units pprof knows for the events it can name.
 local UNITS = { Time = "nanoseconds", Alloc = "bytes" }
 
@@ -81,10 +75,11 @@ function M.encode(prof, events, threshold)
     local tree = stacks.tree(prof, ev, threshold)
     local function merge(nd, into)
       for _, kid in ipairs(nd.children) do
-        local m = into.kids[kid.fn]
+        local i = kid.i or kid.fn.index
+        local m = into.kids[i]
         if not m then
-          m = { fn = kid.fn, kids = {}, order = {}, values = {} }
-          into.kids[kid.fn] = m
+          m = { fn = kid.fn, i = i, kids = {}, order = {}, values = {} }
+          into.kids[i] = m
           into.order[#into.order + 1] = m
         end
         m.values[e] = (m.values[e] or 0) + kid.self
@@ -93,17 +88,17 @@ function M.encode(prof, events, threshold)
     end
     merge(tree, top)
   end
-  local used = {}
+  local used, zero = {}, small[0]
   local function emit(nd, enc)
     for _, m in ipairs(nd.order) do
       local fn = m.fn
       if not used[fn] then used[fn] = true; used[#used + 1] = fn end
       -- the locations, leaf first: this one, then the parent's
-      local locs = varint(fn.index) .. enc
-      local values, any = {}, false
+      local locs = varint(m.i) .. enc
+      local values, any, mv = {}, false, m.values
       for e = 1, nev do
-        local v = m.values[e]
-        if v and v ~= 0 then any = true; values[e] = varint(v) else values[e] = small[0] end
+        local v = mv[e]
+        if v and v ~= 0 then any = true; values[e] = varint(v) else values[e] = zero end
       end
       if any then
         local vs = table_concat(values)

@@ -38,7 +38,8 @@ for g in root.iter("{http://www.w3.org/2000/svg}g"):
     if g.get("class") != "f": continue
     title = g.find("s:title", ns).text
     rect = g.find("s:rect", ns)
-    sys.stdout.buffer.write((title.split("\n")[0] + "|" + rect.get("width") + "|" + rect.get("fill") + "\n").encode("utf-8"))
+    line = title.split("\n")[0] + "|" + rect.get("width") + "|" + rect.get("fill") + "\n"
+    sys.stdout.buffer.write(line.encode("utf-8"))
 ]]
 
 -- The text of every <text> of an SVG, one a line.

@@ -95,7 +95,7 @@ local function build(prof, ev, opts, fname)
   local et = stacks.threshold(opts.edge_threshold, fname, 2, 4, M.EDGE_THRESHOLD)
   local depth = opts.depth
   if depth ~= nil then
-    if math.type(depth) ~= "integer" and not (depth == math_floor(depth)) or depth < 0 then
+    if depth ~= math_floor(depth) or depth < 0 then
       args.fail(fname, 2, string_format("depth must be a whole number >= 0, got %s", tostring(depth)), 4)
     end
     if opts.root == nil and opts.leaf == nil then
@@ -185,7 +185,8 @@ end
 local function dot_text(prof, ev, opts, fname)
   local nodes, edges, inc, self_all, total = build(prof, ev, opts, fname)
   local out = {}
-  local title = opts.title or string_format("%s: %s %s", prof.name or "profile", require("callgrind.report").commas(total), ev)
+  local title = opts.title or string_format("%s: %s %s", prof.name or "profile",
+    require("callgrind.report").commas(total), ev)
   out[1] = "digraph callgraph {\n"
   out[2] = string_format('  graph [fontname="Helvetica", nodesep=0.25, ranksep=0.3, label=%s, labelloc=t];\n',
     quote(title))

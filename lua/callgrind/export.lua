@@ -14,7 +14,6 @@
 -- - `d:functions()`: `name, file, object, old, new, delta, percent`;
 -- - `prof:warnings()`: `file, line, message`.
 -- @module callgrind.export
-local core = require "callgrind.core"
 local args = require "callgrind.args"
 local query = require "callgrind.query"
 local show = require "callgrind.show"
@@ -22,19 +21,27 @@ require "callgrind.report"
 local annotate = require "callgrind.annotate"
 local diff = require "callgrind.diff"
 
-local ipairs, math_type, setmetatable, tostring, type = ipairs, math.type, setmetatable, tostring, type
+local ipairs, math_type, setmetatable, tonumber, tostring, type = ipairs, math.type, setmetatable, tonumber,
+  tostring, type
 local string_format, table_concat = string.format, table.concat
 
 local M = {}
+
+-- A number as text: integers as they are, floats with the fewest digits
+-- that read back the same, and a ".0" when they have no point.
+local function number(v)
+  if math_type(v) == "integer" then return string_format("%d", v) end
+  local s = string_format("%.15g", v)
+  if tonumber(s) ~= v then s = string_format("%.17g", v) end
+  if not s:find("[.eni]") then s = s .. ".0" end
+  return s
+end
 
 -- CSV --------------------------------------------------------------------
 
 local function csv_field(v)
   if v == nil then return "" end
-  if type(v) == "number" then
-    if math_type(v) == "integer" then return string_format("%d", v) end
-    return string_format("%.17g", v)
-  end
+  if type(v) == "number" then return number(v) end
   v = tostring(v)
   if v:find('[,"\r\n]') then return '"' .. v:gsub('"', '""') .. '"' end
   return v
@@ -90,9 +97,8 @@ M.json_string = json_string
 local function json_value(v)
   if v == nil then return "null" end
   if type(v) == "number" then
-    if math_type(v) == "integer" then return string_format("%d", v) end
     if v ~= v or v == math.huge or v == -math.huge then return "null" end
-    return string_format("%.17g", v)
+    return number(v)
   end
   if type(v) == "boolean" then return tostring(v) end
   if type(v) == "table" then

@@ -12,9 +12,9 @@ local report = require "callgrind.report"
 
 local Profile = core.methods.Profile
 
-local ipairs, type = ipairs, type
+local ipairs = ipairs
 local math_abs, math_floor, math_max = math.abs, math.floor, math.max
-local string_byte, string_format, table_concat = string.byte, string.format, table.concat
+local string_byte, string_format = string.byte, string.format
 
 local M = {}
 

@@ -150,7 +150,7 @@ function Profile:write_pprof(path, opts)
   local threshold = stacks.threshold(opts.threshold, "write_pprof", 2)
   local events = opts.events or self.events
   if #events == 0 then error("write_pprof: the profile has no events", 2) end
-  for i, ev in ipairs(events) do
+  for _, ev in ipairs(events) do
     if internal.event_problem(self, ev) then args.event(self, ev, "write_pprof", 2) end
   end
   local names = {}

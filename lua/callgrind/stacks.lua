@@ -189,9 +189,9 @@ local function estimate(prof, ev, threshold)
   -- scale the roots to sum to the total exactly
   local given = 0
   for _, r in ipairs(roots) do
-    local b = sum == total and r[2] or math_floor(r[2] * (total / sum))
-    r[3] = b
-    given = given + b
+    local v = sum == total and r[2] or math_floor(r[2] * (total / sum))
+    r[3] = v
+    given = given + v
   end
   local k = 1
   while given < total and #roots > 0 do

@@ -70,6 +70,12 @@ M.objects = {
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation" },
     { "prof:summary()", "a few lines about the profile" },
     { "prof:write(path_or_file [, opts])", "writes it as a callgrind file (compress, functions)" },
+    { "prof:folded([ev [, opts]])", "folded stacks \"a;b;c 123\" (exact, or estimated from the call graph)" },
+    { "prof:write_folded(path [, ev [, opts]])", "writes the folded stacks to a file" },
+    { "prof:flamegraph(path [, opts])", "writes an interactive SVG flame graph (opts: ev, threshold, title ...)" },
+    { "prof:dot([ev [, opts]])", "a Graphviz DOT call graph (node/edge thresholds, root, leaf, depth)" },
+    { "prof:write_dot(path [, ev [, opts]])", "writes the call graph: DOT, or svg/png through Graphviz's dot" },
+    { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {
     { "part.index", "its position in the profile, from 1" },
@@ -147,17 +153,22 @@ M.objects = {
     { "sel:sum([ev [, kind]])", "the sum of their costs" },
     { "sel:list()", "a plain array of the functions" },
     { "sel:report([opts])", "an aligned table (tostring prints the first 25 rows)" },
+    { "sel:to_csv([opts])", "CSV: name, file, object, then each event's self and .inclusive cost" },
+    { "sel:to_json([opts])", "the same rows as JSON objects" },
   } },
   { name = "Edges", what = "calls aggregated per function: rows { fn, count, calls }", var = "edges", entries = {
     { "edges:sort([ev])", "rows sorted by the cost of their calls" },
     { "edges:cost(i [, ev])", "the cost of row i's calls" },
     { "edges.rows", "the rows" },
+    { "edges:to_csv([opts])", "CSV: name, file, object, calls, then each event's cost of the calls" },
+    { "edges:to_json([opts])", "the same rows as JSON objects" },
   } },
   { name = "Diff", what = "two profiles compared, from callgrind.diff()", var = "d", entries = {
     { "d:total(ev)", "the old and the new total" },
     { "d:functions(ev [, kind])", "rows { name, key, old, new, delta, percent, old_fn, new_fn }, biggest first" },
     { "d:report([opts])", "totals per event and the biggest movers (also tostring)" },
     { "d.collisions", "functions of one profile that share a match key" },
+    { "d:flamegraph(path [, opts])", "the new profile's flame graph, red where it costs more, blue where less" },
   } },
   { name = "Cycle", what = "functions that call each other (a strongly connected component)", var = "cycle",
     entries = {
@@ -173,6 +184,8 @@ M.objects = {
     { "ann.file", "the file as the profile names it" },
     { "ann[i]", "row i: line, cost, functions, calls, text" },
     { "ann:report([opts])", "the annotated listing (also tostring); opts.context" },
+    { "ann:to_csv()", "CSV: line, cost, functions" },
+    { "ann:to_json()", "the same rows as JSON objects" },
   } },
 }
 

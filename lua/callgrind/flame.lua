@@ -237,7 +237,8 @@ end
 -- @usage assert(prof:flamegraph("flame.svg", { ev = "Ir" }))
 function Profile:flamegraph(path, opts)
   local ok, err, kind = flamegraph(self, path, opts)
-  return ok, err, kind
+  if ok then return true end
+  return nil, err, kind
 end
 
 -- The old tree's node at the same names' path as a new node.

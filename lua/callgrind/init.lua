@@ -59,8 +59,8 @@ do
     __index = function(_, k) return require("callgrind.export").warnings_mt.__index[k] end,
     __tostring = function(w) return require("callgrind.export").warnings_mt.__tostring(w) end,
   }
-  core.methods.Profile.warnings = function(prof)
-    return (setmetatable(warnings(prof), warnings_mt))
+  core.methods.Profile.warnings = function(prof, ...)
+    return (setmetatable(warnings(prof, ...), warnings_mt))
   end
 end
 

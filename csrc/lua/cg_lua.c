@@ -56,6 +56,7 @@ static const luaL_Reg internal_funcs[] = {
     {"vector_paths", cgl_vector_paths},
     {"gzip", cgl_gzip},
     {"call_costs", cgl_func_call_costs},
+    {"estimate", cgl_profile_estimate},
     {NULL, NULL}
 };
 

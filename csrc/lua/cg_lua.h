@@ -117,6 +117,7 @@ CG_HIDDEN int cgl_vector_paths(lua_State *L);
 /* cg_lua_visuals.c */
 CG_HIDDEN int cgl_gzip(lua_State *L);
 CG_HIDDEN int cgl_func_call_costs(lua_State *L);
+CG_HIDDEN int cgl_profile_estimate(lua_State *L);
 CG_HIDDEN int cgl_profile_parts(lua_State *L);
 CG_HIDDEN void cgl_build_parts(lua_State *L, int pidx, const CgProfile *P);
 CG_HIDDEN uint32_t cgl_check_part(lua_State *L, int arg, int pidx_want,

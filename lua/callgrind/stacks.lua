@@ -27,7 +27,8 @@ local internal = core.internal
 local Profile = core.methods.Profile
 
 local ipairs, pcall, type = ipairs, pcall, type
-local math_floor, string_format, table_concat, table_sort = math.floor, string.format, table.concat, table.sort
+local math_ceil, math_floor = math.ceil, math.floor
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 
 local M = {}
 
@@ -43,104 +44,6 @@ function M.threshold(t, fname, n, level, def)
     args.fail(fname, n, string_format("threshold must be in [0, 1), got %s", args.show(t)), (level or 2) + 1)
   end
   return t
-end
-
--- Outgoing calls of function i summed per callee: `by` (callee index ->
--- cost), `all` (the callee indices), `sum` (of all costs), and { callee index,
--- cost } of those of at least min (the others can never be a frame),
--- largest first.
-local function callees(prof, i, ev, cache, min)
-  local list = cache[i]
-  if list then return list end
-  local all, cost = internal.call_costs(internal.function_at(prof, i), ev)
-  local by, sum = {}, 0
-  for k = 1, #all do
-    local c = cost[k]
-    sum = sum + c
-    by[all[k]] = c
-  end
-  list = {}
-  for k = 1, #all do
-    local g = all[k]
-    local c = by[g]
-    if c > 0 and c >= min then list[#list + 1] = { g, c } end
-  end
-  table_sort(list, function(x, y)
-    if x[2] ~= y[2] then return x[2] > y[2] end
-    return x[1] < y[1]
-  end)
-  list.by, list.sum, list.all = by, sum, all
-  cache[i] = list
-  return list
-end
-
--- A new node: function index i, its handle, its budget.
-local function node(prof, i, total)
-  return { fn = internal.function_at(prof, i), i = i, total = total, self = total, children = {} }
-end
-
--- Splits a node's budget among its callees, recursively (iteratively:
--- stacks can be deep).
-local function expand(prof, root, ev, min, cache)
-  local on_path = {}
-  -- explicit stack of nodes and next child index, and the functions on it
-  local stack, iter, fns = { root }, { 0 }, { root.i }
-  local n = 1
-  on_path[root.i] = true
-  -- children of a node, made when it is entered
-  local function make_children(nd)
-    local budget = nd.total
-    local list = callees(prof, nd.i, ev, cache, min)
-    local s, by, all = list.sum, list.by, list.all
-    if s <= 0 or #list == 0 then return end
-    -- the calls to functions not on the path (fns[1..n], nd's own included)
-    if #all < n then
-      for k = 1, #all do
-        local g = all[k]
-        if on_path[g] then s = s - by[g] end
-      end
-    else
-      for k = 1, n do
-        local c = by[fns[k]]
-        if c then s = s - c end
-      end
-    end
-    if s <= 0 then return end
-    local scale = s > budget and budget / s or 1
-    local assigned, kids = 0, nd.children
-    for k = 1, #list do
-      local row = list[k]
-      local c = row[2]
-      if scale ~= 1 then c = math_floor(c * scale) end
-      if c <= 0 or c < min then break end   -- the rest are smaller
-      local g = row[1]
-      if not on_path[g] then
-        if c > budget - assigned then c = budget - assigned end
-        if c > 0 then
-          kids[#kids + 1] = node(prof, g, c)
-          assigned = assigned + c
-        end
-      end
-    end
-    nd.self = budget - assigned
-  end
-  make_children(root)
-  while n > 0 do
-    local nd = stack[n]
-    local k = iter[n] + 1
-    local kid = nd.children[k]
-    if kid then
-      iter[n] = k
-      n = n + 1
-      stack[n], iter[n], fns[n] = kid, 0, kid.i
-      on_path[kid.i] = true
-      make_children(kid)
-    else
-      on_path[nd.i] = nil
-      stack[n], fns[n] = nil, nil
-      n = n - 1
-    end
-  end
 end
 
 -- The estimated tree of event ev.
@@ -200,14 +103,21 @@ local function estimate(prof, ev, threshold)
     given = given + 1
     k = k % #roots + 1
   end
-  local cache = {}
+  local rf, rb = {}, {}
   for _, r in ipairs(roots) do
     while given > total and r[3] > 0 do r[3] = r[3] - 1; given = given - 1 end
-    if r[3] > 0 then
-      local nd = node(prof, r[1], r[3])
-      top.children[#top.children + 1] = nd
-      if r[3] >= min then expand(prof, nd, ev, min, cache) end
-    end
+    if r[3] > 0 then rf[#rf + 1], rb[#rb + 1] = r[1], r[3] end
+  end
+  -- the frames, made in C (csrc/model/cg_stacks.c): children after their
+  -- parent, in order
+  local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min))
+  local nodes = {}
+  for f = 1, #parent do
+    local nd = { fn = internal.function_at(prof, func[f]), i = func[f], total = tot[f], self = self[f],
+      children = {} }
+    nodes[f] = nd
+    local up = parent[f] == 0 and top or nodes[parent[f]]
+    up.children[#up.children + 1] = nd
   end
   return top
 end

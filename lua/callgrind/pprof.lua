@@ -68,49 +68,50 @@ function M.encode(prof, events, threshold)
     out[#out + 1] = field_bytes(1, field_varint(1, str(ev)) .. field_varint(2, str(UNITS[ev] or "count")))
   end
   -- merge the events' trees by path: a stack is one sample with a value
-  -- per event
+  -- per event. Merged frame ids in creation order (parents first); a
+  -- frame's key is its merged parent and its function.
   local nev = #events
-  local top = { kids = {}, order = {} }
+  local key_of, mparent, mfunc, vals, n = {}, {}, {}, {}, 0
+  local width = 1 << 31      -- function indices are below 2^31 (CG_MAX_FUNCS)
   for e, ev in ipairs(events) do
-    local tree = stacks.tree(prof, ev, threshold)
-    local function merge(nd, into)
-      for _, kid in ipairs(nd.children) do
-        local i = kid.i or kid.fn.index
-        local m = into.kids[i]
-        if not m then
-          m = { fn = kid.fn, i = i, kids = {}, order = {}, values = {} }
-          into.kids[i] = m
-          into.order[#into.order + 1] = m
-        end
-        m.values[e] = (m.values[e] or 0) + kid.self
-        merge(kid, m)
+    local parent, func, _, self = stacks.frames(prof, ev, threshold)
+    local map, v = {}, {}
+    vals[e] = v
+    for k = 1, #parent do
+      local pk = parent[k]
+      local pm = pk == 0 and 0 or map[pk]
+      local key = pm * width + func[k]
+      local id = key_of[key]
+      if not id then
+        n = n + 1
+        id = n
+        key_of[key], mparent[id], mfunc[id] = id, pm, func[k]
       end
-    end
-    merge(tree, top)
-  end
-  local used, zero = {}, small[0]
-  local function emit(nd, enc)
-    for _, m in ipairs(nd.order) do
-      local fn = m.fn
-      if not used[fn] then used[fn] = true; used[#used + 1] = fn end
-      -- the locations, leaf first: this one, then the parent's
-      local locs = varint(m.i) .. enc
-      local values, any, mv = {}, false, m.values
-      for e = 1, nev do
-        local v = mv[e]
-        if v and v ~= 0 then any = true; values[e] = varint(v) else values[e] = zero end
-      end
-      if any then
-        local vs = table_concat(values)
-        out[#out + 1] = field_bytes(2, varint(1 << 3 | 2) .. varint(#locs) .. locs .. varint(2 << 3 | 2)
-          .. varint(#vs) .. vs)
-      end
-      emit(m, locs)
+      map[k] = id
+      v[id] = (v[id] or 0) + self[k]
     end
   end
-  emit(top, "")
-  for _, fn in ipairs(used) do
-    local id = fn.index
+  -- the samples: locations leaf first (this frame's, then its parent's)
+  local enc, used, seen, zero = { [0] = "" }, {}, {}, small[0]
+  local key1, key2 = varint(1 << 3 | 2), varint(2 << 3 | 2)
+  local values = {}
+  for id = 1, n do
+    local f = mfunc[id]
+    if not seen[f] then seen[f] = true; used[#used + 1] = f end
+    local locs = varint(f) .. enc[mparent[id]]
+    enc[id] = locs
+    local any = false
+    for e = 1, nev do
+      local x = vals[e][id]
+      if x and x ~= 0 then any = true; values[e] = varint(x) else values[e] = zero end
+    end
+    if any then
+      local vs = table_concat(values, "", 1, nev)
+      out[#out + 1] = field_bytes(2, key1 .. varint(#locs) .. locs .. key2 .. varint(#vs) .. vs)
+    end
+  end
+  for _, id in ipairs(used) do
+    local fn = internal.function_at(prof, id)
     local first = 0
     for line in fn:lines() do
       if line.line then first = line.line; break end

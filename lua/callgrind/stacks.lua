@@ -46,11 +46,12 @@ function M.threshold(t, fname, n, level, def)
   return t
 end
 
--- The estimated tree of event ev.
-local function estimate(prof, ev, threshold)
+-- The estimated frames of event ev: arrays parent (0: a root), function
+-- index, total, self, children after their parent; nil when the event
+-- costs nothing.
+local function estimate_frames(prof, ev, threshold)
   local total = prof:total(ev)
-  local top = { total = total, self = 0, children = {} }
-  if total <= 0 then return top end
+  if total <= 0 then return nil end
   local min = threshold * total
   -- m(f), f's inclusive cost not covered by calls into it from other
   -- functions: outside cycles max(A, B) - A; in a cycle inclusive - E,
@@ -108,9 +109,15 @@ local function estimate(prof, ev, threshold)
     while given > total and r[3] > 0 do r[3] = r[3] - 1; given = given - 1 end
     if r[3] > 0 then rf[#rf + 1], rb[#rb + 1] = r[1], r[3] end
   end
-  -- the frames, made in C (csrc/model/cg_stacks.c): children after their
-  -- parent, in order
-  local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min))
+  -- the frames, made in C (csrc/model/cg_stacks.c)
+  return internal.estimate(prof, ev, rf, rb, math_ceil(min))
+end
+
+-- The estimated tree of event ev.
+local function estimate(prof, ev, threshold)
+  local top = { total = prof:total(ev), self = 0, children = {} }
+  local parent, func, tot, self = estimate_frames(prof, ev, threshold)
+  if not parent then return top end
   local nodes = {}
   for f = 1, #parent do
     local nd = { fn = internal.function_at(prof, func[f]), i = func[f], total = tot[f], self = self[f],
@@ -178,6 +185,29 @@ end
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
 function M.tree(prof, ev, threshold)
   return exact(prof, ev, threshold) or estimate(prof, ev, threshold)
+end
+
+--- The call tree of an event as flat arrays: parent (0 for a root),
+-- function index, total, self, each frame after its parent and children
+-- in order (what `stacks.tree` holds, without a table per frame).
+-- @usage local parent, func, total, self = stacks.frames(prof, "Ir", 1e-4)
+function M.frames(prof, ev, threshold)
+  local top = exact(prof, ev, threshold)
+  if not top then
+    local parent, func, tot, self = estimate_frames(prof, ev, threshold)
+    if parent then return parent, func, tot, self end
+    return {}, {}, {}, {}
+  end
+  local parent, func, tot, self = {}, {}, {}, {}
+  local function go(nd, up)
+    for _, kid in ipairs(nd.children) do
+      local k = #parent + 1
+      parent[k], func[k], tot[k], self[k] = up, kid.fn.index, kid.total, kid.self
+      go(kid, k)
+    end
+  end
+  go(top, 0)
+  return parent, func, tot, self
 end
 
 --- A name as one folded frame: `\`, `;`, newline and carriage return

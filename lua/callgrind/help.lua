@@ -180,6 +180,22 @@ M.objects = {
     { "tree.root", "the root node: fn, value, count, children, hidden, recursive, cut" },
     { "tree:report()", "the tree drawn as text (also tostring)" },
   } },
+  { name = "Groups", what = "self cost grouped by file or object, from prof:group()", var = "groups", entries = {
+    { "groups[i]", "row i: key (nil for none), cost" },
+    { "groups:to_csv()", "CSV: the key (file or object) and the event's cost" },
+    { "groups:to_json()", "the same rows as JSON objects" },
+  } },
+  { name = "DiffRows", what = "the functions of a diff, from d:functions()", var = "rows", entries = {
+    { "rows[i]", "row i: name, key, old, new, delta, percent, old_fn, new_fn" },
+    { "rows:to_csv()", "CSV: name, file, object, old, new, delta, percent (also tostring: a table)" },
+    { "rows:to_json()", "the same rows as JSON objects" },
+  } },
+  { name = "Warnings", what = "what was skipped or did not add up, from prof:warnings()", var = "warnings",
+    entries = {
+    { "warnings[i]", "warning i: \"name:LINE: message\" (also tostring: one a line)" },
+    { "warnings:to_csv()", "CSV: file, line, message" },
+    { "warnings:to_json()", "the same rows as JSON objects" },
+  } },
   { name = "Annotation", what = "cost per line of one source file, from prof:annotate()", var = "ann", entries = {
     { "ann.file", "the file as the profile names it" },
     { "ann[i]", "row i: line, cost, functions, calls, text" },

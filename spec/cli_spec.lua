@@ -20,12 +20,8 @@ local function run(...)
   return code, out:text(), err:text()
 end
 
-local function tmpdir()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir " .. dir))
-  return dir
-end
+local F = require "spec.support.files"
+local tmpdir = F.tmpdir
 
 local EXT = "spec/fixtures/extended.callgrind"
 
@@ -76,6 +72,7 @@ describe("callgrind-lua", function()
     assert.are.equal(0, code)
     assert.are.equal("name,file,object,Instructions,Instructions.inclusive\r\nfunc2,file2.c,,700,700\r\n", out)
     code, out = run("csv", EXT, "--by", "file", "--json")
+    assert.are.equal(0, code)
     assert.are.equal('[{"file":"file2.c","Instructions":700},\n{"file":"file1.c","Instructions":120}]\n', out)
     code, out = run("dot", EXT, "--root", "func1")
     assert.are.equal(0, code)
@@ -83,7 +80,7 @@ describe("callgrind-lua", function()
     local dir = tmpdir()
     assert.are.equal(0, (run("folded", EXT, "-o", dir .. "/x.folded")))
     assert.are.equal("main 20\nmain;func1 100\nmain;func1;func2 300\nmain;func2 400\n", H.read_file(dir .. "/x.folded"))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("flame, dot and pprof write their files", function()
@@ -97,7 +94,7 @@ describe("callgrind-lua", function()
     assert.are.equal("\31\139", H.read_file(dir .. "/p.pb.gz"):sub(1, 2))
     assert.are.equal(0, (run("dot", EXT, "-o", dir .. "/g.dot")))
     assert.are.equal("digraph callgraph {", H.read_file(dir .. "/g.dot"):match("^[^\n]+"))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("reads several files and compressed files as one profile", function()
@@ -110,7 +107,7 @@ describe("callgrind-lua", function()
     code, out = run("folded", EXT, dir .. "/e.gz")
     assert.are.equal(0, code)
     assert.are.equal("main 40\nmain;func1 200\nmain;func1;func2 600\nmain;func2 800\n", out)
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("check exits 1 on a regression and 0 within the limits", function()
@@ -126,11 +123,11 @@ describe("callgrind-lua", function()
     assert.are.equal(0, code)
     assert.are.equal("within the limits", out:match("^[^\n]+"))
     H.write_file(dir .. "/bad.lua", "return 42\n")
-    local _, _, err
+    local _, err
     code, _, err = run("check", dir .. "/bad.lua", EXT, EXT)
     assert.are.equal(1, code)
     assert.are.equal(dir .. "/bad.lua: returns number, a table of limits expected\n", err)
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("has --help for each subcommand and says what is wrong with a command line", function()
@@ -142,7 +139,7 @@ describe("callgrind-lua", function()
     local code, out = run("--help")
     assert.are.equal(0, code)
     assert.is_truthy(out:find("\n  flame ", 1, true))
-    local err
+    local _, err
     code, _, err = run("frobnicate")
     assert.are.equal(2, code)
     assert.are.equal("callgrind-lua: unknown command 'frobnicate'", err:match("^[^\n]+"))

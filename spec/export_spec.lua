@@ -3,6 +3,7 @@
 -- d:functions().
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
+local F = require "spec.support.files"
 
 -- Reads CSV or JSON back and prints each row as "v1|v2|..." (a number as
 -- %r would: an integer without a dot; None for JSON's null).
@@ -21,13 +22,10 @@ sys.stdout.buffer.write(out.encode("latin-1" if kind == "csv" else "utf-8", "rep
 ]==]
 
 local function read_back(kind, text)
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir " .. dir))
-  H.write_file(dir .. "/r.py", READ)
+  local dir = F.tmpdir()
   H.write_file(dir .. "/data", text)
-  local out = H.run("python3 " .. H.shq(dir .. "/r.py") .. " " .. kind .. " " .. H.shq(dir .. "/data"), "python3")
-  os.execute("rm -rf " .. H.shq(dir))
+  local out = F.python(READ, kind, dir .. "/data")
+  F.remove(dir)
   local rows = {}
   for line in out:gmatch("([^\n]*)\n") do rows[#rows + 1] = line end
   return rows

@@ -4,29 +4,9 @@
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
 
-local function have(cmd)
-  return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true
-end
-
-local function tmpdir()
-  local dir = os.tmpname()
-  os.remove(dir)
-  assert(os.execute("mkdir " .. dir))
-  return dir
-end
-
-local function ls(dir)
-  return H.run("ls -A " .. H.shq(dir))
-end
-
--- Runs a python3 program on a file; returns its output.
-local function python(program, path)
-  local dir = tmpdir()
-  H.write_file(dir .. "/p.py", program)
-  local out = H.run("python3 " .. H.shq(dir .. "/p.py") .. " " .. H.shq(path), "python3")
-  os.execute("rm -rf " .. H.shq(dir))
-  return out
-end
+local F = require "spec.support.files"
+local have, tmpdir, ls = F.have, F.tmpdir, F.ls
+local function python(program, path) return F.python(program, path) end
 
 -- The frames of a flame graph: one line per <g class="f">, "title's first
 -- line|rect width|fill". Fails unless the file is well-formed XML.
@@ -49,35 +29,9 @@ for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"
     sys.stdout.buffer.write(((t.text or "") + "\n").encode("utf-8"))
 ]]
 
--- see spec/stacks_spec.lua for this graph's stacks, worked by hand
-local GRAPH = [[
-events: Ir
-fn=main
-1 10
-cfn=a
-calls=1 1
-2 100
-cfn=b
-calls=2 1
-3 60
-fn=a
-1 20
-cfn=c
-calls=1 1
-2 80
-fn=b
-1 10
-cfn=c
-calls=1 1
-2 50
-fn=c
-1 30
-cfn=d
-calls=1 1
-2 100
-fn=d
-1 100
-]]
+-- spec/fixtures/graph.callgrind: its stacks are worked by hand in
+-- spec/stacks_spec.lua
+local GRAPH = H.read_file("spec/fixtures/graph.callgrind")
 
 -- Names with every kind of awkward byte a callgrind file can hold.
 local NAMES = { "semi;colon", 'quo"te', "<tag>&amp;", "com,ma", "back\\slash", "bad\255\254utf8",
@@ -126,7 +80,7 @@ describe("prof:flamegraph", function()
     assert.is_truthy(svg:find("<title>main\n170 Ir (100.00%)</title>", 1, true))
     assert.is_nil(svg:find("xlink:href", 1, true))
     assert.is_nil(svg:find("href", 1, true))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("escapes names with any bytes", function()
@@ -141,7 +95,7 @@ describe("prof:flamegraph", function()
     local want = {}
     for i = #SHOWN, 1, -1 do want[#want + 1] = SHOWN[i] end   -- largest first
     assert.are.same(want, names)
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("colours a diff red where the new profile costs more and blue where less", function()
@@ -160,7 +114,7 @@ describe("prof:flamegraph", function()
       "c #f2f2f2", "d #f2f2f2" }, fill)
     assert.is_true(callgrind.diff(new, prof):flamegraph(dir .. "/r.svg"))
     assert.is_truthy(H.read_file(dir .. "/r.svg"):find('fill="#4141ff"', 1, true))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("returns nil, message, \"io\" for a path it cannot write, and leaves no file", function()
@@ -170,7 +124,7 @@ describe("prof:flamegraph", function()
     assert.are.equal(dir .. "/missing/f.svg: No such file or directory", err)
     assert.are.equal("io", kind)
     assert.are.equal("", ls(dir))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("rejects bad options naming the function and the value", function()
@@ -243,7 +197,7 @@ describe("prof:dot", function()
     local got = {}
     for l in labels:gmatch("[^\n]+") do got[l] = true end
     for _, name in ipairs(SHOWN) do assert.is_true(got[name], name) end
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("writes SVG or PNG through dot, and says so when dot is missing", function()
@@ -264,7 +218,7 @@ describe("prof:dot", function()
     assert.has_error(function() prof:write_dot(dir .. "/h.gif", "Ir", { format = "gif" }) end,
       "bad argument #3 to 'write_dot' (invalid option 'gif'; expected one of: dot, svg, png)")
     assert.are.equal(have("dot") and "g.png\ng.svg\n" or "", ls(dir))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 end)
 
@@ -290,7 +244,7 @@ describe("prof:write_pprof", function()
     -- (stacks_spec.lua): d 130 flat, main 170 cum
     assert.is_truthy(out:find("\n%s+130%s+76%.47%%%s+76%.47%%%s+130%s+76%.47%%%s+d\n"))
     assert.is_truthy(out:find("\n%s+10%s+5%.88%%%s+%S+%s+170%s+100%%%s+main\n"))
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("has one sample type per event, each with the profile's total", function()
@@ -308,7 +262,7 @@ describe("prof:write_pprof", function()
       local out = top(dir .. "/q.pb.gz")
       assert.is_truthy(out:find("Type: " .. prof.events[#prof.events], 1, true))
     end
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("keeps names with any bytes", function()
@@ -318,7 +272,7 @@ describe("prof:write_pprof", function()
     -- -raw lists each location's function by its full name
     local out = H.run("cd /tmp && go tool pprof -raw " .. H.shq(dir .. "/w.pb.gz") .. " 2>&1", "go tool pprof")
     for _, name in ipairs(NAMES) do assert.is_truthy(out:find(name, 1, true), name) end
-    os.execute("rm -rf " .. H.shq(dir))
+    F.remove(dir)
   end)
 
   it("rejects bad options and returns nil, message, \"io\" for a bad path", function()

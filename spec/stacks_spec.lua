@@ -3,8 +3,8 @@
 local callgrind = require "callgrind"
 local core = require "callgrind.core"
 
--- The call graph (every number a call's inclusive cost, as a callgrind
--- file gives it):
+-- spec/fixtures/graph.callgrind (every number a call's inclusive cost, as a
+-- callgrind file gives it):
 --
 --   main (self 10) -> a: 100, -> b: 60          total 170
 --   a (self 20)    -> c: 80
@@ -20,34 +20,7 @@ local core = require "callgrind.core"
 -- b (60): c 50; b keeps 10.
 -- c under b (50): d scaled to 50; c keeps 0.
 -- Lines: main 10, main;a 20, main;a;c;d 80, main;b 10, main;b;c;d 50 = 170.
-local GRAPH = [[
-events: Ir
-fn=main
-1 10
-cfn=a
-calls=1 1
-2 100
-cfn=b
-calls=2 1
-3 60
-fn=a
-1 20
-cfn=c
-calls=1 1
-2 80
-fn=b
-1 10
-cfn=c
-calls=1 1
-2 50
-fn=c
-1 30
-cfn=d
-calls=1 1
-2 100
-fn=d
-1 100
-]]
+local GRAPH = require("spec.support.helpers").read_file("spec/fixtures/graph.callgrind")
 
 local function sum(folded)
   local s = 0
@@ -123,9 +96,8 @@ describe("prof:folded", function()
   end)
 
   it("writes a file whole, or returns nil, message, \"io\" and leaves nothing", function()
-    local dir = os.tmpname()
-    os.remove(dir)
-    assert(os.execute("mkdir " .. dir))
+    local F = require "spec.support.files"
+    local dir = F.tmpdir()
     assert.is_true(prof:write_folded(dir .. "/out.folded", "Ir"))
     local f = assert(io.open(dir .. "/out.folded"))
     assert.are.equal(prof:folded("Ir"), f:read("a"))
@@ -134,10 +106,8 @@ describe("prof:folded", function()
     assert.is_nil(ok)
     assert.are.equal(dir .. "/no/such/dir/out.folded: No such file or directory", err)
     assert.are.equal("io", kind)
-    local p = io.popen("ls -A " .. dir)
-    assert.are.equal("out.folded\n", p:read("a"))
-    p:close()
-    os.execute("rm -rf " .. dir)
+    assert.are.equal("out.folded\n", F.ls(dir))
+    F.remove(dir)
   end)
 end)
 

@@ -18,7 +18,7 @@ local M = {}
 local commas = report.commas
 
 -- Usage lines and options of each subcommand: options map a name to
--- "value" or "flag"; `o` is -o.
+-- "value" or "flag"; `o` is -o, and `output` says -o is needed.
 local COMMANDS = {
   top = { args = "FILE... [N] [EVENT]", what = "summary and the top N functions by self cost (default 15)",
     opts = {} },
@@ -39,14 +39,16 @@ local COMMANDS = {
   diff = { args = "OLD NEW", what = "totals and the functions that changed most",
     opts = { event = "value", top = "value", inclusive = "flag" },
     more = "  --event EV (ranks the movers)  --top N (default 10)  --inclusive" },
-  flame = { args = "FILE... -o OUT.svg", what = "an interactive SVG flame graph (--old FILE: a differential one)",
+  flame = { args = "FILE... -o OUT.svg", output = "OUT.svg",
+    what = "an interactive SVG flame graph (--old FILE: a differential one)",
     opts = { o = "value", event = "value", threshold = "value", title = "value", old = "value", color = "value" },
     more = "  --event EV  --threshold FRACTION (default 0.0001)  --title T  --color object|file  --old FILE" },
   dot = { args = "FILE... -o OUT.svg|OUT.png|OUT.dot", what = "a call graph (Graphviz; DOT text to stdout without -o)",
     opts = { o = "value", event = "value", root = "value", leaf = "value", depth = "value",
       ["node-threshold"] = "value", ["edge-threshold"] = "value" },
     more = "  --event EV  --root FN  --leaf FN  --depth N  --node-threshold F (0.005)  --edge-threshold F (0.001)" },
-  pprof = { args = "FILE... -o OUT.pb.gz", what = "pprof's profile.proto, for go tool pprof and others",
+  pprof = { args = "FILE... -o OUT.pb.gz", output = "OUT.pb.gz",
+    what = "pprof's profile.proto, for go tool pprof and others",
     opts = { o = "value", events = "value", threshold = "value" },
     more = "  --events EV,EV (default: all base events)  --threshold FRACTION" },
   folded = { args = "FILE...", what = "folded stacks (flamegraph.pl, speedscope, inferno) to stdout or -o",
@@ -96,9 +98,7 @@ local function parse(name, argv, first)
   local i = first
   while i <= #argv do
     local a = argv[i]
-    if a == "--help" or a == "-h" then
-      opts.help = true
-    elseif a == "-o" then
+    if a == "-o" then
       if not spec.o then usage("unknown option -o", name) end
       i = i + 1
       opts.o = argv[i] or usage("missing value for -o", name)
@@ -122,6 +122,8 @@ local function parse(name, argv, first)
     end
     i = i + 1
   end
+  local out = COMMANDS[name].output
+  if out and not opts.o then usage("-o " .. out .. " is needed", name) end
   return opts, pos
 end
 
@@ -199,8 +201,7 @@ end
 local run = {}
 
 function run.top(argv, out)
-  local opts, pos = parse("top", argv, 2)
-  if opts.help then return usage_of("top") end
+  local _, pos = parse("top", argv, 2)
   local files, n, event = {}, 15, nil
   for _, a in ipairs(pos) do
     if #files > 0 and not exists(a) and math_tointeger(tonumber(a)) then n = integer(a, "N", "top")
@@ -237,7 +238,6 @@ end
 
 function run.tree(argv, out)
   local opts, pos = parse("tree", argv, 2)
-  if opts.help then return usage_of("tree") end
   if #pos < 2 then usage("a profile and a function are needed", "tree") end
   local fname = table.remove(pos)
   local prof = load(pos, "tree")
@@ -252,7 +252,6 @@ end
 
 function run.annotate(argv, out)
   local opts, pos = parse("annotate", argv, 2)
-  if opts.help then return usage_of("annotate") end
   -- with two or more names the last is the source file
   if not opts.source and #pos > 1 then opts.source = table.remove(pos) end
   local threshold = opts.threshold and number(opts.threshold, "--threshold", "annotate") or 99
@@ -301,7 +300,6 @@ end
 
 function run.diff(argv, out)
   local opts, pos = parse("diff", argv, 2)
-  if opts.help then return usage_of("diff") end
   if #pos ~= 2 then usage("two profiles are needed: OLD NEW", "diff") end
   local old, new = load({ pos[1] }, "diff"), load({ pos[2] }, "diff")
   local d = callgrind.diff(old, new)
@@ -312,8 +310,6 @@ end
 
 function run.flame(argv)
   local opts, pos = parse("flame", argv, 2)
-  if opts.help then return usage_of("flame") end
-  if not opts.o then usage("-o OUT.svg is needed", "flame") end
   local prof = load(pos, "flame")
   local fopts = { ev = opts.event and event_of(prof, opts.event, "flame") or nil, title = opts.title,
     threshold = opts.threshold and number(opts.threshold, "--threshold", "flame") or nil, color = opts.color }
@@ -328,7 +324,6 @@ end
 
 function run.dot(argv, out)
   local opts, pos = parse("dot", argv, 2)
-  if opts.help then return usage_of("dot") end
   local prof = load(pos, "dot")
   local ev = event_of(prof, opts.event, "dot")
   local dopts = { root = opts.root, leaf = opts.leaf,
@@ -351,8 +346,6 @@ end
 
 function run.pprof(argv)
   local opts, pos = parse("pprof", argv, 2)
-  if opts.help then return usage_of("pprof") end
-  if not opts.o then usage("-o OUT.pb.gz is needed", "pprof") end
   local prof = load(pos, "pprof")
   local events
   if opts.events then
@@ -365,7 +358,6 @@ end
 
 function run.folded(argv, out)
   local opts, pos = parse("folded", argv, 2)
-  if opts.help then return usage_of("folded") end
   local prof = load(pos, "folded")
   local ev = event_of(prof, opts.event, "folded")
   emit(try("folded", prof.folded, prof, ev,
@@ -374,7 +366,6 @@ end
 
 function run.csv(argv, out)
   local opts, pos = parse("csv", argv, 2)
-  if opts.help then return usage_of("csv") end
   local prof = load(pos, "csv")
   local events = opts.events and list_of(opts.events) or nil
   for _, ev in ipairs(events or {}) do event_of(prof, ev, "csv") end
@@ -394,7 +385,6 @@ end
 
 function run.check(argv, out)
   local opts, pos = parse("check", argv, 2)
-  if opts.help then return usage_of("check") end
   if #pos ~= 3 then usage("a limits file and two profiles are needed: LIMITS OLD NEW", "check") end
   local chunk, err = loadfile(pos[1], "t", {})
   if not chunk then fail(err) end
@@ -430,6 +420,12 @@ function M.main(argv, out, err)
   if not cmd then
     err:write(string_format("callgrind-lua: unknown command '%s'\n", name), M.help())
     return 2
+  end
+  for i = 2, #argv do
+    if argv[i] == "--help" or argv[i] == "-h" then
+      out:write(usage_of(name))
+      return 0
+    end
   end
   local ok, text, code = pcall(cmd, argv, out)
   if ok then

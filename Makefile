@@ -18,13 +18,18 @@ WARN = -Wall -Wextra -pedantic -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Wcast-qual
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
-CPPFLAGS += -I$(LUA_INCDIR) $(CSRC_DIRS:%=-I%)
+CPPFLAGS += -I$(LUA_INCDIR) $(CSRC_DIRS:%=-I%) $(COMPRESS_DEFS)
 LDFLAGS ?=
-# compressed input (csrc/reader/cg_decompress.c): the headers of zlib, libzstd
-# and liblzma, whose libraries it opens (dlopen) at the first compressed
-# file; the load's worker thread (csrc/reader/cg_prescan.c): pthreads
-# zlib linked for the pprof writer's gzip (csrc/model/cg_deflate.c)
-LIBS ?= -ldl -lpthread -lz
+# compressed input (csrc/reader/cg_decompress.c): zlib, libzstd and liblzma,
+# linked; NO_ZLIB=1, NO_ZSTD=1, NO_LZMA=1 build without one (its files then
+# fail "path: zstd input needs a build with libzstd"); the load's worker
+# thread (csrc/reader/cg_prescan.c): pthreads
+NO_ZLIB ?=
+NO_ZSTD ?=
+NO_LZMA ?=
+COMPRESS_LIBS = $(if $(NO_ZLIB),,-lz) $(if $(NO_ZSTD),,-lzstd) $(if $(NO_LZMA),,-llzma)
+COMPRESS_DEFS = $(if $(NO_ZLIB),-DCG_NO_ZLIB) $(if $(NO_ZSTD),-DCG_NO_ZSTD) $(if $(NO_LZMA),-DCG_NO_LZMA)
+LIBS ?= $(COMPRESS_LIBS) -lpthread
 SHARED = -shared
 
 # csrc/ by part: reader (bytes -> records), model (and its queries),

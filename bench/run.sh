@@ -68,7 +68,7 @@ mkdir -p "$BUILD/bench"
 core_src=$(ls csrc/reader/*.c csrc/model/*.c)
 # shellcheck disable=SC2086
 "$CC" -std=c99 -O2 -Wall -Wextra -Icsrc/reader -Icsrc/model -o "$BUILD/bench/sums" bench/sums.c \
-    $core_src -ldl -lpthread
+    $core_src -lz -lzstd -llzma -lpthread
 RUNS=${BENCH_RUNS:-5}
 IDLE_RUNS=${BENCH_IDLE_RUNS:-3}
 IDLE=${BENCH_IDLE:-3}

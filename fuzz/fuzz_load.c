@@ -543,11 +543,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *text = NULL;
         size_t len = 0, tsize = 0;
         CgError err;
-        int rc = cg_decompress(kind, buf, size, MAX_TEXT, NAME, &text, &len,
+        CgReadLimit rl = { MAX_TEXT, NULL, NULL };
+        int rc = cg_decompress(kind, buf, size, &rl, NAME, &text, &len,
                                &tsize, &err);
         if (rc) {
             CHECK(text == NULL);
-            CHECK(rc == CG_EBAD || rc == CG_ENOMEM);
+            CHECK(rc == CG_EBAD || rc == CG_ENOMEM || rc == CG_ELIMIT);
             CHECK(rc == CG_ENOMEM || !strncmp(err.msg, NAME ": ",
                                               sizeof NAME + 1));
             return 0;

@@ -15,10 +15,12 @@ answers questions about functions, calls, lines and costs.
 dependencies = {
    "lua >= 5.4, < 5.5",
 }
--- compressed input (gzip, zstd, xz); Debian: zlib1g-dev libzstd-dev liblzma-dev.
--- Their headers build the module; the libraries are opened (dlopen) when a
--- compressed file is first read, so they are not linked, except zlib, which
--- the pprof writer's gzip links (csrc/model/cg_deflate.c).
+-- compressed input (gzip, zstd, xz): zlib, libzstd and liblzma, linked
+-- (pkg-config names: zlib, libzstd, liblzma; Debian: zlib1g-dev libzstd-dev
+-- liblzma-dev; Fedora: zlib-devel libzstd-devel xz-devel). luarocks stops
+-- with the name of the one it cannot find; ZLIB_DIR=..., ZSTD_DIR=...,
+-- LZMA_DIR=... point it elsewhere. (A build without one of them: make
+-- NO_ZSTD=1 and the like, see the README.)
 external_dependencies = {
    ZLIB = { header = "zlib.h", library = "z" },
    ZSTD = { header = "zstd.h", library = "zstd" },
@@ -39,7 +41,8 @@ build = {
             "csrc/reader/cg_scan.c", "csrc/reader/cg_source.c",
          },
          incdirs = { "csrc/reader", "csrc/model", "csrc/lua", "csrc/profiler", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
-         libraries = { "dl", "pthread", "z" },
+         libdirs = { "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)", "$(LZMA_LIBDIR)" },
+         libraries = { "z", "zstd", "lzma", "pthread" },
       },
       ["callgrind"] = "lua/callgrind/init.lua",
       ["callgrind.writer"] = "lua/callgrind/writer.lua",

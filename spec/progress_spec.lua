@@ -54,6 +54,28 @@ describe("opts.progress", function()
     assert.is_true(size - calls[#calls - 1][1] <= MB16 + 4)
   end)
 
+  it("is called while a compressed file is decompressed (its bytes taken, their total), and cancels it", function()
+    local gz = big .. ".gz"
+    H.run(("gzip -c %s > %s"):format(H.shq(big), H.shq(gz)), "gzip")
+    local n = #H.read_file(gz)
+    -- 40 MB of text: at 16 and 32 MB decompressed, then the load's own.
+    -- (Its lines are all alike: gzip packs them 1,030 to 1, past the default
+    -- limit of 1,000 times)
+    local calls, fn = recorder(true)
+    local prof = assert(callgrind.load(gz, { progress = fn, max_bytes = 1 << 30 }))
+    assert.are.equal(10 * 1024 * 1024, prof:total("Ir"))
+    assert.are.equal(n, calls[1][2])
+    assert.are.equal(n, calls[2][2])
+    assert.is_true(calls[1][1] > 0 and calls[1][1] < calls[2][1] and calls[2][1] <= n,
+      calls[1][1] .. " " .. calls[2][1])
+    assert.are.equal(size, calls[3][2])
+    assert.are.same({ size, size }, calls[#calls])
+    calls, fn = recorder(false)
+    assert.are.same({ nil, gz .. ": load cancelled" }, { callgrind.load(gz, { progress = fn, max_bytes = 1 << 30 }) })
+    assert.are.same({ 1, n }, { #calls, calls[1][2] })
+    os.remove(gz)
+  end)
+
   it("counts the bytes of all files of a list, and of a parsed string", function()
     local paths = { "spec/fixtures/parts.callgrind", "spec/fixtures/inline.callgrind" }
     local n = #H.read_file(paths[1]) + #H.read_file(paths[2])

@@ -74,11 +74,13 @@ describe("a file read while it loads", function()
   end)
 
   -- in a process whose read(2) fails or ends at an offset of the file
-  -- (spec/fixtures/shim/read_shim.c, preloaded)
-  local function load_with(mode, at, opts)
+  -- (spec/fixtures/shim/read_shim.c, preloaded); file (default path) of
+  -- min bytes (default size)
+  local function load_with(mode, at, opts, file, min)
     return H.fresh_lua(("local callgrind = require 'callgrind' "
-      .. "local p, e = callgrind.load(%q, %s) print(p and 'loaded' or e)"):format(path, opts or "{ chunk = 4096 }"),
-      ("CGTEST_READ=%s CGTEST_READ_AT=%d CGTEST_READ_MIN=%d %s"):format(mode, at, size, H.preload(shim)))
+      .. "local p, e = callgrind.load(%q, %s) print(p and 'loaded' or e)")
+        :format(file or path, opts or "{ chunk = 4096 }"),
+      ("CGTEST_READ=%s CGTEST_READ_AT=%d CGTEST_READ_MIN=%d %s"):format(mode, at, min or size, H.preload(shim)))
   end
 
   it("fails with the read's error, in the first 64 KiB or after, with one thread or two", function()
@@ -89,9 +91,26 @@ describe("a file read while it loads", function()
     end
   end)
 
-  it("fails when the file ends before the size it had when opened, or goes on past it", function()
+  -- one thread, and a file under 4 MB by default, read the file whole
+  -- before the load starts: the same check there
+  it("fails when the file ends before the size it had when opened, or goes on past it, read by any path", function()
     local msg = ("%s: the file changed size while it was read (%d bytes when opened)\n"):format(path, size)
-    assert.are.equal(msg, load_with("eof", 200000))
-    assert.are.equal(msg, load_with("more", 0))
+    for _, opts in ipairs { "{ chunk = 4096 }", "{ threads = 1 }", "{}" } do
+      for _, at in ipairs { 1000, 200000 } do
+        assert.are.equal(msg, load_with("eof", at, opts), opts .. " at " .. at)
+      end
+      assert.are.equal(msg, load_with("more", 0, opts), opts)
+    end
+  end)
+
+  it("fails so for a compressed file cut short or written on while it is read", function()
+    local gz = lab.dir .. "/cut.out.gz"
+    lab:run(("gzip -c %s > %s"):format(H.shq(path), H.shq(gz)), "gzip")
+    local n = #H.read_file(gz)
+    local msg = ("%s: the file changed size while it was read (%d bytes when opened)\n"):format(gz, n)
+    for _, opts in ipairs { "{ threads = 1 }", "{}" } do
+      assert.are.equal(msg, load_with("eof", n // 2, opts, gz, n), opts)
+      assert.are.equal(msg, load_with("more", 0, opts, gz, n), opts)
+    end
   end)
 end)

@@ -18,7 +18,8 @@ static lua_Integer int_option(lua_State *L, int arg, const char *k,
     return v;
 }
 
-/* The options table at arg into o: lenient, threads, chunk; and progress,
+/* The options table at arg into o: lenient, threads, max_bytes, chunk; and
+ * progress,
  * a function left at *progress_idx (0 when none). */
 static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
                                int *progress_idx)
@@ -39,6 +40,8 @@ static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
                 luaL_argerror(L, arg, "option 'progress' must be a function");
         } else if (k && !strcmp(k, "threads")) {
             o->threads = int_option(L, arg, k, 1) > 1 ? 2 : 1;
+        } else if (k && !strcmp(k, "max_bytes")) {
+            o->max_bytes = (uint64_t)int_option(L, arg, k, 1);
         } else if (k && !strcmp(k, "chunk")) {
             lua_Integer v = int_option(L, arg, k, 1);
             o->chunk = (uint64_t)v > SIZE_MAX ? SIZE_MAX : (size_t)v;

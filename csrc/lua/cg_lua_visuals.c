@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* internal.gzip(s) -> the gzip-compressed string; raises on failure. The
+/* internal.gzip(s) -> the gzip-compressed string, or nil and a message in
+ * a build without zlib; raises when zlib fails. The
  * output buffer is a userdata, so an error leaks nothing; zlib's own state
  * lives only inside cg_gzip, which calls no Lua. */
 int cgl_gzip(lua_State *L)
@@ -17,7 +18,13 @@ int cgl_gzip(lua_State *L)
     const char *s = luaL_checklstring(L, 1, &n);
     size_t cap = cg_gzip_bound(n);
     unsigned char *buf = lua_newuserdatauv(L, cap, 0);
-    if (cg_gzip((const unsigned char *)s, n, buf, cap, &len) != 0)
+    int rc = cg_gzip((const unsigned char *)s, n, buf, cap, &len);
+    if (rc == -2) {
+        lua_pushnil(L);
+        lua_pushstring(L, "gzip needs a build with zlib");
+        return 2;
+    }
+    if (rc != 0)
         return luaL_error(L, "gzip: zlib failed (out of memory)");
     lua_pushlstring(L, (const char *)buf, len);
     return 1;

@@ -1,8 +1,11 @@
-/* gzip compression with zlib (linked: -lz). */
+/* gzip compression with zlib (linked: -lz; a build with NO_ZLIB=1 has
+ * none, and cg_gzip says so). */
 #include "cg_deflate.h"
 
+#ifndef CG_NO_ZLIB
 #include <limits.h>
 #include <zlib.h>
+#endif
 
 size_t cg_gzip_bound(size_t n)
 {
@@ -11,6 +14,14 @@ size_t cg_gzip_bound(size_t n)
     return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 18 + 64;
 }
 
+#ifdef CG_NO_ZLIB
+int cg_gzip(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *outlen)
+{
+    (void)in; (void)n; (void)out; (void)cap;
+    *outlen = 0;
+    return -2;
+}
+#else
 int cg_gzip(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *outlen)
 {
     z_stream z;
@@ -44,3 +55,4 @@ int cg_gzip(const unsigned char *in, size_t n, unsigned char *out, size_t cap, s
     deflateEnd(&z);
     return rc == Z_STREAM_END ? 0 : -1;
 }
+#endif

@@ -12,7 +12,11 @@
 #include "cg_names.h"
 
 /* Status codes of the core. */
-enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3, CG_ECANCEL = 4 };
+/* CG_ELIMIT: the input would take more than a set limit of memory
+ * (opts.max_bytes, the bound of made-up names): kind "memory" in Lua,
+ * returned as nil, message, kind (CG_ENOMEM is raised). */
+enum { CG_OK = 0, CG_EBAD = 1, CG_ENOMEM = 2, CG_EIO = 3, CG_ECANCEL = 4,
+       CG_ELIMIT = 5 };
 
 /* Load options. */
 enum { CG_LENIENT = 1 };
@@ -38,7 +42,8 @@ typedef struct CgWarning {
 } CgWarning;
 
 typedef struct CgError {
-    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO, CG_ECANCEL */
+    int status;            /* CG_EBAD, CG_ENOMEM, CG_EIO, CG_ECANCEL,
+                              CG_ELIMIT */
     uint64_t line;         /* 1-based, 0 when not about a line */
     char msg[512];         /* "NAME:LINE: message", ready to show */
 } CgError;
@@ -222,6 +227,9 @@ typedef struct CgLoadOpts {
                                     fuzzer) */
     int scalar;                  /* never the vector paths of cg_vec.h
                                     (the fuzzer, timing) */
+    uint64_t max_bytes;          /* the most bytes of text a file may
+                                    give (0: the default, CG_MAX_BYTES
+                                    and cg_source.h) */
 } CgLoadOpts;
 
 /* Loads a profile from buf[0..len). The bytes must stay valid and unchanged

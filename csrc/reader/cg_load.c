@@ -82,6 +82,8 @@ typedef struct Loader {
                                     before this one (prof:totals() adds
                                     parts in order: no prefix may
                                     overflow) */
+    uint64_t made;               /* bytes of composite names built, kept
+                                    or not (CG_MADE_RATIO) */
 } Loader;
 
 /* ---- messages ---- */
@@ -252,6 +254,11 @@ static int is_composite(const char *s, const char *e)
     }
 }
 
+/* The bytes of composite names a load may build: CG_MADE_RATIO times the
+ * bytes of its input, plus CG_MADE_MIN. */
+#define CG_MADE_RATIO 16
+#define CG_MADE_MIN (16 << 20)
+
 /* Resolves a composite name into a new string in the arena. */
 static int composite(Loader *L, int kind, const char *s, const char *e,
                      int32_t *out)
@@ -291,8 +298,20 @@ static int composite(Loader *L, int kind, const char *s, const char *e,
             p = q + 1;
         }
         if (!pass) {
+            uint64_t bound = (uint64_t)P->len * CG_MADE_RATIO + CG_MADE_MIN;
             if (len > CG_MAX_NAME)
                 return fail(L, "name longer than %d bytes", CG_MAX_NAME);
+            /* names built of names can double at each line: bounded, the
+             * memory and the time they take stay linear in the input */
+            if ((L->made += len) > bound) {
+                fail(L, "names made up of compressed ids (%s=(1)'(2)) "
+                     "exceed %llu bytes (%d times the input, plus %d MiB)",
+                     kind_key(kind), (unsigned long long)bound,
+                     CG_MADE_RATIO, CG_MADE_MIN >> 20);
+                L->err->status = CG_ELIMIT;
+                L->fatal = 1;
+                return CG_ELIMIT;
+            }
             if (CG_GROW(P->arena, P->arena_cap, P->narena + 1) != 0 ||
                 !(buf = malloc(len)))
                 return nomem(L);
@@ -1747,6 +1766,13 @@ int cg_load_text(CgProfile **out, const char *buf, size_t len,
     CgProfile *P;
     *out = NULL;
     memset(err, 0, sizeof *err);
+    if (opts->max_bytes && len > opts->max_bytes) {   /* as cg_source.c */
+        err->status = CG_ELIMIT;
+        snprintf(err->msg, sizeof err->msg, "%s: size exceeds %llu bytes "
+                 "(opts.max_bytes)", name,
+                 (unsigned long long)opts->max_bytes);
+        return CG_ELIMIT;
+    }
     P = cg_model_new(name);
     if (!P || cg_model_add_text(P, buf, len, NULL, name) != 0) {
         cg_profile_free(P);
@@ -1780,7 +1806,8 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
         const char *buf;
         size_t len;
         CgSource *src;
-        int rc = cg_source_open(paths[i], defer, &src, &buf, &len, err);
+        int rc = cg_source_open(paths[i], defer, opts, &src, &buf, &len,
+                                err);
         if (rc) {
             cg_profile_free(P);
             return rc;

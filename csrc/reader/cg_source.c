@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,45 +32,6 @@ static ssize_t read_retry(int fd, char *buf, size_t n)
         if (r >= 0 || errno != EINTR)
             return r;
     }
-}
-
-/* Reads fd to its end into a large block (cg_mem.h) of cap bytes at
- * first (expected to hold `expect`), doubled while it is full: a file in
- * one go (cap: its size + 1, room to see its end), a stream (a pipe,
- * /dev/stdin) as it comes. Read rather than mapped: the text then lies in
- * 2 MiB pages where the kernel has them, where the page cache's are
- * 4 KiB, and a file cut short by another process after it was read
- * changes nothing (mapped, the bytes cut off would raise SIGBUS). 0, or
- * an errno, or -1 out of memory. */
-static int read_all(int fd, size_t cap, size_t expect, CgSource *s)
-{
-    char *p = cg_big_resize(NULL, 0, cap, expect), *q;
-    if (!p)
-        return -1;
-    for (;;) {
-        ssize_t n;
-        if (s->len == cap) {
-            if (cap > ((size_t)-1) / 2 ||
-                !(q = cg_big_resize(p, cap, cap * 2, CG_BIG_ANY))) {
-                cg_big_free(p, cap);
-                return -1;
-            }
-            p = q;
-            cap *= 2;
-        }
-        n = read_retry(fd, p + s->len, cap - s->len);
-        if (n < 0) {
-            int e = errno;
-            cg_big_free(p, cap);
-            return e;
-        }
-        if (n == 0)
-            break;
-        s->len += (size_t)n;
-    }
-    s->data = p;
-    s->size = cap;
-    return 0;
 }
 
 static void release_bytes(CgSource *s)
@@ -97,6 +59,136 @@ static int no_memory(CgError *err)
     err->status = CG_ENOMEM;
     snprintf(err->msg, sizeof err->msg, "not enough memory");
     return CG_ENOMEM;
+}
+
+static int changed_size(CgError *err, const char *path, size_t size)
+{
+    char why[96];
+    snprintf(why, sizeof why, "the file changed size while it was read "
+             "(%zu bytes when opened)", size);
+    return io_fail(err, path, why);
+}
+
+static int too_big(CgError *err, const char *path, size_t limit)
+{
+    err->status = CG_ELIMIT;
+    err->line = 0;
+    snprintf(err->msg, sizeof err->msg, "%s: size exceeds %zu bytes "
+             "(opts.max_bytes)", path, limit);
+    return CG_ELIMIT;
+}
+
+static int cancel(CgError *err, const char *path)
+{
+    err->status = CG_ECANCEL;
+    err->line = 0;
+    snprintf(err->msg, sizeof err->msg, "%s: load cancelled", path);
+    return CG_ECANCEL;
+}
+
+/* How long a read of a stream waits for bytes between two calls of
+ * progress (none: as long as it takes). */
+#define WAIT_MS 250
+
+/* Reads fd to its end into a large block (cg_mem.h). A regular file of
+ * size bytes (size >= 0) in one go, into size + 1 bytes (room to see its
+ * end): it must end at that size, neither before (cut short by another
+ * process) nor after (written on), or the load fails "path: the file
+ * changed size while it was read". A stream (size < 0: a pipe, a FIFO, a
+ * character device, opened O_NONBLOCK) as it comes, in blocks doubled
+ * while they are full, up to limit bytes (past it CG_ELIMIT), waiting in
+ * poll(2) for bytes: progress(done, 0) is called every CG_PROGRESS_STEP
+ * bytes and every WAIT_MS while it waits, and cancels.
+ * Read rather than mapped: the text then lies in 2 MiB pages where the
+ * kernel has them, where the page cache's are 4 KiB, and a file cut short
+ * by another process after it was read changes nothing (mapped, the bytes
+ * cut off would raise SIGBUS). CG_OK, or an error with err filled. */
+static int read_all(int fd, off_t size, size_t limit, const CgLoadOpts *o,
+                    const char *path, CgSource *s, CgError *err)
+{
+    size_t cap = size >= 0 ? (size_t)size + 1 : (size_t)1 << 16;
+    size_t report_at = (size_t)CG_PROGRESS_STEP;
+    CgProgress progress = o ? o->progress : NULL;
+    char *p = cg_big_resize(NULL, 0, cap, size >= 0 ? cap : CG_BIG_ANY), *q;
+    int rc = CG_OK;
+    if (!p)
+        return no_memory(err);
+    for (;;) {
+        ssize_t n;
+        size_t want;
+        if (s->len == cap) {
+            size_t ncap = cap > ((size_t)-1) / 2 ? 0 : cap * 2;
+            if (size >= 0) {
+                rc = changed_size(err, path, (size_t)size);  /* grown */
+                break;
+            }
+            if (s->len > limit) {
+                rc = too_big(err, path, limit);
+                break;
+            }
+            if (ncap > limit + 1)
+                ncap = limit + 1;
+            if (!ncap || !(q = cg_big_resize(p, cap, ncap, CG_BIG_ANY))) {
+                rc = no_memory(err);
+                break;
+            }
+            p = q;
+            cap = ncap;
+        }
+        want = cap - s->len;
+        if (size < 0) {
+            struct pollfd pf;
+            int r;
+            if (progress && s->len >= report_at) {
+                report_at = s->len + (size_t)CG_PROGRESS_STEP;
+                if (progress(o->ud, s->len, 0)) {
+                    rc = cancel(err, path);
+                    break;
+                }
+            }
+            if (want > (size_t)CG_PROGRESS_STEP)
+                want = (size_t)CG_PROGRESS_STEP;
+            /* (a FIFO with no writer yet: poll waits for one; a read would
+             * find its end at once) */
+            pf.fd = fd;
+            pf.events = POLLIN;
+            pf.revents = 0;
+            r = poll(&pf, 1, progress ? WAIT_MS : -1);
+            if (r < 0 && errno != EINTR) {
+                rc = io_error(err, path, errno);
+                break;
+            }
+            if (r <= 0) {
+                if (r == 0 && progress(o->ud, s->len, 0)) {
+                    rc = cancel(err, path);
+                    break;
+                }
+                continue;
+            }
+        }
+        n = read_retry(fd, p + s->len, want);
+        if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && size < 0)
+            continue;
+        if (n < 0) {
+            rc = io_error(err, path, errno);
+            break;
+        }
+        if (n == 0)
+            break;
+        s->len += (size_t)n;
+    }
+    if (!rc && size >= 0 && s->len != (size_t)size)
+        rc = changed_size(err, path, (size_t)size);   /* cut short */
+    if (!rc && size < 0 && s->len > limit)
+        rc = too_big(err, path, limit);
+    if (rc) {
+        cg_big_free(p, cap);
+        s->len = 0;
+        return rc;
+    }
+    s->data = p;
+    s->size = cap;
+    return CG_OK;
 }
 
 /* The first bytes of a deferred text, read at once: enough to tell a
@@ -153,14 +245,10 @@ int cg_source_read(CgSource *s, size_t piece, CgError *err)
         s->fd = -1;
         return 0;
     }
-    if (r < 0) {
+    if (r < 0)
         io_error(err, s->path, errno);
-    } else {
-        char why[96];
-        snprintf(why, sizeof why, "the file changed size while it was "
-                 "read (%zu bytes when opened)", s->len);
-        io_fail(err, s->path, why);
-    }
+    else
+        changed_size(err, s->path, s->len);
     return -1;
 }
 
@@ -169,15 +257,35 @@ size_t cg_source_have(const CgSource *s)
     return s->fd < 0 ? s->len : s->have;
 }
 
-int cg_source_open(const char *path, size_t defer, CgSource **out,
-                   const char **buf, size_t *len, CgError *err)
+/* The most bytes of text a compressed file of n bytes may give by
+ * default: CG_MAX_BYTES, or 1,000 times n, whichever is smaller. */
+static size_t default_limit(size_t n)
+{
+    uint64_t max = CG_MAX_BYTES;
+    if (n < max / CG_MAX_RATIO)
+        max = (uint64_t)n * CG_MAX_RATIO;
+    return max < (uint64_t)((size_t)-1) / 2 ? (size_t)max
+                                             : ((size_t)-1) / 2;
+}
+
+int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
+                   CgSource **out, const char **buf, size_t *len,
+                   CgError *err)
 {
     struct stat st;
     CgSource *s;
-    size_t cap = (size_t)1 << 16, expect = CG_BIG_ANY;
-    int kind, rc, fd = open(path, O_RDONLY);
+    off_t size = -1;
+    /* opts.max_bytes, else none for a plain file (its size is known),
+     * CG_MAX_BYTES for a stream, default_limit for compressed bytes */
+    uint64_t max = o && o->max_bytes ? o->max_bytes : 0;
+    size_t limit = max > (uint64_t)((size_t)-1) / 2 ? ((size_t)-1) / 2
+                                                   : (size_t)max;
+    int kind, rc, fd;
     *out = NULL;
-    if (fd < 0)
+    /* O_NONBLOCK: a FIFO with no writer is opened at once, where open(2)
+     * would wait for one (with no progress, no cancel); read_all waits in
+     * poll(2) instead */
+    if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
         return io_error(err, path, errno);
     if (fstat(fd, &st) != 0) {
         int e = errno;
@@ -188,19 +296,47 @@ int cg_source_open(const char *path, size_t defer, CgSource **out,
         close(fd);
         return io_error(err, path, EISDIR);
     }
+    if (S_ISREG(st.st_mode)) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl == -1 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == -1) {
+            int e = errno;
+            close(fd);
+            return io_error(err, path, e);
+        }
+        if ((uintmax_t)st.st_size >= (uintmax_t)((size_t)-1) / 2) {
+            close(fd);
+            return io_error(err, path, EFBIG);
+        }
+        /* (a file of size 0 may be one of /proc's, whose size says
+         * nothing: read as a stream) */
+        size = st.st_size ? st.st_size : -1;
+        if (limit && size > 0 && (size_t)size > limit) {
+            /* the text would pass it, unless it is compressed (then the
+             * decompressed text counts) */
+            char magic[8];
+            ssize_t r = pread(fd, magic, sizeof magic, 0);
+            if (r >= 0 && cg_compression(magic, (size_t)r) == CG_PLAIN) {
+                close(fd);
+                return too_big(err, path, limit);
+            }
+        }
+    }
+    if (size < 0 && !limit) {
+        limit = CG_MAX_BYTES < (uint64_t)((size_t)-1) / 2
+                    ? (size_t)CG_MAX_BYTES : ((size_t)-1) / 2;
+    }
     if (!(s = calloc(1, sizeof *s))) {
         close(fd);
         return no_memory(err);
     }
     s->fd = -1;
-    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size < (uintmax_t)(size_t)-1)
-        cap = expect = (size_t)st.st_size + 1;
 #ifdef POSIX_FADV_SEQUENTIAL
-    (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+    if (size >= 0)
+        (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 #endif
-    if (defer && S_ISREG(st.st_mode) && expect != CG_BIG_ANY &&
-        expect - 1 >= defer && expect - 1 > DEFER_HEAD) {
-        rc = open_deferred(fd, expect - 1, path, s);
+    if (defer && size >= 0 && (size_t)size >= defer &&
+        (size_t)size > DEFER_HEAD) {
+        rc = open_deferred(fd, (size_t)size, path, s);
         if (!rc) {
             *buf = s->data;
             *len = s->len;
@@ -213,17 +349,27 @@ int cg_source_open(const char *path, size_t defer, CgSource **out,
             return rc > 0 ? io_error(err, path, rc) : no_memory(err);
         }
     }
-    rc = read_all(fd, cap, expect, s);
+    rc = read_all(fd, size, limit, o, path, s, err);
     close(fd);
     if (rc) {
         free(s);
-        return rc > 0 ? io_error(err, path, rc) : no_memory(err);
+        return rc;
     }
-    if ((kind = cg_compression(s->data, s->len)) != CG_PLAIN) {
+    if ((kind = cg_compression(s->data, s->len)) == CG_PLAIN && limit &&
+        s->len > limit) {
+        release_bytes(s);
+        free(s);
+        return too_big(err, path, limit);
+    }
+    if (kind != CG_PLAIN) {
         /* the text replaces the compressed bytes as the storage */
         char *text;
         size_t tlen, tsize;
-        rc = cg_decompress(kind, s->data, s->len, 0, path, &text, &tlen,
+        CgReadLimit rl;
+        rl.limit = max ? limit : default_limit(s->len);
+        rl.progress = o ? o->progress : NULL;
+        rl.ud = o ? o->ud : NULL;
+        rc = cg_decompress(kind, s->data, s->len, &rl, path, &text, &tlen,
                            &tsize, err);
         release_bytes(s);
         if (rc) {

@@ -7,14 +7,28 @@
 
 typedef struct CgSource CgSource;
 
+/* The most bytes of text one file may give by default where its size is
+ * not known ahead (a stream: a pipe, a FIFO, /dev/zero), and for a
+ * compressed file, which may give at most CG_MAX_RATIO times its own
+ * size; opts.max_bytes sets another limit, for every file. */
+#define CG_MAX_BYTES ((uint64_t)16 << 30)
+#define CG_MAX_RATIO 1000
+
 /* Opens path and gives its bytes (buf, len, valid until the source is
- * released). CG_OK, or CG_EIO / CG_ENOMEM with err->msg "path: reason",
- * or the errors of cg_decompress.
+ * released). A regular file must keep its size while it is read; a
+ * stream is read as it comes, calling o->progress(done, 0) at least every
+ * CG_PROGRESS_STEP bytes and every 250 ms while it waits (a FIFO with no
+ * writer waits for one); compressed bytes are decompressed
+ * (cg_decompress, with o->progress). o may be NULL. CG_OK, or CG_EIO /
+ * CG_ENOMEM with err->msg "path: reason", CG_ELIMIT "path: size exceeds N
+ * bytes (opts.max_bytes)", CG_ECANCEL "path: load cancelled", or the
+ * errors of cg_decompress.
  * defer (0: never): a plain file of defer bytes or more is read in part,
  * its first 64 KiB; len is its size when opened, and buf[0, len) fills
  * as cg_source_read reads the rest (the load's worker thread, while the
  * loader starts on what is there: cg_prescan.h). */
-CG_HIDDEN int cg_source_open(const char *path, size_t defer, CgSource **out,
+CG_HIDDEN int cg_source_open(const char *path, size_t defer,
+                             const CgLoadOpts *o, CgSource **out,
                              const char **buf, size_t *len, CgError *err);
 /* The bytes of buf read so far: len when it is whole. */
 CG_HIDDEN size_t cg_source_have(const CgSource *s);

@@ -85,7 +85,9 @@ end
 --   total)` is called at least every 16 MB of input and at the end, and
 --   cancels the load when it returns false; `threads = 1` reads with one
 --   thread (a file of 4 MB or more is read by two); `chunk = n` is the
---   second thread's chunk size in bytes (for tests)
+--   second thread's chunk size in bytes (for tests); `max_bytes = n` the
+--   most bytes of text a file may give (default: 16 GiB, or 1,000 times
+--   a compressed file's size)
 -- @return Profile, or nil and "path:LINE: message"
 -- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
 -- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))

@@ -157,7 +157,9 @@ function Profile:write_pprof(path, opts)
   local names = {}
   for i, ev in ipairs(events) do names[i] = type(ev) == "number" and self.events[ev] or ev end
   local bytes = M.encode(self, names, threshold)
-  return require("callgrind.atomic").write(path, internal.gzip(bytes))
+  local gz, err = internal.gzip(bytes)
+  if not gz then return nil, "write_pprof: " .. err, "io" end
+  return require("callgrind.atomic").write(path, gz)
 end
 
 return M

@@ -68,12 +68,12 @@ describe("lua5.4 -lcallgrind.start", function()
     assert.are.equal(1, calls(prof, "main chunk", "Stack.new"))
     assert.are.equal(10, calls(prof, "main chunk", "string.format"))
     assert.are.equal(3, calls(prof, "main chunk", "gen"))
-    assert.are.equal(1, calls(prof, "gen", "anonymous:22"))
-    assert.are.equal(3, calls(prof, "anonymous:22", "coroutine.yield"))
+    assert.are.equal(1, calls(prof, "gen", "anonymous@work.lua:22"))
+    assert.are.equal(3, calls(prof, "anonymous@work.lua:22", "coroutine.yield"))
     local compared = 0
     local words = { "1", "1", "2", "3", "5", "8", "13", "21", "34", "55" }
     table.sort(words, function(a, b) compared = compared + 1; return #a < #b or (#a == #b and a < b) end)
-    assert.are.equal(compared, calls(prof, "table.sort", "anonymous:21"))
+    assert.are.equal(compared, calls(prof, "table.sort", "anonymous@work.lua:21"))
     assert.are.equal(path, prof:func("fib").file)
     assert.are.equal("[C]", prof:func("table.sort").file)
     -- Stack:push: 3 instructions on line 8 and 2 on line 9, 10 times; the

@@ -70,6 +70,8 @@ typedef struct Map {
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
     int asked;                  /* its call-site name was asked for */
+    int is_c;                   /* a C function: runs no VM instruction */
+    int32_t active;             /* its frames in the running threads */
     /* its last two calls: callee key and line -> callee and edge (a loop
      * or a recursion calls the same functions from the same line again) */
     struct {
@@ -91,6 +93,7 @@ typedef struct Edge {
 typedef struct Frame {
     const void *ci;             /* the interpreter's CallInfo */
     int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
+    int32_t node;               /* its stack (opts.stacks), else -1 */
     int tail;                   /* replaced by a tail call (same ci above) */
     Cost start;                 /* thread clock at the call */
 } Frame;
@@ -105,6 +108,12 @@ typedef struct Thread {
     int suspended, fresh;       /* fresh: started while profiling */
 } Thread;
 
+/* A node of the stack trie: one per distinct call stack (parent, fn). */
+typedef struct Node {
+    int32_t parent, fn;         /* parent -1: outermost */
+    Cost self;
+} Node;
+
 typedef struct Prof {
     int running, count_hook, hc_off, proto_off, ci_ok, calibrated;
     int simple;                 /* Instr only, counted from lua_State */
@@ -118,8 +127,15 @@ typedef struct Prof {
     size_t probe_size;
     Thread *th;
     size_t nth, capth;
-    int32_t cur, from_fn;
+    int32_t cur, from_fn, from_node;
     Map thmap;
+    int stacks;                 /* opts.stacks: a trie of call stacks */
+    int lines;                  /* opts.lines: a line hook (default) */
+    Node *nodes;
+    size_t nnode, capnode;
+    Map nodemap;
+    int gc_ours;                /* the collector is stepped from the hook */
+    int64_t gc_next;            /* at this P->alloc */
     FnCost *fns;
     size_t nfn, capfn;
     Map fnmap;
@@ -417,28 +433,91 @@ static Cost *line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
 }
 
 /* Charges a cost to the function and line on top of T (nothing for the
- * root: what runs outside every observed call is not in the profile). */
-static void charge(Prof *P, lua_State *L, Thread *T, const Cost *d)
+ * root: what runs outside every observed call is not in the profile).
+ * Instructions counted while a C function is on top ran with hooks off:
+ * finalizers the collector called from it (collectgarbage, an allocation
+ * in the C function); a count hook does not see them either, and they are
+ * left out. */
+static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
 {
     Frame *f = top(T);
-    if (f->fn < 0 || (d->v[0] | d->v[1] | d->v[2]) == 0)
+    if (f->fn < 0)
+        return;
+    if (P->fns[f->fn].is_c)
+        d->v[EV_INSTR] = 0;
+    if ((d->v[0] | d->v[1] | d->v[2]) == 0)
         return;
     cost_add(line_slot(P, L, f->fn, f->line), d);
+    if (f->node >= 0)
+        cost_add(&P->nodes[f->node].self, d);
     cost_add(&P->G, d);
 }
 
+/* The node of the stack `parent` extended by fn (-1 without stacks). */
+static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    uint64_t k1 = (uint64_t)(uint32_t)(parent + 1), k2 = (uint32_t)fn;
+    int32_t id;
+    Node *n;
+    if (!P->stacks || fn < 0)
+        return parent;
+    id = map_get(&P->nodemap, k1, k2);
+    if (id >= 0)
+        return id;
+    if (CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0
+        || map_put(&P->nodemap, k1, k2, (int32_t)P->nnode) != 0)
+        oom(P, L);
+    id = (int32_t)P->nnode++;
+    n = &P->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->fn = fn;
+    return id;
+}
+
+/* A call's inclusive cost goes to its edge only when no other frame of
+ * the callee is active (in this thread or the ones that resumed it):
+ * the outer call of a recursion already holds the inner ones, so an
+ * edge's cost never exceeds the total, and recursion (tail calls
+ * included) never counts a cost twice. */
 static void pop(Prof *P, Thread *T)
 {
     Frame *f = top(T);
+    if (f->ci != NULL && f->fn >= 0)
+        P->fns[f->fn].active--;
     if (f->edge >= 0) {
         Edge *e = &P->edges[f->edge];
-        Cost now = thread_clock(P, T);
-        int i;
         e->count++;
-        for (i = 0; i < NEV; i++)
-            e->incl.v[i] += now.v[i] - f->start.v[i];
+        if (P->fns[f->fn].active == 0) {
+            Cost now = thread_clock(P, T);
+            int i;
+            for (i = 0; i < NEV; i++)
+                e->incl.v[i] += now.v[i] - f->start.v[i];
+        }
     }
     T->n--;
+}
+
+/* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
+ * running threads. */
+static void activity(Prof *P, Thread *T, int delta)
+{
+    size_t i;
+    for (i = 1; i < T->n; i++)
+        if (T->f[i].ci != NULL && T->f[i].fn >= 0)
+            P->fns[T->f[i].fn].active += delta;
+}
+
+/* A suspended coroutine resumed from another stack: its frames' nodes
+ * move under the resume that runs it now. */
+static void rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
+{
+    size_t i;
+    if (!P->stacks || T->f[0].node == base)
+        return;
+    T->f[0].node = base;
+    for (i = 1; i < T->n; i++)
+        T->f[i].node = node_of(P, L, T->f[i - 1].node, T->f[i].fn);
 }
 
 /* Pops the frames above the topmost one whose CallInfo is ci (they never
@@ -473,6 +552,9 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
+    f->node = T->n > 1 ? node_of(P, L, f[-1].node, fn) : -1;
+    if (ci != NULL && fn >= 0)
+        P->fns[fn].active++;
     f->start = thread_clock(P, T);
 }
 
@@ -504,6 +586,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
     T->suspended = 0;
     T->fresh = 0;
     push(P, L, T, NULL, root_fn, 0, -1);
+    T->f[0].node = P->from_node;
     return T;
 }
 
@@ -524,6 +607,7 @@ static void leave(Prof *P, Thread *T)
     if (st == LUA_YIELD) {
         T->suspended = 1;
         T->susp_at = P->G;
+        activity(P, T, -1);
     } else if (st != LUA_OK) {
         close_all(P, T);
         drop_thread(P, T);
@@ -548,10 +632,12 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         return T;
     }
     P->from_fn = -1;
+    P->from_node = -1;
     if (T != NULL) {
         d.v[EV_INSTR] = take_instr(P, T, 0);
         charge(P, L, T, &d);
         P->from_fn = top(T)->fn;
+        P->from_node = top(T)->node;
         leave(P, T);
     }
     i = thread_index(P, L);
@@ -564,6 +650,8 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         for (k = 0; k < NEV; k++)
             T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];
         T->suspended = 0;
+        activity(P, T, 1);
+        rebase(P, L, T, P->from_node);
     }
     memset(&d, 0, sizeof d);
     d.v[EV_INSTR] = take_instr(P, T, keep);
@@ -707,6 +795,7 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     memset(&P->fns[id], 0, sizeof P->fns[id]);
     P->fns[id].seen[0].fn = P->fns[id].seen[1].fn = -1;
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    P->fns[id].is_c = ar->what[0] == 'C';
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
     lua_getiuservalue(L, -1, 1);
@@ -762,6 +851,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             /* the bottom of a new coroutine where a dead one had frames */
             close_all(P, T);
             T->f[0].fn = P->from_fn;
+            T->f[0].node = P->from_node;
             T->fresh = 1;
         }
     }
@@ -793,6 +883,15 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             c->seen[i].edge = edge;
         }
     }
+    caller = top(T);
+    if (!named && caller->ci == ar->i_ci && caller->fn == fn) {
+        /* a function tail-calling itself: one frame for the whole loop
+         * (its edge counts the call; the cost stays in the frame) */
+        if (edge >= 0)
+            P->edges[edge].count++;
+        caller->line = P->fns[fn].defined;
+        return;
+    }
     push(P, L, T, ar->i_ci, fn, P->fns[fn].defined, edge);
 }
 
@@ -816,15 +915,62 @@ static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
     const Frame *f = top(T);
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (d != 0 && f->fn >= 0) {
+    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
         else
             line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+        if (f->node >= 0)
+            P->nodes[f->node].self.v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
     }
+}
+
+/* ---- the collector's steps ----
+ *
+ * Finalizers run with hooks off, but the instruction counter keeps
+ * counting, so a finalizer that ran in the middle of a Lua function would
+ * be charged to the line that happened to allocate. While profiling, the
+ * automatic collector is stopped and its steps are taken here, inside the
+ * hook, at the pace it would have taken them itself (a step every 8 KB
+ * allocated, the next cycle once as much again is allocated as is in
+ * use): what finalizers run there is nobody's. A collectgarbage("restart")
+ * by the profiled code gives the collector back. */
+
+#define GC_STEP_BYTES 8192
+/* lines = false: the counter counts only where a line or count hook is
+ * set; a count hook this rare keeps it counting at no cost */
+#define COUNT_BASE INT32_MAX
+
+static void gc_take(Prof *P, lua_State *L)
+{
+    P->gc_ours = lua_gc(L, LUA_GCISRUNNING);
+    if (P->gc_ours)
+        lua_gc(L, LUA_GCSTOP);
+    P->gc_next = P->gc_ours ? GC_STEP_BYTES : INT64_MAX;
+}
+
+static void gc_give_back(Prof *P, lua_State *L)
+{
+    if (P->gc_ours && !lua_gc(L, LUA_GCISRUNNING))
+        lua_gc(L, LUA_GCRESTART);
+    P->gc_ours = 0;
+}
+
+/* With in_hook set (the finalizers' allocations are not counted). */
+static void gc_step(Prof *P, lua_State *L)
+{
+    if (lua_gc(L, LUA_GCISRUNNING)) {
+        P->gc_ours = 0;         /* the profiled code restarted it */
+        P->gc_next = INT64_MAX;
+        return;
+    }
+    if (lua_gc(L, LUA_GCSTEP, 0))
+        P->gc_next = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
+    else
+        P->gc_next = P->alloc + GC_STEP_BYTES;
 }
 
 static void prof_hook(lua_State *L, lua_Debug *ar)
@@ -839,6 +985,15 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     }
     if (P->in_hook)
         return;
+    if (ar->event == LUA_HOOKCOUNT && !P->count_hook) {
+        /* lines = false: the counter of L ran down to 0 and started again
+         * from its base (every 2^31 - 1 instructions) */
+        int32_t i = thread_index(P, L);
+        if (i >= 0)
+            P->th[i].last = (int32_t)((uint32_t)P->th[i].last
+                                      + (uint32_t)COUNT_BASE);
+        return;
+    }
     if (ar->event == LUA_HOOKCOUNT && P->cur >= 0 && P->th[P->cur].L == L) {
         P->th[P->cur].counted++;
         return;
@@ -848,7 +1003,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         /* the common case: Instr only, same thread, counter in lua_State */
         T = &P->th[P->cur];
         charge_instr(P, L, T, keep);
-        if (keep) {
+        if (keep && P->alloc < P->gc_next) {
             Frame *f = top(T);
             if (f->ci == ar->i_ci) {
                 f->line = ar->currentline;
@@ -881,6 +1036,8 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     default:
         break;
     }
+    if (P->gc_ours && P->alloc >= P->gc_next)
+        gc_step(P, L);
     /* what our own work ran (finalizers of a collection) is not counted */
     if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
@@ -923,6 +1080,10 @@ static void reset_data(Prof *P)
     free(P->th);
     free(P->fns);
     free(P->edges);
+    free(P->nodes);
+    P->nodes = NULL;
+    P->nnode = P->capnode = 0;
+    map_free(&P->nodemap);
     map_free(&P->thmap);
     map_free(&P->fnmap);
     map_free(&P->edmap);
@@ -982,13 +1143,15 @@ static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
     }
 }
 
-static int get_flag(lua_State *L, int idx, const char *name)
+/* opts[name] as a boolean; def when it is nil or opts is not a table. */
+static int get_flag(lua_State *L, int idx, const char *name, int def)
 {
-    int v;
+    int v = def;
     if (lua_type(L, idx) != LUA_TTABLE)
-        return 0;
+        return def;
     lua_getfield(L, idx, name);
-    v = lua_toboolean(L, -1);
+    if (!lua_isnil(L, -1))
+        v = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return v;
 }
@@ -1010,12 +1173,15 @@ static void start(lua_State *L, int opts, int level)
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
     lua_pop(L, 1);
-    P->count_hook = get_flag(L, opts, "count_hook") || P->hc_off < 0;
+    P->count_hook = get_flag(L, opts, "count_hook", 0) || P->hc_off < 0;
+    P->lines = get_flag(L, opts, "lines", 1);
+    P->stacks = get_flag(L, opts, "stacks", 0);
     P->ev[EV_INSTR] = 1;
-    P->ev[EV_TIME] = get_flag(L, opts, "time");
-    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc");
+    P->ev[EV_TIME] = get_flag(L, opts, "time", 0);
+    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    P->from_node = -1;
     T = add_thread(P, L, -1);
     P->cur = 0;
     if (level > 0)
@@ -1024,12 +1190,13 @@ static void start(lua_State *L, int opts, int level)
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, prof_alloc, P);
     lua_sethook(L, prof_hook,
-                LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE
-                    | (P->count_hook ? LUA_MASKCOUNT : 0),
-                P->count_hook ? 1 : 0);
+                LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
+                    | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
+                P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;
+    gc_take(P, L);
     P->running = 1;
     P->t_out = now_ns();
 }
@@ -1049,8 +1216,12 @@ static int stop(lua_State *L)
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
         T->n--;
     for (i = 0; i < P->nth; i++)
-        if (P->th[i].L != NULL)
+        if (P->th[i].L != NULL) {
+            if (P->th[i].suspended)
+                activity(P, &P->th[i], 1);
             close_all(P, &P->th[i]);
+        }
+    gc_give_back(P, L);
     if (ours)
         lua_sethook(L, NULL, 0, 0);
     restore_alloc(P, L);
@@ -1125,6 +1296,24 @@ static void push_data(lua_State *L)
             }
     }
     lua_setfield(L, -2, "edges");
+    if (P->stacks) {
+        /* stacks = { parent, fn, cost..., ... } per node (parent 0: none) */
+        lua_createtable(L, (int)(P->nnode * (size_t)(2 + nev)), 0);
+        k = 0;
+        for (i = 0; i < P->nnode; i++) {
+            const Node *x = &P->nodes[i];
+            lua_pushinteger(L, x->parent + 1);
+            lua_rawseti(L, -2, ++k);
+            lua_pushinteger(L, x->fn + 1);
+            lua_rawseti(L, -2, ++k);
+            for (e = 0; e < NEV; e++)
+                if (P->ev[e]) {
+                    lua_pushinteger(L, x->self.v[e]);
+                    lua_rawseti(L, -2, ++k);
+                }
+        }
+        lua_setfield(L, -2, "stacks");
+    }
 }
 
 static void drop_data(lua_State *L)
@@ -1168,22 +1357,40 @@ static int l_mode(lua_State *L)
     return 2;
 }
 
-/* The closure prof_stopper(builder) makes: (...) -> builder(data, ...),
- * data nil when the profiler was not running. */
+#define HOOK_REPLACED "the profiler's hook was replaced while profiling " \
+                      "(debug.sethook): no profile"
+
+/* The closure prof_stopper(builder [, soft]) makes: (...) ->
+ * builder(data, ...), data nil when the profiler was not running. When
+ * the hook was replaced it raises, or, soft, calls builder(nil, why, ...);
+ * a soft builder always gets that second argument (nil when all went
+ * well). */
 static int l_stop(lua_State *L)
 {
     Prof *P = get_prof(L);
-    int n = lua_gettop(L);
+    int n = lua_gettop(L), soft = lua_toboolean(L, lua_upvalueindex(2));
+    const char *why = NULL;
     if (P != NULL && P->running) {
         if (!stop(L)) {
             drop_data(L);
-            return luaL_error(L, "the profiler's hook was replaced while "
-                                 "profiling (debug.sethook): no profile");
+            if (!soft)
+                return luaL_error(L, HOOK_REPLACED);
+            why = HOOK_REPLACED;
+            lua_pushnil(L);
+        } else {
+            push_data(L);
+            drop_data(L);
         }
-        push_data(L);
-        drop_data(L);
     } else {
         lua_pushnil(L);
+    }
+    if (soft) {
+        if (why != NULL)
+            lua_pushstring(L, why);
+        else
+            lua_pushnil(L);
+        lua_insert(L, 1);
+        n++;
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -1195,8 +1402,16 @@ static int l_stop(lua_State *L)
 static int l_stopper(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_settop(L, 1);
-    lua_pushcclosure(L, l_stop, 1);
+    lua_settop(L, 2);
+    lua_pushboolean(L, lua_toboolean(L, 2));
+    lua_replace(L, 2);
+    lua_pushcclosure(L, l_stop, 2);
+    return 1;
+}
+
+static int l_pid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)getpid());
     return 1;
 }
 
@@ -1213,8 +1428,7 @@ static int l_run(lua_State *L)
     status = lua_pcall(L, 0, LUA_MULTRET, 0);
     if (!stop(L)) {
         drop_data(L);
-        return luaL_error(L, "the profiler's hook was replaced while "
-                             "profiling (debug.sethook): no profile");
+        return luaL_error(L, HOOK_REPLACED);
     }
     if (status != LUA_OK) {
         drop_data(L);
@@ -1234,6 +1448,7 @@ void cg_prof_register(lua_State *L)
         {"prof_run", l_run},
         {"prof_running", l_running},
         {"prof_mode", l_mode},
+        {"prof_pid", l_pid},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

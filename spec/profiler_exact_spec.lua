@@ -9,8 +9,8 @@ local helpers = require "spec.support.helpers"
 
 -- busted runs spec files with an environment whose __index is Lua code:
 -- the workloads use locals, so that only their own code runs
-local collectgarbage, coroutine, ipairs, load, math, pcall, select, setmetatable, table =
-  collectgarbage, coroutine, ipairs, load, math, pcall, select, setmetatable, table
+local collectgarbage, coroutine, ipairs, load, math, pcall, setmetatable, table =
+  collectgarbage, coroutine, ipairs, load, math, pcall, setmetatable, table
 local sethook, getinfo = debug.sethook, debug.getinfo
 
 -- { ["file:name"] = { [line] = Instr } } of every function with a cost.
@@ -243,6 +243,7 @@ describe("callgrind.profile{ runs = N }", function()
       n = n + 1
       local t = {}
       for i = 1, n * 10 do t[i] = i end
+      return t
     end
     local prof, spread = callgrind.profile(run, { runs = 3 })
     assert.are.equal(3, n)

@@ -2,6 +2,10 @@
 -- The face of the library: the C core (`callgrind.core`) loads profiles;
 -- the topic modules add their methods to the same objects.
 -- @module callgrind
+if _VERSION ~= "Lua 5.4" then
+  -- before the core, whose load would fail with a raw "undefined symbol"
+  error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
+end
 local core = require "callgrind.core"
 local events = require "callgrind.events"
 

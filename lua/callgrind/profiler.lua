@@ -358,6 +358,29 @@ function Profile:stacks(ev)
   end
 end
 
+-- Folded stacks of Instr (`frame;frame;frame cost`, outermost first), one
+-- line per stack with a cost: what until_exit writes beside the profile
+-- when asked for stacks. A ';' in a name is written \x3b.
+local function to_folded(data, fns)
+  local st, width, out = data.stacks, 2 + #data.events, {}
+  local names = {}
+  for i, fn in ipairs(fns) do names[i] = (safe(fn.name):gsub(";", "\\x3b")) end
+  for node = 1, #st // width do
+    local cost = st[(node - 1) * width + 3]
+    if cost ~= 0 then
+      local rev, k = {}, node
+      while k > 0 do
+        rev[#rev + 1] = names[st[(k - 1) * width + 2]]
+        k = st[(k - 1) * width + 1]
+      end
+      local path = {}
+      for i = #rev, 1, -1 do path[#path + 1] = rev[i] end
+      out[#out + 1] = concat(path, ";") .. " " .. cost .. "\n"
+    end
+  end
+  return concat(out)
+end
+
 -- data -> Profile, text
 local function build(data)
   local fns = describe(data)
@@ -480,7 +503,8 @@ end
 -- not writable, an error while writing) one line on stderr says why and
 -- no file is left.
 -- @tparam[opt] table opts as for `start`, plus `out`: the file (default
---   `$CALLGRIND_OUT`, else `callgrind.out.<pid>` in the current directory)
+--   `$CALLGRIND_OUT`, else `callgrind.out.<pid>` in the current directory);
+--   with `stacks = true` the folded stacks of `Instr` go to `out .. ".folded"`
 -- @return an object that writes the file when collected (keep it: the
 --   Lua state's closing collects it)
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
@@ -495,10 +519,17 @@ function M.until_exit(opts)
     done = true
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end
-    local ok, text = pcall(to_text, data, command_line())
+    local ok, text, folded = pcall(function()
+      local fns = describe(data)
+      return to_text(data, command_line(), fns), data.stacks and to_folded(data, fns)
+    end)
     if not ok then return complain(path, "error while writing: " .. tostring(text)) end
     local wok, err = write_atomic(path, text, data.pid)
-    if not wok then complain(path, err) end
+    if not wok then return complain(path, err) end
+    if folded then
+      wok, err = write_atomic(path .. ".folded", folded, data.pid)
+      if not wok then complain(path .. ".folded", err) end
+    end
   end
   -- check_free made the collector's state, so it is finalized after the
   -- sentinel (finalizers run newest first)

@@ -1,43 +1,55 @@
 /* The Lua profiler's collector: a debug hook with a shadow stack per thread
  * that counts Lua VM instructions (and optionally time and allocated bytes)
- * per function, per source line and per call site.
+ * per function, per source line, per call site and (opts.stacks) per
+ * distinct call stack. Portable: it reads Lua's private structures only
+ * through cg_prof_lua54.h, whose probes turn each shortcut off where it
+ * does not hold.
  *
- * Counting. With a line hook set, the VM runs luaG_traceexec before every
- * instruction, and that decrements the thread's private hook counter
- * whether or not a count hook is set. Reading that counter at each call,
- * return and line event gives the exact number of instructions executed
- * since the last event, with no hook call per instruction. The counter's
- * place inside lua_State is not public: it is found once by setting two
- * distinct hook counts on the main thread and looking for the field that
- * follows them. Where it cannot be found (another build of Lua), or when
- * asked (opts.count_hook), a count hook with count 1 counts the same
- * instructions one hook call at a time.
+ * Counting. The fast way reads the interpreter's own per-instruction hook
+ * counter (cg_l54_hookcount) at each call, return and line event: the
+ * exact number of instructions since the last event, with no hook call
+ * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
+ * the line hook, to keep the counter counting). Where the counter cannot
+ * be found, or when asked (opts.count_hook), a count hook with count 1
+ * counts the same instructions one hook call at a time.
+ *
+ * Finalizers run with hooks off while the counter keeps counting: the
+ * automatic collector is stopped while profiling and stepped from the
+ * hook (gc_step), where what finalizers run is nobody's; what a collection
+ * inside a C function (collectgarbage) runs is counted while that C
+ * function is on top, and C functions are charged no instructions. A count
+ * hook sees neither: the two ways agree.
  *
  * Attribution. At each event the instructions since the last one go to the
- * function and line on top of the thread's shadow stack; at a line event
- * the counter already includes the new line's first instruction, so one is
- * kept for it. A call pushes a frame; its return adds 1 to the call site's
- * count and the clock's advance to its inclusive cost. Frames are matched
+ * function, line and stack node on top of the thread's shadow stack; at a
+ * line event the counter already includes the new line's first
+ * instruction, so one is kept for it. A call pushes a frame; its return
+ * adds 1 to the call site's count, and the clock's advance to its
+ * inclusive cost when no other frame of the callee is active (recursion is
+ * counted once, so no call costs more than the total). Frames are matched
  * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
  * are popped at the next event of a frame below them; a tail call keeps
  * the replaced frame under the callee (same CallInfo) and both pop at the
- * callee's return. Each coroutine has its own stack and clock; a clock
- * stops while its coroutine is suspended, so resume costs what ran until
- * the yield.
+ * callee's return, except a function tail-calling itself, which keeps its
+ * one frame. Each coroutine has its own stack and clock; a clock stops
+ * while its coroutine is suspended, so resume costs what ran until the
+ * yield, and a resumed coroutine's stack nodes move under the resume.
  *
  * Functions. One per prototype (C function: per C function pointer), its
  * value kept alive while profiling so that no other takes its address.
- * The key is read from the CallInfo (ci->func, the closure, its
- * prototype) where a probe at start found that to agree with lua_getinfo;
- * else lua_getinfo("f") gives it.
+ * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
+ * that to agree with lua_getinfo; else lua_getinfo("f") gives it.
  *
  * Memory: the state is one userdata kept in the registry for the life of
  * the Lua state; its arrays are malloc'd, owned by it and freed by its
  * __gc. While profiling, the state's allocator is a wrapper whose user data
  * is the state: that is how the hook finds it, and how a thread that still
- * has the hook after stop (threads inherit hooks) knows to remove it. */
+ * has the hook after stop (threads inherit hooks) knows to remove it. A
+ * stack node costs 24 + 8 per event bytes, plus its hash slot (24 bytes
+ * at a load of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
+#include "cg_prof_lua54.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -115,7 +127,8 @@ typedef struct Node {
 } Node;
 
 typedef struct Prof {
-    int running, count_hook, hc_off, proto_off, ci_ok, calibrated;
+    int running, count_hook, calibrated;
+    CgL54 l54;                  /* the Lua 5.4 shortcuts found */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
@@ -123,8 +136,6 @@ typedef struct Prof {
     int in_hook;
     lua_Alloc old_f;
     void *old_ud;
-    char *probe;                /* calibrate's thread block */
-    size_t probe_size;
     Thread *th;
     size_t nth, capth;
     int32_t cur, from_fn, from_node;
@@ -278,11 +289,9 @@ static void cost_add(Cost *a, const Cost *b)
 
 /* ---- the instruction counter ---- */
 
-static int32_t read_hookcount(const Prof *P, lua_State *L)
+static int32_t read_hookcount(const Prof *P, const lua_State *L)
 {
-    int32_t h;
-    memcpy(&h, (const char *)L + P->hc_off, sizeof h);
-    return h;
+    return cg_l54_hookcount(&P->l54, L);
 }
 
 /* Instructions thread T ran since the last take; `keep` of them are left
@@ -301,93 +310,11 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
     return d - keep;
 }
 
-static int check_fast_key(Prof *P, lua_State *L);
-
-/* Finds the prototype pointer inside a Lua closure (after its GC header
- * and upvalue count): two closures of one prototype share it, a closure of
- * another prototype has another. Returns -1 when no offset says so. */
-static int find_proto(lua_State *L)
-{
-    static const int offs[] = {24, 16, 32};
-    const void *c[3];
-    size_t i;
-    int j, found = -1;
-    if (luaL_loadstring(L, "local function mk() return function() end end "
-                           "return mk(), mk(), function() end") != LUA_OK
-        || lua_pcall(L, 0, 3, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        return -1;
-    }
-    for (j = 0; j < 3; j++)
-        c[j] = lua_topointer(L, j - 3);
-    for (i = 0; i < sizeof offs / sizeof offs[0] && found < 0; i++) {
-        const void *p[3];
-        for (j = 0; j < 3; j++)
-            memcpy(&p[j], (const char *)c[j] + offs[i], sizeof p[j]);
-        if (p[0] != NULL && p[0] == p[1] && p[0] != p[2] && p[2] != NULL)
-            found = offs[i];
-    }
-    lua_pop(L, 3);
-    return found;
-}
-
-/* The allocator calibrate() puts in place for one lua_newthread: the new
- * thread's block is zeroed (its padding then reads as defined) and its
- * place and size noted, so the scan below stays inside it. */
-static void *zeroing_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    Prof *P = (Prof *)ud;
-    void *p = P->old_f(P->old_ud, ptr, osize, nsize);
-    if (p != NULL && ptr == NULL && osize == LUA_TTHREAD) {
-        memset(p, 0, nsize);
-        P->probe = (char *)p;
-        P->probe_size = nsize;
-    }
-    return p;
-}
-
-/* Finds the hook counter: lua_sethook stores the count in two adjacent ints
- * (basehookcount, hookcount); on a new thread, set to two distinct counts,
- * exactly one place must hold each twice. */
+/* Runs the probes of the Lua 5.4 shortcuts, once. */
 static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {
-    const int32_t k[2] = {0x35a1c3e, 0x1b7e4d2};
-    int hits[2] = {-1, -1}, j;
-    lua_State *T;
-    P->proto_off = find_proto(L);
-    P->ci_ok = check_fast_key(P, L);
-    P->probe = NULL;
-    P->old_f = lua_getallocf(L, &P->old_ud);
-    lua_setallocf(L, zeroing_alloc, P);
-    T = lua_newthread(L);
-    lua_setallocf(L, P->old_f, P->old_ud);
-    P->old_f = NULL;
-    P->hc_off = -1;
+    cg_l54_probe(L, hook, &P->l54);
     P->calibrated = 1;
-    if (P->probe == NULL || (char *)T < P->probe
-        || (char *)T >= P->probe + P->probe_size) {
-        lua_pop(L, 1);
-        return;
-    }
-    for (j = 0; j < 2; j++) {
-        size_t off, end = (size_t)(P->probe + P->probe_size - (char *)T);
-        int n = 0;
-        lua_sethook(T, hook, LUA_MASKCOUNT, k[j]);
-        for (off = 0; off + 8 <= end; off += 4) {
-            int32_t a, b;
-            memcpy(&a, (const char *)T + off, 4);
-            memcpy(&b, (const char *)T + off + 4, 4);
-            if (a == k[j] && b == k[j]) {
-                hits[j] = (int)off + 4;
-                n++;
-            }
-        }
-        if (n != 1)
-            hits[j] = -1;
-    }
-    lua_sethook(T, NULL, 0, 0);
-    lua_pop(L, 1);
-    P->hc_off = (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
 }
 
 /* ---- threads and frames ---- */
@@ -661,44 +588,6 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 
 /* ---- functions ---- */
 
-/* The prototype of a Lua closure, where its place was found (calibrate). */
-static const void *proto_of(const Prof *P, const void *closure)
-{
-    const void *p;
-    memcpy(&p, (const char *)closure + P->proto_off, sizeof p);
-    return p;
-}
-
-/* The key of the function running in ci without lua_getinfo: ci->func
- * (CallInfo's first field) points at the function's TValue (value, then
- * the type tag). Lua closure (tag 6): its prototype; light C function
- * (0x16): itself; C closure (0x26): its C function, where a Lua closure
- * has its prototype. Used only where calibrate() checked it against
- * lua_getinfo. */
-static int fast_key(const Prof *P, const void *ci, uint64_t *key)
-{
-    const char *tv;
-    const void *v;
-    lua_CFunction f;
-    memcpy(&tv, ci, sizeof tv);
-    memcpy(&v, tv, sizeof v);
-    switch (tv[sizeof v] & 0x3f) {
-    case 0x06:
-        *key = (uint64_t)(uintptr_t)proto_of(P, v);
-        return 1;
-    case 0x16:
-        memcpy(&f, tv, sizeof f);
-        *key = (uint64_t)(uintptr_t)f;
-        return 1;
-    case 0x26:
-        memcpy(&f, (const char *)v + P->proto_off, sizeof f);
-        *key = (uint64_t)(uintptr_t)f;
-        return 1;
-    default:
-        return 0;
-    }
-}
-
 /* The key lua_getinfo gives; the function is left on the stack. */
 static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
                          uint64_t *k2)
@@ -708,51 +597,15 @@ static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
         *k2 = UINT64_MAX;
         return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
     }
-    if (P->proto_off >= 0) {
+    if (P->l54.proto_off >= 0) {
         *k2 = 0;
-        return (uint64_t)(uintptr_t)proto_of(P, lua_topointer(L, -1));
+        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
+                                                 lua_topointer(L, -1));
     }
     lua_getinfo(L, "S", ar);
     *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
           | (uint32_t)ar->lastlinedefined;
     return (uint64_t)(uintptr_t)ar->source;
-}
-
-/* Checks fast_key against lua_getinfo on the three kinds of function:
- * itself (a C closure), its caller (a Lua chunk), the C function that
- * called that (start's, a light C function). */
-static int ci_probe(lua_State *L)
-{
-    const Prof *P = (const Prof *)lua_touserdata(L, lua_upvalueindex(1));
-    int lev, ok = 1;
-    for (lev = 0; lev < 3 && ok; lev++) {
-        lua_Debug ar;
-        uint64_t want, k2, got;
-        ok = lua_getstack(L, lev, &ar);
-        if (!ok)
-            break;
-        want = slow_key(P, L, &ar, &k2);
-        lua_pop(L, 1);
-        ok = fast_key(P, ar.i_ci, &got) && got == want;
-    }
-    lua_pushboolean(L, ok);
-    return 1;
-}
-
-static int check_fast_key(Prof *P, lua_State *L)
-{
-    int ok;
-    if (P->proto_off < 0)
-        return 0;
-    if (luaL_loadstring(L, "local probe = ... return (probe())") != LUA_OK) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    lua_pushlightuserdata(L, P);
-    lua_pushcclosure(L, ci_probe, 1);
-    ok = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return ok;
 }
 
 /* info[id + 1][2] = the name the calling instruction gives the function
@@ -857,7 +710,8 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    c = caller->fn >= 0 && P->ci_ok && fast_key(P, ar->i_ci, &key)
+    c = caller->fn >= 0 && P->l54.ci_ok
+                && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
             ? &P->fns[caller->fn] : NULL;
     for (i = 0; c != NULL && i < 2; i++)
         if (c->seen[i].fn >= 0 && c->seen[i].key == key
@@ -1112,8 +966,8 @@ static Prof *state(lua_State *L)
     P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
     memset(P, 0, sizeof *P);
     P->cur = -1;
-    P->hc_off = -1;
-    P->proto_off = -1;
+    P->l54.hc_off = -1;
+    P->l54.proto_off = -1;
     if (luaL_newmetatable(L, PROF_STATE)) {
         lua_pushcfunction(L, state_gc);
         lua_setfield(L, -2, "__gc");
@@ -1173,7 +1027,7 @@ static void start(lua_State *L, int opts, int level)
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
     lua_pop(L, 1);
-    P->count_hook = get_flag(L, opts, "count_hook", 0) || P->hc_off < 0;
+    P->count_hook = get_flag(L, opts, "count_hook", 0) || P->l54.hc_off < 0;
     P->lines = get_flag(L, opts, "lines", 1);
     P->stacks = get_flag(L, opts, "stacks", 0);
     P->ev[EV_INSTR] = 1;
@@ -1352,8 +1206,8 @@ static int l_mode(lua_State *L)
     Prof *P = state(L);
     if (!P->calibrated)
         return 0;
-    lua_pushstring(L, P->hc_off >= 0 ? "counter" : "count hook");
-    lua_pushboolean(L, P->ci_ok);
+    lua_pushstring(L, P->l54.hc_off >= 0 ? "counter" : "count hook");
+    lua_pushboolean(L, P->l54.ci_ok);
     return 2;
 }
 

@@ -51,6 +51,7 @@
 #include "cg_prof.h"
 #include "cg_prof_lua54.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -147,6 +148,7 @@ typedef struct Prof {
     Map nodemap;
     int gc_ours;                /* the collector is stepped from the hook */
     int64_t gc_next;            /* at this P->alloc */
+    int64_t gc_last;            /* P->alloc its debt counts from */
     FnCost *fns;
     size_t nfn, capfn;
     Map fnmap;
@@ -803,6 +805,7 @@ static void gc_take(Prof *P, lua_State *L)
     P->gc_ours = lua_gc(L, LUA_GCISRUNNING);
     if (P->gc_ours)
         lua_gc(L, LUA_GCSTOP);
+    P->gc_last = 0;
     P->gc_next = P->gc_ours ? GC_STEP_BYTES : INT64_MAX;
 }
 
@@ -813,18 +816,21 @@ static void gc_give_back(Prof *P, lua_State *L)
     P->gc_ours = 0;
 }
 
-/* With in_hook set (the finalizers' allocations are not counted). */
+/* With in_hook set (the finalizers' allocations are not counted). A step
+ * does work in proportion to what was allocated since the last one, as
+ * the collector's own steps do. */
 static void gc_step(Prof *P, lua_State *L)
 {
+    int64_t kb = (P->alloc - P->gc_last + 1023) / 1024;
     if (lua_gc(L, LUA_GCISRUNNING)) {
         P->gc_ours = 0;         /* the profiled code restarted it */
         P->gc_next = INT64_MAX;
         return;
     }
-    if (lua_gc(L, LUA_GCSTEP, 0))
-        P->gc_next = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
-    else
-        P->gc_next = P->alloc + GC_STEP_BYTES;
+    P->gc_last = P->alloc;
+    if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
+        P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
+    P->gc_next = P->gc_last + GC_STEP_BYTES;
 }
 
 static void prof_hook(lua_State *L, lua_Debug *ar)

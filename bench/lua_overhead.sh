@@ -8,7 +8,10 @@
 # default) and at line level with whole stacks (CALLGRIND_STACKS=1). The
 # runs alternate (plain, empty, fn, lines, stacks; again) LUA_BENCH_PAIRS
 # times (default 9); each column is the median of the per-round ratios of
-# cpu time (user + sys): fn and lines over plain, stacks over lines.
+# cpu time (user + sys): fn and lines over plain, stacks over lines. The
+# two empty-hook columns are the floors: "empty fn" a hook on calls and
+# returns with the rare count hook that keeps the instruction counter
+# counting (what function level needs), "empty lines" on lines too.
 # Targets: fn <= 2x, lines <= 3x, stacks <= 1.3x; a ratio over its target
 # is marked "!". With LUA_BENCH_VALGRIND=1 a last column gives valgrind
 # --tool=callgrind (1 run) over the plain median. Run from anywhere; LUA,
@@ -49,28 +52,30 @@ median() {
 # cell RATIO TARGET: "1.83x", or "2.10x!" over the target
 cell() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.2fx%s", r, (t != "" && r > t) ? "!" : "" }'; }
 
-printf "%-11s %8s %11s %11s %11s %12s" "workload" "plain s" "empty hook" "fn level" "line level" "+stacks"
+printf "%-11s %8s %9s %11s %11s %11s %9s" "workload" "plain s" "empty fn" "fn level" "empty lines" "line level" "+stacks"
 [ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %10s" "valgrind"
 printf "\n"
 for w in bench/lua/*.lua; do
     name=$(basename "$w" .lua)
-    : > "$tmp/plain"; : > "$tmp/r_empty"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"
+    : > "$tmp/plain"; : > "$tmp/r_efn"; : > "$tmp/r_empty"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"
     for ((i = 0; i < PAIRS; i++)); do
         p=$(cpu "$LUA" "$w")
+        ef=$(EMPTY_HOOK_LINES=0 cpu "$LUA" -lempty_hook "$w")
         e=$(cpu "$LUA" -lempty_hook "$w")
         f=$(CALLGRIND_LINES=0 cpu "$LUA" -lcallgrind.start "$w")
         l=$(cpu "$LUA" -lcallgrind.start "$w")
         s=$(CALLGRIND_STACKS=1 cpu "$LUA" -lcallgrind.start "$w")
         echo "$p" >> "$tmp/plain"
+        awk -v a="$ef" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_efn"
         awk -v a="$e" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_empty"
         awk -v a="$f" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_fn"
         awk -v a="$l" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_lines"
         awk -v a="$s" -v b="$l" 'BEGIN { print a / b }' >> "$tmp/r_stacks"
     done
     plain=$(median < "$tmp/plain")
-    printf "%-11s %8s %11s %11s %11s %12s" "$name" "$plain" "$(cell "$(median < "$tmp/r_empty")" "")" \
-        "$(cell "$(median < "$tmp/r_fn")" 2)" "$(cell "$(median < "$tmp/r_lines")" 3)" \
-        "$(cell "$(median < "$tmp/r_stacks")" 1.3)"
+    printf "%-11s %8s %9s %11s %11s %11s %9s" "$name" "$plain" "$(cell "$(median < "$tmp/r_efn")" "")" \
+        "$(cell "$(median < "$tmp/r_fn")" 2)" "$(cell "$(median < "$tmp/r_empty")" "")" \
+        "$(cell "$(median < "$tmp/r_lines")" 3)" "$(cell "$(median < "$tmp/r_stacks")" 1.3)"
     if [ "${LUA_BENCH_VALGRIND:-}" = 1 ]; then
         vg=$(cpu valgrind --tool=callgrind --callgrind-out-file=/dev/null "$LUA" "$w")
         printf " %10s" "$(cell "$(awk -v a="$vg" -v b="$plain" 'BEGIN { print a / b }')" "")"

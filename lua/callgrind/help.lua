@@ -19,7 +19,7 @@ M.objects = {
     { "callgrind.files(path)", "the files one valgrind run wrote for that name, in order" },
     { "callgrind.parse(text [, name [, opts]])", "loads a profile from a string" },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x" },
-    { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions" },
+    { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions (runs = N: also min, max)" },
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info" },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)" },
     { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit" },
@@ -31,7 +31,7 @@ M.objects = {
     { "callgrind._VERSION", "the library's version" },
   } },
   { name = "profiler", what = "require \"callgrind.profiler\": profile Lua code", var = "profiler", entries = {
-    { "profiler.start([opts])", "starts counting Lua VM instructions (opts: time, alloc, count_hook)" },
+    { "profiler.start([opts])", "starts counting Lua VM instructions (opts: time, alloc, count_hook, lines, stacks)" },
     { "profiler.stop()", "stops: the Profile and its callgrind text" },
     { "profiler.profile(fn [, opts])", "what callgrind.profile is" },
     { "profiler.running()", "whether the profiler runs" },
@@ -70,6 +70,7 @@ M.objects = {
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation" },
     { "prof:summary()", "a few lines about the profile" },
     { "prof:write(path_or_file [, opts])", "writes it as a callgrind file (compress, functions)" },
+    { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {
     { "part.index", "its position in the profile, from 1" },

@@ -32,6 +32,7 @@ end
 lazy_method("Function", "tree", "callgrind.tree")
 lazy_method("Profile", "annotate", "callgrind.annotate")
 lazy_method("Profile", "write", "callgrind.writer")
+lazy_method("Profile", "stacks", "callgrind.profiler")
 
 -- The questions: inclusive costs and cycles (graph), selections and
 -- groups (query), summaries and the Selection's report (report). Any of

@@ -19,7 +19,7 @@ M.objects = {
     { "callgrind.files(path)", "the files one valgrind run wrote for that name, in order" },
     { "callgrind.parse(text [, name [, opts]])", "loads a profile from a string" },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x" },
-    { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions (runs = N: also min, max)" },
+    { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions" },
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info" },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)" },
     { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit" },

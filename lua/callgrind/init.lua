@@ -130,6 +130,11 @@ M.run = lazy("callgrind.run", "run")
 -- @usage local d = callgrind.diff(old, new); print(d)
 M.diff = lazy("callgrind.diff", "diff")
 
+--- Writes text to a file atomically (callgrind.writer): a temporary file
+-- in the same directory, synced and renamed over the target.
+-- @function write_file_atomic
+M.write_file_atomic = lazy("callgrind.writer", "write_file_atomic")
+
 --- The checks behind the luassert assertions, for any test framework:
 -- each returns `ok, message` (see the `callgrind.check` and
 -- `callgrind.baseline` modules).

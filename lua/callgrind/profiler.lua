@@ -217,52 +217,31 @@ local function command_line()
   return concat(t, " ")
 end
 
--- A name made safe as the writer makes it (csrc/model/cg_write.h): a
--- control byte, and a blank at the start or end, as the text \xHH (a
--- newline cannot start a line of its own); "(N)" at the start needs
--- nothing more, as every name is defined with an id of its own.
+-- A name as the writer writes it, made safe (csrc/model/cg_write.h): a
+-- control byte, and a blank at the start or end, as the text \xHH. The
+-- loaded profile has its names so; the stacks find their functions by it.
 local function safe(s)
   s = s:gsub("[%c\127]", function(c) return format("\\x%02x", c:byte()) end)
   return (s:gsub("^ ", "\\x20"):gsub(" $", "\\x20"))
 end
 
--- Writes the data as callgrind format: fl=/fn= blocks with their line
--- costs, and per call site cfi=/cfn=/calls= with the inclusive cost. Ids
--- follow the writer's rule: a file id per file, a function id per (file,
--- name), so that no viewer merges functions of two files.
+-- Writes the data as callgrind format through the library's one writer
+-- (the core's emitter): per function its line costs, and per call site
+-- cfi=/cfn=/calls= with the inclusive cost. The writer gives a function
+-- id per (file, name), so no viewer merges functions of two files, and
+-- makes names safe.
 local function to_text(data, cmd, fns)
   fns = fns or describe(data)
   local events = data.events
   local nev = #events
-  local out = { "# callgrind format", "version: 1", "creator: callgrind.lua profiler",
-    "pid: " .. data.pid }
-  if cmd then out[#out + 1] = "cmd: " .. safe(cmd) end
-  out[#out + 1] = "positions: line"
-  for _, ev in ipairs(events) do out[#out + 1] = format("event: %s : %s", ev, LONG_NAMES[ev]) end
-  out[#out + 1] = "events: " .. concat(events, " ")
-
-  -- name compression: "(n) name" the first time, "(n)" after
-  local file_ids, fn_ids, nfile, nfn = {}, {}, 0, 0
-  local function file_ref(file)
-    local id = file_ids[file]
-    if id then return "(" .. id .. ")" end
-    nfile = nfile + 1
-    file_ids[file] = nfile
-    return "(" .. nfile .. ") " .. safe(file)
-  end
-  local function fn_ref(fn)
-    local key = fn.file .. "\0" .. fn.name
-    local id = fn_ids[key]
-    if id then return "(" .. id .. ")" end
-    nfn = nfn + 1
-    fn_ids[key] = nfn
-    return "(" .. nfn .. ") " .. safe(fn.name)
-  end
-
+  local e = core.internal.emitter(true, "callgrind.lua profiler")
+  local event_lines = {}
+  for i, ev in ipairs(events) do event_lines[i] = { name = ev, long_name = LONG_NAMES[ev] } end
+  e:part { pid = data.pid, cmd = cmd, positions = { "line" }, events = events, event_lines = event_lines }
   local calls = {}
-  local e, stride = data.edges, 4 + nev
-  for k = 1, #e, stride do
-    local caller = e[k]
+  local ed, stride = data.edges, 4 + nev
+  for k = 1, #ed, stride do
+    local caller = ed[k]
     calls[caller] = calls[caller] or {}
     calls[caller][#calls[caller] + 1] = k
   end
@@ -271,30 +250,27 @@ local function to_text(data, cmd, fns)
   for i, fn in ipairs(fns) do
     local lines, mine = data.lines[i], calls[i]
     if #lines > 0 or mine then
-      out[#out + 1] = "fl=" .. file_ref(fn.file)
-      out[#out + 1] = "fn=" .. fn_ref(fn)
+      e:fn(nil, fn.file, fn.name)
       for k = 1, #lines, nev + 1 do
-        out[#out + 1] = concat(lines, " ", k, k + nev)
-        for j = 1, nev do totals[j] = totals[j] + lines[k + j] end
+        local costs = { table.unpack(lines, k + 1, k + nev) }
+        e:line({ lines[k] }, costs)
+        for j = 1, nev do totals[j] = totals[j] + costs[j] end
       end
       if mine then
         sort(mine, function(x, y)
-          if e[x + 1] ~= e[y + 1] then return e[x + 1] < e[y + 1] end
-          return e[x + 2] < e[y + 2]
+          if ed[x + 1] ~= ed[y + 1] then return ed[x + 1] < ed[y + 1] end
+          return ed[x + 2] < ed[y + 2]
         end)
         for _, k in ipairs(mine) do
-          local callee = fns[e[k + 2]]
-          out[#out + 1] = "cfi=" .. file_ref(callee.file)
-          out[#out + 1] = "cfn=" .. fn_ref(callee)
-          out[#out + 1] = format("calls=%d %d", e[k + 3], callee.line)
-          out[#out + 1] = e[k + 1] .. " " .. concat(e, " ", k + 4, k + 3 + nev)
+          local callee = fns[ed[k + 2]]
+          e:call(nil, callee.file, callee.name, ed[k + 3], { callee.line }, { ed[k + 1] },
+            { table.unpack(ed, k + 4, k + 3 + nev) })
         end
       end
     end
   end
-  out[#out + 1] = "totals: " .. concat(totals, " ")
-  out[#out + 1] = ""
-  return concat(out, "\n")
+  e:totals(totals)
+  return assert(e:finish())
 end
 
 ---------------------------------------------------------------------------
@@ -469,23 +445,15 @@ function M.running()
   return core.prof_running()
 end
 
--- Writes text to path through a temporary file in the same directory,
--- renamed into place: no partial file on any failure.
--- @return true, or nil and the cause
-local function write_atomic(path, text, tag)
-  local tmp = path .. "." .. tag .. ".tmp"
-  local f, err = io.open(tmp, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(text)
-  if ok then ok, werr = f:flush() end
-  local cok, cerr = f:close()
-  if ok and not cok then ok, werr = nil, cerr end
-  if ok then ok, werr = os.rename(tmp, path) end
-  if not ok then
-    os.remove(tmp)
-    return nil, werr
-  end
-  return true
+-- Writes text to path whole or not at all (the core's atomic write: a
+-- temporary file in the same directory, renamed into place).
+-- @return true, or nil and the cause (without the path)
+local function write_atomic(path, text)
+  local ok, err = core.write_file_atomic(path, text)
+  if ok then return true end
+  local plain = path .. ": "
+  if err:sub(1, #plain) == plain then err = err:sub(#plain + 1) end
+  return nil, err
 end
 
 -- One line on stderr: the profile was not written, and why.
@@ -524,10 +492,10 @@ function M.until_exit(opts)
       return to_text(data, command_line(), fns), data.stacks and to_folded(data, fns)
     end)
     if not ok then return complain(path, "error while writing: " .. tostring(text)) end
-    local wok, err = write_atomic(path, text, data.pid)
+    local wok, err = write_atomic(path, text)
     if not wok then return complain(path, err) end
     if folded then
-      wok, err = write_atomic(path .. ".folded", folded, data.pid)
+      wok, err = write_atomic(path .. ".folded", folded)
       if not wok then complain(path .. ".folded", err) end
     end
   end

@@ -473,7 +473,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
                  int32_t fn, int32_t line, int32_t edge)
 {
     Frame *f;
-    if (CG_GROW(T->f, T->cap, T->n + 1) != 0)
+    if (T->n >= T->cap && CG_GROW(T->f, T->cap, T->n + 1) != 0)
         oom(P, L);
     f = &T->f[T->n++];
     f->ci = ci;
@@ -481,7 +481,8 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
-    f->node = T->n > 1 ? node_of(P, L, f[-1].node, fn) : -1;
+    f->node = T->n == 1 ? -1 : P->stacks ? node_of(P, L, f[-1].node, fn)
+                                         : f[-1].node;
     if (ci != NULL && fn >= 0)
         P->fns[fn].active++;
     f->start = thread_clock(P, T);

@@ -13,18 +13,7 @@ local collectgarbage, coroutine, ipairs, load, math, pcall, setmetatable, table 
   collectgarbage, coroutine, ipairs, load, math, pcall, setmetatable, table
 local sethook, getinfo = debug.sethook, debug.getinfo
 
--- { ["file:name"] = { [line] = Instr } } of every function with a cost.
-local function lines_by_function(prof)
-  local t = {}
-  for fn in prof:functions() do
-    local lines = {}
-    for l in fn:lines() do
-      if l:cost("Instr") ~= 0 then lines[l.line] = (lines[l.line] or 0) + l:cost("Instr") end
-    end
-    t[fn.file .. ":" .. fn.name] = lines
-  end
-  return t
-end
+local lines_by_function = helpers.instr_lines
 
 -- Instructions f runs, counted by a count hook (finalizers run with hooks
 -- off, so it does not see theirs): the hook's count less what it counts

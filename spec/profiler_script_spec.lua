@@ -31,18 +31,8 @@ local function calls(prof, caller, callee)
   return n
 end
 
--- { ["name"] = { self, { [line] = cost } } } of every function
-local function model(prof)
-  local t = {}
-  for fn in prof:functions() do
-    local lines = {}
-    for l in fn:lines() do
-      if l:cost("Instr") ~= 0 then lines[l.line] = (lines[l.line] or 0) + l:cost("Instr") end
-    end
-    t[fn.file .. ":" .. fn.name] = { fn:self("Instr"), lines }
-  end
-  return t
-end
+-- { ["file:name"] = { [line] = Instr } } of every function with a cost
+local model = helpers.instr_lines
 
 describe("lua5.4 -lcallgrind.start", function()
   local lab = helpers.lab("spec/profiler_script_spec.lua")

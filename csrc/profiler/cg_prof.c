@@ -382,6 +382,19 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
     cost_add(&P->G, d);
 }
 
+/* A new record (zeroed) at the end of the array *arr of *n, keyed by
+ * (k1, k2) in m (known to be absent): its index. */
+static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
+                          uint64_t k2, void **arr, size_t *n, size_t *cap,
+                          size_t elem)
+{
+    if (cg_grow(arr, cap, *n + 1, elem) != 0
+        || map_put(m, k1, k2, (int32_t)*n) != 0)
+        oom(P, L);
+    memset((char *)*arr + *n * elem, 0, elem);
+    return (int32_t)(*n)++;
+}
+
 /* The node of the stack `parent` extended by fn (-1 without stacks). */
 static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {
@@ -393,12 +406,9 @@ static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     id = map_get(&P->nodemap, k1, k2);
     if (id >= 0)
         return id;
-    if (CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0
-        || map_put(&P->nodemap, k1, k2, (int32_t)P->nnode) != 0)
-        oom(P, L);
-    id = (int32_t)P->nnode++;
+    id = add_record(P, L, &P->nodemap, k1, k2, (void **)&P->nodes,
+                    &P->nnode, &P->capnode, sizeof *P->nodes);
     n = &P->nodes[id];
-    memset(n, 0, sizeof *n);
     n->parent = parent;
     n->fn = fn;
     return id;
@@ -675,12 +685,9 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
     Edge *e;
     if (id >= 0)
         return id;
-    if (CG_GROW(P->edges, P->caped, P->ned + 1) != 0
-        || map_put(&P->edmap, k1, k2, (int32_t)P->ned) != 0)
-        oom(P, L);
-    id = (int32_t)P->ned++;
+    id = add_record(P, L, &P->edmap, k1, k2, (void **)&P->edges, &P->ned,
+                    &P->caped, sizeof *P->edges);
     e = &P->edges[id];
-    memset(e, 0, sizeof *e);
     e->caller = caller;
     e->line = line < 0 ? 0 : line;
     e->callee = callee;

@@ -42,10 +42,10 @@ MODULE = $(BUILD)/callgrind/core.so
 # Debian packages each job needs; .ci/deps installs the missing ones
 # (python3: spec/inclusive_spec.lua profiles the interpreter).
 DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzma-dev
-DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils python3 graphviz golang-go
+DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
-DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl
+DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 

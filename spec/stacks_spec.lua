@@ -153,3 +153,37 @@ describe("prof:folded with exact stacks", function()
       prof:folded(nil, { threshold = 0.15 }))
   end)
 end)
+
+describe("prof:folded of a Lua profile made with stacks = true", function()
+  -- x does its own work (m loop rounds) and calls leaf (n rounds); p calls
+  -- x(1000, 0), q calls x(0, 1000). A loop round is 2 Lua VM instructions
+  -- (FORLOOP, ADD), so leaf(1000) is 2,000 plus 6 of set-up and return,
+  -- leaf(0) is those 6; x's own loop of 1000 is 2,000 plus 10. The
+  -- profiler counts them exactly: leaf is costly under p only.
+  local function leaf(n) local s = 0 for i = 1, n do s = s + i end return s end
+  local function x(n, m) local s = 0 for i = 1, m do s = s + i end return s + leaf(n) end
+  local function p() return x(1000, 0) end
+  local function q() return x(0, 1000) end
+  local prof = callgrind.profile(function() p(); q() end, { stacks = true })
+
+  it("gives the exact stacks", function()
+    local lines = {}
+    for line in prof:folded("Instr"):gmatch("[^\n]+") do
+      lines[#lines + 1] = (line:gsub("^anonymous@[^; ]*", "top"))
+    end
+    assert.are.same({ "top 5", "top;p 4", "top;p;x 10", "top;p;x;leaf 2006", "top;q 4", "top;q;x 2010",
+      "top;q;x;leaf 6" }, lines)
+    assert.are.equal(4045, prof:total("Instr"))
+  end)
+
+  it("where the estimate from the same call graph invents leaf's cost under q", function()
+    -- x's calls to leaf cost 2,012 in all; the estimate gives them to x's
+    -- frame under p and again under q (each x frame has room for them)
+    local Profile = core.methods.Profile
+    local saved = rawget(Profile, "stacks")
+    Profile.stacks = function() error("no stacks") end
+    local text = prof:folded("Instr")
+    Profile.stacks = saved
+    assert.is_truthy(text:find(";q;x;leaf 2012\n", 1, true))
+  end)
+end)

@@ -115,10 +115,13 @@ local function tmpname()
 end
 teardown(function() for _, n in ipairs(tmp) do os.remove(n) end end)
 
--- load -> write -> load; the second load must hold what the first held.
+-- load -> write -> load; the second load must hold what the first held
+-- (with pid = true: the default leaves the pid: lines out).
 local function round_trip(path, opts, load_opts)
   local prof = assert(callgrind.load(path, load_opts))
   local out = tmpname()
+  opts = opts or {}
+  if opts.pid == nil then opts.pid = true end
   assert.is_true(prof:write(out, opts))
   local back, err = callgrind.load(out)
   assert(back, "the written file does not load: " .. tostring(err))
@@ -244,7 +247,7 @@ describe("prof:write's output", function()
 
   it("has callgrind's header order, ids for names, cfi=/cfn= before calls= and totals: last", function()
     local out = tmpname()
-    assert.is_true(prof:write(out))
+    assert.is_true(prof:write(out, { pid = true }))
     assert.are.equal(table.concat({
       "# callgrind format", "version: 1", "creator: hand", "pid: 7", "cmd: ./prog a", "part: 1",
       "desc: Trigger: Program termination", "positions: line", "event: Ir : Instruction Fetch",
@@ -284,14 +287,20 @@ describe("prof:write's output", function()
   end)
 
   it("returns nil and the reason when the file cannot be created", function()
-    assert.are.same({ nil, "/nonexistent-dir/x.out: No such file or directory" },
+    assert.are.same({ nil, "/nonexistent-dir/x.out: No such file or directory", "io" },
       { prof:write("/nonexistent-dir/x.out") })
   end)
 
   it("raises on misuse, naming the argument", function()
     assert.has_error(function() prof:write(42) end,
-      "bad argument #1 to 'write' (path or open file expected, got number)")
-    assert.has_error(function() prof:write(tmpname(), 5) end, "bad argument #2 to 'write' (table expected)")
+      "bad argument #1 to 'write' (path or open file expected, got 42)")
+    assert.has_error(function() prof:write(tmpname(), 5) end, "bad argument #2 to 'write' (table expected, got 5)")
+    assert.has_error(function() prof:write(tmpname(), { compres = false }) end,
+      "bad argument #2 to 'write' (unknown option 'compres'; options: cmd, compress, functions, pid)")
+    local closed = assert(io.open(tmpname(), "wb"))
+    closed:close()
+    assert.has_error(function() prof:write(closed) end,
+      "bad argument #1 to 'write' (path or open file expected, got closed file)")
     assert.has_error(function() prof:write(tmpname(), { functions = { "main" } }) end,
       "bad argument #2 to 'write' (opts.functions[1] is not a function of this profile)")
     local other = assert(callgrind.parse(text, "other"))

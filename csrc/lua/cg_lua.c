@@ -181,6 +181,7 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
 
     lua_setfield(L, -2, "methods");
     luaL_newlib(L, internal_funcs);
+    cgl_write_register(L, lua_absindex(L, -2), lua_gettop(L));
     lua_setfield(L, -2, "internal");
     return 1;
 }

@@ -169,4 +169,8 @@ CG_HIDDEN int cgl_filelist_gc(lua_State *L);
 CG_HIDDEN int cgl_module_files(lua_State *L);
 CG_HIDDEN int cgl_module_parse(lua_State *L);
 
+/* cg_lua_write.c: core.write_file_atomic into the module table at
+ * module, write_profile and write_string into the internal table */
+CG_HIDDEN void cgl_write_register(lua_State *L, int module, int internal);
+
 #endif

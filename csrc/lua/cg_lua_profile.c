@@ -74,7 +74,8 @@ int cgl_profile_tostring(lua_State *L)
 int cgl_profile_warnings(lua_State *L)
 {
     static const char *const kinds[] = {
-        "truncated", "skipped", "mismatch", "unknown", "name", "formula", NULL
+        "truncated", "skipped", "mismatch", "unknown", "name", "lost", "formula",
+        NULL
     };
     CgProfile *P = cgl_check_profile(L, 1);
     int kind = lua_isnoneornil(L, 2) ? -1

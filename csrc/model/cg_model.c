@@ -596,7 +596,7 @@ out:
 }
 
 const char *const cg_warning_kinds[CG_NWKINDS] = {
-    "truncated", "skipped", "mismatch", "unknown", "name"
+    "truncated", "skipped", "mismatch", "unknown", "name", "lost"
 };
 
 int cg_model_warn_text(CgProfile *P, int kind, const char *text)

@@ -29,11 +29,20 @@ enum { CG_LENIENT = 1 };
 enum {
     CG_W_TRUNCATED = 0,    /* the file was cut short */
     CG_W_SKIPPED = 1,      /* lenient mode dropped a line */
-    CG_W_MISMATCH = 2,     /* summary:/totals: differ from the cost lines */
+    CG_W_MISMATCH = 2,     /* summary: differs from the cost lines */
     CG_W_UNKNOWN = 3,      /* an unknown line was skipped */
     CG_W_NAME = 4,         /* an id redefined or never defined */
-    CG_NWKINDS = 5
+    CG_W_LOST = 5,         /* totals: differs from the cost lines: lines
+                              were lost (or added), whatever wrote it */
+    CG_NWKINDS = 6
 };
+
+/* How the files of this library's writer (cg_write.h) start and end: the
+ * loader takes such a file as cut short ("truncated") when a part lacks
+ * its totals: or the end line is missing. */
+#define CG_WRITTEN_HEAD "# callgrind format\n# callgrind.lua: every part " \
+    "ends with totals:, the file with \"# end\"\n"
+#define CG_WRITTEN_END "# end\n"
 CG_HIDDEN extern const char *const cg_warning_kinds[CG_NWKINDS];
 
 typedef struct CgWarning {
@@ -305,6 +314,9 @@ CG_HIDDEN void cg_cursor_init(CgCursor *c, const CgProfile *P, size_t first,
 /* 1 and fills *out, or 0 at the end. */
 CG_HIDDEN int cg_cursor_next_line(CgCursor *c, CgLine *out);
 CG_HIDDEN int cg_cursor_next_jump(CgCursor *c, CgJump *out);
+/* Lines and jumps in one pass, in file order: 1 and fills *line, 2 and
+ * fills *jump, or 0 at the end (the writer). */
+CG_HIDDEN int cg_cursor_next_any(CgCursor *c, CgLine *line, CgJump *jump);
 
 /* Function f's self cost in one part (0-based), into out (stride values);
  * scratch has room for stride values. -1 when a sum does not fit in 64

@@ -118,7 +118,7 @@ static int walk(CgCursor *c, CgLine *ol, CgJump *oj)
                 set_pos(pt, pos, &j.addr, &j.line, &j.flags, CG_HAS_ADDR,
                         CG_HAS_LINE);
                 *oj = j;
-                return 1;
+                return 2;
             }
             if (was != NONE || !ol)
                 continue;
@@ -153,7 +153,12 @@ int cg_cursor_next_line(CgCursor *c, CgLine *out)
 
 int cg_cursor_next_jump(CgCursor *c, CgJump *out)
 {
-    return walk(c, NULL, out);
+    return walk(c, NULL, out) != 0;
+}
+
+int cg_cursor_next_any(CgCursor *c, CgLine *line, CgJump *jump)
+{
+    return walk(c, line, jump);
 }
 
 int cg_func_part_self(const CgProfile *P, int32_t f, uint32_t part,

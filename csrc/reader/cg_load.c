@@ -66,6 +66,9 @@ typedef struct Loader {
                                     part with totals: ("# callgrind format"
                                     alone is no sign: the format's own
                                     examples start so and have none) */
+    int written;                 /* starts with CG_WRITTEN_HEAD: every part
+                                    ends with totals:, the file with
+                                    CG_WRITTEN_END */
     int32_t unspecified;
     int32_t *last_func;          /* function name index -> the function
                                     last found with it, or -1: most names
@@ -514,7 +517,7 @@ static int open_block(Loader *L)
 /* ---- parts ---- */
 
 static int check_sums(Loader *L, const CgPart *pt, const int64_t *written,
-                      uint64_t line, const char *what)
+                      uint64_t line, const char *what, int kind)
 {
     const CgProfile *P = L->P;
     char buf[400];
@@ -539,16 +542,20 @@ static int check_sums(Loader *L, const CgPart *pt, const int64_t *written,
     }
     if (!bad)
         return CG_OK;
-    return warn_at(L, CG_W_MISMATCH, line, "%s does not match the cost "
+    return warn_at(L, kind, line, "%s does not match the cost "
                    "lines: %s%s", what, buf, bad > 4 ? ", ..." : "");
 }
 
 static int end_part(Loader *L)
 {
     const CgPart *pt = &L->P->parts[L->part];
-    int rc = check_sums(L, pt, pt->totals, pt->totals_line, "totals:");
+    /* totals: is the sum of the part's cost lines by definition (summary:
+     * may count more): lines lost or added */
+    int rc = check_sums(L, pt, pt->totals, pt->totals_line, "totals:",
+                        CG_W_LOST);
     if (!rc)
-        rc = check_sums(L, pt, pt->summary, pt->summary_line, "summary:");
+        rc = check_sums(L, pt, pt->summary, pt->summary_line, "summary:",
+                        CG_W_MISMATCH);
     return rc;
 }
 
@@ -1378,7 +1385,7 @@ static int skip_line(Loader *L)
 
 /* A callgrind file whose last part has no totals: was cut short: warn at
  * its last non-blank line, quoting it. */
-static int cut_short(Loader *L)
+static int cut_short(Loader *L, const char *why)
 {
     const char *buf = L->buf, *e = buf + L->len, *s;
     uint64_t line = L->lineno;
@@ -1394,9 +1401,18 @@ static int cut_short(Loader *L)
     while (s > buf && s[-1] != '\n')
         s--;
     quote(q, sizeof q, s, (size_t)(e - s));
-    return warn_at(L, CG_W_TRUNCATED, line, "the file ends without totals: "
-                   "(callgrind ends every part with one): cut short after "
-                   "%s", q);
+    return warn_at(L, CG_W_TRUNCATED, line, "the file ends without %s: cut "
+                   "short after %s", why, q);
+}
+
+/* Does the text end with CG_WRITTEN_END (its newline may be cut)? */
+static int ends_written(const char *buf, size_t len)
+{
+    size_t n = sizeof CG_WRITTEN_END - 1;
+    if (len && buf[len - 1] != '\n')
+        n--;
+    return len >= n + 1 && buf[len - n - 1] == '\n' &&
+           !memcmp(buf + len - n, CG_WRITTEN_END, n);
 }
 
 /* The end of one file: a call or jump waiting for its line, no events:
@@ -1434,8 +1450,13 @@ static int end_text(Loader *L)
                  "a callgrind profile", L->name);
         return CG_EBAD;
     }
-    if (L->callgrind && !L->P->parts[L->part].totals)
-        return cut_short(L);
+    if ((L->callgrind || L->written) && !L->P->parts[L->part].totals)
+        return cut_short(L, L->callgrind ? "totals: (callgrind ends every "
+                         "part with one)" : "totals: (its writer ends every "
+                         "part with one)");
+    if (L->written && !ends_written(L->buf, L->len))
+        return cut_short(L, "its last line '# end' (its writer ends every "
+                         "file with it)");
     return CG_OK;
 }
 
@@ -1453,6 +1474,8 @@ static int begin_text(Loader *L, uint32_t i)
     L->line = t->buf;
     L->file_events = 0;
     L->callgrind = 0;
+    L->written = t->len >= sizeof CG_WRITTEN_HEAD - 1 &&
+                 !memcmp(t->buf, CG_WRITTEN_HEAD, sizeof CG_WRITTEN_HEAD - 1);
     L->skip_cost = 0;
     if (!L->P->nparts || L->touched) {
         int rc = new_part(L, 0);

@@ -205,16 +205,17 @@ function Profile:all_events()
 end
 
 local core_warnings = Profile.warnings
-local KINDS = { truncated = true, skipped = true, mismatch = true, unknown = true, name = true, formula = true }
+local KINDS = { truncated = true, skipped = true, mismatch = true, unknown = true, name = true, lost = true,
+  formula = true }
 --- The core's warnings, then those about the file's event: formulas
 -- (kind "formula"); with a kind, only the warnings of that kind.
 -- @tparam[opt] string kind "truncated", "skipped", "mismatch", "unknown",
---   "name" or "formula"
+--   "name", "lost" or "formula"
 -- @usage assert(#prof:warnings("truncated") == 0, "the profile was cut short")
 function Profile:warnings(kind)
   if kind ~= nil and not KINDS[kind] then
     error(string_format("bad argument #1 to 'warnings' (unknown warning kind '%s'; kinds: "
-      .. "truncated skipped mismatch unknown name formula)", tostring(kind)), 2)
+      .. "truncated skipped mismatch unknown name lost formula)", tostring(kind)), 2)
   end
   local w = core_warnings(self, kind)
   if kind == nil or kind == "formula" then

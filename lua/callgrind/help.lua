@@ -31,7 +31,7 @@ M.objects = {
     { "callgrind._VERSION", "the library's version" },
   } },
   { name = "profiler", what = "require \"callgrind.profiler\": profile Lua code", var = "profiler", entries = {
-    { "profiler.start([opts])", "starts counting Lua VM instructions (opts: time, alloc, count_hook)" },
+    { "profiler.start([opts])", "starts counting Lua VM instructions (opts: time, alloc, count_hook, lines, stacks)" },
     { "profiler.stop()", "stops: the Profile and its callgrind text" },
     { "profiler.profile(fn [, opts])", "what callgrind.profile is" },
     { "profiler.running()", "whether the profiler runs" },
@@ -76,6 +76,7 @@ M.objects = {
     { "prof:dot([ev [, opts]])", "a Graphviz DOT call graph (node/edge thresholds, root, leaf, depth)" },
     { "prof:write_dot(path [, ev [, opts]])", "writes the call graph: DOT, or svg/png through Graphviz's dot" },
     { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)" },
+    { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {
     { "part.index", "its position in the profile, from 1" },

@@ -2,6 +2,10 @@
 -- The face of the library: the C core (`callgrind.core`) loads profiles;
 -- the topic modules add their methods to the same objects.
 -- @module callgrind
+if _VERSION ~= "Lua 5.4" then
+  -- before the core, whose load would fail with a raw "undefined symbol"
+  error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
+end
 local core = require "callgrind.core"
 local events = require "callgrind.events"
 
@@ -35,6 +39,7 @@ lazy_method("Profile", "flamegraph", "callgrind.flame")
 lazy_method("Profile", "dot", "callgrind.dot")
 lazy_method("Profile", "write_dot", "callgrind.dot")
 lazy_method("Profile", "write_pprof", "callgrind.pprof")
+lazy_method("Profile", "stacks", "callgrind.profiler")
 
 -- The questions: inclusive costs and cycles (graph), selections and
 -- groups (query), summaries and the Selection's report (report). Any of
@@ -147,6 +152,11 @@ M.run = lazy("callgrind.run", "run")
 --- Compares two profiles (see the `callgrind.diff` module).
 -- @usage local d = callgrind.diff(old, new); print(d)
 M.diff = lazy("callgrind.diff", "diff")
+
+--- Writes text to a file atomically (callgrind.writer): a temporary file
+-- in the same directory, synced and renamed over the target.
+-- @function write_file_atomic
+M.write_file_atomic = lazy("callgrind.writer", "write_file_atomic")
 
 --- The checks behind the luassert assertions, for any test framework:
 -- each returns `ok, message` (see the `callgrind.check` and

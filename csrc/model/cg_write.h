@@ -1,0 +1,273 @@
+/* The callgrind writer: one for prof:write, baselines and the profiler.
+ *
+ * Two layers, no lua.h:
+ *
+ * - The emitter (CgWriter, cg_write_*): writes callgrind-format text to a
+ *   growable memory buffer or to a file descriptor, with name compression
+ *   as KCachegrind reads it. It needs no CgProfile: the Lua profiler
+ *   writes through it.
+ * - The profile writer (cg_write_profile): walks a CgProfile in a
+ *   canonical order and emits it.
+ *
+ * And atomic files (cg_atomic_*): a temporary in the target's directory,
+ * fsync'd and renamed into place; removed on any failure. Lua sees them
+ * as core.write_file_atomic(path, text) (csrc/lua/cg_lua_write.c).
+ *
+ * Compression ids (KCachegrind's rule, also valgrind's): a function id
+ * stands for one (object, file, name), never for a name string alone, and
+ * every part defines again each id it uses (KCachegrind forgets all ids at
+ * a new part). Object and file ids are per string. An id keeps its number
+ * in every part (readers that keep ids across parts, callgrind_annotate
+ * and this library, see the same name defined again, not a new one).
+ *
+ * Names made safe (every name, cmd:, creator:, desc: value and event long
+ * name): a control byte (0x00-0x1f, 0x7f), and a blank at the start or
+ * end of a name, is written as the four characters \xHH (a newline becomes
+ * "\x0a"); the name then reads back as that visible text. A name starting
+ * with "(N)" is always written with an id of its own, so it reads back as
+ * itself, compressed or not; an empty name is written plain ("fn="). A
+ * '#' inside or at the start of a name needs nothing (only a line starting
+ * with '#' is a comment).
+ *
+ * Errors are sticky: after the first failure (out of memory, a failed
+ * write) every call does nothing and cg_writer_status returns it. Calls
+ * need not be checked one by one; check once at the end.
+ *
+ * Call order: cg_writer_init_*; cg_write_begin once; then per part
+ * cg_write_part, then per function cg_write_fn followed by its cost lines
+ * (cg_write_line, with cg_write_fi to change their source file), calls
+ * (cg_write_call) and jumps (cg_write_jump) in any order; cg_write_totals
+ * ends the part; cg_write_end (which flushes); cg_writer_free (always,
+ * also after an error). */
+#ifndef CG_WRITE_H
+#define CG_WRITE_H
+
+#include "cg_common.h"
+
+#include <stdio.h>
+
+/* A function as the file names it: object and file may be absent (ptr
+ * NULL: no ob=/fl= is written for it, and it inherits the ones in force,
+ * as the format reads it). */
+typedef struct CgWriteFn {
+    CgStr obj, file, name;
+} CgWriteFn;
+
+/* An event column: its name, and for event: lines its long name and
+ * formula (ptr NULL when absent; a formula makes it a derived event,
+ * which is written as an event: line only, never as a column). */
+typedef struct CgWriteEvent {
+    CgStr name, long_name, formula;
+} CgWriteEvent;
+
+/* A desc: line: "desc: TYPE: VALUE". */
+typedef struct CgWriteDesc {
+    CgStr type, value;
+} CgWriteDesc;
+
+/* A part's header. Lines are written in callgrind's own order: pid:, cmd:,
+ * part:, thread:, desc:, positions:, event:, events:, summary:. */
+typedef struct CgWritePart {
+    int has_pid, has_thread, has_number;
+    int64_t pid, thread, number;         /* part: N; thread: N; pid: N */
+    CgStr cmd;                           /* ptr NULL: no cmd: line */
+    const CgWriteDesc *desc;
+    size_t ndesc;
+    int npos;                            /* 1..CG_MAX_POSITIONS */
+    const CgStr *posname;                /* "instr", "bb", "line", ... */
+    const uint8_t *poskind;              /* CG_POS_*: INSTR and BB are
+                                            written in hex, others decimal */
+    const CgWriteEvent *event_lines;     /* event: lines, in this order */
+    size_t nevent_lines;
+    const CgStr *events;                 /* the events: columns */
+    size_t nev;
+    const int64_t *summary;              /* nev values, or NULL: none */
+} CgWritePart;
+
+/* Output targets. */
+enum { CG_WOUT_MEM = 0, CG_WOUT_FD = 1, CG_WOUT_FILE = 2 };
+
+/* Buffer size of a file target: writes go out in pieces of this size. */
+#define CG_WRITE_BUF ((size_t)1 << 20)
+
+/* A name -> id table of one kind (private to cg_write.c). */
+typedef struct CgWriteIds {
+    uint64_t *hash;              /* per slot: key hash */
+    uint32_t *id;                /* per slot: id, 0 = empty */
+    uint32_t *key;               /* per slot: offset of the key in keys */
+    uint32_t *part;              /* per slot: the part that last defined
+                                    it (ids keep their number across
+                                    parts, and are defined again in each
+                                    part that uses them) */
+    size_t cap, n;               /* slots (a power of two), used */
+    char *keys;                  /* the keys' bytes, length-prefixed */
+    size_t keys_len, keys_cap;
+} CgWriteIds;
+
+/* The emitter. Its fields are private to cg_write.c; the struct is here so
+ * a caller can hold one anywhere (a Lua userdata, the stack). */
+typedef struct CgWriter {
+    int out;                     /* CG_WOUT_* */
+    int fd;
+    FILE *file;
+    int status;                  /* CG_OK, CG_ENOMEM or CG_EIO */
+    int err;                     /* errno of a failed write */
+    char *buf;
+    size_t len, cap;
+    uint64_t written;            /* bytes passed to write(2) */
+    int compress;                /* (N) ids and relative positions */
+
+    /* the part in writing */
+    int in_part, parts;
+    int npos;
+    uint8_t hex[CG_MAX_POSITIONS];
+    uint64_t base[CG_MAX_POSITIONS];
+    int have_base;
+    size_t nev;
+    CgWriteIds ids[3];           /* objects, files, functions (triples) */
+    uint32_t next_id[3];
+    /* the names in force, compared by content: the strings given to
+     * cg_write_fn, _fi, _call and _jump must stay valid until the part
+     * ends */
+    CgStr ob, fl, lfile, fn;
+    int has_ob, has_fl, has_fn;
+    CgWriteFn cur;               /* the function of the lines */
+    char *kbuf;                  /* a function's id key */
+    size_t kcap;
+} CgWriter;
+
+/* A writer into memory (cg_writer_data gives the bytes). compress: 1 for
+ * "(N) name" ids and relative positions, 0 to write names and positions
+ * whole (names like "(3)" still get an id). */
+CG_HIDDEN void cg_writer_init_mem(CgWriter *w, int compress);
+/* A writer to fd (not closed by the writer), buffered by CG_WRITE_BUF. */
+CG_HIDDEN void cg_writer_init_fd(CgWriter *w, int fd, int compress);
+/* A writer to a stdio stream (fwrite in CG_WRITE_BUF pieces; fflush at
+ * cg_writer_flush; not closed). */
+CG_HIDDEN void cg_writer_init_file(CgWriter *w, FILE *f, int compress);
+/* CG_OK, or the first error (CG_ENOMEM, CG_EIO with w->err the errno). */
+CG_HIDDEN int cg_writer_status(const CgWriter *w);
+/* Writes out what is buffered (fd target); returns the status. */
+CG_HIDDEN int cg_writer_flush(CgWriter *w);
+/* Memory target: the bytes written so far (not NUL-terminated). */
+CG_HIDDEN const char *cg_writer_data(const CgWriter *w, size_t *len);
+/* Frees what the writer holds; the fd stays open. Safe to call twice. */
+CG_HIDDEN void cg_writer_free(CgWriter *w);
+
+/* "# callgrind format", a comment that says the file ends with "# end"
+ * (CG_WRITTEN_HEAD: the loader then takes a file without it as cut
+ * short), "version: 1" and "creator:" when creator.ptr is not NULL. Once,
+ * first. */
+CG_HIDDEN int cg_write_begin(CgWriter *w, CgStr creator);
+
+/* Starts a part (ends none: call cg_write_totals first): a blank line
+ * before all but the first, the header lines, and a fresh id table and
+ * position base. */
+CG_HIDDEN int cg_write_part(CgWriter *w, const CgWritePart *p);
+
+/* Starts the records of function f: ob= and fl= when they differ from
+ * the ones in force, then fn=. The line file is reset to f's file. */
+CG_HIDDEN int cg_write_fn(CgWriter *w, const CgWriteFn *f);
+
+/* Sets the source file of the following cost lines, calls and jumps:
+ * fi= (fe= when it is the function's own file) when it changes. */
+CG_HIDDEN int cg_write_fi(CgWriter *w, CgStr file);
+
+/* A cost line: npos positions (relative to the previous line of the part
+ * when compressing), then ncost costs with trailing zeros dropped. */
+CG_HIDDEN int cg_write_line(CgWriter *w, const uint64_t *pos,
+                            const int64_t *cost, size_t ncost);
+
+/* A call to callee: cob= (when its object differs from the one in force),
+ * cfi= (when it has a file), cfn=, "calls=COUNT TARGET" with target
+ * positions absolute, then the call's line: pos and inclusive costs as in
+ * cg_write_line. target may be NULL (zeros). */
+CG_HIDDEN int cg_write_call(CgWriter *w, const CgWriteFn *callee,
+                            uint64_t count, const uint64_t *target,
+                            const uint64_t *pos, const int64_t *cost,
+                            size_t ncost);
+
+/* A jump: jfi= when target_file differs from the line file, jfn= when to
+ * is not the current function (to NULL: the current function), then
+ * "jump=COUNT TARGET" or, when conditional, "jcnd=COUNT/EXECUTED TARGET",
+ * then the source position line. */
+CG_HIDDEN int cg_write_jump(CgWriter *w, int conditional, uint64_t count,
+                            uint64_t executed, const CgWriteFn *to,
+                            CgStr target_file, const uint64_t *target,
+                            const uint64_t *pos);
+
+/* "totals: ..." (nev values of the part) and ends the part. NULL ends the
+ * part with no totals: line. */
+CG_HIDDEN int cg_write_totals(CgWriter *w, const int64_t *totals);
+
+/* Ends the file: "# end" (CG_WRITTEN_END), then cg_writer_flush. A file
+ * begun by cg_write_begin and not ended so loads with a "truncated"
+ * warning. */
+CG_HIDDEN int cg_write_end(CgWriter *w);
+
+/* Text as is, for a line the API does not cover (a "# comment\n"): the
+ * caller makes it safe. */
+CG_HIDDEN int cg_write_raw(CgWriter *w, const char *s, size_t len);
+
+/* ---- the profile writer ---- */
+
+struct CgProfile;
+
+typedef struct CgWriteOpts {
+    int compress;                /* as cg_writer_init_* */
+    int pid;                     /* write pid: as loaded (off: it changes
+                                    at every run); thread: always */
+    int cmd;                     /* 0: no cmd: line (it holds local
+                                    paths); 1: as loaded; 2: cmd_text in
+                                    every part */
+    CgStr cmd_text;
+    const CgWriteEvent *event_lines;  /* event: lines of the first part
+                                    (long names, formulas: the Lua layer
+                                    knows them) */
+    size_t nevent_lines;
+    const uint8_t *only;         /* NULL, or per function: 1 to write it
+                                    (its lines, jumps and calls out of
+                                    it); totals: are then the sums of
+                                    what was written */
+} CgWriteOpts;
+
+/* Writes P canonically: parts in order; in each, the functions sorted by
+ * (object, file, name) bytewise, each with its cost lines in file order,
+ * then its calls sorted by (callee object, file, name, call site), then
+ * its jumps in file order; creator: as loaded; no pid: unless asked;
+ * cmd: as opts->cmd says; totals: as loaded when the whole profile is
+ * written (a mismatch stays one), else the sums. Writing the same numbers twice gives the
+ * same bytes, whatever order the loaded file had. Returns the writer's
+ * status, or CG_ENOMEM for its own scratch. */
+CG_HIDDEN int cg_write_profile(CgWriter *w, const struct CgProfile *P,
+                               const CgWriteOpts *opts);
+
+/* ---- atomic files ---- */
+
+typedef struct CgAtomic {
+    int fd;                      /* of the temporary; -1 when none */
+    int unnamed;                 /* an O_TMPFILE, named at commit */
+    char *tmp;                   /* its path: DIR/.NAME.tmp.PID.N (NULL
+                                    while unnamed) */
+    size_t tmp_len;
+    char *path;                  /* the target */
+} CgAtomic;
+
+/* Creates the temporary (mode 0666 less the umask, or the target's mode
+ * when it exists): unnamed (O_TMPFILE) where the system has it, so a
+ * killed writer leaves nothing; else DIR/.NAME.tmp.PID.N, which a killed
+ * writer leaves behind under that recognisable name. Returns CG_OK or CG_EIO/CG_ENOMEM with msg filled
+ * ("path: reason"). */
+CG_HIDDEN int cg_atomic_open(CgAtomic *a, const char *path, char *msg,
+                             size_t msgsize);
+/* fsync, close, rename over the target (then fsync the directory). On
+ * failure removes the temporary, fills msg and returns CG_EIO. Frees a. */
+CG_HIDDEN int cg_atomic_commit(CgAtomic *a, char *msg, size_t msgsize);
+/* Closes and removes the temporary; frees a. Safe on a closed one. */
+CG_HIDDEN void cg_atomic_abort(CgAtomic *a);
+
+/* The whole of buf to path through cg_atomic_*. */
+CG_HIDDEN int cg_write_file_atomic(const char *path, const char *buf,
+                                   size_t len, char *msg, size_t msgsize);
+
+#endif

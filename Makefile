@@ -42,10 +42,10 @@ MODULE = $(BUILD)/callgrind/core.so
 # Debian packages each job needs; .ci/deps installs the missing ones
 # (python3: spec/inclusive_spec.lua profiles the interpreter).
 DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzma-dev
-DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils python3
+DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
-DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl
+DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 
@@ -145,9 +145,12 @@ install: all
 	install -d $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
 	install -m 644 lua/callgrind/*.lua $(DESTDIR)$(INSTALL_LMOD)/callgrind/
 	install -m 755 $(MODULE) $(DESTDIR)$(INSTALL_CMOD)/callgrind/core.so
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua
 
 uninstall:
 	rm -rf $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
+	rm -f $(DESTDIR)$(PREFIX)/bin/callgrind-lua
 
 # libFuzzer targets of fuzz/ (the core alone, through Lua, and the vector
 # paths against the byte-by-byte one), each for

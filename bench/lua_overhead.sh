@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
-# make bench, second table: the Lua profiler's overhead. Each workload of
-# bench/lua/ runs plain, with a C hook on calls, returns and lines that does
-# nothing (bench/lua_empty_hook.c: the interpreter's own cost of line-level
-# hooks, the floor for any such profiler), under our profiler (lua5.4
-# -lcallgrind.start, the file written), under a pure-Lua debug.sethook
-# collector (bench/lua_hook_collector.lua) and under valgrind
-# --tool=callgrind; the median wall time of LUA_BENCH_RUNS runs (default 5;
-# valgrind: 1 run) and the ratio to the plain run. Run from anywhere; LUA,
-# CC and BUILD as for run.sh.
+# make bench, second table: the Lua profiler's overhead (issue 24's
+# targets). Each workload of bench/lua/ runs plain, with a C hook on calls,
+# returns and lines that does nothing (bench/lua_empty_hook.c: the
+# interpreter's own cost of line-level hooks, the floor for any such
+# profiler), and under our profiler (lua5.4 -lcallgrind.start, the file
+# written) at function level (CALLGRIND_LINES=0), at line level (the
+# default) and at line level with whole stacks (CALLGRIND_STACKS=1). The
+# runs alternate (plain, empty, fn, lines, stacks; again) LUA_BENCH_PAIRS
+# times (default 9); each column is the median of the per-round ratios of
+# cpu time (user + sys): fn and lines over plain, stacks over lines. The
+# two empty-hook columns are the floors: "empty fn" a hook on calls and
+# returns with the rare count hook that keeps the instruction counter
+# counting (what function level needs), "empty lines" on lines too.
+# Targets: fn <= 2x, lines <= 3x, stacks <= 1.3x; a ratio over its target
+# is marked "!". With LUA_BENCH_VALGRIND=1 a last column gives valgrind
+# --tool=callgrind (1 run) over the plain median. Run from anywhere; LUA,
+# CC and BUILD as for run.sh. Needs lua-dkjson and lua-check (json.lua,
+# luacheck.lua).
 set -eu
 export LC_ALL=C
 
 LUA=${LUA:-lua5.4}
 CC=${CC:-cc}
 BUILD=${BUILD:-build}
-RUNS=${LUA_BENCH_RUNS:-5}
+PAIRS=${LUA_BENCH_PAIRS:-9}
 cd "$(dirname "$0")/.."
 root=$PWD
 case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
@@ -28,37 +37,51 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CALLGRIND_OUT=$tmp/lua.callgrind
 
-# secs CMD...: wall seconds of one run (stdout and stderr dropped)
-secs() {
-    local t0=$EPOCHREALTIME
-    "$@" > /dev/null 2>&1 || { echo "bench: failed: $*" >&2; return 1; }
-    awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }'
+# cpu CMD...: user + sys seconds of one run (its output dropped)
+cpu() {
+    /usr/bin/time -f "%U %S" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" \
+        || { echo "bench: failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
+    awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/time"
 }
 
-# median N CMD...: the median of N runs
+# median: of the numbers on stdin
 median() {
-    local n=$1 i
-    shift
-    for ((i = 0; i < n; i++)); do secs "$@"; done | sort -n | awk '
-        { v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1fx", a / b }'; }
+# cell RATIO TARGET: "1.83x", or "2.10x!" over the target
+cell() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.2fx%s", r, (t != "" && r > t) ? "!" : "" }'; }
 
-printf "%-12s %8s %14s %14s %15s %16s\n" "workload" "plain s" "empty hook" "ours" "pure-Lua hook" "valgrind"
+printf "%-11s %8s %9s %11s %11s %11s %9s" "workload" "plain s" "empty fn" "fn level" "empty lines" "line level" "+stacks"
+[ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %10s" "valgrind"
+printf "\n"
 for w in bench/lua/*.lua; do
     name=$(basename "$w" .lua)
-    plain=$(median "$RUNS" "$LUA" "$w")
-    empty=$(median "$RUNS" "$LUA" -lempty_hook "$w")
-    ours=$(median "$RUNS" "$LUA" -lcallgrind.start "$w")
-    hook=$(median "$RUNS" "$LUA" bench/lua_hook_collector.lua "$w")
-    if [ "${BENCH_SKIP_VALGRIND:-}" = 1 ]; then
-        vg="skipped"
-    else
-        vgs=$(median 1 valgrind --tool=callgrind --callgrind-out-file=/dev/null "$LUA" "$w")
-        vg="$vgs $(ratio "$vgs" "$plain")"
+    : > "$tmp/plain"; : > "$tmp/r_efn"; : > "$tmp/r_empty"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"
+    for ((i = 0; i < PAIRS; i++)); do
+        p=$(cpu "$LUA" "$w")
+        ef=$(EMPTY_HOOK_LINES=0 cpu "$LUA" -lempty_hook "$w")
+        e=$(cpu "$LUA" -lempty_hook "$w")
+        f=$(CALLGRIND_LINES=0 cpu "$LUA" -lcallgrind.start "$w")
+        l=$(cpu "$LUA" -lcallgrind.start "$w")
+        s=$(CALLGRIND_STACKS=1 cpu "$LUA" -lcallgrind.start "$w")
+        echo "$p" >> "$tmp/plain"
+        awk -v a="$ef" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_efn"
+        awk -v a="$e" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_empty"
+        awk -v a="$f" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_fn"
+        awk -v a="$l" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_lines"
+        awk -v a="$s" -v b="$l" 'BEGIN { print a / b }' >> "$tmp/r_stacks"
+    done
+    plain=$(median < "$tmp/plain")
+    printf "%-11s %8s %9s %11s %11s %11s %9s" "$name" "$plain" "$(cell "$(median < "$tmp/r_efn")" "")" \
+        "$(cell "$(median < "$tmp/r_fn")" 2)" "$(cell "$(median < "$tmp/r_empty")" "")" \
+        "$(cell "$(median < "$tmp/r_lines")" 3)" "$(cell "$(median < "$tmp/r_stacks")" 1.3)"
+    if [ "${LUA_BENCH_VALGRIND:-}" = 1 ]; then
+        vg=$(cpu valgrind --tool=callgrind --callgrind-out-file=/dev/null "$LUA" "$w")
+        printf " %10s" "$(cell "$(awk -v a="$vg" -v b="$plain" 'BEGIN { print a / b }')" "")"
     fi
-    printf "%-12s %8s %14s %14s %15s %16s\n" "$name" "$plain" "$empty $(ratio "$empty" "$plain")" \
-        "$ours $(ratio "$ours" "$plain")" "$hook $(ratio "$hook" "$plain")" "$vg"
+    printf "\n"
 done
-echo "wall seconds, median of $RUNS runs (valgrind: 1); ours = $LUA -lcallgrind.start with per-line Instr, file written"
+echo "cpu seconds (user + sys); ratios: median over $PAIRS alternating rounds of the per-round ratio;"
+echo "fn level = CALLGRIND_LINES=0, line level = the default, +stacks = CALLGRIND_STACKS=1 over line level;"
+echo "targets fn <= 2x, lines <= 3x, +stacks <= 1.3x (\"!\": over)"

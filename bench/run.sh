@@ -143,6 +143,9 @@ for file in $files; do
         "$LUA" bench/ulines.lua "$file" | awk '{ print $3 }' >> "$tmp.l" || status=1
     done
     echo "light iterator (prof:ulines(1)): $(median < "$tmp.l" | awk '{ printf "%.1f", $1 / 1e6 }') M lines/s"
+    # the pictures and exports (bench/pictures.lua): CPU seconds after the load
+    printf "%-24s %9s %9s %12s\n" "pictures, after the load" "cpu s" "fastest" "output"
+    "$LUA" bench/pictures.lua "$file" "$RUNS" || status=1
     "$BUILD/bench/sums" "$file" || status=1
     # prof:write of the loaded profile (bench/write.lua: the write alone,
     # in CPU seconds, fastest of 3 in each run; the median of RUNS runs)

@@ -72,6 +72,19 @@ local CALLS = {
     o.dir = "/nonexistent/callgrind-options-spec"
     assert.within_baseline("opts", prof, { Ir = "5%" }, o)
   end, 4, "[%w_]*within_baseline" },
+  ["prof:folded([ev [, opts]])"] = { function(o) return prof:folded("Ir", o) end, 2, "folded" },
+  ["prof:write_folded(path [, ev [, opts]])"] = {
+    function(o) return prof:write_folded(tmp, "Ir", o) end, 3, "write_folded" },
+  ["prof:flamegraph(path [, opts])"] = { function(o) return prof:flamegraph(tmp, o) end, 2, "flamegraph" },
+  ["prof:dot([ev [, opts]])"] = { function(o) return prof:dot("Ir", o) end, 2, "dot" },
+  ["prof:write_dot(path [, ev [, opts]])"] = { function(o) return prof:write_dot(tmp, "Ir", o) end, 3, "write_dot" },
+  ["prof:write_pprof(path [, opts])"] = { function(o) return prof:write_pprof(tmp, o) end, 2, "write_pprof" },
+  ["sel:to_csv([opts])"] = { function(o) return prof:all():to_csv(o) end, 1, "to_csv" },
+  ["sel:to_json([opts])"] = { function(o) return prof:all():to_json(o) end, 1, "to_json" },
+  ["edges:to_csv([opts])"] = { function(o) return fn:callee_functions():to_csv(o) end, 1, "to_csv" },
+  ["edges:to_json([opts])"] = { function(o) return fn:callee_functions():to_json(o) end, 1, "to_json" },
+  ["d:flamegraph(path [, opts])"] = {
+    function(o) return callgrind.diff(prof, prof):flamegraph(tmp, o) end, 2, "flamegraph" },
 }
 
 -- The functions whose modules another branch brings to the contract: until

@@ -31,18 +31,8 @@ local function calls(prof, caller, callee)
   return n
 end
 
--- { ["name"] = { self, { [line] = cost } } } of every function
-local function model(prof)
-  local t = {}
-  for fn in prof:functions() do
-    local lines = {}
-    for l in fn:lines() do
-      if l:cost("Instr") ~= 0 then lines[l.line] = (lines[l.line] or 0) + l:cost("Instr") end
-    end
-    t[fn.file .. ":" .. fn.name] = { fn:self("Instr"), lines }
-  end
-  return t
-end
+-- { ["file:name"] = { [line] = Instr } } of every function with a cost
+local model = helpers.instr_lines
 
 describe("lua5.4 -lcallgrind.start", function()
   local lab = helpers.lab("spec/profiler_script_spec.lua")
@@ -68,12 +58,12 @@ describe("lua5.4 -lcallgrind.start", function()
     assert.are.equal(1, calls(prof, "main chunk", "Stack.new"))
     assert.are.equal(10, calls(prof, "main chunk", "string.format"))
     assert.are.equal(3, calls(prof, "main chunk", "gen"))
-    assert.are.equal(1, calls(prof, "gen", "anonymous:22"))
-    assert.are.equal(3, calls(prof, "anonymous:22", "coroutine.yield"))
+    assert.are.equal(1, calls(prof, "gen", "anonymous@work.lua:22"))
+    assert.are.equal(3, calls(prof, "anonymous@work.lua:22", "coroutine.yield"))
     local compared = 0
     local words = { "1", "1", "2", "3", "5", "8", "13", "21", "34", "55" }
     table.sort(words, function(a, b) compared = compared + 1; return #a < #b or (#a == #b and a < b) end)
-    assert.are.equal(compared, calls(prof, "table.sort", "anonymous:21"))
+    assert.are.equal(compared, calls(prof, "table.sort", "anonymous@work.lua:21"))
     assert.are.equal(path, prof:func("fib").file)
     assert.are.equal("[C]", prof:func("table.sort").file)
     -- Stack:push: 3 instructions on line 8 and 2 on line 9, 10 times; the
@@ -169,5 +159,92 @@ describe("lua5.4 -lcallgrind.start", function()
     local p = helpers.load(out)
     assert.are.same({ "Instr", "Time", "Alloc" }, p.events)
     assert.are.same(model(prof), model(p))
+  end)
+end)
+
+describe("lua5.4 -lcallgrind.start when it cannot write", function()
+  local lab = helpers.lab("spec/profiler_script_spec.lua")
+  setup(function() lab:open() end)
+  teardown(function() lab:close() end)
+
+  -- Runs `code` as a script under -lcallgrind.start in a shell that first
+  -- runs `pre`; returns stderr, the exit code and the files left in dir.
+  local function run(tag, code, out, pre)
+    local dir = lab.dir .. "/" .. tag
+    assert(os.execute("mkdir " .. shq(dir)))
+    helpers.write_file(dir .. "/script.lua", code)
+    local cmd = ("%s; LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s lua5.4 -lcallgrind.start %s >/dev/null 2>%s")
+      :format(pre or ":", shq(package.path), shq(package.cpath), shq(out or (dir .. "/out")),
+        shq(dir .. "/script.lua"), shq(lab.dir .. "/" .. tag .. ".stderr"))
+    local _, _, code_ = os.execute("sh -c " .. shq(cmd))
+    local files = {}
+    for f in helpers.run("ls " .. shq(dir), "ls"):gmatch("[^\n]+") do files[#files + 1] = f end
+    return helpers.read_file(lab.dir .. "/" .. tag .. ".stderr"), code_, files
+  end
+
+  it("says so on stderr when the script replaced the hook, and writes nothing", function()
+    local stderr, code, files = run("hook", "debug.sethook(function() end, 'l')\nlocal x = 1\n")
+    assert.are.equal(0, code)
+    assert.are.equal("callgrind.profiler: no profile written to " .. lab.dir .. "/hook/out: the profiler's "
+      .. "hook was replaced while profiling (debug.sethook): no profile\n", stderr)
+    assert.are.same({ "script.lua" }, files)
+  end)
+
+  it("says so when the disk is full, and leaves no partial file", function()
+    local work = "local t = {}\nfor i = 1, 200 do t[i] = load('return ' .. i) end\nfor i = 1, 200 do t[i]() end\n"
+    local stderr, code, files = run("full", work, nil, "trap '' XFSZ; ulimit -f 2")
+    assert.are.equal(0, code)
+    assert.matches("^callgrind%.profiler: no profile written to " .. (lab.dir .. "/full/out"):gsub("%p", "%%%0")
+      .. ": File too large\n$", stderr)
+    assert.are.same({ "script.lua" }, files)
+  end)
+
+  it("says so when the path cannot be written", function()
+    local out = lab.dir .. "/none/such/dir/out"
+    local stderr, code, files = run("path", "local x = 1\n", out)
+    assert.are.equal(0, code)
+    assert.matches("^callgrind%.profiler: no profile written to " .. out:gsub("%p", "%%%0")
+      .. ": .*No such file or directory\n$", stderr)
+    assert.are.same({ "script.lua" }, files)
+  end)
+
+  it("says so when an error happens while writing", function()
+    local stderr, code, files = run("error",
+      "package.loaded.evil = setmetatable({}, { __pairs = function() error('boom', 0) end })\n")
+    assert.are.equal(0, code)
+    assert.are.equal("callgrind.profiler: no profile written to " .. lab.dir .. "/error/out: error while "
+      .. "writing: boom\n", stderr)
+    assert.are.same({ "script.lua" }, files)
+  end)
+
+  it("collects functions only with CALLGRIND_LINES=0 and writes folded stacks with CALLGRIND_STACKS=1", function()
+    local code = "local function f(n) local s = 0 for i = 1, n do s = s + i end return s end\n"
+      .. "local function g() return f(10) + f(20) end\n"
+      .. "print(g())\n"
+    local stderr, code_, files = run("flags", code, nil, "export CALLGRIND_LINES=0 CALLGRIND_STACKS=1")
+    assert.are.equal("", stderr)
+    assert.are.equal(0, code_)
+    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+    local p = helpers.load(lab.dir .. "/flags/out")
+    local lines = {}
+    for l in p:func("f"):lines() do lines[#lines + 1] = l.line end
+    assert.are.same({ 1 }, lines)
+    local folded = helpers.read_file(lab.dir .. "/flags/out.folded")
+    local sum = 0
+    for cost in folded:gmatch(" (%d+)\n") do sum = sum + tonumber(cost) end
+    assert.are.equal(p:total("Instr"), sum)
+    assert.matches("\nmain chunk;g;f %d+\n", "\n" .. folded)
+  end)
+end)
+
+describe("callgrind under another Lua", function()
+  it("says it needs Lua 5.4, from require and from -lcallgrind.start", function()
+    local env = ("LUA_PATH=%s LUA_CPATH=%s"):format(shq("lua/?.lua;lua/?/init.lua"), shq("build/?.so"))
+    local out = helpers.run(env .. " lua5.1 -e 'print(select(2, pcall(require, \"callgrind\")))'", "lua5.1")
+    assert.are.equal("callgrind needs Lua 5.4; this is Lua 5.1\n", out)
+    local f = io.popen(env .. " lua5.1 -lcallgrind.start -e 'print(1)' 2>&1")
+    local text = f:read("a")
+    f:close()
+    assert.matches("^lua5%.1: callgrind needs Lua 5%.4; this is Lua 5%.1\n", text)
   end)
 end)

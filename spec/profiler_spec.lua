@@ -427,12 +427,15 @@ describe("callgrind.profile", function()
 
   it("raises on misuse, naming the argument", function()
     local cases = {
-      { function() callgrind.profile(42) end, "bad argument #1 to 'profile' (function expected, got number)" },
-      { function() callgrind.profile(print, 1) end, "bad argument #2 to 'profile' (table expected, got number)" },
+      { function() callgrind.profile(42) end, "bad argument #1 to 'profile' (function expected, got 42)" },
+      { function() callgrind.profile(print, 1) end, "bad argument #2 to 'profile' (table expected, got 1)" },
       { function() callgrind.profile(print, { tim = true }) end,
-        "bad argument #2 to 'profile' (unknown option 'tim')" },
+        "bad argument #2 to 'profile' (unknown option 'tim'; options: alloc, count_hook, lines, runs, "
+          .. "stacks, time)" },
       { function() profiler.start { time = 1 } end,
-        "bad argument #1 to 'start' (option 'time' must be a boolean, got number)" },
+        "bad argument #1 to 'start' (option 'time' must be boolean, got 1)" },
+      { function() callgrind.profile(print, { runs = 0 }) end,
+        "bad argument #2 to 'profile' (option 'runs' must be at least 1)" },
       { function() profiler.stop() end, "callgrind.profiler.stop: the profiler is not running" },
     }
     for _, c in ipairs(cases) do

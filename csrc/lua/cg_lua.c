@@ -10,6 +10,7 @@
 #include "cg_lua_load.h"
 #include "cg_lua_fs.h"
 #include "cg_lua_write.h"
+#include "cg_lua_visuals.h"
 #include "cg_prof.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),
@@ -66,6 +67,9 @@ static const luaL_Reg internal_funcs[] = {
     {"warning_kinds", cgl_warning_kinds},
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},
+    {"gzip", cgl_gzip},
+    {"call_costs", cgl_func_call_costs},
+    {"estimate", cgl_profile_estimate},
     {NULL, NULL}
 };
 

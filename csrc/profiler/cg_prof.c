@@ -1,44 +1,57 @@
 /* The Lua profiler's collector: a debug hook with a shadow stack per thread
  * that counts Lua VM instructions (and optionally time and allocated bytes)
- * per function, per source line and per call site.
+ * per function, per source line, per call site and (opts.stacks) per
+ * distinct call stack. Portable: it reads Lua's private structures only
+ * through cg_prof_lua54.h, whose probes turn each shortcut off where it
+ * does not hold.
  *
- * Counting. With a line hook set, the VM runs luaG_traceexec before every
- * instruction, and that decrements the thread's private hook counter
- * whether or not a count hook is set. Reading that counter at each call,
- * return and line event gives the exact number of instructions executed
- * since the last event, with no hook call per instruction. The counter's
- * place inside lua_State is not public: it is found once by setting two
- * distinct hook counts on the main thread and looking for the field that
- * follows them. Where it cannot be found (another build of Lua), or when
- * asked (opts.count_hook), a count hook with count 1 counts the same
- * instructions one hook call at a time.
+ * Counting. The fast way reads the interpreter's own per-instruction hook
+ * counter (cg_l54_hookcount) at each call, return and line event: the
+ * exact number of instructions since the last event, with no hook call
+ * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
+ * the line hook, to keep the counter counting). Where the counter cannot
+ * be found, or when asked (opts.count_hook), a count hook with count 1
+ * counts the same instructions one hook call at a time.
+ *
+ * Finalizers run with hooks off while the counter keeps counting: the
+ * automatic collector is stopped while profiling and stepped from the
+ * hook (gc_step), where what finalizers run is nobody's; what a collection
+ * inside a C function (collectgarbage) runs is counted while that C
+ * function is on top, and C functions are charged no instructions. A count
+ * hook sees neither: the two ways agree.
  *
  * Attribution. At each event the instructions since the last one go to the
- * function and line on top of the thread's shadow stack; at a line event
- * the counter already includes the new line's first instruction, so one is
- * kept for it. A call pushes a frame; its return adds 1 to the call site's
- * count and the clock's advance to its inclusive cost. Frames are matched
+ * function, line and stack node on top of the thread's shadow stack; at a
+ * line event the counter already includes the new line's first
+ * instruction, so one is kept for it. A call pushes a frame; its return
+ * adds 1 to the call site's count, and the clock's advance to its
+ * inclusive cost when no other frame of the callee is active (recursion is
+ * counted once, so no call costs more than the total). Frames are matched
  * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
  * are popped at the next event of a frame below them; a tail call keeps
  * the replaced frame under the callee (same CallInfo) and both pop at the
- * callee's return. Each coroutine has its own stack and clock; a clock
- * stops while its coroutine is suspended, so resume costs what ran until
- * the yield.
+ * callee's return, except a function tail-calling itself, which keeps its
+ * one frame. Each coroutine has its own stack and clock; a clock stops
+ * while its coroutine is suspended, so resume costs what ran until the
+ * yield, and a resumed coroutine's stack nodes move under the resume.
  *
  * Functions. One per prototype (C function: per C function pointer), its
  * value kept alive while profiling so that no other takes its address.
- * The key is read from the CallInfo (ci->func, the closure, its
- * prototype) where a probe at start found that to agree with lua_getinfo;
- * else lua_getinfo("f") gives it.
+ * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
+ * that to agree with lua_getinfo; else lua_getinfo("f") gives it.
  *
  * Memory: the state is one userdata kept in the registry for the life of
  * the Lua state; its arrays are malloc'd, owned by it and freed by its
  * __gc. While profiling, the state's allocator is a wrapper whose user data
  * is the state: that is how the hook finds it, and how a thread that still
- * has the hook after stop (threads inherit hooks) knows to remove it. */
+ * has the hook after stop (threads inherit hooks) knows to remove it. A
+ * stack node costs 32 bytes, plus 2 to 4 hash slots of 24 bytes (a load
+ * of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
+#include "cg_prof_lua54.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,6 +83,8 @@ typedef struct Map {
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
     int asked;                  /* its call-site name was asked for */
+    int is_c;                   /* a C function: runs no VM instruction */
+    int32_t active;             /* its frames in the running threads */
     /* its last two calls: callee key and line -> callee and edge (a loop
      * or a recursion calls the same functions from the same line again) */
     struct {
@@ -91,6 +106,7 @@ typedef struct Edge {
 typedef struct Frame {
     const void *ci;             /* the interpreter's CallInfo */
     int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
+    int32_t node;               /* its stack (opts.stacks), else -1 */
     int tail;                   /* replaced by a tail call (same ci above) */
     Cost start;                 /* thread clock at the call */
 } Frame;
@@ -105,8 +121,15 @@ typedef struct Thread {
     int suspended, fresh;       /* fresh: started while profiling */
 } Thread;
 
+/* A node of the stack trie: one per distinct call stack (parent, fn). */
+typedef struct Node {
+    int32_t parent, fn;         /* parent -1: outermost */
+    Cost self;
+} Node;
+
 typedef struct Prof {
-    int running, count_hook, hc_off, proto_off, ci_ok, calibrated;
+    int running, count_hook, calibrated;
+    CgL54 l54;                  /* the Lua 5.4 shortcuts found */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
@@ -114,12 +137,18 @@ typedef struct Prof {
     int in_hook;
     lua_Alloc old_f;
     void *old_ud;
-    char *probe;                /* calibrate's thread block */
-    size_t probe_size;
     Thread *th;
     size_t nth, capth;
-    int32_t cur, from_fn;
+    int32_t cur, from_fn, from_node;
     Map thmap;
+    int stacks;                 /* opts.stacks: a trie of call stacks */
+    int lines;                  /* opts.lines: a line hook (default) */
+    Node *nodes;
+    size_t nnode, capnode;
+    Map nodemap;
+    int gc_ours;                /* the collector is stepped from the hook */
+    int64_t gc_next;            /* at this P->alloc */
+    int64_t gc_last;            /* P->alloc its debt counts from */
     FnCost *fns;
     size_t nfn, capfn;
     Map fnmap;
@@ -262,11 +291,9 @@ static void cost_add(Cost *a, const Cost *b)
 
 /* ---- the instruction counter ---- */
 
-static int32_t read_hookcount(const Prof *P, lua_State *L)
+static int32_t read_hookcount(const Prof *P, const lua_State *L)
 {
-    int32_t h;
-    memcpy(&h, (const char *)L + P->hc_off, sizeof h);
-    return h;
+    return cg_l54_hookcount(&P->l54, L);
 }
 
 /* Instructions thread T ran since the last take; `keep` of them are left
@@ -285,93 +312,11 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
     return d - keep;
 }
 
-static int check_fast_key(Prof *P, lua_State *L);
-
-/* Finds the prototype pointer inside a Lua closure (after its GC header
- * and upvalue count): two closures of one prototype share it, a closure of
- * another prototype has another. Returns -1 when no offset says so. */
-static int find_proto(lua_State *L)
-{
-    static const int offs[] = {24, 16, 32};
-    const void *c[3];
-    size_t i;
-    int j, found = -1;
-    if (luaL_loadstring(L, "local function mk() return function() end end "
-                           "return mk(), mk(), function() end") != LUA_OK
-        || lua_pcall(L, 0, 3, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        return -1;
-    }
-    for (j = 0; j < 3; j++)
-        c[j] = lua_topointer(L, j - 3);
-    for (i = 0; i < sizeof offs / sizeof offs[0] && found < 0; i++) {
-        const void *p[3];
-        for (j = 0; j < 3; j++)
-            memcpy(&p[j], (const char *)c[j] + offs[i], sizeof p[j]);
-        if (p[0] != NULL && p[0] == p[1] && p[0] != p[2] && p[2] != NULL)
-            found = offs[i];
-    }
-    lua_pop(L, 3);
-    return found;
-}
-
-/* The allocator calibrate() puts in place for one lua_newthread: the new
- * thread's block is zeroed (its padding then reads as defined) and its
- * place and size noted, so the scan below stays inside it. */
-static void *zeroing_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    Prof *P = (Prof *)ud;
-    void *p = P->old_f(P->old_ud, ptr, osize, nsize);
-    if (p != NULL && ptr == NULL && osize == LUA_TTHREAD) {
-        memset(p, 0, nsize);
-        P->probe = (char *)p;
-        P->probe_size = nsize;
-    }
-    return p;
-}
-
-/* Finds the hook counter: lua_sethook stores the count in two adjacent ints
- * (basehookcount, hookcount); on a new thread, set to two distinct counts,
- * exactly one place must hold each twice. */
+/* Runs the probes of the Lua 5.4 shortcuts, once. */
 static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {
-    const int32_t k[2] = {0x35a1c3e, 0x1b7e4d2};
-    int hits[2] = {-1, -1}, j;
-    lua_State *T;
-    P->proto_off = find_proto(L);
-    P->ci_ok = check_fast_key(P, L);
-    P->probe = NULL;
-    P->old_f = lua_getallocf(L, &P->old_ud);
-    lua_setallocf(L, zeroing_alloc, P);
-    T = lua_newthread(L);
-    lua_setallocf(L, P->old_f, P->old_ud);
-    P->old_f = NULL;
-    P->hc_off = -1;
+    cg_l54_probe(L, hook, &P->l54);
     P->calibrated = 1;
-    if (P->probe == NULL || (char *)T < P->probe
-        || (char *)T >= P->probe + P->probe_size) {
-        lua_pop(L, 1);
-        return;
-    }
-    for (j = 0; j < 2; j++) {
-        size_t off, end = (size_t)(P->probe + P->probe_size - (char *)T);
-        int n = 0;
-        lua_sethook(T, hook, LUA_MASKCOUNT, k[j]);
-        for (off = 0; off + 8 <= end; off += 4) {
-            int32_t a, b;
-            memcpy(&a, (const char *)T + off, 4);
-            memcpy(&b, (const char *)T + off + 4, 4);
-            if (a == k[j] && b == k[j]) {
-                hits[j] = (int)off + 4;
-                n++;
-            }
-        }
-        if (n != 1)
-            hits[j] = -1;
-    }
-    lua_sethook(T, NULL, 0, 0);
-    lua_pop(L, 1);
-    P->hc_off = (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
 }
 
 /* ---- threads and frames ---- */
@@ -417,28 +362,101 @@ static Cost *line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
 }
 
 /* Charges a cost to the function and line on top of T (nothing for the
- * root: what runs outside every observed call is not in the profile). */
-static void charge(Prof *P, lua_State *L, Thread *T, const Cost *d)
+ * root: what runs outside every observed call is not in the profile).
+ * Instructions counted while a C function is on top ran with hooks off:
+ * finalizers the collector called from it (collectgarbage, an allocation
+ * in the C function); a count hook does not see them either, and they are
+ * left out. */
+static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
 {
     Frame *f = top(T);
-    if (f->fn < 0 || (d->v[0] | d->v[1] | d->v[2]) == 0)
+    if (f->fn < 0)
+        return;
+    if (P->fns[f->fn].is_c)
+        d->v[EV_INSTR] = 0;
+    if ((d->v[0] | d->v[1] | d->v[2]) == 0)
         return;
     cost_add(line_slot(P, L, f->fn, f->line), d);
+    if (f->node >= 0)
+        cost_add(&P->nodes[f->node].self, d);
     cost_add(&P->G, d);
 }
 
+/* A new record (zeroed) at the end of the array *arr of *n, keyed by
+ * (k1, k2) in m (known to be absent): its index. */
+static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
+                          uint64_t k2, void **arr, size_t *n, size_t *cap,
+                          size_t elem)
+{
+    if (cg_grow(arr, cap, *n + 1, elem) != 0
+        || map_put(m, k1, k2, (int32_t)*n) != 0)
+        oom(P, L);
+    memset((char *)*arr + *n * elem, 0, elem);
+    return (int32_t)(*n)++;
+}
+
+/* The node of the stack `parent` extended by fn (-1 without stacks). */
+static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    uint64_t k1 = (uint64_t)(uint32_t)(parent + 1), k2 = (uint32_t)fn;
+    int32_t id;
+    Node *n;
+    if (!P->stacks || fn < 0)
+        return parent;
+    id = map_get(&P->nodemap, k1, k2);
+    if (id >= 0)
+        return id;
+    id = add_record(P, L, &P->nodemap, k1, k2, (void **)&P->nodes,
+                    &P->nnode, &P->capnode, sizeof *P->nodes);
+    n = &P->nodes[id];
+    n->parent = parent;
+    n->fn = fn;
+    return id;
+}
+
+/* A call's inclusive cost goes to its edge only when no other frame of
+ * the callee is active (in this thread or the ones that resumed it):
+ * the outer call of a recursion already holds the inner ones, so an
+ * edge's cost never exceeds the total, and recursion (tail calls
+ * included) never counts a cost twice. */
 static void pop(Prof *P, Thread *T)
 {
     Frame *f = top(T);
+    if (f->ci != NULL && f->fn >= 0)
+        P->fns[f->fn].active--;
     if (f->edge >= 0) {
         Edge *e = &P->edges[f->edge];
-        Cost now = thread_clock(P, T);
-        int i;
         e->count++;
-        for (i = 0; i < NEV; i++)
-            e->incl.v[i] += now.v[i] - f->start.v[i];
+        if (P->fns[f->fn].active == 0) {
+            Cost now = thread_clock(P, T);
+            int i;
+            for (i = 0; i < NEV; i++)
+                e->incl.v[i] += now.v[i] - f->start.v[i];
+        }
     }
     T->n--;
+}
+
+/* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
+ * running threads. */
+static void activity(Prof *P, Thread *T, int delta)
+{
+    size_t i;
+    for (i = 1; i < T->n; i++)
+        if (T->f[i].ci != NULL && T->f[i].fn >= 0)
+            P->fns[T->f[i].fn].active += delta;
+}
+
+/* A suspended coroutine resumed from another stack: its frames' nodes
+ * move under the resume that runs it now. */
+static void rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
+{
+    size_t i;
+    if (!P->stacks || T->f[0].node == base)
+        return;
+    T->f[0].node = base;
+    for (i = 1; i < T->n; i++)
+        T->f[i].node = node_of(P, L, T->f[i - 1].node, T->f[i].fn);
 }
 
 /* Pops the frames above the topmost one whose CallInfo is ci (they never
@@ -465,7 +483,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
                  int32_t fn, int32_t line, int32_t edge)
 {
     Frame *f;
-    if (CG_GROW(T->f, T->cap, T->n + 1) != 0)
+    if (T->n >= T->cap && CG_GROW(T->f, T->cap, T->n + 1) != 0)
         oom(P, L);
     f = &T->f[T->n++];
     f->ci = ci;
@@ -473,6 +491,10 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
+    f->node = T->n == 1 ? -1 : P->stacks ? node_of(P, L, f[-1].node, fn)
+                                         : f[-1].node;
+    if (ci != NULL && fn >= 0)
+        P->fns[fn].active++;
     f->start = thread_clock(P, T);
 }
 
@@ -504,6 +526,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
     T->suspended = 0;
     T->fresh = 0;
     push(P, L, T, NULL, root_fn, 0, -1);
+    T->f[0].node = P->from_node;
     return T;
 }
 
@@ -524,6 +547,7 @@ static void leave(Prof *P, Thread *T)
     if (st == LUA_YIELD) {
         T->suspended = 1;
         T->susp_at = P->G;
+        activity(P, T, -1);
     } else if (st != LUA_OK) {
         close_all(P, T);
         drop_thread(P, T);
@@ -548,10 +572,12 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         return T;
     }
     P->from_fn = -1;
+    P->from_node = -1;
     if (T != NULL) {
         d.v[EV_INSTR] = take_instr(P, T, 0);
         charge(P, L, T, &d);
         P->from_fn = top(T)->fn;
+        P->from_node = top(T)->node;
         leave(P, T);
     }
     i = thread_index(P, L);
@@ -564,6 +590,8 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         for (k = 0; k < NEV; k++)
             T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];
         T->suspended = 0;
+        activity(P, T, 1);
+        rebase(P, L, T, P->from_node);
     }
     memset(&d, 0, sizeof d);
     d.v[EV_INSTR] = take_instr(P, T, keep);
@@ -572,44 +600,6 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 }
 
 /* ---- functions ---- */
-
-/* The prototype of a Lua closure, where its place was found (calibrate). */
-static const void *proto_of(const Prof *P, const void *closure)
-{
-    const void *p;
-    memcpy(&p, (const char *)closure + P->proto_off, sizeof p);
-    return p;
-}
-
-/* The key of the function running in ci without lua_getinfo: ci->func
- * (CallInfo's first field) points at the function's TValue (value, then
- * the type tag). Lua closure (tag 6): its prototype; light C function
- * (0x16): itself; C closure (0x26): its C function, where a Lua closure
- * has its prototype. Used only where calibrate() checked it against
- * lua_getinfo. */
-static int fast_key(const Prof *P, const void *ci, uint64_t *key)
-{
-    const char *tv;
-    const void *v;
-    lua_CFunction f;
-    memcpy(&tv, ci, sizeof tv);
-    memcpy(&v, tv, sizeof v);
-    switch (tv[sizeof v] & 0x3f) {
-    case 0x06:
-        *key = (uint64_t)(uintptr_t)proto_of(P, v);
-        return 1;
-    case 0x16:
-        memcpy(&f, tv, sizeof f);
-        *key = (uint64_t)(uintptr_t)f;
-        return 1;
-    case 0x26:
-        memcpy(&f, (const char *)v + P->proto_off, sizeof f);
-        *key = (uint64_t)(uintptr_t)f;
-        return 1;
-    default:
-        return 0;
-    }
-}
 
 /* The key lua_getinfo gives; the function is left on the stack. */
 static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
@@ -620,51 +610,15 @@ static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
         *k2 = UINT64_MAX;
         return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
     }
-    if (P->proto_off >= 0) {
+    if (P->l54.proto_off >= 0) {
         *k2 = 0;
-        return (uint64_t)(uintptr_t)proto_of(P, lua_topointer(L, -1));
+        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
+                                                 lua_topointer(L, -1));
     }
     lua_getinfo(L, "S", ar);
     *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
           | (uint32_t)ar->lastlinedefined;
     return (uint64_t)(uintptr_t)ar->source;
-}
-
-/* Checks fast_key against lua_getinfo on the three kinds of function:
- * itself (a C closure), its caller (a Lua chunk), the C function that
- * called that (start's, a light C function). */
-static int ci_probe(lua_State *L)
-{
-    const Prof *P = (const Prof *)lua_touserdata(L, lua_upvalueindex(1));
-    int lev, ok = 1;
-    for (lev = 0; lev < 3 && ok; lev++) {
-        lua_Debug ar;
-        uint64_t want, k2, got;
-        ok = lua_getstack(L, lev, &ar);
-        if (!ok)
-            break;
-        want = slow_key(P, L, &ar, &k2);
-        lua_pop(L, 1);
-        ok = fast_key(P, ar.i_ci, &got) && got == want;
-    }
-    lua_pushboolean(L, ok);
-    return 1;
-}
-
-static int check_fast_key(Prof *P, lua_State *L)
-{
-    int ok;
-    if (P->proto_off < 0)
-        return 0;
-    if (luaL_loadstring(L, "local probe = ... return (probe())") != LUA_OK) {
-        lua_pop(L, 1);
-        return 0;
-    }
-    lua_pushlightuserdata(L, P);
-    lua_pushcclosure(L, ci_probe, 1);
-    ok = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return ok;
 }
 
 /* info[id + 1][2] = the name the calling instruction gives the function
@@ -707,6 +661,7 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     memset(&P->fns[id], 0, sizeof P->fns[id]);
     P->fns[id].seen[0].fn = P->fns[id].seen[1].fn = -1;
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    P->fns[id].is_c = ar->what[0] == 'C';
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
     lua_getiuservalue(L, -1, 1);
@@ -730,12 +685,9 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
     Edge *e;
     if (id >= 0)
         return id;
-    if (CG_GROW(P->edges, P->caped, P->ned + 1) != 0
-        || map_put(&P->edmap, k1, k2, (int32_t)P->ned) != 0)
-        oom(P, L);
-    id = (int32_t)P->ned++;
+    id = add_record(P, L, &P->edmap, k1, k2, (void **)&P->edges, &P->ned,
+                    &P->caped, sizeof *P->edges);
     e = &P->edges[id];
-    memset(e, 0, sizeof *e);
     e->caller = caller;
     e->line = line < 0 ? 0 : line;
     e->callee = callee;
@@ -762,12 +714,14 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             /* the bottom of a new coroutine where a dead one had frames */
             close_all(P, T);
             T->f[0].fn = P->from_fn;
+            T->f[0].node = P->from_node;
             T->fresh = 1;
         }
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    c = caller->fn >= 0 && P->ci_ok && fast_key(P, ar->i_ci, &key)
+    c = caller->fn >= 0 && P->l54.ci_ok
+                && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
             ? &P->fns[caller->fn] : NULL;
     for (i = 0; c != NULL && i < 2; i++)
         if (c->seen[i].fn >= 0 && c->seen[i].key == key
@@ -793,6 +747,15 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             c->seen[i].edge = edge;
         }
     }
+    caller = top(T);
+    if (!named && caller->ci == ar->i_ci && caller->fn == fn) {
+        /* a function tail-calling itself: one frame for the whole loop
+         * (its edge counts the call; the cost stays in the frame) */
+        if (edge >= 0)
+            P->edges[edge].count++;
+        caller->line = P->fns[fn].defined;
+        return;
+    }
     push(P, L, T, ar->i_ci, fn, P->fns[fn].defined, edge);
 }
 
@@ -816,15 +779,66 @@ static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
     const Frame *f = top(T);
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (d != 0 && f->fn >= 0) {
+    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
         else
             line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+        if (f->node >= 0)
+            P->nodes[f->node].self.v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
     }
+}
+
+/* ---- the collector's steps ----
+ *
+ * Finalizers run with hooks off, but the instruction counter keeps
+ * counting, so a finalizer that ran in the middle of a Lua function would
+ * be charged to the line that happened to allocate. While profiling, the
+ * automatic collector is stopped and its steps are taken here, inside the
+ * hook, at the pace it would have taken them itself (a step every 8 KB
+ * allocated, the next cycle once as much again is allocated as is in
+ * use): what finalizers run there is nobody's. A collectgarbage("restart")
+ * by the profiled code gives the collector back. */
+
+#define GC_STEP_BYTES 8192
+/* lines = false: the counter counts only where a line or count hook is
+ * set; a count hook this rare keeps it counting at no cost */
+#define COUNT_BASE INT32_MAX
+
+static void gc_take(Prof *P, lua_State *L)
+{
+    P->gc_ours = lua_gc(L, LUA_GCISRUNNING);
+    if (P->gc_ours)
+        lua_gc(L, LUA_GCSTOP);
+    P->gc_last = 0;
+    P->gc_next = P->gc_ours ? GC_STEP_BYTES : INT64_MAX;
+}
+
+static void gc_give_back(Prof *P, lua_State *L)
+{
+    if (P->gc_ours && !lua_gc(L, LUA_GCISRUNNING))
+        lua_gc(L, LUA_GCRESTART);
+    P->gc_ours = 0;
+}
+
+/* With in_hook set (the finalizers' allocations are not counted). A step
+ * does work in proportion to what was allocated since the last one, as
+ * the collector's own steps do. */
+static void gc_step(Prof *P, lua_State *L)
+{
+    int64_t kb = (P->alloc - P->gc_last + 1023) / 1024;
+    if (lua_gc(L, LUA_GCISRUNNING)) {
+        P->gc_ours = 0;         /* the profiled code restarted it */
+        P->gc_next = INT64_MAX;
+        return;
+    }
+    P->gc_last = P->alloc;
+    if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
+        P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
+    P->gc_next = P->gc_last + GC_STEP_BYTES;
 }
 
 static void prof_hook(lua_State *L, lua_Debug *ar)
@@ -839,6 +853,15 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     }
     if (P->in_hook)
         return;
+    if (ar->event == LUA_HOOKCOUNT && !P->count_hook) {
+        /* lines = false: the counter of L ran down to 0 and started again
+         * from its base (every 2^31 - 1 instructions) */
+        int32_t i = thread_index(P, L);
+        if (i >= 0)
+            P->th[i].last = (int32_t)((uint32_t)P->th[i].last
+                                      + (uint32_t)COUNT_BASE);
+        return;
+    }
     if (ar->event == LUA_HOOKCOUNT && P->cur >= 0 && P->th[P->cur].L == L) {
         P->th[P->cur].counted++;
         return;
@@ -848,7 +871,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         /* the common case: Instr only, same thread, counter in lua_State */
         T = &P->th[P->cur];
         charge_instr(P, L, T, keep);
-        if (keep) {
+        if (keep && P->alloc < P->gc_next) {
             Frame *f = top(T);
             if (f->ci == ar->i_ci) {
                 f->line = ar->currentline;
@@ -881,6 +904,8 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     default:
         break;
     }
+    if (P->gc_ours && P->alloc >= P->gc_next)
+        gc_step(P, L);
     /* what our own work ran (finalizers of a collection) is not counted */
     if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
@@ -923,6 +948,10 @@ static void reset_data(Prof *P)
     free(P->th);
     free(P->fns);
     free(P->edges);
+    free(P->nodes);
+    P->nodes = NULL;
+    P->nnode = P->capnode = 0;
+    map_free(&P->nodemap);
     map_free(&P->thmap);
     map_free(&P->fnmap);
     map_free(&P->edmap);
@@ -951,8 +980,8 @@ static Prof *state(lua_State *L)
     P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
     memset(P, 0, sizeof *P);
     P->cur = -1;
-    P->hc_off = -1;
-    P->proto_off = -1;
+    P->l54.hc_off = -1;
+    P->l54.proto_off = -1;
     if (luaL_newmetatable(L, PROF_STATE)) {
         lua_pushcfunction(L, state_gc);
         lua_setfield(L, -2, "__gc");
@@ -982,13 +1011,15 @@ static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
     }
 }
 
-static int get_flag(lua_State *L, int idx, const char *name)
+/* opts[name] as a boolean; def when it is nil or opts is not a table. */
+static int get_flag(lua_State *L, int idx, const char *name, int def)
 {
-    int v;
+    int v = def;
     if (lua_type(L, idx) != LUA_TTABLE)
-        return 0;
+        return def;
     lua_getfield(L, idx, name);
-    v = lua_toboolean(L, -1);
+    if (!lua_isnil(L, -1))
+        v = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return v;
 }
@@ -1010,12 +1041,15 @@ static void start(lua_State *L, int opts, int level)
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
     lua_pop(L, 1);
-    P->count_hook = get_flag(L, opts, "count_hook") || P->hc_off < 0;
+    P->count_hook = get_flag(L, opts, "count_hook", 0) || P->l54.hc_off < 0;
+    P->lines = get_flag(L, opts, "lines", 1);
+    P->stacks = get_flag(L, opts, "stacks", 0);
     P->ev[EV_INSTR] = 1;
-    P->ev[EV_TIME] = get_flag(L, opts, "time");
-    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc");
+    P->ev[EV_TIME] = get_flag(L, opts, "time", 0);
+    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    P->from_node = -1;
     T = add_thread(P, L, -1);
     P->cur = 0;
     if (level > 0)
@@ -1024,12 +1058,13 @@ static void start(lua_State *L, int opts, int level)
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, prof_alloc, P);
     lua_sethook(L, prof_hook,
-                LUA_MASKCALL | LUA_MASKRET | LUA_MASKLINE
-                    | (P->count_hook ? LUA_MASKCOUNT : 0),
-                P->count_hook ? 1 : 0);
+                LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
+                    | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
+                P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;
+    gc_take(P, L);
     P->running = 1;
     P->t_out = now_ns();
 }
@@ -1049,8 +1084,12 @@ static int stop(lua_State *L)
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
         T->n--;
     for (i = 0; i < P->nth; i++)
-        if (P->th[i].L != NULL)
+        if (P->th[i].L != NULL) {
+            if (P->th[i].suspended)
+                activity(P, &P->th[i], 1);
             close_all(P, &P->th[i]);
+        }
+    gc_give_back(P, L);
     if (ours)
         lua_sethook(L, NULL, 0, 0);
     restore_alloc(P, L);
@@ -1125,6 +1164,24 @@ static void push_data(lua_State *L)
             }
     }
     lua_setfield(L, -2, "edges");
+    if (P->stacks) {
+        /* stacks = { parent, fn, cost..., ... } per node (parent 0: none) */
+        lua_createtable(L, (int)(P->nnode * (size_t)(2 + nev)), 0);
+        k = 0;
+        for (i = 0; i < P->nnode; i++) {
+            const Node *x = &P->nodes[i];
+            lua_pushinteger(L, x->parent + 1);
+            lua_rawseti(L, -2, ++k);
+            lua_pushinteger(L, x->fn + 1);
+            lua_rawseti(L, -2, ++k);
+            for (e = 0; e < NEV; e++)
+                if (P->ev[e]) {
+                    lua_pushinteger(L, x->self.v[e]);
+                    lua_rawseti(L, -2, ++k);
+                }
+        }
+        lua_setfield(L, -2, "stacks");
+    }
 }
 
 static void drop_data(lua_State *L)
@@ -1163,27 +1220,45 @@ static int l_mode(lua_State *L)
     Prof *P = state(L);
     if (!P->calibrated)
         return 0;
-    lua_pushstring(L, P->hc_off >= 0 ? "counter" : "count hook");
-    lua_pushboolean(L, P->ci_ok);
+    lua_pushstring(L, P->l54.hc_off >= 0 ? "counter" : "count hook");
+    lua_pushboolean(L, P->l54.ci_ok);
     return 2;
 }
 
-/* The closure prof_stopper(builder) makes: (...) -> builder(data, ...),
- * data nil when the profiler was not running. */
+#define HOOK_REPLACED "the profiler's hook was replaced while profiling " \
+                      "(debug.sethook): no profile"
+
+/* The closure prof_stopper(builder [, soft]) makes: (...) ->
+ * builder(data, ...), data nil when the profiler was not running. When
+ * the hook was replaced it raises, or, soft, calls builder(nil, why, ...);
+ * a soft builder always gets that second argument (nil when all went
+ * well). */
 static int l_stop(lua_State *L)
 {
     Prof *P = get_prof(L);
-    int n = lua_gettop(L);
+    int n = lua_gettop(L), soft = lua_toboolean(L, lua_upvalueindex(2));
+    const char *why = NULL;
     if (P != NULL && P->running) {
         if (!stop(L)) {
             drop_data(L);
-            return luaL_error(L, "the profiler's hook was replaced while "
-                                 "profiling (debug.sethook): no profile");
+            if (!soft)
+                return luaL_error(L, HOOK_REPLACED);
+            why = HOOK_REPLACED;
+            lua_pushnil(L);
+        } else {
+            push_data(L);
+            drop_data(L);
         }
-        push_data(L);
-        drop_data(L);
     } else {
         lua_pushnil(L);
+    }
+    if (soft) {
+        if (why != NULL)
+            lua_pushstring(L, why);
+        else
+            lua_pushnil(L);
+        lua_insert(L, 1);
+        n++;
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -1195,8 +1270,16 @@ static int l_stop(lua_State *L)
 static int l_stopper(lua_State *L)
 {
     luaL_checktype(L, 1, LUA_TFUNCTION);
-    lua_settop(L, 1);
-    lua_pushcclosure(L, l_stop, 1);
+    lua_settop(L, 2);
+    lua_pushboolean(L, lua_toboolean(L, 2));
+    lua_replace(L, 2);
+    lua_pushcclosure(L, l_stop, 2);
+    return 1;
+}
+
+static int l_pid(lua_State *L)
+{
+    lua_pushinteger(L, (lua_Integer)getpid());
     return 1;
 }
 
@@ -1213,8 +1296,7 @@ static int l_run(lua_State *L)
     status = lua_pcall(L, 0, LUA_MULTRET, 0);
     if (!stop(L)) {
         drop_data(L);
-        return luaL_error(L, "the profiler's hook was replaced while "
-                             "profiling (debug.sethook): no profile");
+        return luaL_error(L, HOOK_REPLACED);
     }
     if (status != LUA_OK) {
         drop_data(L);
@@ -1234,6 +1316,7 @@ void cg_prof_register(lua_State *L)
         {"prof_run", l_run},
         {"prof_running", l_running},
         {"prof_mode", l_mode},
+        {"prof_pid", l_pid},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

@@ -254,6 +254,14 @@ end
 
 annotation_mt.__tostring = Annotation.report
 
+-- to_csv / to_json: stubs that load callgrind.export, which replaces them.
+for _, name in ipairs({ "to_csv", "to_json" }) do
+  Annotation[name] = function(...)
+    require "callgrind.export"
+    return Annotation[name](...)
+  end
+end
+
 function row_mt.__tostring(row)
   local names = {}
   for i, fn in ipairs(row.functions) do names[i] = fn.name end

@@ -172,7 +172,7 @@ function Diff:functions(ev, kind)
     if a.name ~= b.name then return a.name < b.name end
     return a.key < b.key
   end)
-  return rows
+  return setmetatable(rows, M.functions_mt)
 end
 
 --- "+1,234 (+5.2%)", "-3 (-0.1%)", "+7 (new)", "0".
@@ -251,5 +251,14 @@ function Diff:report(opts)
 end
 
 diff_mt.__tostring = function(d) return d:report() end
+
+-- Pictures and exports (callgrind.flame, callgrind.export): loaded on
+-- first use. d:functions() rows get their printout and CSV/JSON there.
+M.functions_mt = {
+  __name = "callgrind.DiffRows",
+  __index = function(_, k) return require("callgrind.export").DiffRows[k] end,
+  __tostring = function(rows) return require("callgrind.export").DiffRows.text(rows) end,
+}
+function Diff.flamegraph(...) return require("callgrind.flame").diff_flamegraph(...) end
 
 return M

@@ -107,6 +107,41 @@ local SEL_REPORT_OPTIONS = {
   object = "boolean",
   limit = "integer",
 }
+local FOLDED_OPTIONS = {
+  threshold = "number",
+}
+local FLAME_OPTIONS = {
+  ev = "string|integer",
+  threshold = "number",
+  title = "string",
+  width = "number",
+  color = "\"object\"|\"file\"",
+}
+local DOT_OPTIONS = {
+  node_threshold = "number",
+  edge_threshold = "number",
+  root = "callgrind.Function|string",
+  leaf = "callgrind.Function|string",
+  depth = "integer",
+  title = "string",
+}
+local WRITE_DOT_OPTIONS = {
+  node_threshold = "number",
+  edge_threshold = "number",
+  root = "callgrind.Function|string",
+  leaf = "callgrind.Function|string",
+  depth = "integer",
+  title = "string",
+  format = "\"dot\"|\"svg\"|\"png\"",
+  dot_command = "string",
+}
+local PPROF_OPTIONS = {
+  events = "string[]",
+  threshold = "number",
+}
+local EXPORT_EVENTS_OPTIONS = {
+  events = "(string|integer)[]",
+}
 local UNTIL_EXIT_OPTIONS = {
   time = "boolean",
   alloc = "boolean",
@@ -193,7 +228,7 @@ M.objects = {
     { "prof.events", "the base events, in file order", "string[]" },
     { "prof:totals()", "sum of all cost lines, per base event", "table<string, integer>" },
     { "prof:total(ev)", "sum of all cost lines for one event (base or derived)", "integer" },
-    { "prof:warnings([kind])", "what was skipped or did not add up (kind: truncated, skipped, ...)", "string[]" },
+    { "prof:warnings([kind])", "what was skipped or did not add up (kind: truncated, skipped, ...)", "callgrind.Warnings" },
     { "prof:parts()", "iterator of Part", "fun(): callgrind.Part?" },
     { "prof:functions()", "iterator of Function", "fun(): callgrind.Function?" },
     { "prof:calls()", "iterator of every Call", "fun(): callgrind.Call?" },
@@ -220,13 +255,27 @@ M.objects = {
     { "prof:top(n [, ev [, kind]])", "the n costliest functions (kind \"self\" or \"inclusive\")",
       "callgrind.Selection" },
     { "prof:group(by [, ev])", "self cost grouped by \"file\" or \"object\", costliest first",
-      "{ key: string?, cost: integer }[]" },
+      "callgrind.Groups" },
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation",
       "callgrind.Annotation", opts = PROF_ANNOTATE_OPTIONS },
     { "prof:summary()", "a few lines about the profile", "string" },
     { "prof:write(path_or_file [, opts])",
       "writes a canonical callgrind file, atomically (compress, functions, pid, cmd)",
       "true?, string?, callgrind.ErrorKind?", opts = PROF_WRITE_OPTIONS },
+    { "prof:folded([ev [, opts]])", "folded stacks \"a;b;c 123\" (exact, or estimated from the call graph)",
+      "string", opts = FOLDED_OPTIONS },
+    { "prof:write_folded(path [, ev [, opts]])", "writes the folded stacks to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = FOLDED_OPTIONS },
+    { "prof:flamegraph(path [, opts])", "writes an interactive SVG flame graph (opts: ev, threshold, title ...)",
+      "true?, string?, callgrind.ErrorKind?", opts = FLAME_OPTIONS },
+    { "prof:dot([ev [, opts]])", "a Graphviz DOT call graph (node/edge thresholds, root, leaf, depth)",
+      "string", opts = DOT_OPTIONS },
+    { "prof:write_dot(path [, ev [, opts]])", "writes the call graph: DOT, or svg/png through Graphviz's dot",
+      "true?, string?, callgrind.ErrorKind?", opts = WRITE_DOT_OPTIONS },
+    { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)",
+      "true?, string?, callgrind.ErrorKind?", opts = PPROF_OPTIONS },
+    { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
+      "fun(): callgrind.Function[]?, integer?" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {
     { "part.index", "its position in the profile, from 1", "integer" },
@@ -308,19 +357,27 @@ M.objects = {
     { "sel:list()", "a plain array of the functions", "callgrind.Function[]" },
     { "sel:report([opts])", "an aligned table (tostring prints the first 25 rows)",
       "string", opts = SEL_REPORT_OPTIONS },
+    { "sel:to_csv([opts])", "CSV: name, file, object, then each event's self and .inclusive cost",
+      "string", opts = EXPORT_EVENTS_OPTIONS },
+    { "sel:to_json([opts])", "the same rows as JSON objects", "string", opts = EXPORT_EVENTS_OPTIONS },
   } },
   { name = "Edges", what = "calls aggregated per function: rows { fn, count, calls }", var = "edges", entries = {
     { "edges:sort([ev])", "rows sorted by the cost of their calls", "callgrind.Edges" },
     { "edges:cost(i [, ev])", "the cost of row i's calls", "integer" },
     { "edges.rows", "the rows", "{ fn: callgrind.Function, count: integer, calls: callgrind.Call[] }[]" },
+    { "edges:to_csv([opts])", "CSV: name, file, object, calls, then each event's cost of the calls",
+      "string", opts = EXPORT_EVENTS_OPTIONS },
+    { "edges:to_json([opts])", "the same rows as JSON objects", "string", opts = EXPORT_EVENTS_OPTIONS },
   } },
   { name = "Diff", what = "two profiles compared, from callgrind.diff()", var = "d", entries = {
     { "d:total(ev)", "the old and the new total", "integer, integer" },
     { "d:functions(ev [, kind])", "rows { name, key, old, new, delta, percent, old_fn, new_fn }, biggest first",
-      "table[]" },
+      "callgrind.DiffRows" },
     { "d:report([opts])", "totals per event and the biggest movers (also tostring)",
       "string", opts = D_REPORT_OPTIONS },
     { "d.collisions", "functions of one profile that share a match key", "string[]" },
+    { "d:flamegraph(path [, opts])", "the new profile's flame graph, red where it costs more, blue where less",
+      "true?, string?, callgrind.ErrorKind?", opts = FLAME_OPTIONS },
   } },
   { name = "Cycle", what = "functions that call each other (a strongly connected component)", var = "cycle",
     entries = {
@@ -334,12 +391,30 @@ M.objects = {
       .. "hidden: integer, recursive: boolean, cut: boolean? }" },
     { "tree:report()", "the tree drawn as text (also tostring)", "string" },
   } },
+  { name = "Groups", what = "self cost grouped by file or object, from prof:group()", var = "groups", entries = {
+    { "groups[i]", "row i: key (nil for none), cost", "{ key: string?, cost: integer }" },
+    { "groups:to_csv()", "CSV: the key (file or object) and the event's cost", "string" },
+    { "groups:to_json()", "the same rows as JSON objects", "string" },
+  } },
+  { name = "DiffRows", what = "the functions of a diff, from d:functions()", var = "rows", entries = {
+    { "rows[i]", "row i: name, key, old, new, delta, percent, old_fn, new_fn", "table" },
+    { "rows:to_csv()", "CSV: name, file, object, old, new, delta, percent (also tostring: a table)", "string" },
+    { "rows:to_json()", "the same rows as JSON objects", "string" },
+  } },
+  { name = "Warnings", what = "what was skipped or did not add up, from prof:warnings()", var = "warnings",
+    entries = {
+    { "warnings[i]", "warning i: \"name:LINE: message\" (also tostring: one a line)", "string" },
+    { "warnings:to_csv()", "CSV: file, line, message", "string" },
+    { "warnings:to_json()", "the same rows as JSON objects", "string" },
+  } },
   { name = "Annotation", what = "cost per line of one source file, from prof:annotate()", var = "ann", entries = {
     { "ann.file", "the file as the profile names it", "string" },
     { "ann[i]", "row i: line, cost, functions, calls, text",
       "{ line: integer, cost: integer, functions: callgrind.Function[], calls: table[], text: string? }" },
     { "ann:report([opts])", "the annotated listing (also tostring); opts.context",
       "string", opts = ANN_REPORT_OPTIONS },
+    { "ann:to_csv()", "CSV: line, cost, functions", "string" },
+    { "ann:to_json()", "the same rows as JSON objects", "string" },
   } },
   { name = "assert", what = "require \"callgrind.luassert\": luassert assertions (negate with is_not)",
     var = "assert", class = "luassert", entries = {

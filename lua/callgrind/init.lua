@@ -2,6 +2,10 @@
 -- The face of the library: the C core (`callgrind.core`) loads profiles;
 -- the topic modules add their methods to the same objects.
 -- @module callgrind
+if _VERSION ~= "Lua 5.4" then
+  -- before the core, whose load would fail with a raw "undefined symbol"
+  error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
+end
 local core = require "callgrind.core"
 local events = require "callgrind.events"
 local args = require "callgrind.args"
@@ -32,6 +36,14 @@ end
 lazy_method("Function", "tree", "callgrind.tree")
 lazy_method("Profile", "annotate", "callgrind.annotate")
 lazy_method("Profile", "write", "callgrind.writer")
+-- Pictures and exports (folded stacks, flame graphs, DOT, pprof, CSV/JSON).
+lazy_method("Profile", "folded", "callgrind.stacks")
+lazy_method("Profile", "write_folded", "callgrind.stacks")
+lazy_method("Profile", "flamegraph", "callgrind.flame")
+lazy_method("Profile", "dot", "callgrind.dot")
+lazy_method("Profile", "write_dot", "callgrind.dot")
+lazy_method("Profile", "write_pprof", "callgrind.pprof")
+lazy_method("Profile", "stacks", "callgrind.profiler")
 
 -- The questions: inclusive costs and cycles (graph), selections and
 -- groups (query), summaries and the Selection's report (report). Any of
@@ -44,6 +56,20 @@ local QUESTIONS = {
 for class, names in pairs(QUESTIONS) do
   for _, name in ipairs(names) do
     lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report")
+  end
+end
+
+-- prof:warnings() prints one a line and has to_csv / to_json
+-- (callgrind.export, loaded on first use of either).
+do
+  local warnings = core.methods.Profile.warnings
+  local warnings_mt = {
+    __name = "callgrind.Warnings",
+    __index = function(_, k) return require("callgrind.export").warnings_mt.__index[k] end,
+    __tostring = function(w) return require("callgrind.export").warnings_mt.__tostring(w) end,
+  }
+  core.methods.Profile.warnings = function(prof, ...)
+    return (setmetatable(warnings(prof, ...), warnings_mt))
   end
 end
 

@@ -9,6 +9,7 @@
 -- hook was replaced meanwhile.
 -- @module callgrind.profiler
 local core = require "callgrind.core"
+local args = require "callgrind.args"
 
 local M = {}
 
@@ -23,26 +24,16 @@ local LONG_NAMES = {
   Alloc = "Bytes allocated",
 }
 
-local OPTION_TYPES = { time = "boolean", alloc = "boolean", count_hook = "boolean", out = "string" }
-
--- Checks an options table; raises at the caller of the API function.
-local function check_opts(opts, fname, argn, allowed)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then
-    error(format("bad argument #%d to '%s' (table expected, got %s)", argn, fname, type(opts)), 3)
-  end
-  for k, v in pairs(opts) do
-    local want = OPTION_TYPES[k]
-    if not want or (k == "out" and not allowed.out) then
-      error(format("bad argument #%d to '%s' (unknown option '%s')", argn, fname, tostring(k)), 3)
-    end
-    if type(v) ~= want then
-      error(format("bad argument #%d to '%s' (option '%s' must be a %s, got %s)",
-        argn, fname, k, want, type(v)), 3)
-    end
-  end
-  return opts
+-- The options of each entry point (args.options checks them).
+local OPTS = { time = "boolean", alloc = "boolean", count_hook = "boolean", lines = "boolean",
+  stacks = "boolean" }
+local function with(extra)
+  local t = {}
+  for k, v in pairs(OPTS) do t[k] = v end
+  for k, v in pairs(extra) do t[k] = v end
+  return t
 end
+local PROFILE_OPTS, EXIT_OPTS = with { runs = "number" }, with { out = "string" }
 
 local function check_free(fname)
   if core.prof_running() then
@@ -102,24 +93,50 @@ local function source_lines(source, cache)
   return lines or nil
 end
 
--- The name a definition line gives its function, as written:
--- `function Parser:next(`, `local function parse(`, `M.encode = function(`.
-local function declared_name(line)
-  return line:match("function%s+([%a_][%w_%.:]*)%s*%(")
-    or line:match("([%a_][%w_%.]*)%s*=%s*function%s*%(")
-    or line:match("%[%s*[\"']([^\"']+)[\"']%s*%]%s*=%s*function%s*%(")
+local KEYWORDS = {}
+for w in ([[and break do else elseif end false for function goto if in local nil not or
+  repeat return then true until while]]):gmatch("%a+") do KEYWORDS[w] = true end
+
+-- A name a person would call a function: not a keyword, not punctuation.
+local function is_name(s)
+  return s ~= nil and s:find("[%w_]") ~= nil and not KEYWORDS[s]
 end
 
--- Per function: name, file, line defined.
+-- The name a definition line gives its function, as written:
+-- `function Parser:next(`, `local function parse(`, `M.encode = function(`,
+-- `["encode"] = function(`; a key that is no identifier keeps its brackets
+-- (`["("]`, `["for"]`: luacheck's handlers of those tokens).
+local function declared_name(line)
+  local name = line:match("function%s+([%a_][%w_%.:]*)%s*%(")
+    or line:match("([%a_][%w_%.]*)%s*=%s*function%s*%(")
+  if name and not KEYWORDS[name] then return name end
+  local key = line:match("%[%s*\"([^\"]+)\"%s*%]%s*=%s*function%s*%(")
+    or line:match("%[%s*'([^']+)'%s*%]%s*=%s*function%s*%(")
+  if key then
+    if key:match("^[%a_][%w_]*$") and not KEYWORDS[key] then return key end
+    return '["' .. key .. '"]'
+  end
+end
+
+-- The last part of a path ("a/b/c.lua" -> "c.lua").
+local function base_name(path)
+  return path:match("([^/]*)$")
+end
+
+-- Per function: name, file, line defined. Several functions defined on one
+-- line share its declared name only in appearance: it goes to the one its
+-- call sites call by that name, else to the one that ends last (the
+-- outer); the others are anonymous.
 local function describe(data)
   local globals, cache = global_names(), {}
-  local fns, count = {}, {}
+  local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
     local d = getinfo(func, "S")
-    local fn = { line = d.linedefined }
+    local fn = { line = d.linedefined, last = d.lastlinedefined, callname = callname }
     if d.what == "C" then
-      fn.name, fn.file, fn.line = globals[func] or callname or "?", "[C]", 0
+      fn.name, fn.file, fn.line = globals[func] or (is_name(callname) and callname) or "anonymous C function",
+        "[C]", 0
     else
       fn.file = d.source:sub(1, 1) == "@" and d.source:sub(2) or d.short_src
       if d.what == "main" then
@@ -131,19 +148,52 @@ local function describe(data)
         if g and not (decl and decl:find(":", 1, true)) then
           fn.name = g
         else
-          fn.name = decl or callname or "anonymous"
+          fn.decl = decl
+          local key = fn.file .. "\0" .. fn.line
+          on_line[key] = on_line[key] or {}
+          on_line[key][#on_line[key] + 1] = fn
         end
-        count[fn.name] = (count[fn.name] or 0) + 1
       end
     end
     fns[i] = fn
   end
-  -- two prototypes with one name: each gets its line ("fib:12"), and
-  -- those defined on one line of one file a number ("anonymous:3#2")
+  for _, group in pairs(on_line) do
+    local owner = group[1]
+    if #group > 1 then
+      owner = nil
+      for _, fn in ipairs(group) do
+        local short = fn.decl and fn.decl:match("([^.:]+)$")
+        if fn.callname and fn.callname == short then owner = fn end
+      end
+      if not owner then
+        for _, fn in ipairs(group) do
+          if not owner or fn.last > owner.last then owner = fn
+          elseif fn.last == owner.last then owner = false; break end
+        end
+      end
+    end
+    for _, fn in ipairs(group) do
+      local short = fn.decl and fn.decl:match("([^.:]+)$")
+      if fn == owner and fn.decl then
+        fn.name = fn.decl
+      elseif is_name(fn.callname) and (fn == owner or fn.callname ~= short) then
+        fn.name = fn.callname
+      else
+        fn.name = "anonymous@" .. base_name(fn.file) .. ":" .. fn.line
+      end
+    end
+  end
+  for _, fn in ipairs(fns) do
+    local key = fn.file .. "\0" .. fn.name
+    if not fn.main and fn.file ~= "[C]" then count[key] = (count[key] or 0) + 1 end
+  end
+  -- two prototypes of one file with one name: each gets its line
+  -- ("fib:12"), and those defined on one line a number ("f:3#2"); the
+  -- same name in two files stays as it is (two functions all the same)
   local seen = {}
   for _, fn in ipairs(fns) do
-    if not fn.main and fn.file ~= "[C]" and count[fn.name] > 1 then
-      fn.name = fn.name .. ":" .. fn.line
+    if not fn.main and fn.file ~= "[C]" and count[fn.file .. "\0" .. fn.name] > 1 then
+      if not fn.name:find("^anonymous@") then fn.name = fn.name .. ":" .. fn.line end
       local key = fn.file .. "\0" .. fn.name
       seen[key] = (seen[key] or 0) + 1
       if seen[key] > 1 then fn.name = fn.name .. "#" .. seen[key] end
@@ -167,33 +217,31 @@ local function command_line()
   return concat(t, " ")
 end
 
--- Writes the data as callgrind format: fl=/fn= blocks with their line
--- costs, and per call site cfi=/cfn=/calls= with the inclusive cost.
-local function to_text(data, cmd)
-  local fns, events = describe(data), data.events
+-- A name as the writer writes it, made safe (csrc/model/cg_write.h): a
+-- control byte, and a blank at the start or end, as the text \xHH. The
+-- loaded profile has its names so; the stacks find their functions by it.
+local function safe(s)
+  s = s:gsub("[%c\127]", function(c) return format("\\x%02x", c:byte()) end)
+  return (s:gsub("^ ", "\\x20"):gsub(" $", "\\x20"))
+end
+
+-- Writes the data as callgrind format through the library's one writer
+-- (the core's emitter): per function its line costs, and per call site
+-- cfi=/cfn=/calls= with the inclusive cost. The writer gives a function
+-- id per (file, name), so no viewer merges functions of two files, and
+-- makes names safe.
+local function to_text(data, cmd, fns)
+  fns = fns or describe(data)
+  local events = data.events
   local nev = #events
-  local out = { "# callgrind format", "version: 1", "creator: callgrind.lua profiler",
-    "pid: " .. data.pid }
-  if cmd then out[#out + 1] = "cmd: " .. cmd end
-  out[#out + 1] = "positions: line"
-  for _, ev in ipairs(events) do out[#out + 1] = format("event: %s : %s", ev, LONG_NAMES[ev]) end
-  out[#out + 1] = "events: " .. concat(events, " ")
-
-  -- name compression: "(n) name" the first time, "(n)" after
-  local ids = { fl = {}, fn = {} }
-  local nids = { fl = 0, fn = 0 }
-  local function ref(kind, name)
-    local id = ids[kind][name]
-    if id then return "(" .. id .. ")" end
-    nids[kind] = nids[kind] + 1
-    ids[kind][name] = nids[kind]
-    return "(" .. nids[kind] .. ") " .. name
-  end
-
+  local e = core.internal.emitter(true, "callgrind.lua profiler")
+  local event_lines = {}
+  for i, ev in ipairs(events) do event_lines[i] = { name = ev, long_name = LONG_NAMES[ev] } end
+  e:part { pid = data.pid, cmd = cmd, positions = { "line" }, events = events, event_lines = event_lines }
   local calls = {}
-  local e, stride = data.edges, 4 + nev
-  for k = 1, #e, stride do
-    local caller = e[k]
+  local ed, stride = data.edges, 4 + nev
+  for k = 1, #ed, stride do
+    local caller = ed[k]
     calls[caller] = calls[caller] or {}
     calls[caller][#calls[caller] + 1] = k
   end
@@ -202,36 +250,121 @@ local function to_text(data, cmd)
   for i, fn in ipairs(fns) do
     local lines, mine = data.lines[i], calls[i]
     if #lines > 0 or mine then
-      out[#out + 1] = "fl=" .. ref("fl", fn.file)
-      out[#out + 1] = "fn=" .. ref("fn", fn.name)
+      e:fn(nil, fn.file, fn.name)
       for k = 1, #lines, nev + 1 do
-        out[#out + 1] = concat(lines, " ", k, k + nev)
-        for j = 1, nev do totals[j] = totals[j] + lines[k + j] end
+        local costs = { table.unpack(lines, k + 1, k + nev) }
+        e:line({ lines[k] }, costs)
+        for j = 1, nev do totals[j] = totals[j] + costs[j] end
       end
       if mine then
-        sort(mine, function(a, b)
-          if e[a + 1] ~= e[b + 1] then return e[a + 1] < e[b + 1] end
-          return e[a + 2] < e[b + 2]
+        sort(mine, function(x, y)
+          if ed[x + 1] ~= ed[y + 1] then return ed[x + 1] < ed[y + 1] end
+          return ed[x + 2] < ed[y + 2]
         end)
         for _, k in ipairs(mine) do
-          local callee = fns[e[k + 2]]
-          out[#out + 1] = "cfi=" .. ref("fl", callee.file)
-          out[#out + 1] = "cfn=" .. ref("fn", callee.name)
-          out[#out + 1] = format("calls=%d %d", e[k + 3], callee.line)
-          out[#out + 1] = e[k + 1] .. " " .. concat(e, " ", k + 4, k + 3 + nev)
+          local callee = fns[ed[k + 2]]
+          e:call(nil, callee.file, callee.name, ed[k + 3], { callee.line }, { ed[k + 1] },
+            { table.unpack(ed, k + 4, k + 3 + nev) })
         end
       end
     end
   end
-  out[#out + 1] = "totals: " .. concat(totals, " ")
-  out[#out + 1] = ""
-  return concat(out, "\n")
+  e:totals(totals)
+  return assert(e:finish())
+end
+
+---------------------------------------------------------------------------
+-- Stacks (opts.stacks): kept beside the Profile, in memory only
+---------------------------------------------------------------------------
+
+local STACKS = setmetatable({}, { __mode = "k" })
+
+-- The Function handles of the written functions, by our index.
+local function handles(prof, fns)
+  local by = {}
+  for f in prof:functions() do by[f.file .. "\0" .. f.name] = f end
+  local t = {}
+  for i, fn in ipairs(fns) do t[i] = by[safe(fn.file) .. "\0" .. safe(fn.name)] end
+  return t
+end
+
+local Profile = core.methods.Profile
+
+--- The profile's call stacks (a Lua profile made with `stacks = true`):
+-- iterates `frames, cost` per distinct stack whose own cost in `ev` is not
+-- 0, frames the Function handles from the outermost to the one that ran
+-- (a coroutine's stack continues the stack of the resume that runs it);
+-- the costs add up to the total. Raises for a profile without stacks.
+-- @param[opt] ev an event name or index (default the first)
+-- @usage for frames, cost in prof:stacks("Instr") do print(#frames, cost) end
+function Profile:stacks(ev)
+  local st = STACKS[self]
+  if not st then
+    error("prof:stacks: this profile has no stacks (profile it with stacks = true)", 2)
+  end
+  local col = 1
+  if ev ~= nil then
+    col = nil
+    for i, name in ipairs(st.events) do
+      if name == ev or i == ev then col = i end
+    end
+    if not col then
+      args.fail("stacks", 1, format("no event %s; events: %s", args.show(ev), concat(st.events, ", ")))
+    end
+  end
+  local data, width, fns = st.data, 2 + #st.events, st.fns
+  -- a stack's frames, by walking up its parents (a new array each time)
+  local function frames(node)
+    local rev = {}
+    while node > 0 do
+      rev[#rev + 1] = fns[data[(node - 1) * width + 2]]
+      node = data[(node - 1) * width + 1]
+    end
+    local f, m = {}, #rev
+    for i = 1, m do f[i] = rev[m + 1 - i] end
+    return f
+  end
+  local node, n = 0, #data // width
+  return function()
+    while node < n do
+      node = node + 1
+      local cost = data[(node - 1) * width + 2 + col]
+      if cost ~= 0 then return frames(node), cost end
+    end
+  end
+end
+
+-- Folded stacks of Instr (`frame;frame;frame cost`, outermost first), one
+-- line per stack with a cost: what until_exit writes beside the profile
+-- when asked for stacks. A ';' in a name is written \x3b.
+local function to_folded(data, fns)
+  local st, width, out = data.stacks, 2 + #data.events, {}
+  local names = {}
+  for i, fn in ipairs(fns) do names[i] = (safe(fn.name):gsub(";", "\\x3b")) end
+  for node = 1, #st // width do
+    local cost = st[(node - 1) * width + 3]
+    if cost ~= 0 then
+      local rev, k = {}, node
+      while k > 0 do
+        rev[#rev + 1] = names[st[(k - 1) * width + 2]]
+        k = st[(k - 1) * width + 1]
+      end
+      local path = {}
+      for i = #rev, 1, -1 do path[#path + 1] = rev[i] end
+      out[#out + 1] = concat(path, ";") .. " " .. cost .. "\n"
+    end
+  end
+  return concat(out)
 end
 
 -- data -> Profile, text
 local function build(data)
-  local text = to_text(data)
+  local fns = describe(data)
+  local text = to_text(data, nil, fns)
   local prof = assert(require("callgrind").parse(text, "(lua profile)"))
+  if data.stacks then
+    STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns) }
+  end
   return prof, text
 end
 
@@ -243,10 +376,12 @@ end
 -- that called it are on the profile's stack from here on).
 -- @tparam[opt] table opts `time = true` adds event `Time`, `alloc = true`
 --   event `Alloc`; `count_hook = true` counts with a count hook (slower,
---   the same numbers)
+--   the same numbers); `lines = false` collects functions and calls only
+--   (faster); `stacks = true` records every distinct call stack
+--   (`prof:stacks`)
 -- @usage profiler.start(); work(); local prof = profiler.stop()
 function M.start(opts)
-  check_opts(opts, "start", 1, {})
+  args.options(opts, "start", 1, OPTS)
   check_free("start")
   return core.prof_start(opts, 2)
 end
@@ -264,19 +399,44 @@ local function finish(data, ...)
   return (build(data)), ...
 end
 
+-- The total of each event of the data (the sum of its lines).
+local function data_total(data)
+  local nev, total = #data.events, 0
+  for _, lines in ipairs(data.lines) do
+    for k = 2, #lines, nev + 1 do total = total + lines[k] end
+  end
+  return total
+end
+
 --- Runs fn() under the profiler.
 -- @tparam function fn
--- @tparam[opt] table opts as for `start`
+-- @tparam[opt] table opts as for `start`, plus `runs = N`: runs fn N times
+--   (each profiled alone) and returns the Profile of the run with the
+--   largest `Instr` total, then `{ min =, max =, totals = { run 1, ... } }`
+--   (the `Instr` totals) instead of fn's results
 -- @return the Profile of what ran inside fn, then fn's results; an error in
 --   fn stops the profiler and is raised again
 -- @usage local prof, result = profiler.profile(function() return work() end)
+-- @usage local prof, spread = profiler.profile(work, { runs = 5 }); print(spread.max - spread.min)
 function M.profile(fn, opts)
-  if type(fn) ~= "function" then
-    error(format("bad argument #1 to 'profile' (function expected, got %s)", type(fn)), 2)
-  end
-  check_opts(opts, "profile", 2, {})
+  args.check_type(fn, "function", "profile", 1)
+  opts = args.options(opts, "profile", 2, PROFILE_OPTS)
   check_free("profile")
-  return finish(core.prof_run(fn, opts))
+  if opts.runs == nil then return finish(core.prof_run(fn, opts)) end
+  local runs = args.count(opts.runs, "profile", 2)
+  if runs < 1 then args.fail("profile", 2, "option 'runs' must be at least 1") end
+  local worst, totals = nil, {}
+  for i = 1, runs do
+    local data = core.prof_run(fn, opts)
+    totals[i] = data_total(data)
+    if not worst or totals[i] > worst.total then worst = { data = data, total = totals[i] } end
+  end
+  local min, max = totals[1], totals[1]
+  for _, t in ipairs(totals) do
+    if t < min then min = t end
+    if t > max then max = t end
+  end
+  return (build(worst.data)), { min = min, max = max, totals = totals }
 end
 
 --- True while the profiler runs.
@@ -285,41 +445,68 @@ function M.running()
   return core.prof_running()
 end
 
+-- Writes text to path whole or not at all (the core's atomic write: a
+-- temporary file in the same directory, renamed into place).
+-- @return true, or nil and the cause (without the path)
+local function write_atomic(path, text)
+  local ok, err = core.write_file_atomic(path, text)
+  if ok then return true end
+  local plain = path .. ": "
+  if err:sub(1, #plain) == plain then err = err:sub(#plain + 1) end
+  return nil, err
+end
+
+-- One line on stderr: the profile was not written, and why.
+local function complain(path, cause)
+  io.stderr:write(("callgrind.profiler: no profile written to %s: %s\n")
+    :format(path, (tostring(cause):gsub("%s*\n%s*", " "))))
+end
+
 --- Profiles the rest of the program and writes the callgrind file when it
 -- ends: normally, by `os.exit` (wrapped for this), or with an error. What
 -- `lua5.4 -lcallgrind.start script.lua` does. Only what is called after
--- this returns is profiled (the script's main chunk, not its loader).
+-- this returns is profiled (the script's main chunk, not its loader). The
+-- file is written to a temporary name and renamed into place; when it
+-- cannot be written (the hook was replaced, the disk is full, the path is
+-- not writable, an error while writing) one line on stderr says why and
+-- no file is left.
 -- @tparam[opt] table opts as for `start`, plus `out`: the file (default
---   `$CALLGRIND_OUT`, else `callgrind.out.<pid>` in the current directory)
+--   `$CALLGRIND_OUT`, else `callgrind.out.<pid>` in the current directory);
+--   with `stacks = true` the folded stacks of `Instr` go to `out .. ".folded"`
 -- @return an object that writes the file when collected (keep it: the
 --   Lua state's closing collects it)
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
-  opts = check_opts(opts, "until_exit", 1, { out = true })
+  opts = args.options(opts, "until_exit", 1, EXIT_OPTS)
   check_free("until_exit")
   local out = opts.out or os.getenv("CALLGRIND_OUT")
   local exit = os.exit
   local done = false
-  local function write(data)
-    if done or not data then return end
+  local function write(data, why)
+    if done then return end
     done = true
-    local path = out or ("callgrind.out." .. data.pid)
-    local f, err = io.open(path, "wb")
-    if not f then
-      io.stderr:write("callgrind.profiler: cannot write the profile: ", err, "\n")
-      return
+    local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
+    if not data then return complain(path, why or "the profiler was stopped before the end") end
+    local ok, text, folded = pcall(function()
+      local fns = describe(data)
+      return to_text(data, command_line(), fns), data.stacks and to_folded(data, fns)
+    end)
+    if not ok then return complain(path, "error while writing: " .. tostring(text)) end
+    local wok, err = write_atomic(path, text)
+    if not wok then return complain(path, err) end
+    if folded then
+      wok, err = write_atomic(path .. ".folded", folded)
+      if not wok then complain(path .. ".folded", err) end
     end
-    f:write(to_text(data, command_line()))
-    f:close()
   end
   -- check_free made the collector's state, so it is finalized after the
   -- sentinel (finalizers run newest first)
-  local sentinel = setmetatable({}, { __gc = core.prof_stopper(write) })
+  local sentinel = setmetatable({}, { __gc = core.prof_stopper(write, true) })
   -- os.exit ends the process without closing the Lua state: wrap it
-  rawset(os, "exit", core.prof_stopper(function(data, ...)
-    write(data)
+  rawset(os, "exit", core.prof_stopper(function(data, why, ...)
+    write(data, why)
     return exit(...)
-  end))
+  end, true))
   core.prof_start(opts, 0)
   return sentinel
 end

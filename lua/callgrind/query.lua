@@ -356,4 +356,17 @@ function Profile:group(by, ev)
   args.fail("group", 1, string_format("expected \"file\" or \"object\", got %s", args.show(by)))
 end
 
+-- to_csv / to_json of selections, groups and callers/callees: stubs that
+-- load callgrind.export, which puts the methods in their place.
+M.Groups = {}
+M.group_mt.__index = M.Groups
+for _, t in ipairs({ Selection, Edges, M.Groups }) do
+  for _, name in ipairs({ "to_csv", "to_json" }) do
+    t[name] = function(...)
+      require "callgrind.export"
+      return t[name](...)
+    end
+  end
+end
+
 return M

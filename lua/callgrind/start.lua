@@ -1,10 +1,17 @@
 --- `lua5.4 -lcallgrind.start script.lua args...`: profiles the whole
 -- script with callgrind.profiler and writes `callgrind.out.<pid>` (or
--- `$CALLGRIND_OUT`) when it ends, also by `os.exit` or an error.
--- `CALLGRIND_EVENTS=Time,Alloc` adds those events to `Instr`.
+-- `$CALLGRIND_OUT`) when it ends, also by `os.exit` or an error; when it
+-- cannot, one line on stderr says why (no partial file is left).
+-- `CALLGRIND_EVENTS=Time,Alloc` adds those events to `Instr`;
+-- `CALLGRIND_LINES=0` collects functions and calls only (faster);
+-- `CALLGRIND_STACKS=1` records whole stacks (in memory only: the file
+-- has the call graph).
 -- Requiring this module starts the profiler: that is its purpose.
 -- @module callgrind.start
 -- @usage lua5.4 -lcallgrind.start script.lua
+if _VERSION ~= "Lua 5.4" then
+  error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
+end
 local profiler = require "callgrind.profiler"
 
 local M = {}
@@ -19,6 +26,16 @@ for ev in (os.getenv("CALLGRIND_EVENTS") or ""):gmatch("[^,%s]+") do
     error("callgrind.start: CALLGRIND_EVENTS lists '" .. ev .. "'; known: Instr, Time, Alloc", 0)
   end
 end
+
+-- CALLGRIND_LINES=0 and CALLGRIND_STACKS=1 (unset: the defaults)
+local function flag(name, default)
+  local v = os.getenv(name)
+  if v == nil or v == "" then return default end
+  if v == "0" or v == "1" then return v == "1" end
+  error("callgrind.start: " .. name .. " is '" .. v .. "'; expected 0 or 1", 0)
+end
+opts.lines = flag("CALLGRIND_LINES", true)
+opts.stacks = flag("CALLGRIND_STACKS", false)
 
 --- The object that writes the profile when the Lua state closes.
 M.writer = profiler.until_exit(opts)

@@ -332,4 +332,19 @@ function Lab:annotate(path, inclusive)
   return r
 end
 
+--- Instr per line of every function with a cost, keyed "file:name":
+-- { ["file:name"] = { [line] = Instr } } (the profiler's specs compare
+-- two profiles with it).
+function M.instr_lines(prof)
+  local t = {}
+  for fn in prof:functions() do
+    local lines = {}
+    for l in fn:lines() do
+      if l:cost("Instr") ~= 0 then lines[l.line] = (lines[l.line] or 0) + l:cost("Instr") end
+    end
+    t[fn.file .. ":" .. fn.name] = lines
+  end
+  return t
+end
+
 return M

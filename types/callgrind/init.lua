@@ -79,6 +79,38 @@
 ---@field functions? callgrind.Selection|callgrind.Function[]
 ---@field pid? boolean
 
+---@class callgrind.ProfileFoldedOptions
+---@field threshold? number
+
+---@class callgrind.ProfileFlamegraphOptions
+---@field color? "object"|"file"
+---@field ev? string|integer
+---@field threshold? number
+---@field title? string
+---@field width? number
+
+---@class callgrind.ProfileDotOptions
+---@field depth? integer
+---@field edge_threshold? number
+---@field leaf? callgrind.Function|string
+---@field node_threshold? number
+---@field root? callgrind.Function|string
+---@field title? string
+
+---@class callgrind.ProfileWriteDotOptions
+---@field depth? integer
+---@field dot_command? string
+---@field edge_threshold? number
+---@field format? "dot"|"svg"|"png"
+---@field leaf? callgrind.Function|string
+---@field node_threshold? number
+---@field root? callgrind.Function|string
+---@field title? string
+
+---@class callgrind.ProfileWritePprofOptions
+---@field events? string[]
+---@field threshold? number
+
 ---@class callgrind.FunctionTreeOptions
 ---@field depth? integer
 ---@field direction? "callees"|"callers"
@@ -94,6 +126,9 @@
 ---@field object? boolean
 ---@field percent? boolean
 ---@field width? integer
+
+---@class callgrind.SelectionToCsvOptions
+---@field events? (string|integer)[]
 
 ---@class callgrind.DiffReportOptions
 ---@field event? string
@@ -237,7 +272,7 @@ function Profile:total(ev) end
 
 --- what was skipped or did not add up (kind: truncated, skipped, ...)
 ---@param kind? "self"|"inclusive"
----@return string[]
+---@return callgrind.Warnings
 function Profile:warnings(kind) end
 
 --- iterator of Part
@@ -335,7 +370,7 @@ function Profile:top(n, ev, kind) end
 --- self cost grouped by "file" or "object", costliest first
 ---@param by "file"|"object"
 ---@param ev? string|integer
----@return { key: string?, cost: integer }[]
+---@return callgrind.Groups
 function Profile:group(by, ev) end
 
 --- cost per source line of one file, as an Annotation
@@ -356,6 +391,57 @@ function Profile:summary() end
 ---@return string?
 ---@return callgrind.ErrorKind?
 function Profile:write(path_or_file, opts) end
+
+--- folded stacks "a;b;c 123" (exact, or estimated from the call graph)
+---@param ev? string|integer
+---@param opts? callgrind.ProfileFoldedOptions
+---@return string
+function Profile:folded(ev, opts) end
+
+--- writes the folded stacks to a file
+---@param path string
+---@param ev? string|integer
+---@param opts? callgrind.ProfileFoldedOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Profile:write_folded(path, ev, opts) end
+
+--- writes an interactive SVG flame graph (opts: ev, threshold, title ...)
+---@param path string
+---@param opts? callgrind.ProfileFlamegraphOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Profile:flamegraph(path, opts) end
+
+--- a Graphviz DOT call graph (node/edge thresholds, root, leaf, depth)
+---@param ev? string|integer
+---@param opts? callgrind.ProfileDotOptions
+---@return string
+function Profile:dot(ev, opts) end
+
+--- writes the call graph: DOT, or svg/png through Graphviz's dot
+---@param path string
+---@param ev? string|integer
+---@param opts? callgrind.ProfileWriteDotOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Profile:write_dot(path, ev, opts) end
+
+--- writes pprof's gzipped profile.proto (go tool pprof ...)
+---@param path string
+---@param opts? callgrind.ProfileWritePprofOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Profile:write_pprof(path, opts) end
+
+--- iterator of frames, cost per call stack (a Lua profile made with stacks = true)
+---@param ev? string|integer
+---@return fun(): callgrind.Function[]?, integer?
+function Profile:stacks(ev) end
 
 --- one part of a profile (a dump, a thread)
 ---@class callgrind.Part
@@ -543,6 +629,16 @@ function Selection:list() end
 ---@return string
 function Selection:report(opts) end
 
+--- CSV: name, file, object, then each event's self and .inclusive cost
+---@param opts? callgrind.SelectionToCsvOptions
+---@return string
+function Selection:to_csv(opts) end
+
+--- the same rows as JSON objects
+---@param opts? callgrind.SelectionToCsvOptions
+---@return string
+function Selection:to_json(opts) end
+
 --- calls aggregated per function: rows { fn, count, calls }
 ---@class callgrind.Edges
 ---@field rows { fn: callgrind.Function, count: integer, calls: callgrind.Call[] }[] the rows
@@ -559,6 +655,16 @@ function Edges:sort(ev) end
 ---@return integer
 function Edges:cost(i, ev) end
 
+--- CSV: name, file, object, calls, then each event's cost of the calls
+---@param opts? callgrind.SelectionToCsvOptions
+---@return string
+function Edges:to_csv(opts) end
+
+--- the same rows as JSON objects
+---@param opts? callgrind.SelectionToCsvOptions
+---@return string
+function Edges:to_json(opts) end
+
 --- two profiles compared, from callgrind.diff()
 ---@class callgrind.Diff
 ---@field collisions string[] functions of one profile that share a match key
@@ -573,13 +679,21 @@ function Diff:total(ev) end
 --- rows { name, key, old, new, delta, percent, old_fn, new_fn }, biggest first
 ---@param ev string|integer
 ---@param kind? "self"|"inclusive"
----@return table[]
+---@return callgrind.DiffRows
 function Diff:functions(ev, kind) end
 
 --- totals per event and the biggest movers (also tostring)
 ---@param opts? callgrind.DiffReportOptions
 ---@return string
 function Diff:report(opts) end
+
+--- the new profile's flame graph, red where it costs more, blue where less
+---@param path string
+---@param opts? callgrind.ProfileFlamegraphOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Diff:flamegraph(path, opts) end
 
 --- functions that call each other (a strongly connected component)
 ---@class callgrind.Cycle
@@ -601,6 +715,45 @@ local Tree = {}
 ---@return string
 function Tree:report() end
 
+--- self cost grouped by file or object, from prof:group()
+---@class callgrind.Groups
+---@field [integer] { key: string?, cost: integer } row i: key (nil for none), cost
+local Groups = {}
+
+--- CSV: the key (file or object) and the event's cost
+---@return string
+function Groups:to_csv() end
+
+--- the same rows as JSON objects
+---@return string
+function Groups:to_json() end
+
+--- the functions of a diff, from d:functions()
+---@class callgrind.DiffRows
+---@field [integer] table row i: name, key, old, new, delta, percent, old_fn, new_fn
+local DiffRows = {}
+
+--- CSV: name, file, object, old, new, delta, percent (also tostring: a table)
+---@return string
+function DiffRows:to_csv() end
+
+--- the same rows as JSON objects
+---@return string
+function DiffRows:to_json() end
+
+--- what was skipped or did not add up, from prof:warnings()
+---@class callgrind.Warnings
+---@field [integer] string warning i: "name:LINE: message" (also tostring: one a line)
+local Warnings = {}
+
+--- CSV: file, line, message
+---@return string
+function Warnings:to_csv() end
+
+--- the same rows as JSON objects
+---@return string
+function Warnings:to_json() end
+
 --- cost per line of one source file, from prof:annotate()
 ---@class callgrind.Annotation
 ---@field file string the file as the profile names it
@@ -611,5 +764,13 @@ local Annotation = {}
 ---@param opts? callgrind.AnnotationReportOptions
 ---@return string
 function Annotation:report(opts) end
+
+--- CSV: line, cost, functions
+---@return string
+function Annotation:to_csv() end
+
+--- the same rows as JSON objects
+---@return string
+function Annotation:to_json() end
 
 return callgrind

@@ -1,0 +1,34 @@
+/* The estimated call tree of one event (lua/callgrind/stacks.lua says how
+ * it is made, and the README): from given roots and their budgets, each
+ * frame's budget is shared among its callees by the inclusive cost of its
+ * calls to them, scaled down together when they add up to more than the
+ * budget; a callee already on the path is not entered; a child below min
+ * is not made (its cost stays with the frame). Lua-free. */
+#ifndef CG_STACKS_H
+#define CG_STACKS_H
+
+#include "cg_profile.h"
+
+/* A frame: its parent (-1 for a root), function, budget (total) and what
+ * stays on it (self). Children follow their parent's creation, in order,
+ * contiguous. */
+typedef struct CgFrame {
+    int32_t parent, func;
+    int64_t total, self;
+} CgFrame;
+
+typedef struct CgStacks {
+    CgFrame *frames;
+    size_t n, cap;
+} CgStacks;
+
+/* Builds the frames of the roots (functions and budgets; a root below min
+ * is a frame without children) for event (ev, coefs) into out, which starts
+ * empty (zeroed). CG_OK, CG_ENOMEM, or CG_EVALUE when a derived event's
+ * value does not fit. On failure out may hold frames: free them anyway. */
+CG_HIDDEN int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
+                                 const int32_t *root_func, const int64_t *root_budget,
+                                 size_t nroots, int64_t min, CgStacks *out);
+CG_HIDDEN void cg_stacks_free(CgStacks *s);
+
+#endif

@@ -1,0 +1,168 @@
+/* The probes that find or check the Lua 5.4 shortcuts of
+ * cg_prof_lua54.h (see there for each one and the versions checked). */
+#include "cg_prof_lua54.h"
+
+#include <stdlib.h>
+
+#include "lauxlib.h"
+
+#if LUA_VERSION_NUM == 504
+
+/* Finds the prototype pointer inside a Lua closure (after its GC header
+ * and upvalue count): two closures of one prototype share it, a closure of
+ * another prototype has another. Returns -1 when no offset says so. */
+static int find_proto(lua_State *L)
+{
+    static const int offs[] = {24, 16, 32};
+    const void *c[3];
+    size_t i;
+    int j, found = -1;
+    if (luaL_loadstring(L, "local function mk() return function() end end "
+                           "return mk(), mk(), function() end") != LUA_OK
+        || lua_pcall(L, 0, 3, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    for (j = 0; j < 3; j++)
+        c[j] = lua_topointer(L, j - 3);
+    for (i = 0; i < sizeof offs / sizeof offs[0] && found < 0; i++) {
+        const void *p[3];
+        for (j = 0; j < 3; j++)
+            memcpy(&p[j], (const char *)c[j] + offs[i], sizeof p[j]);
+        if (p[0] != NULL && p[0] == p[1] && p[0] != p[2] && p[2] != NULL)
+            found = offs[i];
+    }
+    lua_pop(L, 3);
+    return found;
+}
+
+/* The key lua_getinfo gives for level lev (the reference the CallInfo
+ * reads are checked against). */
+static int ref_key(const CgL54 *k, lua_State *L, lua_Debug *ar, uint64_t *key)
+{
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1))
+        *key = (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+    else
+        *key = (uint64_t)(uintptr_t)cg_l54_proto(k, lua_topointer(L, -1));
+    lua_pop(L, 1);
+    return 1;
+}
+
+/* Checks cg_l54_ci_key against lua_getinfo on the three kinds of
+ * function: itself (a C closure), its caller (a Lua chunk), the C function
+ * that called that (a light C function). */
+static int ci_probe(lua_State *L)
+{
+    const CgL54 *k = (const CgL54 *)lua_touserdata(L, lua_upvalueindex(1));
+    int lev, ok = 1;
+    for (lev = 0; lev < 3 && ok; lev++) {
+        lua_Debug ar;
+        uint64_t want, got;
+        ok = lua_getstack(L, lev, &ar);
+        if (!ok)
+            break;
+        ref_key(k, L, &ar, &want);
+        ok = cg_l54_ci_key(k, ar.i_ci, &got) && got == want;
+    }
+    lua_pushboolean(L, ok);
+    return 1;
+}
+
+static int check_ci_key(CgL54 *k, lua_State *L)
+{
+    int ok;
+    if (k->proto_off < 0)
+        return 0;
+    if (luaL_loadstring(L, "local probe = ... return (probe())") != LUA_OK) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pushlightuserdata(L, k);
+    lua_pushcclosure(L, ci_probe, 1);
+    ok = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return ok;
+}
+
+/* The allocator the counter's probe puts in place for one lua_newthread:
+ * the new thread's block is zeroed (its padding then reads as defined)
+ * and its place and size noted, so the scan stays inside it. */
+typedef struct Zeroing {
+    lua_Alloc f;
+    void *ud;
+    char *block;
+    size_t size;
+} Zeroing;
+
+static void *zeroing_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Zeroing *z = (Zeroing *)ud;
+    void *p = z->f(z->ud, ptr, osize, nsize);
+    if (p != NULL && ptr == NULL && osize == LUA_TTHREAD) {
+        memset(p, 0, nsize);
+        z->block = (char *)p;
+        z->size = nsize;
+    }
+    return p;
+}
+
+/* Finds the hook counter: lua_sethook stores the count in two adjacent ints
+ * (basehookcount, hookcount); on a new thread, set to two distinct counts,
+ * exactly one place must hold each twice. */
+static int find_hookcount(lua_State *L, lua_Hook hook)
+{
+    const int32_t want[2] = {0x35a1c3e, 0x1b7e4d2};
+    int hits[2] = {-1, -1}, j;
+    Zeroing z;
+    lua_State *T;
+    z.block = NULL;
+    z.size = 0;
+    z.f = lua_getallocf(L, &z.ud);
+    lua_setallocf(L, zeroing_alloc, &z);
+    T = lua_newthread(L);
+    lua_setallocf(L, z.f, z.ud);
+    if (z.block == NULL || (char *)T < z.block
+        || (char *)T >= z.block + z.size) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    for (j = 0; j < 2; j++) {
+        size_t off, end = (size_t)(z.block + z.size - (char *)T);
+        int n = 0;
+        lua_sethook(T, hook, LUA_MASKCOUNT, want[j]);
+        for (off = 0; off + 8 <= end; off += 4) {
+            int32_t a, b;
+            memcpy(&a, (const char *)T + off, 4);
+            memcpy(&b, (const char *)T + off + 4, 4);
+            if (a == want[j] && b == want[j]) {
+                hits[j] = (int)off + 4;
+                n++;
+            }
+        }
+        if (n != 1)
+            hits[j] = -1;
+    }
+    lua_sethook(T, NULL, 0, 0);
+    lua_pop(L, 1);
+    return (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
+}
+
+void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
+{
+    k->proto_off = find_proto(L);
+    k->ci_ok = check_ci_key(k, L);
+    k->hc_off = find_hookcount(L, hook);
+}
+
+#else /* another Lua: every shortcut off */
+
+void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
+{
+    (void)L;
+    (void)hook;
+    k->hc_off = k->proto_off = -1;
+    k->ci_ok = 0;
+}
+
+#endif

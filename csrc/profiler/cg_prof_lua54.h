@@ -1,0 +1,90 @@
+/* The Lua profiler's shortcuts into Lua 5.4's private structures, fenced
+ * apart from the portable collector (cg_prof.c). Each one is found or
+ * checked by a probe at the first start (cg_l54_probe) and left off when
+ * the probe fails: the collector then uses the public API only (a count
+ * hook, lua_getinfo), with the same numbers, slower.
+ *
+ * Checked against Lua 5.4.0 to 5.4.6 (lstate.h, lobject.h, ldebug.c), on
+ * 64-bit Linux; built here with Debian's 5.4.4. Compiled for another
+ * LUA_VERSION_NUM, the probe turns every shortcut off. */
+#ifndef CG_PROF_LUA54_H
+#define CG_PROF_LUA54_H
+
+#include <string.h>
+
+#include "cg_common.h"
+
+#include "lua.h"
+
+/* What the probe found. -1 / 0: that shortcut is off. */
+typedef struct CgL54 {
+    int hc_off;                 /* lua_State.hookcount's offset */
+    int proto_off;              /* LClosure.p (and CClosure.f) offset */
+    int ci_ok;                  /* cg_l54_ci_key agrees with lua_getinfo */
+} CgL54;
+
+/* Runs the probes on L (hook: the collector's hook, set on a scratch
+ * thread while probing). */
+CG_HIDDEN void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k);
+
+/* Shortcut 1, the instruction counter. Lua 5.4's luaG_traceexec
+ * decrements L->hookcount before every instruction of a Lua function
+ * while a line or count hook is set, whether or not a count hook is set;
+ * the field's place is not public (lstate.h: `int basehookcount; int
+ * hookcount;` near the end of struct lua_State). Probe: on a new thread,
+ * lua_sethook with two distinct counts must show each, twice in adjacent
+ * ints, at exactly one place. Lua 5.4.0-5.4.6. */
+static inline int32_t cg_l54_hookcount(const CgL54 *k, const lua_State *L)
+{
+    int32_t h;
+    memcpy(&h, (const char *)L + k->hc_off, sizeof h);
+    return h;
+}
+
+/* Shortcut 2, the prototype of a Lua closure (lobject.h: LClosure's
+ * `struct Proto *p` after the GC header, nupvalues and gclist; CClosure's
+ * `lua_CFunction f` at the same place). Probe: two closures of one
+ * prototype share the pointer, one of another prototype has another, at
+ * the offset tried (24, 16, 32). Lua 5.4.0-5.4.6. */
+static inline const void *cg_l54_proto(const CgL54 *k, const void *closure)
+{
+    const void *p;
+    memcpy(&p, (const char *)closure + k->proto_off, sizeof p);
+    return p;
+}
+
+/* Shortcut 3, the CallInfo reads and raw type tags: the key of the
+ * function running in ci without lua_getinfo. ci->func (CallInfo's first
+ * field, lstate.h) points at the function's TValue (value, then the type
+ * tag, lobject.h): tag 0x06 (LUA_VLCL) a Lua closure: its prototype;
+ * 0x16 (LUA_VLCF) a light C function: itself; 0x26 (LUA_VCCL) a C
+ * closure: its C function. Probe: the keys of a C closure, a Lua chunk
+ * and a light C function on the stack must equal lua_getinfo's. Used only
+ * where the probe passed (ci_ok). Lua 5.4.0-5.4.6 (5.4.6's StkIdRel keeps
+ * the pointer first). */
+static inline int cg_l54_ci_key(const CgL54 *k, const void *ci,
+                                uint64_t *key)
+{
+    const char *tv;
+    const void *v;
+    lua_CFunction f;
+    memcpy(&tv, ci, sizeof tv);
+    memcpy(&v, tv, sizeof v);
+    switch (tv[sizeof v] & 0x3f) {
+    case 0x06:
+        *key = (uint64_t)(uintptr_t)cg_l54_proto(k, v);
+        return 1;
+    case 0x16:
+        memcpy(&f, tv, sizeof f);
+        *key = (uint64_t)(uintptr_t)f;
+        return 1;
+    case 0x26:
+        memcpy(&f, (const char *)v + k->proto_off, sizeof f);
+        *key = (uint64_t)(uintptr_t)f;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+#endif

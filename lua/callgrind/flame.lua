@@ -1,0 +1,310 @@
+--- Flame graphs: a self-contained interactive SVG (no external scripts or
+-- fonts) of the call tree of one event (`callgrind.stacks`): width in
+-- cost, frames coloured by object (or file), a title per frame with name,
+-- cost and percentage, click to zoom, search. A diff's flame graph is the
+-- new profile's tree coloured red where a frame costs more than in the old
+-- one and blue where it costs less.
+-- @module callgrind.flame
+local core = require "callgrind.core"
+local args = require "callgrind.args"
+local stacks = require "callgrind.stacks"
+local report = require "callgrind.report"
+
+local Profile = core.methods.Profile
+
+local ipairs = ipairs
+local math_abs, math_floor, math_max = math.abs, math.floor, math.max
+local string_byte, string_format = string.byte, string.format
+
+local M = {}
+
+local WIDTH, ROW, PAD_TOP, PAD_BOTTOM, CHAR = 1200, 16, 42, 24, 7
+
+-- XML text: & < > " escaped (names are made printable first).
+local XML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }
+local function xml(s) return (s:gsub('[&<>"]', XML)) end
+
+-- A colour from a string, the same on every run (FNV-1a, not Lua's hash).
+local function hash(s)
+  local h = 2166136261
+  for i = 1, #s do
+    h = ((h ~ string_byte(s, i)) * 16777619) & 0xffffffff
+  end
+  return h
+end
+
+local function warm(key)
+  local h = hash(key or "")
+  local r = 205 + h % 50
+  local g = 80 + (h >> 8) % 150
+  local b = (h >> 16) % 55
+  return string_format("#%02x%02x%02x", r, g, b)
+end
+
+-- Red for more, blue for less, white for no change; t in [-1, 1].
+local function diverging(t)
+  if t > 0 then
+    local c = math_floor(255 - 190 * t)
+    return string_format("#ff%02x%02x", c, c)
+  elseif t < 0 then
+    local c = math_floor(255 + 190 * t)
+    return string_format("#%02x%02xff", c, c)
+  end
+  return "#f2f2f2"
+end
+
+-- The label that fits a width.
+local function fit(name, w)
+  local n = math_floor((w - 6) / CHAR)
+  if n < 3 then return "" end
+  if utf8.len(name) <= n then return name end
+  local cut = utf8.offset(name, n - 1)
+  return name:sub(1, (cut or n - 1) - 1) .. ".."
+end
+
+local SCRIPT = [=[
+<script type="text/ecmascript"><![CDATA[
+(function () {
+  var svg = document.documentElement, W = %d, frames = [], zoomed = null;
+  var gs = svg.querySelectorAll("g.f");
+  for (var i = 0; i < gs.length; i++) {
+    var g = gs[i], r = g.querySelector("rect"), t = g.querySelector("text"), ti = g.querySelector("title");
+    var full = ti.textContent, nl = full.lastIndexOf("\n");
+    frames.push({ g: g, r: r, t: t, x: +r.getAttribute("x"), w: +r.getAttribute("width"),
+      y: +r.getAttribute("y"), name: nl < 0 ? full : full.substring(0, nl), fill: r.getAttribute("fill") });
+    g.onclick = (function (f) { return function () { zoom(f); }; })(frames[frames.length - 1]);
+  }
+  function label(f, w) {
+    var n = Math.floor((w - 6) / %d);
+    if (n < 3) return "";
+    return f.name.length <= n ? f.name : f.name.substring(0, n - 2) + "..";
+  }
+  function zoom(z) {
+    zoomed = z.w >= W - 0.01 ? null : z;
+    var x0 = zoomed ? z.x : 0, k = zoomed ? W / z.w : 1;
+    for (var i = 0; i < frames.length; i++) {
+      var f = frames[i], show = true, x = f.x, w = f.w;
+      if (zoomed) {
+        if (f.y >= z.y) { show = f.x <= z.x + 0.001 && f.x + f.w >= z.x + z.w - 0.001;
+          if (show) { x = 0; w = W; } }
+        else { show = f.x >= z.x - 0.001 && f.x + f.w <= z.x + z.w + 0.001;
+          x = (f.x - x0) * k; w = f.w * k; }
+      }
+      f.g.style.display = show ? "" : "none";
+      if (!show) continue;
+      f.r.setAttribute("x", x.toFixed(2)); f.r.setAttribute("width", w.toFixed(2));
+      f.t.setAttribute("x", (x + 3).toFixed(2)); f.t.textContent = label(f, w);
+    }
+    document.getElementById("reset").style.display = zoomed ? "" : "none";
+  }
+  document.getElementById("reset").onclick = function () { zoom(frames[0]); };
+  document.getElementById("search").onclick = function () {
+    var term = prompt("Search (regular expression)", "");
+    var m = document.getElementById("matched"), sum = 0, re;
+    for (var i = 0; i < frames.length; i++) frames[i].r.setAttribute("fill", frames[i].fill);
+    if (!term) { m.textContent = ""; return; }
+    try { re = new RegExp(term); } catch (e) { m.textContent = "bad expression"; return; }
+    var spans = [];
+    for (var i = 1; i < frames.length; i++) {
+      var f = frames[i];
+      if (!re.test(f.name)) continue;
+      f.r.setAttribute("fill", "#e040e0");
+      var inside = false;
+      for (var j = 0; j < spans.length; j++)
+        if (f.x >= spans[j][0] - 0.001 && f.x + f.w <= spans[j][1] + 0.001) inside = true;
+      if (!inside) { spans.push([f.x, f.x + f.w]); sum += f.w; }
+    }
+    m.textContent = "matched: " + (100 * sum / W).toFixed(2) + "%%";
+  };
+})();
+]]></script>
+]=]
+
+local function percent(v, total)
+  if total == 0 then return "0" end
+  return string_format("%.2f", v * 100 / total)
+end
+
+-- The SVG of a tree. colour(node) gives a frame's fill; describe(node)
+-- its title's second line.
+local function svg(top, title, colour, describe, width)
+  local total = top.total
+  local depth = 0
+  stacks.walk(top, function(_, d) if d > depth then depth = d end end)
+  local height = PAD_TOP + (depth + 1) * ROW + PAD_BOTTOM
+  local out = {}
+  out[#out + 1] = string_format('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
+    .. '<svg version="1.1" width="%d" height="%d" viewBox="0 0 %d %d" xmlns="http://www.w3.org/2000/svg">\n',
+    width, height, width, height)
+  out[#out + 1] = '<style>text{font-family:monospace;font-size:12px;fill:#000}'
+    .. ' g.f:hover rect{stroke:#000;stroke-width:0.5} g.f{cursor:pointer} .b{cursor:pointer;fill:#33c}</style>\n'
+  out[#out + 1] = string_format('<rect x="0" y="0" width="%d" height="%d" fill="#fafaf4"/>\n', width, height)
+  out[#out + 1] = string_format('<text x="%d" y="20" text-anchor="middle" style="font-size:16px">%s</text>\n',
+    width // 2, xml(stacks.printable(title)))
+  out[#out + 1] = '<text id="reset" class="b" x="10" y="20" style="display:none">Reset zoom</text>\n'
+  out[#out + 1] = string_format('<text id="search" class="b" x="%d" y="20" text-anchor="end">Search</text>\n',
+    width - 10)
+  out[#out + 1] = string_format('<text id="matched" x="%d" y="%d" text-anchor="end"></text>\n',
+    width - 10, height - 6)
+  local scale = total > 0 and width / total or 0
+  local names = {}
+  local function frame(name, nd, x, d)
+    local w = nd.total * scale
+    local y = height - PAD_BOTTOM - d * ROW
+    out[#out + 1] = string_format('<g class="f"><title>%s\n%s</title><rect x="%.2f" y="%d" width="%.2f" '
+      .. 'height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>\n',
+      xml(name), xml(describe(nd)), x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, xml(fit(name, w)))
+  end
+  frame("all", top, 0, 1)
+  local function go(nd, x, d)
+    for _, kid in ipairs(nd.children) do
+      local fn = kid.fn
+      local name = names[fn]
+      if not name then
+        name = stacks.printable(fn.name)
+        names[fn] = name
+      end
+      frame(name, kid, x, d)
+      go(kid, x, d + 1)
+      x = x + kid.total * scale
+    end
+  end
+  go(top, 0, 2)
+  out[#out + 1] = string_format(SCRIPT, width, CHAR)
+  out[#out + 1] = "</svg>\n"
+  return out
+end
+
+local FLAME_OPTS = { ev = "string|number", threshold = "number", title = "string", width = "number",
+  color = "string" }
+
+-- lvl: the level of the public method's caller, counted from here
+local function check_opts(opts, fname, lvl)
+  opts = args.options(opts, fname, 2, FLAME_OPTS, lvl)
+  local threshold = stacks.threshold(opts.threshold, fname, 2, lvl)
+  local color = args.option(opts.color, fname, 2, { "object", "file" }, "object", lvl)
+  local width = opts.width or WIDTH
+  if width < 100 then args.fail(fname, 2, string_format("width must be at least 100, got %s", width), lvl) end
+  return opts, threshold, color, math_floor(width)
+end
+
+-- The key a frame is coloured by.
+local function colour_key(fn, by)
+  if by == "file" then return fn.file or fn.object or fn.name end
+  return fn.object or fn.file or fn.name
+end
+
+local function flamegraph(prof, path, opts)
+  args.check_type(path, "string", "flamegraph", 1, false, 3)
+  local threshold, color, width
+  opts, threshold, color, width = check_opts(opts, "flamegraph", 4)
+  local ev = opts.ev
+  if ev == nil then
+    ev = prof.events[1]
+    if ev == nil then error("flamegraph: the profile has no events", 3) end
+  else
+    args.event(prof, ev, "flamegraph", 2, 3)
+  end
+  local top = stacks.tree(prof, ev, threshold)
+  local total = top.total
+  local colours = {}
+  local function colour(nd)
+    if not nd.fn then return "#d0d0d0" end
+    local key = colour_key(nd.fn, color)
+    local c = colours[key]
+    if not c then c = warm(key); colours[key] = c end
+    return c
+  end
+  local function describe(nd)
+    return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
+  end
+  local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(total), ev,
+    top.exact and "" or " (stacks estimated from the call graph)")
+  return require("callgrind.atomic").write(path, svg(top, title, colour, describe, width))
+end
+
+--- Writes a flame graph of one event as a self-contained interactive SVG:
+-- width in cost, frames coloured by object (or file), a title per frame
+-- with name, cost and percentage; click a frame to zoom, "Search" to
+-- highlight the frames whose name matches a regular expression. The
+-- stacks are exact for a Lua profile made with `stacks = true`, else
+-- estimated (`prof:folded`).
+-- @tparam string path
+-- @tparam[opt] table opts `ev` (default the first event), `threshold`
+--   (default 0.0001: smaller stacks merge into their parent), `title`,
+--   `width` (pixels, default 1200), `color` ("object" or "file")
+-- @return true, or nil, "path: reason", "io"
+-- @usage assert(prof:flamegraph("flame.svg", { ev = "Ir" }))
+function Profile:flamegraph(path, opts)
+  local ok, err, kind = flamegraph(self, path, opts)
+  if ok then return true end
+  return nil, err, kind
+end
+
+-- The old tree's node at the same names' path as a new node.
+local function by_name(nd)
+  local idx = nd.by_name
+  if not idx then
+    idx = {}
+    for _, kid in ipairs(nd.children) do
+      local name = kid.fn.name
+      idx[name] = idx[name] or kid
+    end
+    nd.by_name = idx
+  end
+  return idx
+end
+
+--- Writes the flame graph of a diff: the new profile's stacks, each frame
+-- red where it costs more than at the same stack (names' path) of the
+-- old profile, blue where it costs less, the deeper the colour the larger
+-- the change against the largest one.
+-- @tparam string path
+-- @tparam[opt] table opts as `prof:flamegraph`'s, `ev` an event of both
+-- @return true, or nil, "path: reason", "io"
+-- @usage assert(callgrind.diff(old, new):flamegraph("diff.svg", { ev = "Ir" }))
+function M.diff_flamegraph(d, path, opts)
+  args.check_type(path, "string", "flamegraph", 1)
+  local threshold, width, _
+  opts, threshold, _, width = check_opts(opts, "flamegraph", 3)
+  local ev = opts.ev or d.new.events[1]
+  if ev == nil then error("flamegraph: the profile has no events", 2) end
+  args.event(d.new, ev, "flamegraph", 2)
+  args.event(d.old, ev, "flamegraph", 2)
+  local new = stacks.tree(d.new, ev, threshold)
+  local old = stacks.tree(d.old, ev, 0)
+  -- pair each new node with the old one, and find the largest change
+  local old_of, biggest = { [new] = old }, 0
+  local function pair(nd)
+    local o = old_of[nd]
+    for _, kid in ipairs(nd.children) do
+      local ok = o and by_name(o)[kid.fn.name]
+      old_of[kid] = ok or false
+      local delta = math_abs(kid.total - (ok and ok.total or 0))
+      if delta > biggest then biggest = delta end
+      pair(kid)
+    end
+  end
+  pair(new)
+  local function change(nd)
+    local o = old_of[nd]
+    return nd.total - (o and o.total or 0), o and o.total or 0
+  end
+  local function colour(nd)
+    if biggest == 0 then return diverging(0) end
+    local delta = change(nd)
+    return diverging(delta / biggest)
+  end
+  local function describe(nd)
+    local delta, before = change(nd)
+    local p = before ~= 0 and string_format("%+.2f%%", delta * 100 / before) or "new"
+    return string_format("%s %s, was %s: %s%s (%s)", report.commas(nd.total), ev, report.commas(before),
+      delta > 0 and "+" or "", report.commas(delta), p)
+  end
+  local o_total, n_total = d.old:total(ev), d.new:total(ev)
+  local title = opts.title or string_format("%s %s -> %s %s (red: more, blue: less)", report.commas(o_total), ev,
+    report.commas(n_total), ev)
+  return require("callgrind.atomic").write(path, svg(new, title, colour, describe, math_max(width, 100)))
+end
+
+return M

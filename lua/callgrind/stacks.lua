@@ -1,0 +1,319 @@
+--- Stacks: the call tree of one event, exact (a Lua profile made with
+-- `stacks = true`) or estimated top-down from the call graph, and its
+-- folded-stack text (`a;b;c 123`, read by flamegraph.pl, speedscope,
+-- inferno, Perfetto, Pyroscope). The flame graph, pprof and the command
+-- line build on the same tree.
+--
+-- The estimate. Every callgrind file aggregates: it knows how much each
+-- call site cost in all, not on which stacks. The tree is built from the
+-- top: each root (a function not entered by calls, or the part of a
+-- function's inclusive cost that its incoming calls do not cover) gets
+-- its inclusive cost, the roots scaled together so that they sum to the
+-- profile's total; under a frame of budget V, each callee g not already on
+-- the path gets the inclusive cost of the calls to g, all of them scaled
+-- by V / S when their sum S exceeds V (no child exceeds its parent). A
+-- callee already on the path is not entered again: that cost stays with
+-- the frame above. A child below `threshold * total` is merged into its
+-- parent. What a frame keeps (V less its children) is its line. So the
+-- lines always add up to the total, and the stacks can be ones that never
+-- happened (a callee's cost is shared out in proportion to call costs, not
+-- per caller context), as with every converter of aggregated profiles.
+-- @module callgrind.stacks
+local core = require "callgrind.core"
+local args = require "callgrind.args"
+require "callgrind.graph"
+local internal = core.internal
+
+local Profile = core.methods.Profile
+
+local ipairs, pcall, type = ipairs, pcall, type
+local math_ceil, math_floor = math.ceil, math.floor
+local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+
+local M = {}
+
+--- The default threshold: stacks below 0.01% of the total merge into
+-- their parent.
+M.THRESHOLD = 1e-4
+
+--- Checks a threshold (nil gives the default).
+-- @usage t = stacks.threshold(opts.threshold, "folded", 2)
+function M.threshold(t, fname, n, level, def)
+  if t == nil then return def or M.THRESHOLD end
+  if type(t) ~= "number" or t ~= t or t < 0 or t >= 1 then
+    args.fail(fname, n, string_format("threshold must be in [0, 1), got %s", args.show(t)), (level or 2) + 1)
+  end
+  return t
+end
+
+-- The estimated frames of event ev: arrays parent (0: a root), function
+-- index, total, self, children after their parent; nil when the event
+-- costs nothing.
+local function estimate_frames(prof, ev, threshold)
+  local total = prof:total(ev)
+  if total <= 0 then return nil end
+  local min = threshold * total
+  -- m(f), f's inclusive cost not covered by calls into it from other
+  -- functions: outside cycles max(A, B) - A; in a cycle inclusive - E,
+  -- which is positive only when B > A (B <= A <= E gives inclusive =
+  -- max(B, min(E, I)) <= E)
+  local a, b = internal.ab_all(prof, ev)
+  local comp, cyclic = internal.components(prof)
+  local roots, sum = {}, 0
+  for i = 1, #a do
+    local m = b[i] - a[i]
+    if m > 0 and cyclic[comp[i]] then
+      local fn = internal.function_at(prof, i)
+      local e = 0
+      for call in fn:callers() do
+        if call.caller ~= fn then e = e + call:cost(ev) end
+      end
+      m = fn:inclusive(ev) - e
+    end
+    if m > 0 then
+      roots[#roots + 1] = { i, m }
+      sum = sum + m
+    end
+  end
+  if sum == 0 then
+    -- nothing is a root (costs only inside cycles entered by no call):
+    -- each function's self cost is a stack of its own
+    local self_all = internal.self_all(prof, ev)
+    for i = 1, #self_all do
+      if self_all[i] > 0 then
+        roots[#roots + 1] = { i, self_all[i] }
+        sum = sum + self_all[i]
+      end
+    end
+  end
+  table_sort(roots, function(x, y)
+    if x[2] ~= y[2] then return x[2] > y[2] end
+    return x[1] < y[1]
+  end)
+  -- scale the roots to sum to the total exactly
+  local given = 0
+  for _, r in ipairs(roots) do
+    local v = sum == total and r[2] or math_floor(r[2] * (total / sum))
+    r[3] = v
+    given = given + v
+  end
+  local k = 1
+  while given < total and #roots > 0 do
+    local r = roots[k]
+    r[3] = r[3] + 1
+    given = given + 1
+    k = k % #roots + 1
+  end
+  local rf, rb = {}, {}
+  for _, r in ipairs(roots) do
+    while given > total and r[3] > 0 do r[3] = r[3] - 1; given = given - 1 end
+    if r[3] > 0 then rf[#rf + 1], rb[#rb + 1] = r[1], r[3] end
+  end
+  -- the frames, made in C (csrc/model/cg_stacks.c)
+  return internal.estimate(prof, ev, rf, rb, math_ceil(min))
+end
+
+-- The estimated tree of event ev.
+local function estimate(prof, ev, threshold)
+  local top = { total = prof:total(ev), self = 0, children = {} }
+  local parent, func, tot, self = estimate_frames(prof, ev, threshold)
+  if not parent then return top end
+  local nodes = {}
+  for f = 1, #parent do
+    local nd = { fn = internal.function_at(prof, func[f]), i = func[f], total = tot[f], self = self[f],
+      children = {} }
+    nodes[f] = nd
+    local up = parent[f] == 0 and top or nodes[parent[f]]
+    up.children[#up.children + 1] = nd
+  end
+  return top
+end
+
+-- Fills in totals from selves (exact trees are built from the leaves).
+local function sum_up(nd)
+  local t = nd.self
+  for _, kid in ipairs(nd.children) do t = t + sum_up(kid) end
+  nd.total = t
+  return t
+end
+
+-- Merges children whose total is below min into their parent.
+local function prune(nd, min)
+  local kept = {}
+  for _, kid in ipairs(nd.children) do
+    if kid.total >= min and kid.total > 0 then
+      kept[#kept + 1] = kid
+      prune(kid, min)
+    else
+      nd.self = nd.self + kid.total
+    end
+  end
+  nd.children = kept
+end
+
+-- The exact tree, from prof:stacks(ev); nil when the profile has none.
+local function exact(prof, ev, threshold)
+  local method = Profile.stacks
+  if type(method) ~= "function" then return nil end
+  local ok, f, s, c = pcall(method, prof, ev)
+  if not ok or type(f) ~= "function" then return nil end
+  local top = { total = 0, self = 0, children = {}, index = {} }
+  for frames, cost in f, s, c do
+    local nd = top
+    for i = 1, #frames do
+      local fn = frames[i]
+      local kid = nd.index[fn]
+      if not kid then
+        kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
+        nd.index[fn] = kid
+        nd.children[#nd.children + 1] = kid
+      end
+      nd = kid
+    end
+    nd.self = nd.self + cost
+  end
+  sum_up(top)
+  prune(top, threshold * top.total)
+  top.exact = true
+  return top
+end
+
+--- The call tree of an event: `{ total =, self =, children = { node } }`,
+-- each node `{ fn =, total =, self =, children = }` (total its inclusive
+-- share, self what stays on it); `exact = true` when it came from the
+-- profile's own stacks.
+-- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
+function M.tree(prof, ev, threshold)
+  return exact(prof, ev, threshold) or estimate(prof, ev, threshold)
+end
+
+--- The call tree of an event as flat arrays: parent (0 for a root),
+-- function index, total, self, each frame after its parent and children
+-- in order (what `stacks.tree` holds, without a table per frame).
+-- @usage local parent, func, total, self = stacks.frames(prof, "Ir", 1e-4)
+function M.frames(prof, ev, threshold)
+  local top = exact(prof, ev, threshold)
+  if not top then
+    local parent, func, tot, self = estimate_frames(prof, ev, threshold)
+    if parent then return parent, func, tot, self end
+    return {}, {}, {}, {}
+  end
+  local parent, func, tot, self = {}, {}, {}, {}
+  local function go(nd, up)
+    for _, kid in ipairs(nd.children) do
+      local k = #parent + 1
+      parent[k], func[k], tot[k], self[k] = up, kid.fn.index, kid.total, kid.self
+      go(kid, k)
+    end
+  end
+  go(top, 0)
+  return parent, func, tot, self
+end
+
+--- A name as one folded frame: `\`, `;`, newline and carriage return
+-- escaped as `\\`, `\;`, `\n`, `\r`.
+-- @usage stacks.escape("a;b") --> "a\\;b"
+function M.escape(name)
+  return (name:gsub("[\\;\n\r]", { ["\\"] = "\\\\", [";"] = "\\;", ["\n"] = "\\n", ["\r"] = "\\r" }))
+end
+
+-- Bytes that are not valid UTF-8, and control characters, as \xNN.
+local function printable_bytes(s)
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    local len = c < 0x80 and 1 or c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and 3 or c >= 0xC2 and c < 0xE0 and 2 or 0
+    local chunk = len > 0 and s:sub(i, i + len - 1)
+    if len == 1 and (c < 0x20 or c == 0x7f) then
+      out[#out + 1] = string_format("\\x%02X", c)
+      i = i + 1
+    elseif len > 1 and utf8.len(chunk) == 1 and #chunk == len then
+      out[#out + 1] = chunk
+      i = i + len
+    elseif len == 1 then
+      out[#out + 1] = chunk
+      i = i + 1
+    else
+      out[#out + 1] = string_format("\\x%02X", c)
+      i = i + 1
+    end
+  end
+  return table_concat(out)
+end
+
+--- A name as text a picture can show: valid UTF-8, with control
+-- characters and bytes that are not UTF-8 written `\xNN`.
+-- @usage stacks.printable("a\255") --> "a\\xFF"
+function M.printable(name)
+  if not name:find("[%z\1-\31\127]") and utf8.len(name) then return name end
+  return printable_bytes(name)
+end
+
+--- Walks a tree depth first, calling visit(node, depth, parent) for each
+-- node below the top, children in order.
+-- @usage stacks.walk(tree, function(nd, depth) end)
+function M.walk(top, visit)
+  local function go(nd, depth)
+    for _, kid in ipairs(nd.children) do
+      visit(kid, depth, nd)
+      go(kid, depth + 1)
+    end
+  end
+  go(top, 1)
+end
+
+-- The folded lines of a tree, as an array of strings.
+local function folded_lines(top)
+  local out, names = {}, {}
+  local function go(nd, prefix)
+    for _, kid in ipairs(nd.children) do
+      local fn = kid.fn
+      local name = names[fn]
+      if not name then
+        name = M.escape(fn.name)
+        names[fn] = name
+      end
+      local path = prefix and prefix .. ";" .. name or name
+      if kid.self > 0 then out[#out + 1] = path .. " " .. kid.self .. "\n" end
+      go(kid, path)
+    end
+  end
+  go(top, nil)
+  return out
+end
+
+local FOLDED_OPTS = { threshold = "number" }
+
+local function folded(prof, ev, opts, fname)
+  ev = args.event_or_first(prof, ev, fname, fname == "folded" and 1 or 2, 3)
+  opts = args.options(opts, fname, fname == "folded" and 2 or 3, FOLDED_OPTS, 3)
+  local threshold = M.threshold(opts.threshold, fname, fname == "folded" and 2 or 3, 3)
+  return table_concat(folded_lines(M.tree(prof, ev, threshold)))
+end
+
+--- Folded stacks of an event: one `frame;frame;frame cost` line per
+-- stack, outermost frame first, the costs adding up to the profile's
+-- total. Exact for a Lua profile made with `stacks = true`, else
+-- estimated from the call graph (see the module's comment and the README).
+-- Names have `\`, `;` and line breaks escaped with a backslash.
+-- @param[opt] ev event name or index (default the first)
+-- @tparam[opt] table opts `threshold` (default 0.0001): stacks below that
+--   fraction of the total merge into their parent
+-- @treturn string
+-- @usage io.write(prof:folded("Ir"))
+function Profile:folded(ev, opts)
+  local text = folded(self, ev, opts, "folded")
+  return text
+end
+
+--- Writes folded stacks to a file (as `prof:folded`), whole or not at all.
+-- @tparam string path
+-- @return true, or nil, "path: reason", "io"
+-- @usage assert(prof:write_folded("out.folded", "Ir"))
+function Profile:write_folded(path, ev, opts)
+  args.check_type(path, "string", "write_folded", 1)
+  local text = folded(self, ev, opts, "write_folded")
+  return require("callgrind.atomic").write(path, text)
+end
+
+return M

@@ -1,0 +1,174 @@
+-- callgrind-lua: the subcommands in-process (cli.main with a buffer for
+-- output) and as a child process (bin/callgrind-lua).
+local cli = require "callgrind.cli"
+local H = require "spec.support.helpers"
+
+local function buffer()
+  local b = { parts = {} }
+  function b.write(self, ...)
+    for _, s in ipairs({ ... }) do self.parts[#self.parts + 1] = tostring(s) end
+    return self
+  end
+  function b.text(self) return table.concat(self.parts) end
+  return b
+end
+
+-- Runs cli.main(argv): exit code, stdout, stderr.
+local function run(...)
+  local out, err = buffer(), buffer()
+  local code = cli.main({ ... }, out, err)
+  return code, out:text(), err:text()
+end
+
+local F = require "spec.support.files"
+local tmpdir = F.tmpdir
+
+local EXT = "spec/fixtures/extended.callgrind"
+
+describe("callgrind-lua", function()
+  it("top prints the summary and the top functions (examples/top.lua's output)", function()
+    local code, out = run("top", "spec/fixtures/inline.callgrind", "2", "Dr")
+    assert.are.equal(0, code)
+    assert.are.equal(table.concat({
+      "profile  spec/fixtures/inline.callgrind", "creator  ?", "command  ?", "totals   Ir 153, Dr 17",
+      "size     3 functions, 2 calls, 1 part(s)", "", "top 2 functions by self Dr",
+      "             Dr      %  function  (file; object)",
+      "             10  58.8%  helper  (util.h; /bin/prog)",
+      "              4  23.5%  strlen  (string.c; /lib/libc.so)", "" }, "\n"), out)
+  end)
+
+  it("tree draws the call tree below a function, or above it", function()
+    local code, out = run("tree", EXT, "main")
+    assert.are.equal(0, code)
+    assert.are.equal(table.concat({ "callees of main: Instructions, depth 3, threshold 1%",
+      "820 (100.0%)  main", "400 ( 48.8%)  ├─ func1  [1 call]", "300 ( 36.6%)  │  └─ func2  [2 calls]",
+      "400 ( 48.8%)  └─ func2  [3 calls]", "" }, "\n"), out)
+    code, out = run("tree", EXT, "func2", "--callers", "--depth", "1")
+    assert.are.equal(0, code)
+    assert.is_truthy(out:find("callers of func2", 1, true))
+    local _, _, err = run("tree", EXT, "nothere")
+    assert.are.equal("function nothere: not found", err:match("^[^\n]+"))
+  end)
+
+  it("annotate takes the source file as its second argument", function()
+    local code, out = run("annotate", EXT, "file1.c")
+    assert.are.equal(0, code)
+    assert.is_truthy(out:find("\n-- Instructions of file1.c\n 20 (  2.4%)  line 16  main\n", 1, true))
+  end)
+
+  it("diff prints totals and movers", function()
+    local code, out = run("diff", "spec/fixtures/moved-old.callgrind", "spec/fixtures/moved-new.callgrind")
+    assert.are.equal(0, code)
+    assert.are.equal("event  old  new        change", out:match("^[^\n]+"))
+    assert.is_truthy(out:find("\n   Ir  117  144  +27 (+23.1%)\n", 1, true))
+  end)
+
+  it("folded, csv and dot write to stdout or to -o", function()
+    local code, out = run("folded", EXT)
+    assert.are.equal(0, code)
+    -- main 820: func1 400 (func2 300 under it), func2 400, main keeps 20
+    assert.are.equal("main 20\nmain;func1 100\nmain;func1;func2 300\nmain;func2 400\n", out)
+    code, out = run("csv", EXT, "--top", "1")
+    assert.are.equal(0, code)
+    assert.are.equal("name,file,object,Instructions,Instructions.inclusive\r\nfunc2,file2.c,,700,700\r\n", out)
+    code, out = run("csv", EXT, "--by", "file", "--json")
+    assert.are.equal(0, code)
+    assert.are.equal('[{"file":"file2.c","Instructions":700},\n{"file":"file1.c","Instructions":120}]\n', out)
+    code, out = run("dot", EXT, "--root", "func1")
+    assert.are.equal(0, code)
+    assert.is_truthy(out:find("f2 -> f3", 1, true))
+    local dir = tmpdir()
+    assert.are.equal(0, (run("folded", EXT, "-o", dir .. "/x.folded")))
+    assert.are.equal("main 20\nmain;func1 100\nmain;func1;func2 300\nmain;func2 400\n", H.read_file(dir .. "/x.folded"))
+    F.remove(dir)
+  end)
+
+  it("flame, dot and pprof write their files", function()
+    local dir = tmpdir()
+    assert.are.equal(0, (run("flame", EXT, "-o", dir .. "/f.svg")))
+    assert.is_truthy(H.read_file(dir .. "/f.svg"):find("<title>func2\n400 Instructions (48.78%)</title>", 1, true))
+    assert.are.equal(0, (run("flame", "spec/fixtures/moved-new.callgrind", "--old", "spec/fixtures/moved-old.callgrind",
+      "-o", dir .. "/d.svg")))
+    assert.is_truthy(H.read_file(dir .. "/d.svg"):find("red: more", 1, true))
+    assert.are.equal(0, (run("pprof", EXT, "-o", dir .. "/p.pb.gz")))
+    assert.are.equal("\31\139", H.read_file(dir .. "/p.pb.gz"):sub(1, 2))
+    assert.are.equal(0, (run("dot", EXT, "-o", dir .. "/g.dot")))
+    assert.are.equal("digraph callgraph {", H.read_file(dir .. "/g.dot"):match("^[^\n]+"))
+    F.remove(dir)
+  end)
+
+  it("reads several files and compressed files as one profile", function()
+    local dir = tmpdir()
+    H.run("gzip -c " .. EXT .. " > " .. H.shq(dir .. "/e.gz"))
+    local code, out = run("folded", dir .. "/e.gz")
+    assert.are.equal(0, code)
+    assert.are.equal("main 20\nmain;func1 100\nmain;func1;func2 300\nmain;func2 400\n", out)
+    -- the same file twice: every cost doubled
+    code, out = run("folded", EXT, dir .. "/e.gz")
+    assert.are.equal(0, code)
+    assert.are.equal("main 40\nmain;func1 200\nmain;func1;func2 600\nmain;func2 800\n", out)
+    F.remove(dir)
+  end)
+
+  it("check exits 1 on a regression and 0 within the limits", function()
+    local dir = tmpdir()
+    H.write_file(dir .. "/tight.lua", 'return { Ir = "5%" }\n')
+    H.write_file(dir .. "/loose.lua", 'return { Ir = "50%" }\n')
+    local code, out = run("check", dir .. "/tight.lua", "spec/fixtures/moved-old.callgrind",
+      "spec/fixtures/moved-new.callgrind")
+    assert.are.equal(1, code)
+    assert.are.equal("1 limit exceeded:", out:match("^[^\n]+"))
+    code, out = run("check", dir .. "/loose.lua", "spec/fixtures/moved-old.callgrind",
+      "spec/fixtures/moved-new.callgrind")
+    assert.are.equal(0, code)
+    assert.are.equal("within the limits", out:match("^[^\n]+"))
+    H.write_file(dir .. "/bad.lua", "return 42\n")
+    local _, err
+    code, _, err = run("check", dir .. "/bad.lua", EXT, EXT)
+    assert.are.equal(1, code)
+    assert.are.equal(dir .. "/bad.lua: returns number, a table of limits expected\n", err)
+    F.remove(dir)
+  end)
+
+  it("has --help for each subcommand and says what is wrong with a command line", function()
+    for _, name in ipairs({ "top", "tree", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "check" }) do
+      local code, out = run(name, "--help")
+      assert.are.equal(0, code, name)
+      assert.are.equal("usage: callgrind-lua " .. name, out:match("^usage: callgrind%-lua %S+"), name)
+    end
+    local code, out = run("--help")
+    assert.are.equal(0, code)
+    assert.is_truthy(out:find("\n  flame ", 1, true))
+    local _, err
+    code, _, err = run("frobnicate")
+    assert.are.equal(2, code)
+    assert.are.equal("callgrind-lua: unknown command 'frobnicate'", err:match("^[^\n]+"))
+    code, _, err = run("folded", EXT, "--threshold", "2")
+    assert.are.equal(2, code)
+    assert.are.equal("bad argument #2 to 'folded' (threshold must be in [0, 1), got 2)", err:match("^[^\n]+"))
+    code, _, err = run("flame", EXT)
+    assert.are.equal(2, code)
+    assert.are.equal("-o OUT.svg is needed", err:match("^[^\n]+"))
+    code, _, err = run("folded", EXT, "--event", "Foo")
+    assert.are.equal(2, code)
+    assert.are.equal("unknown event Foo (this profile has: Instructions)", err:match("^[^\n]+"))
+    code, _, err = run("folded", "spec/fixtures/none.callgrind")
+    assert.are.equal(1, code)
+    assert.are.equal("spec/fixtures/none.callgrind: No such file or directory\n", err)
+    code, _, err = run("flame", EXT, "-o", "/nonexistent-dir/f.svg")
+    assert.are.equal(1, code)
+    assert.are.equal("/nonexistent-dir/f.svg: No such file or directory\n", err)
+  end)
+
+  it("runs as a program, with its exit code", function()
+    local p = assert(io.popen("lua5.4 bin/callgrind-lua folded " .. EXT .. " 2>&1; echo \"exit $?\""))
+    local out = p:read("a")
+    p:close()
+    assert.are.equal("main 20\nmain;func1 100\nmain;func1;func2 300\nmain;func2 400\nexit 0\n", out)
+    p = assert(io.popen("lua5.4 bin/callgrind-lua top 2>&1; echo \"exit $?\""))
+    out = p:read("a")
+    p:close()
+    assert.are.equal("no profile given", out:match("^[^\n]+"))
+    assert.are.equal("exit 2", out:match("exit %d+\n$"):sub(1, -2))
+  end)
+end)

@@ -84,7 +84,7 @@ test: deps-test
 	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
 
 lint: deps-lint
-	$(LUACHECK) lua spec examples bench
+	$(LUACHECK) lua spec examples bench tools bin/callgrind-lua
 
 # Zero warnings with -Werror, then the specs under ASan+UBSan.
 check: deps-test

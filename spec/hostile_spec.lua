@@ -39,8 +39,9 @@ describe("input made to exhaust the reader", function()
       local out = child(([[
         for _, path in ipairs { %q, %q } do print(select(2, callgrind.load(path))) end
       ]]):format(zst, xz), 400000)
-      assert.are.equal(("%s: decompressed size exceeds %d bytes (opts.max_bytes)\tmemory\n"):format(zst, 1000 * size(zst))
-        .. ("%s: decompressed size exceeds %d bytes (opts.max_bytes)\tmemory\n"):format(xz, 1000 * size(xz)), out)
+      local msg = "%s: decompressed size exceeds %d bytes (opts.max_bytes)\tmemory\n"
+      assert.are.equal(msg:format(zst, 1000 * size(zst))
+        .. msg:format(xz, 1000 * size(xz)), out)
     end)
 
     it("stops at opts.max_bytes, for every format, a plain file and parse; a text of max_bytes loads", function()

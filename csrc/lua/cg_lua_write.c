@@ -307,6 +307,53 @@ static int emit_status(lua_State *L, const LEmit *e)
     return 1;
 }
 
+/* The desc = { { type, value }... } of the part table at 2, in a userdata
+ * left on the stack. */
+static const CgWriteDesc *part_desc(lua_State *L, size_t *n)
+{
+    CgWriteDesc *desc;
+    size_t i;
+    int t = lua_gettop(L) + 1;
+    lua_getfield(L, 2, "desc");
+    *n = lua_istable(L, t) ? lua_rawlen(L, t) : 0;
+    desc = (CgWriteDesc *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *desc,
+                                            0);
+    for (i = 0; i < *n; i++) {
+        lua_rawgeti(L, t, (lua_Integer)i + 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        lua_rawgeti(L, -1, 1);
+        desc[i].type = anchored(L, lua_gettop(L));
+        lua_rawgeti(L, -2, 2);
+        desc[i].value = anchored(L, lua_gettop(L));
+        lua_pop(L, 3);
+    }
+    return desc;
+}
+
+/* The event_lines = { { name =, long_name =, formula = }... } of the part
+ * table at 2, in a userdata left on the stack. */
+static const CgWriteEvent *part_event_lines(lua_State *L, size_t *n)
+{
+    CgWriteEvent *evl;
+    size_t i;
+    int t = lua_gettop(L) + 1;
+    lua_getfield(L, 2, "event_lines");
+    *n = lua_istable(L, t) ? lua_rawlen(L, t) : 0;
+    evl = (CgWriteEvent *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *evl, 0);
+    for (i = 0; i < *n; i++) {
+        int e;
+        lua_rawgeti(L, t, (lua_Integer)i + 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        e = lua_gettop(L);
+        evl[i].name = field_str(L, e, "name");
+        evl[i].long_name = field_str(L, e, "long_name");
+        evl[i].formula = field_str(L, e, "formula");
+        luaL_argcheck(L, evl[i].name.ptr != NULL, 2, "event line without name");
+        lua_pop(L, 1);
+    }
+    return evl;
+}
+
 /* e:part{ number =, pid =, thread =, cmd =, desc = { { type, value }... },
  * positions = { "instr", "line" }, events = {...}, event_lines = { { name
  * =, long_name =, formula = }... }, summary = {...} } */
@@ -314,8 +361,6 @@ static int emit_part(lua_State *L)
 {
     LEmit *e = check_emit(L);
     CgWritePart h;
-    CgWriteDesc *desc;
-    CgWriteEvent *evl;
     CgStr *evs;
     size_t i, n;
     int k, top;
@@ -330,20 +375,7 @@ static int emit_part(lua_State *L)
     h.thread = (int64_t)lua_tointegerx(L, top + 3, &h.has_thread);
     lua_settop(L, top);
     h.cmd = field_str(L, 2, "cmd");
-    lua_getfield(L, 2, "desc");
-    n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-    desc = (CgWriteDesc *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *desc, 0);
-    for (i = 0; i < n; i++) {
-        lua_rawgeti(L, top + 1, (lua_Integer)i + 1);
-        luaL_checktype(L, -1, LUA_TTABLE);
-        lua_rawgeti(L, -1, 1);
-        desc[i].type = anchored(L, lua_gettop(L));
-        lua_rawgeti(L, -2, 2);
-        desc[i].value = anchored(L, lua_gettop(L));
-        lua_pop(L, 3);
-    }
-    h.desc = desc;
-    h.ndesc = n;
+    h.desc = part_desc(L, &h.ndesc);
     lua_getfield(L, 2, "positions");
     n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
     luaL_argcheck(L, n >= 1 && n <= CG_MAX_POSITIONS, 2,
@@ -372,22 +404,7 @@ static int emit_part(lua_State *L)
     }
     h.events = evs;
     h.nev = n;
-    lua_getfield(L, 2, "event_lines");
-    n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-    evl = (CgWriteEvent *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *evl, 0);
-    for (i = 0; i < n; i++) {
-        int t;
-        lua_rawgeti(L, -2, (lua_Integer)i + 1);
-        luaL_checktype(L, -1, LUA_TTABLE);
-        t = lua_gettop(L);
-        evl[i].name = field_str(L, t, "name");
-        evl[i].long_name = field_str(L, t, "long_name");
-        evl[i].formula = field_str(L, t, "formula");
-        luaL_argcheck(L, evl[i].name.ptr != NULL, 2, "event line without name");
-        lua_pop(L, 1);
-    }
-    h.event_lines = evl;
-    h.nevent_lines = n;
+    h.event_lines = part_event_lines(L, &h.nevent_lines);
     lua_getfield(L, 2, "summary");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, int_array(L, lua_gettop(L), e->cost, CG_MAX_EVENTS) ==

@@ -260,6 +260,18 @@ static CgStr anchored(lua_State *L, int idx)
     return s;
 }
 
+/* A function from the arguments idx, idx + 1, idx + 2: object, file,
+ * name (each may be nil). */
+static CgWriteFn fn_args(lua_State *L, int idx)
+{
+    CgWriteFn f;
+    f.obj = anchored(L, idx);
+    f.file = anchored(L, idx + 1);
+    f.name = anchored(L, idx + 2);
+    f.hint = 0;
+    return f;
+}
+
 static CgStr field_str(lua_State *L, int t, const char *k)
 {
     CgStr s;
@@ -419,11 +431,7 @@ static int emit_part(lua_State *L)
 static int emit_fn(lua_State *L)
 {
     LEmit *e = check_emit(L);
-    CgWriteFn f;
-    f.hint = 0;
-    f.obj = anchored(L, 2);
-    f.file = anchored(L, 3);
-    f.name = anchored(L, 4);
+    CgWriteFn f = fn_args(L, 2);
     luaL_argcheck(L, f.name.ptr != NULL, 4, "name expected");
     cg_write_fn(&e->w, &f);
     return emit_status(L, e);
@@ -453,13 +461,9 @@ static int emit_line(lua_State *L)
 static int emit_call(lua_State *L)
 {
     LEmit *e = check_emit(L);
-    CgWriteFn f;
-    f.hint = 0;
+    CgWriteFn f = fn_args(L, 2);
     uint64_t pos[CG_MAX_POSITIONS], tgt[CG_MAX_POSITIONS];
     size_t n;
-    f.obj = anchored(L, 2);
-    f.file = anchored(L, 3);
-    f.name = anchored(L, 4);
     luaL_argcheck(L, f.name.ptr != NULL, 4, "name expected");
     positions(L, e, 6, tgt);
     positions(L, e, 7, pos);
@@ -474,12 +478,8 @@ static int emit_call(lua_State *L)
 static int emit_jump(lua_State *L)
 {
     LEmit *e = check_emit(L);
-    CgWriteFn f;
-    f.hint = 0;
+    CgWriteFn f = fn_args(L, 5);
     uint64_t pos[CG_MAX_POSITIONS], tgt[CG_MAX_POSITIONS];
-    f.obj = anchored(L, 5);
-    f.file = anchored(L, 6);
-    f.name = anchored(L, 7);
     positions(L, e, 9, tgt);
     positions(L, e, 10, pos);
     cg_write_jump(&e->w, lua_toboolean(L, 2),

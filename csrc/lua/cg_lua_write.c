@@ -100,6 +100,75 @@ static int writer_gc(lua_State *L)
     return 0;
 }
 
+/* The string at idx (nil: absent), kept alive as long as the emitter: the
+ * writer compares names in force by their bytes. */
+static CgStr anchored(lua_State *L, int idx)
+{
+    CgStr s;
+    s.ptr = NULL;
+    s.len = 0;
+    if (lua_isnoneornil(L, idx))
+        return s;
+    s.ptr = luaL_checklstring(L, idx, &s.len);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, idx);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    return s;
+}
+
+/* A function from the arguments idx, idx + 1, idx + 2: object, file,
+ * name (each may be nil). */
+static CgWriteFn fn_args(lua_State *L, int idx)
+{
+    CgWriteFn f;
+    f.obj = anchored(L, idx);
+    f.file = anchored(L, idx + 1);
+    f.name = anchored(L, idx + 2);
+    f.hint = 0;
+    return f;
+}
+
+static CgStr field_str(lua_State *L, int t, const char *k)
+{
+    CgStr s;
+    int top = lua_gettop(L);
+    lua_getfield(L, t, k);
+    s = anchored(L, top + 1);
+    lua_settop(L, top);
+    return s;
+}
+
+/* The event_lines = { { name =, long_name =, formula = }... } of the
+ * table at t, in a userdata left on the stack (with the list). anchor: the
+ * strings are kept alive by the emitter at 1, else by the list. */
+static const CgWriteEvent *event_lines(lua_State *L, int t, size_t *n,
+                                       int anchor)
+{
+    CgWriteEvent *evl;
+    size_t i;
+    int list = lua_gettop(L) + 1;
+    lua_getfield(L, t, "event_lines");
+    *n = lua_istable(L, list) ? lua_rawlen(L, list) : 0;
+    evl = (CgWriteEvent *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *evl, 0);
+    for (i = 0; i < *n; i++) {
+        int e;
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        e = lua_gettop(L);
+        evl[i].name = anchor ? field_str(L, e, "name") : opt_str(L, e, "name");
+        evl[i].long_name = anchor ? field_str(L, e, "long_name")
+                                  : opt_str(L, e, "long_name");
+        evl[i].formula = anchor ? field_str(L, e, "formula")
+                                : opt_str(L, e, "formula");
+        if (!evl[i].name.ptr)
+            luaL_error(L, "event line %d has no name", (int)i + 1);
+        lua_pop(L, 1);
+    }
+    return evl;
+}
+
 /* Reads the spec table at t into o (strings stay referenced by t, arrays
  * are userdata pushed on the stack): { compress = bool, pid = bool,
  * cmd = true|string|nil, only = { function index (1-based)... } | nil,
@@ -139,29 +208,7 @@ static void read_spec(lua_State *L, const CgProfile *P, int t, CgWriteOpts *o)
     } else {
         lua_pop(L, 1);
     }
-    if (lua_getfield(L, t, "event_lines") == LUA_TTABLE) {
-        int et = lua_gettop(L);
-        CgWriteEvent *evs;
-        n = lua_rawlen(L, et);
-        evs = (CgWriteEvent *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *evs,
-                                                0);
-        for (i = 0; i < n; i++) {
-            int e;
-            lua_rawgeti(L, et, (lua_Integer)i + 1);
-            luaL_checktype(L, -1, LUA_TTABLE);
-            e = lua_gettop(L);
-            evs[i].name = opt_str(L, e, "name");
-            evs[i].long_name = opt_str(L, e, "long_name");
-            evs[i].formula = opt_str(L, e, "formula");
-            if (!evs[i].name.ptr)
-                luaL_error(L, "event line %d has no name", (int)i + 1);
-            lua_pop(L, 1);
-        }
-        o->event_lines = evs;
-        o->nevent_lines = n;
-    } else {
-        lua_pop(L, 1);
-    }
+    o->event_lines = event_lines(L, t, &o->nevent_lines, 0);
 }
 
 /* internal.write_profile(prof, dest, spec): dest a path (written through
@@ -242,45 +289,6 @@ static LEmit *check_emit(lua_State *L)
     return e;
 }
 
-/* The string at idx (nil: absent), kept alive as long as the emitter: the
- * writer compares names in force by their bytes. */
-static CgStr anchored(lua_State *L, int idx)
-{
-    CgStr s;
-    s.ptr = NULL;
-    s.len = 0;
-    if (lua_isnoneornil(L, idx))
-        return s;
-    s.ptr = luaL_checklstring(L, idx, &s.len);
-    lua_getiuservalue(L, 1, 1);
-    lua_pushvalue(L, idx);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    return s;
-}
-
-/* A function from the arguments idx, idx + 1, idx + 2: object, file,
- * name (each may be nil). */
-static CgWriteFn fn_args(lua_State *L, int idx)
-{
-    CgWriteFn f;
-    f.obj = anchored(L, idx);
-    f.file = anchored(L, idx + 1);
-    f.name = anchored(L, idx + 2);
-    f.hint = 0;
-    return f;
-}
-
-static CgStr field_str(lua_State *L, int t, const char *k)
-{
-    CgStr s;
-    int top = lua_gettop(L);
-    lua_getfield(L, t, k);
-    s = anchored(L, top + 1);
-    lua_settop(L, top);
-    return s;
-}
 
 /* An array of integers at idx into out (at most max); nil: 0 of them. */
 static size_t int_array(lua_State *L, int idx, int64_t *out, size_t max)
@@ -342,30 +350,6 @@ static const CgWriteDesc *part_desc(lua_State *L, size_t *n)
     return desc;
 }
 
-/* The event_lines = { { name =, long_name =, formula = }... } of the part
- * table at 2, in a userdata left on the stack. */
-static const CgWriteEvent *part_event_lines(lua_State *L, size_t *n)
-{
-    CgWriteEvent *evl;
-    size_t i;
-    int t = lua_gettop(L) + 1;
-    lua_getfield(L, 2, "event_lines");
-    *n = lua_istable(L, t) ? lua_rawlen(L, t) : 0;
-    evl = (CgWriteEvent *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *evl, 0);
-    for (i = 0; i < *n; i++) {
-        int e;
-        lua_rawgeti(L, t, (lua_Integer)i + 1);
-        luaL_checktype(L, -1, LUA_TTABLE);
-        e = lua_gettop(L);
-        evl[i].name = field_str(L, e, "name");
-        evl[i].long_name = field_str(L, e, "long_name");
-        evl[i].formula = field_str(L, e, "formula");
-        luaL_argcheck(L, evl[i].name.ptr != NULL, 2, "event line without name");
-        lua_pop(L, 1);
-    }
-    return evl;
-}
-
 /* e:part{ number =, pid =, thread =, cmd =, desc = { { type, value }... },
  * positions = { "instr", "line" }, events = {...}, event_lines = { { name
  * =, long_name =, formula = }... }, summary = {...} } */
@@ -416,7 +400,7 @@ static int emit_part(lua_State *L)
     }
     h.events = evs;
     h.nev = n;
-    h.event_lines = part_event_lines(L, &h.nevent_lines);
+    h.event_lines = event_lines(L, 2, &h.nevent_lines, 1);
     lua_getfield(L, 2, "summary");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, int_array(L, lua_gettop(L), e->cost, CG_MAX_EVENTS) ==

@@ -102,7 +102,7 @@ check-asan:
 # The specs under valgrind memcheck: a definite leak or an invalid access
 # fails. lua5.4 runs busted's runner itself (--ignore-lua: no child
 # interpreter, so nothing to trace into); the specs that run valgrind
-# themselves many times (valgrind, writer, run, baseline, perf_example) are
+# themselves many times (valgrind, writer_*, run, baseline, perf_example) are
 # left out.
 VALGRIND ?= valgrind
 memcheck: deps-test
@@ -110,7 +110,7 @@ memcheck: deps-test
 	$(VALGRIND) --tool=memcheck --leak-check=full \
 	  --errors-for-leak-kinds=definite --error-exitcode=99 \
 	  --trace-children=no $(LUA) "$$(command -v $(BUSTED))" --ignore-lua \
-	  --exclude-pattern=valgrind_spec --exclude-pattern=writer_spec \
+	  --exclude-pattern=valgrind_spec --exclude-pattern=writer_ \
 	  --exclude-pattern=run_spec --exclude-pattern=baseline_spec \
 	  --exclude-pattern=perf_example_spec $(BUSTED_ARGS)
 

@@ -144,6 +144,20 @@ for file in $files; do
     done
     echo "light iterator (prof:ulines(1)): $(median < "$tmp.l" | awk '{ printf "%.1f", $1 / 1e6 }') M lines/s"
     "$BUILD/bench/sums" "$file" || status=1
+    # prof:write of the loaded profile (bench/write.lua: the write alone,
+    # in CPU seconds, fastest of 3 in each run; the median of RUNS runs)
+    if [ "$file" = "$big" ] || [ -n "${BENCH_FILE:-}" ]; then
+        : > "$tmp.w"
+        for _ in $(seq "$RUNS"); do
+            "$LUA" bench/write.lua "$file" "$tmp.written" 3 | awk '{ print $2, $4, $6 }' >> "$tmp.w" || status=1
+        done
+        awk '{ print $1 }' "$tmp.w" | median > "$tmp.ws"
+        read -r wsecs < "$tmp.ws"
+        read -r _ wbytes _ < "$tmp.w"
+        awk -v s="$wsecs" -v b="$wbytes" 'BEGIN {
+            printf "prof:write: %.3f s (CPU, median of runs), %d bytes written, %.1f MB/s\n", s, b, b / 1e6 / s }'
+        rm -f "$tmp.written"
+    fi
 done
 # The interpreter alone, for reference: its RSS is part of ours, not subtracted.
 "$TIME" -f '%M' -o "$tmp" "$LUA" -e ''

@@ -109,7 +109,6 @@ describe("prof:write to a path", function()
     local script = ("package.path = %q package.cpath = %q\n"):format(package.path, package.cpath) .. chunk
     local log = dir .. "/../child-" .. n .. ".log"
     local sh = ([[
-      unset LD_PRELOAD
       exec 2>/dev/null
       lua5.4 -e %s > %s 2>&1 &
       pid=$!

@@ -6,6 +6,10 @@
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
 
+local lab = H.lab("spec/writer_verify_spec.lua")
+setup(function() lab:open() end)
+teardown(function() lab:close() end)
+
 -- The kinds of warnings that mean costs are missing.
 local function loss(prof)
   local w = prof:warnings("truncated")
@@ -59,8 +63,8 @@ describe("a file prof:write wrote", function()
     "part: 3", "fl=b.c", "fn=helper", "9 100 10", "totals: 100 10", "",
   }, "\n"), "three"))
 
-  local out = os.tmpname()
-  teardown(function() os.remove(out) end)
+  local out
+  before_each(function() out = lab.dir .. "/three.out" end)
 
   it("loads whole with no warning", function()
     assert.is_true(prof:write(out))
@@ -98,20 +102,14 @@ describe("a file prof:write wrote", function()
   end)
 
   it("never loads silently when a fresh valgrind profile, written, is cut at 4 KB steps and near its end", function()
-    local lab = H.lab("spec/writer_verify_spec.lua")
-    lab:open()
-    local ok, err = pcall(function()
-      local path = lab:callgrind("cut", "--dump-instr=yes --collect-jumps=yes --cache-sim=yes")
-      local written = lab.dir .. "/written.out"
-      assert.is_true(assert(callgrind.load(path)):write(written, { pid = true }))
-      local text = H.read_file(written)
-      local offsets = {}
-      for at = 0, #text - 2, 4096 do offsets[#offsets + 1] = at end
-      for at = math.max(0, #text - 300), #text - 2 do offsets[#offsets + 1] = at end
-      assert.is_true(#offsets > 300)
-      assert.are.same({}, silent_cuts(text, offsets))
-    end)
-    lab:close()
-    assert(ok, err)
+    local path = lab:callgrind("cut", "--dump-instr=yes --collect-jumps=yes --cache-sim=yes")
+    local written = lab.dir .. "/written.out"
+    assert.is_true(assert(callgrind.load(path)):write(written, { pid = true }))
+    local text = H.read_file(written)
+    local offsets = {}
+    for at = 0, #text - 2, 4096 do offsets[#offsets + 1] = at end
+    for at = math.max(0, #text - 300), #text - 2 do offsets[#offsets + 1] = at end
+    assert.is_true(#offsets > 300)
+    assert.are.same({}, silent_cuts(text, offsets))
   end)
 end)

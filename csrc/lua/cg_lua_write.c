@@ -222,31 +222,6 @@ static int cgl_write_profile(lua_State *L)
     return 1;
 }
 
-/* internal.write_string(prof, spec): the text prof:write would write. */
-static int cgl_write_string(lua_State *L)
-{
-    CgProfile *P = cgl_check_profile(L, 1);
-    CgWriteOpts o;
-    CgWriter *w;
-    size_t len;
-    const char *s;
-    int rc;
-    luaL_checktype(L, 2, LUA_TTABLE);
-    read_spec(L, P, 2, &o);
-    w = new_writer(L);
-    cg_writer_init_mem(w, o.compress);
-    rc = cg_write_profile(w, P, &o);
-    if (rc != CG_OK) {
-        cg_writer_free(w);
-        return push_fail(L, rc, "out of memory");
-    }
-    s = cg_writer_data(w, &len);
-    lua_pushlstring(L, s ? s : "", len);   /* may raise: __gc frees w */
-    cg_writer_free(w);
-    return 1;
-}
-
-
 /* ---- the emitter for Lua (internal.emitter): the profiler and specs
  * write records through the core writer without a profile ---- */
 
@@ -428,6 +403,7 @@ static int emit_fn(lua_State *L)
 {
     LEmit *e = check_emit(L);
     CgWriteFn f;
+    f.hint = 0;
     f.obj = anchored(L, 2);
     f.file = anchored(L, 3);
     f.name = anchored(L, 4);
@@ -461,6 +437,7 @@ static int emit_call(lua_State *L)
 {
     LEmit *e = check_emit(L);
     CgWriteFn f;
+    f.hint = 0;
     uint64_t pos[CG_MAX_POSITIONS], tgt[CG_MAX_POSITIONS];
     size_t n;
     f.obj = anchored(L, 2);
@@ -481,6 +458,7 @@ static int emit_jump(lua_State *L)
 {
     LEmit *e = check_emit(L);
     CgWriteFn f;
+    f.hint = 0;
     uint64_t pos[CG_MAX_POSITIONS], tgt[CG_MAX_POSITIONS];
     f.obj = anchored(L, 5);
     f.file = anchored(L, 6);
@@ -565,7 +543,6 @@ static const luaL_Reg module_funcs[] = {
 
 static const luaL_Reg internal_funcs[] = {
     {"write_profile", cgl_write_profile},
-    {"write_string", cgl_write_string},
     {"emitter", cgl_emitter},
     {NULL, NULL}
 };

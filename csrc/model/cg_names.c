@@ -268,3 +268,31 @@ void cg_ftab_free(CgFuncTab *t)
     free(t->slot);
     memset(t, 0, sizeof *t);
 }
+
+const char *cg_names_id_at(const char *s, const char *e)
+{
+    const char *p = s + 1;
+    if (s >= e || *s != '(')
+        return NULL;
+    while (p < e && *p >= '0' && *p <= '9')
+        p++;
+    if (p == s + 1 || p >= e || *p != ')')
+        return NULL;
+    return p + 1;
+}
+
+int cg_names_is_composite(const char *s, const char *e)
+{
+    int parts = 0;
+    for (;;) {
+        const char *q = cg_names_id_at(s, e);
+        if (!q)
+            return 0;
+        parts++;
+        if (q == e)
+            return parts >= 2;
+        if (*q != '\'')
+            return 0;
+        s = q + 1;
+    }
+}

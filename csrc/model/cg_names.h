@@ -72,4 +72,10 @@ CG_HIDDEN void cg_ftab_free(CgFuncTab *t);
 
 CG_HIDDEN uint64_t cg_hash_bytes(const char *s, size_t len);
 
+/* "(N)" at s (N decimal digits): the byte after ')', or NULL. */
+CG_HIDDEN const char *cg_names_id_at(const char *s, const char *e);
+/* Is s..e two or more "(N)" joined by '\'' (--compress-mangled: a name a
+ * reader resolves id by id)? The loader and the writer ask the same. */
+CG_HIDDEN int cg_names_is_composite(const char *s, const char *e);
+
 #endif

@@ -117,6 +117,10 @@ void cg_writer_free(CgWriter *w)
     free(w->kbuf);
     w->kbuf = NULL;
     w->kcap = 0;
+    free(w->hint_id);
+    free(w->hint_part);
+    w->hint_id = w->hint_part = NULL;
+    w->hint_cap = 0;
 }
 
 /* Room for n more bytes at w->buf + w->len; NULL after an error. */
@@ -156,7 +160,7 @@ static char *reserve(CgWriter *w, size_t n)
 
 static void put(CgWriter *w, const char *s, size_t n)
 {
-    char *p = reserve(w, n);
+    char *p = n ? reserve(w, n) : NULL;
     if (p) {
         memcpy(p, s, n);
         w->len += n;
@@ -182,20 +186,42 @@ static const char digits2[] =
 /* Room each number may take. */
 #define NUM_MAX 22
 
-static char *put_u64(char *p, uint64_t v)
+static int ndigits(uint64_t v)
 {
     int n = 1;
+    if (v >= 10000000000000000ull) {
+        n += 16;
+        v /= 10000000000000000ull;
+    }
+    if (v >= 100000000) {
+        n += 8;
+        v /= 100000000;
+    }
+    if (v >= 10000) {
+        n += 4;
+        v /= 10000;
+    }
+    if (v >= 100) {
+        n += 2;
+        v /= 100;
+    }
+    return n + (v >= 10);
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+    int n;
     char *e;
-    uint64_t t = v;
     if (v < 10) {
         *p = (char)('0' + v);
         return p + 1;
     }
-    while (t >= 100) {
-        t /= 100;
-        n += 2;
+    if (v < 100) {
+        p[0] = digits2[2 * v];
+        p[1] = digits2[2 * v + 1];
+        return p + 2;
     }
-    n += t >= 10;
+    n = ndigits(v);
     e = p + n;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
@@ -246,35 +272,10 @@ static int is_blank(char c)
     return c == ' ' || c == '\t';
 }
 
-/* "(N)" at s (N decimal digits)? Returns the byte after ')' or NULL. */
-static const char *id_at(const char *s, const char *e)
-{
-    const char *p = s + 1;
-    if (s >= e || *s != '(')
-        return NULL;
-    while (p < e && *p >= '0' && *p <= '9')
-        p++;
-    if (p == s + 1 || p >= e || *p != ')')
-        return NULL;
-    return p + 1;
-}
-
 /* Two or more "(N)" joined by '\'' (a reader resolves it as ids). */
 static int composite_like(CgStr s)
 {
-    const char *p = s.ptr, *e = s.ptr + s.len;
-    int parts = 0;
-    for (;;) {
-        const char *q = id_at(p, e);
-        if (!q)
-            return 0;
-        parts++;
-        if (q == e)
-            return parts >= 2;
-        if (*q != '\'')
-            return 0;
-        p = q + 1;
-    }
+    return cg_names_is_composite(s.ptr, s.ptr + s.len);
 }
 
 static int needs_escape(unsigned char c)
@@ -464,8 +465,8 @@ static const char *fn_key(CgWriter *w, const CgWriteFn *f, size_t *n)
 /* "key=" and the name: "(N)" when it has an id in this part, "(N) name"
  * when it gets one, the name alone when not compressing. key names the
  * id (a name, or a function's fn_key). */
-static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
-                      CgStr name, const char *key, size_t klen)
+static uint32_t name_line(CgWriter *w, const char *eq, size_t eqlen,
+                          int kind, CgStr name, const char *key, size_t klen)
 {
     CgWriteIds *t = &w->ids[kind];
     uint64_t h;
@@ -473,23 +474,23 @@ static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
     size_t slot;
     char *p;
     put(w, eq, eqlen);
-    if (name.len == 0 || (!w->compress && !id_at(name.ptr,
+    if (name.len == 0 || (!w->compress && !cg_names_id_at(name.ptr,
                                                  name.ptr + name.len))) {
         put_safe(w, name);
         PUTS(w, "\n");
-        return;
+        return 0;
     }
     h = hash_key(key, klen);
     id = ids_find(t, key, klen, h, &slot);
     if (!(p = reserve(w, NUM_MAX + 3)))
-        return;
+        return 0;
     *p++ = '(';
     if (id && t->part[slot] == (uint32_t)w->parts) {
         p = put_u64(p, id);
         *p++ = ')';
         *p++ = '\n';
         w->len = (size_t)(p - w->buf);
-        return;
+        return id;
     }
     if (id) {
         t->part[slot] = (uint32_t)w->parts;      /* defined again */
@@ -497,7 +498,7 @@ static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
         id = ++w->next_id[kind];
         if (ids_add(t, key, klen, h, id, (uint32_t)w->parts) != 0) {
             fail(w, CG_ENOMEM, ENOMEM);
-            return;
+            return 0;
         }
     }
     p = put_u64(p, id);
@@ -506,6 +507,7 @@ static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
     w->len = (size_t)(p - w->buf);
     put_safe(w, name);
     PUTS(w, "\n");
+    return id;
 }
 
 #define NAME_LINE(w, lit, kind, name, key, klen) \
@@ -514,7 +516,7 @@ static void name_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
 static void str_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
                      CgStr s)
 {
-    name_line(w, eq, eqlen, kind, s, s.ptr ? s.ptr : "", s.len);
+    (void)name_line(w, eq, eqlen, kind, s, s.ptr ? s.ptr : "", s.len);
 }
 
 #define STR_LINE(w, lit, kind, s) str_line((w), (lit), sizeof(lit) - 1, \
@@ -523,10 +525,50 @@ static void str_line(CgWriter *w, const char *eq, size_t eqlen, int kind,
 static void fn_line(CgWriter *w, const char *eq, size_t eqlen,
                     const CgWriteFn *f)
 {
-    size_t n;
-    const char *k = fn_key(w, f, &n);
-    if (k)
-        name_line(w, eq, eqlen, CG_FN, f->name, k, n);
+    size_t n, h = f->hint;
+    const char *k;
+    uint32_t id;
+    char *p;
+    if (h && h < w->hint_cap && w->hint_id[h] &&
+        w->hint_part[h] == (uint32_t)w->parts) {
+        /* an id this part has defined: "(N)" */
+        if (!(p = reserve(w, eqlen + NUM_MAX + 3)))
+            return;
+        memcpy(p, eq, eqlen);
+        p += eqlen;
+        *p++ = '(';
+        p = put_u64(p, w->hint_id[h]);
+        *p++ = ')';
+        *p++ = '\n';
+        w->len = (size_t)(p - w->buf);
+        return;
+    }
+    if (!(k = fn_key(w, f, &n)))
+        return;
+    id = name_line(w, eq, eqlen, CG_FN, f->name, k, n);
+    if (!h || !id || w->status != CG_OK)
+        return;
+    if (h >= w->hint_cap) {
+        size_t cap = w->hint_cap ? w->hint_cap : 1024;
+        uint32_t *a, *b;
+        while (cap <= h)
+            cap *= 2;
+        a = (uint32_t *)realloc(w->hint_id, cap * sizeof *a);
+        if (a)
+            w->hint_id = a;
+        b = (uint32_t *)realloc(w->hint_part, cap * sizeof *b);
+        if (b)
+            w->hint_part = b;
+        if (!a || !b) {
+            fail(w, CG_ENOMEM, ENOMEM);
+            return;
+        }
+        memset(a + w->hint_cap, 0, (cap - w->hint_cap) * sizeof *a);
+        memset(b + w->hint_cap, 0, (cap - w->hint_cap) * sizeof *b);
+        w->hint_cap = cap;
+    }
+    w->hint_id[h] = id;
+    w->hint_part[h] = (uint32_t)w->parts;
 }
 
 static int str_eq(CgStr a, CgStr b)
@@ -649,6 +691,7 @@ int cg_write_part(CgWriter *w, const CgWritePart *pt)
     PUTS(w, "\n");
     w->have_base = 0;
     w->has_ob = w->has_fl = w->has_fn = 0;
+    memset(&w->lfile, 0, sizeof w->lfile);
     w->in_part = 1;
     return w->status;
 }
@@ -880,7 +923,8 @@ static int32_t *name_ranks(const CgProfile *P, int kind)
         v[i].s = name_str(P, kind, (int32_t)i);
         v[i].i = (int32_t)i;
     }
-    qsort(v, n, sizeof *v, cmp_rank);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_rank);
     for (i = 0; i < n; i++) {
         if (i && cmp_str(v[i - 1].s, v[i].s))
             r++;
@@ -952,6 +996,7 @@ typedef struct PW {
     CgStr *evnames;
     size_t evnames_cap;
     int has_addr, has_line;      /* columns of the part in writing */
+    CgWriteFn *fns;              /* per function: its names */
 } PW;
 
 static int32_t rank_of(const PW *pw, int kind, int32_t i)
@@ -967,6 +1012,7 @@ static CgWriteFn fn_of(const CgProfile *P, int32_t f)
     x.name = name_str(P, CG_FN, P->funcs[f].name);
     if (!x.name.ptr)
         x.name.ptr = "";
+    x.hint = (uint32_t)f + 1;
     return x;
 }
 
@@ -1004,7 +1050,7 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
     const CgFunc *fn = &P->funcs[f];
     const CgPart *pt = &P->parts[part];
     CgWriter *w = pw->w;
-    CgWriteFn me = fn_of(P, f);
+    const CgWriteFn me = pw->fns[f];
     size_t ncalls = 0, njumps = 0, i;
     uint32_t b, c, last_block = (uint32_t)-1;
     int32_t last_file = -2;
@@ -1066,11 +1112,12 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
         if (w->status != CG_OK)
             return w->status;
     }
-    qsort(pw->calls, ncalls, sizeof *pw->calls, cmp_callkey);
+    if (ncalls > 1)
+        qsort(pw->calls, ncalls, sizeof *pw->calls, cmp_callkey);
     for (i = 0; i < ncalls; i++) {
         const CgCall *call = &P->calls[pw->calls[i].c];
         CgCallSite site;
-        CgWriteFn callee = fn_of(P, call->callee);
+        const CgWriteFn *callee = &pw->fns[call->callee];
         uint64_t pos[2], tgt[2];
         cg_call_site(P, call, &site);
         cg_call_costs(P, call, pw->call);
@@ -1081,22 +1128,22 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
                site.line);
         pos_of(pw, tgt, call->flags, CG_HAS_TADDR, CG_HAS_TLINE, site.taddr,
                site.tline);
-        cg_write_call(w, &callee, site.count, tgt, pos, pw->col,
+        cg_write_call(w, callee, site.count, tgt, pos, pw->col,
                       (size_t)pt->nev);
     }
     for (i = 0; i < njumps; i++) {
         const CgJump *j = &pw->jumps[i];
         uint64_t pos[2], tgt[2];
-        CgWriteFn to = fn_of(P, j->to >= 0 ? j->to : f);
+        const CgWriteFn *to = &pw->fns[j->to >= 0 ? j->to : f];
         CgStr tf = j->target_file >= 0
-                       ? name_str(P, CG_FILE, j->target_file) : to.file;
+                       ? name_str(P, CG_FILE, j->target_file) : to->file;
         cg_write_fi(w, j->file >= 0 ? name_str(P, CG_FILE, j->file)
                                     : me.file);
         pos_of(pw, pos, j->flags, CG_HAS_ADDR, CG_HAS_LINE, j->addr,
                j->line);
         pos_of(pw, tgt, j->flags, CG_HAS_TADDR, CG_HAS_TLINE, j->taddr,
                j->tline);
-        cg_write_jump(w, j->conditional, j->count, j->executed, &to, tf,
+        cg_write_jump(w, j->conditional, j->count, j->executed, to, tf,
                       tgt, pos);
     }
     return w->status;
@@ -1196,8 +1243,12 @@ int cg_write_profile(CgWriter *w, const CgProfile *P, const CgWriteOpts *o)
     pw.col = (int64_t *)malloc((stride + CG_MAX_EVENTS) * sizeof *pw.col);
     pw.sum = (int64_t *)malloc((stride + CG_MAX_EVENTS) * sizeof *pw.sum);
     order = (FnKey *)malloc((P->nfuncs ? P->nfuncs : 1) * sizeof *order);
-    if (!pw.cost || !pw.call || !pw.col || !pw.sum || !order)
+    pw.fns = (CgWriteFn *)malloc((P->nfuncs ? P->nfuncs : 1) *
+                                 sizeof *pw.fns);
+    if (!pw.cost || !pw.call || !pw.col || !pw.sum || !order || !pw.fns)
         goto done;
+    for (i = 0; i < P->nfuncs; i++)
+        pw.fns[i] = fn_of(P, (int32_t)i);
     for (i = 0; i < P->nfuncs; i++) {
         if (o->only && !o->only[i])
             continue;
@@ -1206,7 +1257,8 @@ int cg_write_profile(CgWriter *w, const CgProfile *P, const CgWriteOpts *o)
         order[n].r[2] = rank_of(&pw, CG_FN, P->funcs[i].name);
         order[n++].f = (int32_t)i;
     }
-    qsort(order, n, sizeof *order, cmp_fnkey);
+    if (n > 1)
+        qsort(order, n, sizeof *order, cmp_fnkey);
     cg_write_begin(w, P->creator);
     for (i = 0; i < P->nparts; i++)
         if ((rc = write_part(&pw, (uint32_t)i, order, n)) != CG_OK)
@@ -1225,6 +1277,7 @@ done:
     free(pw.jumps);
     free(pw.desc);
     free(pw.evnames);
+    free(pw.fns);
     free(order);
     return w->status != CG_OK ? w->status : rc;
 }

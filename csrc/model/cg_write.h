@@ -3,9 +3,10 @@
  * Two layers, no lua.h:
  *
  * - The emitter (CgWriter, cg_write_*): writes callgrind-format text to a
- *   growable memory buffer or to a file descriptor, with name compression
- *   as KCachegrind reads it. It needs no CgProfile: the Lua profiler
- *   writes through it.
+ *   growable memory buffer, a file descriptor or a stdio stream, with name
+ *   compression as KCachegrind reads it. It needs no CgProfile: the Lua
+ *   profiler writes through it (from C, or from Lua through
+ *   internal.emitter, csrc/lua/cg_lua_write.c).
  * - The profile writer (cg_write_profile): walks a CgProfile in a
  *   canonical order and emits it.
  *
@@ -19,6 +20,10 @@
  * a new part). Object and file ids are per string. An id keeps its number
  * in every part (readers that keep ids across parts, callgrind_annotate
  * and this library, see the same name defined again, not a new one).
+ *
+ * Every file starts with CG_WRITTEN_HEAD and ends with CG_WRITTEN_END
+ * (cg_profile.h): the loader takes one without its end, or with a part
+ * without totals:, as cut short ("truncated").
  *
  * Names made safe (every name, cmd:, creator:, desc: value and event long
  * name): a control byte (0x00-0x1f, 0x7f), and a blank at the start or
@@ -48,9 +53,13 @@
 
 /* A function as the file names it: object and file may be absent (ptr
  * NULL: no ob=/fl= is written for it, and it inherits the ones in force,
- * as the format reads it). */
+ * as the format reads it). hint: 0, or a number the caller gives this
+ * (object, file, name) alone, under which the writer remembers its id
+ * (the profile writer gives function index + 1): no hashing of the names
+ * at each call. */
 typedef struct CgWriteFn {
     CgStr obj, file, name;
+    uint32_t hint;
 } CgWriteFn;
 
 /* An event column: its name, and for event: lines its long name and
@@ -134,6 +143,9 @@ typedef struct CgWriter {
     CgWriteFn cur;               /* the function of the lines */
     char *kbuf;                  /* a function's id key */
     size_t kcap;
+    uint32_t *hint_id, *hint_part;   /* by CgWriteFn.hint: its fn id and
+                                        the part that last defined it */
+    size_t hint_cap;
 } CgWriter;
 
 /* A writer into memory (cg_writer_data gives the bytes). compress: 1 for

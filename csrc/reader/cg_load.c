@@ -239,20 +239,7 @@ static const char *scan_id(const char *s, const char *e, uint64_t *id,
 /* Is s..e made of two or more "(N)" joined by '\'' (--compress-mangled)? */
 static int is_composite(const char *s, const char *e)
 {
-    int parts = 0;
-    uint64_t id;
-    int big;
-    for (;;) {
-        const char *q = scan_id(s, e, &id, &big);
-        if (!q)
-            return 0;
-        parts++;
-        if (q == e)
-            return parts >= 2;
-        if (*q != '\'')
-            return 0;
-        s = q + 1;
-    }
+    return cg_names_is_composite(s, e);
 }
 
 /* Resolves a composite name into a new string in the arena. */

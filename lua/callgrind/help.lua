@@ -22,6 +22,7 @@ M.objects = {
     { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions" },
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info" },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)" },
+    { "callgrind.write_file_atomic(path, text)", "writes text to a temporary file, synced and renamed over path" },
     { "callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])", "ok, message: a cost within a limit" },
     { "callgrind.check_calls_at_most(limit, fn [, opts])", "ok, message: calls into a function within a limit" },
     { "callgrind.check_no_regression(old, new, limits [, opts])", "ok, message: no cost grew past its limit" },
@@ -69,7 +70,8 @@ M.objects = {
     { "prof:group(by [, ev])", "self cost grouped by \"file\" or \"object\", costliest first" },
     { "prof:annotate(file [, ev] [, opts])", "cost per source line of one file, as an Annotation" },
     { "prof:summary()", "a few lines about the profile" },
-    { "prof:write(path_or_file [, opts])", "writes it as a callgrind file (compress, functions)" },
+    { "prof:write(path_or_file [, opts])",
+      "writes a canonical callgrind file, atomically (compress, functions, pid, cmd)" },
     { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {

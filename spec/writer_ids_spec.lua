@@ -352,3 +352,41 @@ describe("names the writer makes safe", function()
     end
   end)
 end)
+
+describe("the core's emitter (what the profiler writes through)", function()
+  it("writes header, records and parts as callgrind does, ids defined again in each part", function()
+    local e = core.internal.emitter(true, "emit")
+    e:part { number = 1, pid = 9, thread = 2, cmd = "./p", desc = { { "Trigger", "end" } },
+      positions = { "instr", "line" }, events = { "Ir", "Dr" },
+      event_lines = { { name = "Ir", long_name = "Instruction Fetch" }, { name = "Two", formula = "2 Ir" } },
+      summary = { 15, 1 } }
+    e:fn("/bin/p", "m.c", "main")
+    e:line({ 0x10, 3 }, { 10, 0 })
+    e:fi("inl.h")
+    e:line({ 0x14, 40 }, { 5, 1 })
+    e:call("/lib/c.so", "s.c", "strlen", 2, { 0x100, 7 }, { 0x18, 4 }, { 15, 1 })
+    e:jump(true, 3, 5, nil, nil, nil, nil, { 0x10, 3 }, { 0x1c, 5 })
+    e:totals({ 15, 1 })
+    e:part { number = 2, positions = { "line" }, events = { "Ir" } }
+    e:fn("/bin/p", "m.c", "main")
+    e:line({ 1 }, { 1 })
+    e:totals({ 1 })
+    local text = e:finish()
+    assert.are.equal(table.concat({
+      "# callgrind format", '# callgrind.lua: every part ends with totals:, the file with "# end"', "version: 1",
+      "creator: emit", "pid: 9", "cmd: ./p", "part: 1", "thread: 2", "desc: Trigger: end", "positions: instr line",
+      "event: Ir : Instruction Fetch", "event: Two = 2 Ir", "events: Ir Dr", "summary: 15 1", "",
+      "ob=(1) /bin/p", "fl=(1) m.c", "fn=(1) main", "0x10 3 10", "fi=(2) inl.h", "+4 +37 5 1",
+      "cob=(2) /lib/c.so", "cfi=(3) s.c", "cfn=(2) strlen", "calls=2 0x100 7", "+4 -36 15 1",
+      "jcnd=3/5 0x10 3", "+4 +1", "totals: 15 1", "",
+      "part: 2", "positions: line", "events: Ir", "",
+      "ob=(1) /bin/p", "fl=(1) m.c", "fn=(1) main", "1 1", "totals: 1", "# end", "",
+    }, "\n"), text)
+    assert.are.same({}, (id_problems(text)))
+    local prof = assert(callgrind.parse(text, "emitted"))
+    assert.are.same({}, prof:warnings())
+    assert.are.same({ Ir = 16, Dr = 1 }, prof:totals())
+    assert.are.equal(2, prof:func("main"):calls()().count)
+    assert.has_error(function() e:line({ 1 }, { 1 }) end, "attempt to use a finished emitter")
+  end)
+end)

@@ -100,6 +100,75 @@ static int writer_gc(lua_State *L)
     return 0;
 }
 
+/* The string at idx (nil: absent), kept alive as long as the emitter: the
+ * writer compares names in force by their bytes. */
+static CgStr anchored(lua_State *L, int idx)
+{
+    CgStr s;
+    s.ptr = NULL;
+    s.len = 0;
+    if (lua_isnoneornil(L, idx))
+        return s;
+    s.ptr = luaL_checklstring(L, idx, &s.len);
+    lua_getiuservalue(L, 1, 1);
+    lua_pushvalue(L, idx);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+    return s;
+}
+
+/* A function from the arguments idx, idx + 1, idx + 2: object, file,
+ * name (each may be nil). */
+static CgWriteFn fn_args(lua_State *L, int idx)
+{
+    CgWriteFn f;
+    f.obj = anchored(L, idx);
+    f.file = anchored(L, idx + 1);
+    f.name = anchored(L, idx + 2);
+    f.hint = 0;
+    return f;
+}
+
+static CgStr field_str(lua_State *L, int t, const char *k)
+{
+    CgStr s;
+    int top = lua_gettop(L);
+    lua_getfield(L, t, k);
+    s = anchored(L, top + 1);
+    lua_settop(L, top);
+    return s;
+}
+
+/* The event_lines = { { name =, long_name =, formula = }... } of the
+ * table at t, in a userdata left on the stack (with the list). anchor: the
+ * strings are kept alive by the emitter at 1, else by the list. */
+static const CgWriteEvent *event_lines(lua_State *L, int t, size_t *n,
+                                       int anchor)
+{
+    CgWriteEvent *evl;
+    size_t i;
+    int list = lua_gettop(L) + 1;
+    lua_getfield(L, t, "event_lines");
+    *n = lua_istable(L, list) ? lua_rawlen(L, list) : 0;
+    evl = (CgWriteEvent *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *evl, 0);
+    for (i = 0; i < *n; i++) {
+        int e;
+        lua_rawgeti(L, list, (lua_Integer)i + 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        e = lua_gettop(L);
+        evl[i].name = anchor ? field_str(L, e, "name") : opt_str(L, e, "name");
+        evl[i].long_name = anchor ? field_str(L, e, "long_name")
+                                  : opt_str(L, e, "long_name");
+        evl[i].formula = anchor ? field_str(L, e, "formula")
+                                : opt_str(L, e, "formula");
+        if (!evl[i].name.ptr)
+            luaL_error(L, "event line %d has no name", (int)i + 1);
+        lua_pop(L, 1);
+    }
+    return evl;
+}
+
 /* Reads the spec table at t into o (strings stay referenced by t, arrays
  * are userdata pushed on the stack): { compress = bool, pid = bool,
  * cmd = true|string|nil, only = { function index (1-based)... } | nil,
@@ -139,29 +208,7 @@ static void read_spec(lua_State *L, const CgProfile *P, int t, CgWriteOpts *o)
     } else {
         lua_pop(L, 1);
     }
-    if (lua_getfield(L, t, "event_lines") == LUA_TTABLE) {
-        int et = lua_gettop(L);
-        CgWriteEvent *evs;
-        n = lua_rawlen(L, et);
-        evs = (CgWriteEvent *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *evs,
-                                                0);
-        for (i = 0; i < n; i++) {
-            int e;
-            lua_rawgeti(L, et, (lua_Integer)i + 1);
-            luaL_checktype(L, -1, LUA_TTABLE);
-            e = lua_gettop(L);
-            evs[i].name = opt_str(L, e, "name");
-            evs[i].long_name = opt_str(L, e, "long_name");
-            evs[i].formula = opt_str(L, e, "formula");
-            if (!evs[i].name.ptr)
-                luaL_error(L, "event line %d has no name", (int)i + 1);
-            lua_pop(L, 1);
-        }
-        o->event_lines = evs;
-        o->nevent_lines = n;
-    } else {
-        lua_pop(L, 1);
-    }
+    o->event_lines = event_lines(L, t, &o->nevent_lines, 0);
 }
 
 /* internal.write_profile(prof, dest, spec): dest a path (written through
@@ -242,33 +289,6 @@ static LEmit *check_emit(lua_State *L)
     return e;
 }
 
-/* The string at idx (nil: absent), kept alive as long as the emitter: the
- * writer compares names in force by their bytes. */
-static CgStr anchored(lua_State *L, int idx)
-{
-    CgStr s;
-    s.ptr = NULL;
-    s.len = 0;
-    if (lua_isnoneornil(L, idx))
-        return s;
-    s.ptr = luaL_checklstring(L, idx, &s.len);
-    lua_getiuservalue(L, 1, 1);
-    lua_pushvalue(L, idx);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-    return s;
-}
-
-static CgStr field_str(lua_State *L, int t, const char *k)
-{
-    CgStr s;
-    int top = lua_gettop(L);
-    lua_getfield(L, t, k);
-    s = anchored(L, top + 1);
-    lua_settop(L, top);
-    return s;
-}
 
 /* An array of integers at idx into out (at most max); nil: 0 of them. */
 static size_t int_array(lua_State *L, int idx, int64_t *out, size_t max)
@@ -307,6 +327,29 @@ static int emit_status(lua_State *L, const LEmit *e)
     return 1;
 }
 
+/* The desc = { { type, value }... } of the part table at 2, in a userdata
+ * left on the stack. */
+static const CgWriteDesc *part_desc(lua_State *L, size_t *n)
+{
+    CgWriteDesc *desc;
+    size_t i;
+    int t = lua_gettop(L) + 1;
+    lua_getfield(L, 2, "desc");
+    *n = lua_istable(L, t) ? lua_rawlen(L, t) : 0;
+    desc = (CgWriteDesc *)lua_newuserdatauv(L, (*n ? *n : 1) * sizeof *desc,
+                                            0);
+    for (i = 0; i < *n; i++) {
+        lua_rawgeti(L, t, (lua_Integer)i + 1);
+        luaL_checktype(L, -1, LUA_TTABLE);
+        lua_rawgeti(L, -1, 1);
+        desc[i].type = anchored(L, lua_gettop(L));
+        lua_rawgeti(L, -2, 2);
+        desc[i].value = anchored(L, lua_gettop(L));
+        lua_pop(L, 3);
+    }
+    return desc;
+}
+
 /* e:part{ number =, pid =, thread =, cmd =, desc = { { type, value }... },
  * positions = { "instr", "line" }, events = {...}, event_lines = { { name
  * =, long_name =, formula = }... }, summary = {...} } */
@@ -314,8 +357,6 @@ static int emit_part(lua_State *L)
 {
     LEmit *e = check_emit(L);
     CgWritePart h;
-    CgWriteDesc *desc;
-    CgWriteEvent *evl;
     CgStr *evs;
     size_t i, n;
     int k, top;
@@ -330,20 +371,7 @@ static int emit_part(lua_State *L)
     h.thread = (int64_t)lua_tointegerx(L, top + 3, &h.has_thread);
     lua_settop(L, top);
     h.cmd = field_str(L, 2, "cmd");
-    lua_getfield(L, 2, "desc");
-    n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-    desc = (CgWriteDesc *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *desc, 0);
-    for (i = 0; i < n; i++) {
-        lua_rawgeti(L, top + 1, (lua_Integer)i + 1);
-        luaL_checktype(L, -1, LUA_TTABLE);
-        lua_rawgeti(L, -1, 1);
-        desc[i].type = anchored(L, lua_gettop(L));
-        lua_rawgeti(L, -2, 2);
-        desc[i].value = anchored(L, lua_gettop(L));
-        lua_pop(L, 3);
-    }
-    h.desc = desc;
-    h.ndesc = n;
+    h.desc = part_desc(L, &h.ndesc);
     lua_getfield(L, 2, "positions");
     n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
     luaL_argcheck(L, n >= 1 && n <= CG_MAX_POSITIONS, 2,
@@ -372,22 +400,7 @@ static int emit_part(lua_State *L)
     }
     h.events = evs;
     h.nev = n;
-    lua_getfield(L, 2, "event_lines");
-    n = lua_istable(L, -1) ? lua_rawlen(L, -1) : 0;
-    evl = (CgWriteEvent *)lua_newuserdatauv(L, (n ? n : 1) * sizeof *evl, 0);
-    for (i = 0; i < n; i++) {
-        int t;
-        lua_rawgeti(L, -2, (lua_Integer)i + 1);
-        luaL_checktype(L, -1, LUA_TTABLE);
-        t = lua_gettop(L);
-        evl[i].name = field_str(L, t, "name");
-        evl[i].long_name = field_str(L, t, "long_name");
-        evl[i].formula = field_str(L, t, "formula");
-        luaL_argcheck(L, evl[i].name.ptr != NULL, 2, "event line without name");
-        lua_pop(L, 1);
-    }
-    h.event_lines = evl;
-    h.nevent_lines = n;
+    h.event_lines = event_lines(L, 2, &h.nevent_lines, 1);
     lua_getfield(L, 2, "summary");
     if (!lua_isnil(L, -1)) {
         luaL_argcheck(L, int_array(L, lua_gettop(L), e->cost, CG_MAX_EVENTS) ==
@@ -402,11 +415,7 @@ static int emit_part(lua_State *L)
 static int emit_fn(lua_State *L)
 {
     LEmit *e = check_emit(L);
-    CgWriteFn f;
-    f.hint = 0;
-    f.obj = anchored(L, 2);
-    f.file = anchored(L, 3);
-    f.name = anchored(L, 4);
+    CgWriteFn f = fn_args(L, 2);
     luaL_argcheck(L, f.name.ptr != NULL, 4, "name expected");
     cg_write_fn(&e->w, &f);
     return emit_status(L, e);
@@ -436,13 +445,9 @@ static int emit_line(lua_State *L)
 static int emit_call(lua_State *L)
 {
     LEmit *e = check_emit(L);
-    CgWriteFn f;
-    f.hint = 0;
+    CgWriteFn f = fn_args(L, 2);
     uint64_t pos[CG_MAX_POSITIONS], tgt[CG_MAX_POSITIONS];
     size_t n;
-    f.obj = anchored(L, 2);
-    f.file = anchored(L, 3);
-    f.name = anchored(L, 4);
     luaL_argcheck(L, f.name.ptr != NULL, 4, "name expected");
     positions(L, e, 6, tgt);
     positions(L, e, 7, pos);
@@ -457,12 +462,8 @@ static int emit_call(lua_State *L)
 static int emit_jump(lua_State *L)
 {
     LEmit *e = check_emit(L);
-    CgWriteFn f;
-    f.hint = 0;
+    CgWriteFn f = fn_args(L, 5);
     uint64_t pos[CG_MAX_POSITIONS], tgt[CG_MAX_POSITIONS];
-    f.obj = anchored(L, 5);
-    f.file = anchored(L, 6);
-    f.name = anchored(L, 7);
     positions(L, e, 9, tgt);
     positions(L, e, 10, pos);
     cg_write_jump(&e->w, lua_toboolean(L, 2),

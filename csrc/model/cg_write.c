@@ -1044,32 +1044,28 @@ static void add_sums(PW *pw, const CgPart *pt)
             pw->overflow = 1;
 }
 
-static int write_function(PW *pw, int32_t f, uint32_t part)
+/* The calls out of f in this part, sorted (into pw->calls); -1 out of
+ * memory. */
+static long sorted_calls(PW *pw, int32_t f, uint32_t part)
 {
     const CgProfile *P = pw->P;
     const CgFunc *fn = &P->funcs[f];
-    const CgPart *pt = &P->parts[part];
-    CgWriter *w = pw->w;
-    const CgWriteFn me = pw->fns[f];
-    size_t ncalls = 0, njumps = 0, i;
-    uint32_t b, c, last_block = (uint32_t)-1;
-    int32_t last_file = -2;
-    int any = 0;
-    for (b = fn->blocks_begin; b < fn->blocks_end && !any; b++)
-        any = P->blocks[b].part == part;
+    size_t n = 0;
+    uint32_t c;
     for (c = fn->calls_begin; c < fn->calls_end; c++) {
         const CgCall *call = &P->calls[c];
+        const CgFunc *to = &P->funcs[call->callee];
         CgCallSite site;
         CallKey *k;
         if (call->part != part || call->caller != f)
             continue;
-        if (CG_GROW(pw->calls, pw->calls_cap, ncalls + 1) != 0)
-            return CG_ENOMEM;
-        k = &pw->calls[ncalls++];
+        if (CG_GROW(pw->calls, pw->calls_cap, n + 1) != 0)
+            return -1;
+        k = &pw->calls[n++];
         cg_call_site(P, call, &site);
-        k->r[0] = rank_of(pw, CG_OBJ, P->funcs[call->callee].obj);
-        k->r[1] = rank_of(pw, CG_FILE, P->funcs[call->callee].file);
-        k->r[2] = rank_of(pw, CG_FN, P->funcs[call->callee].name);
+        k->r[0] = rank_of(pw, CG_OBJ, to->obj);
+        k->r[1] = rank_of(pw, CG_FILE, to->file);
+        k->r[2] = rank_of(pw, CG_FN, to->name);
         k->file = rank_of(pw, CG_FILE, call->file);
         k->flags = call->flags;
         k->addr = (call->flags & CG_HAS_ADDR) ? site.addr : 0;
@@ -1077,33 +1073,44 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
         k->count = site.count;
         k->c = c;
     }
-    if (!any && !ncalls)
-        return CG_OK;
-    cg_write_fn(w, &me);
-    /* cost lines, then calls, then jumps (kept from the same pass) */
+    if (n > 1)
+        qsort(pw->calls, n, sizeof *pw->calls, cmp_callkey);
+    return (long)n;
+}
+
+/* f's cost lines in this part, in file order; its jumps are kept in
+ * pw->jumps (*njumps) for after its calls. */
+static int write_lines(PW *pw, int32_t f, uint32_t part, size_t *njumps)
+{
+    const CgProfile *P = pw->P;
+    const CgFunc *fn = &P->funcs[f];
+    const CgPart *pt = &P->parts[part];
+    CgWriter *w = pw->w;
+    uint32_t b;
+    *njumps = 0;
     for (b = fn->blocks_begin; b < fn->blocks_end; b++) {
         CgCursor cur;
         CgLine l;
         int got;
+        int32_t last_file = -2;
         if (P->blocks[b].part != part)
             continue;
         cg_cursor_init(&cur, P, b, (size_t)b + 1, pw->cost);
         while ((got = cg_cursor_next_any(&cur, &l, pw->jump)) != 0) {
             uint64_t pos[2];
             if (got == 2) {
-                if (CG_GROW(pw->jumps, pw->jumps_cap, njumps + 1) != 0)
+                if (CG_GROW(pw->jumps, pw->jumps_cap, *njumps + 1) != 0)
                     return CG_ENOMEM;
-                pw->jumps[njumps++] = *pw->jump;
+                pw->jumps[(*njumps)++] = *pw->jump;
                 continue;
             }
             to_cols(pw, pt, l.cost);
             add_sums(pw, pt);
             /* only lines change the line file in this pass */
-            if (l.file != last_file || b != last_block) {
+            if (l.file != last_file) {
                 cg_write_fi(w, l.file >= 0 ? name_str(P, CG_FILE, l.file)
-                                           : me.file);
+                                           : pw->fns[f].file);
                 last_file = l.file;
-                last_block = b;
             }
             pos_of(pw, pos, l.flags, CG_HAS_ADDR, CG_HAS_LINE, l.addr,
                    l.line);
@@ -1112,41 +1119,76 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
         if (w->status != CG_OK)
             return w->status;
     }
-    if (ncalls > 1)
-        qsort(pw->calls, ncalls, sizeof *pw->calls, cmp_callkey);
+    return CG_OK;
+}
+
+static void write_calls(PW *pw, int32_t f, uint32_t part, size_t ncalls)
+{
+    const CgProfile *P = pw->P;
+    const CgPart *pt = &P->parts[part];
+    size_t i;
     for (i = 0; i < ncalls; i++) {
         const CgCall *call = &P->calls[pw->calls[i].c];
         CgCallSite site;
-        const CgWriteFn *callee = &pw->fns[call->callee];
         uint64_t pos[2], tgt[2];
         cg_call_site(P, call, &site);
         cg_call_costs(P, call, pw->call);
         to_cols(pw, pt, pw->call);
-        cg_write_fi(w, call->file >= 0 ? name_str(P, CG_FILE, call->file)
-                                       : me.file);
+        cg_write_fi(pw->w, call->file >= 0
+                               ? name_str(P, CG_FILE, call->file)
+                               : pw->fns[f].file);
         pos_of(pw, pos, call->flags, CG_HAS_ADDR, CG_HAS_LINE, site.addr,
                site.line);
         pos_of(pw, tgt, call->flags, CG_HAS_TADDR, CG_HAS_TLINE, site.taddr,
                site.tline);
-        cg_write_call(w, callee, site.count, tgt, pos, pw->col,
-                      (size_t)pt->nev);
+        cg_write_call(pw->w, &pw->fns[call->callee], site.count, tgt, pos,
+                      pw->col, (size_t)pt->nev);
     }
+}
+
+static void write_jumps(PW *pw, int32_t f, size_t njumps)
+{
+    const CgProfile *P = pw->P;
+    size_t i;
     for (i = 0; i < njumps; i++) {
         const CgJump *j = &pw->jumps[i];
         uint64_t pos[2], tgt[2];
         const CgWriteFn *to = &pw->fns[j->to >= 0 ? j->to : f];
         CgStr tf = j->target_file >= 0
                        ? name_str(P, CG_FILE, j->target_file) : to->file;
-        cg_write_fi(w, j->file >= 0 ? name_str(P, CG_FILE, j->file)
-                                    : me.file);
+        cg_write_fi(pw->w, j->file >= 0 ? name_str(P, CG_FILE, j->file)
+                                        : pw->fns[f].file);
         pos_of(pw, pos, j->flags, CG_HAS_ADDR, CG_HAS_LINE, j->addr,
                j->line);
         pos_of(pw, tgt, j->flags, CG_HAS_TADDR, CG_HAS_TLINE, j->taddr,
                j->tline);
-        cg_write_jump(w, j->conditional, j->count, j->executed, to, tf,
+        cg_write_jump(pw->w, j->conditional, j->count, j->executed, to, tf,
                       tgt, pos);
     }
-    return w->status;
+}
+
+/* Function f's records in this part: its cost lines, then its calls, then
+ * its jumps; nothing when it has none there. */
+static int write_function(PW *pw, int32_t f, uint32_t part)
+{
+    const CgProfile *P = pw->P;
+    const CgFunc *fn = &P->funcs[f];
+    long ncalls = sorted_calls(pw, f, part);
+    size_t njumps;
+    uint32_t b;
+    int any = 0, rc;
+    if (ncalls < 0)
+        return CG_ENOMEM;
+    for (b = fn->blocks_begin; b < fn->blocks_end && !any; b++)
+        any = P->blocks[b].part == part;
+    if (!any && !ncalls)
+        return CG_OK;
+    cg_write_fn(pw->w, &pw->fns[f]);
+    if ((rc = write_lines(pw, f, part, &njumps)) != CG_OK)
+        return rc;
+    write_calls(pw, f, part, (size_t)ncalls);
+    write_jumps(pw, f, njumps);
+    return pw->w->status;
 }
 
 static int write_part(PW *pw, uint32_t part, const FnKey *order, size_t n)

@@ -1110,6 +1110,18 @@ static int stop(lua_State *L)
     return ours;
 }
 
+/* Appends the collected events of c to the array on top, after *k. */
+static void append_costs(lua_State *L, const Prof *P, lua_Integer *k,
+                         const Cost *c)
+{
+    int e;
+    for (e = 0; e < NEV; e++)
+        if (P->ev[e]) {
+            lua_pushinteger(L, c->v[e]);
+            lua_rawseti(L, -2, ++*k);
+        }
+}
+
 /* Pushes the collected data:
  * { events = {...}, pid = n, info = { {func, name}, ... },
  *   lines = { [fn] = { line, cost..., line, cost..., ... } },
@@ -1146,11 +1158,7 @@ static void push_data(lua_State *L)
                 continue;
             lua_pushinteger(L, c->lo + (lua_Integer)j);
             lua_rawseti(L, -2, ++k);
-            for (e = 0; e < NEV; e++)
-                if (P->ev[e]) {
-                    lua_pushinteger(L, x->v[e]);
-                    lua_rawseti(L, -2, ++k);
-                }
+            append_costs(L, P, &k, x);
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -1169,11 +1177,7 @@ static void push_data(lua_State *L)
         lua_rawseti(L, -2, ++k);
         lua_pushinteger(L, x->count);
         lua_rawseti(L, -2, ++k);
-        for (e = 0; e < NEV; e++)
-            if (P->ev[e]) {
-                lua_pushinteger(L, x->incl.v[e]);
-                lua_rawseti(L, -2, ++k);
-            }
+        append_costs(L, P, &k, &x->incl);
     }
     lua_setfield(L, -2, "edges");
     if (P->stacks) {
@@ -1186,11 +1190,7 @@ static void push_data(lua_State *L)
             lua_rawseti(L, -2, ++k);
             lua_pushinteger(L, x->fn + 1);
             lua_rawseti(L, -2, ++k);
-            for (e = 0; e < NEV; e++)
-                if (P->ev[e]) {
-                    lua_pushinteger(L, x->self.v[e]);
-                    lua_rawseti(L, -2, ++k);
-                }
+            append_costs(L, P, &k, &x->self);
         }
         lua_setfield(L, -2, "stacks");
     }

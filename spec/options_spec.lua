@@ -91,10 +91,6 @@ local CALLS = {
 -- it is merged their check is pending; once a check passes, its line here
 -- must go (the spec fails to say so). The lead empties this table.
 local AWAITS = {
-  ["callgrind.profile(fn [, opts])"] = "profiler",
-  ["profiler.start([opts])"] = "profiler",
-  ["profiler.profile(fn [, opts])"] = "profiler",
-  ["profiler.until_exit([opts])"] = "profiler",
 }
 
 local sorted_keys = require("spec.support.helpers").sorted_keys

@@ -85,6 +85,7 @@ typedef struct FnCost {
     int asked;                  /* its call-site name was asked for */
     int is_c;                   /* a C function: runs no VM instruction */
     int32_t active;             /* its frames in the running threads */
+    int32_t np, nn;             /* stacks: its node nn under node np */
     /* its last two calls: callee key and line -> callee and edge (a loop
      * or a recursion calls the same functions from the same line again) */
     struct {
@@ -491,8 +492,18 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
-    f->node = T->n == 1 ? -1 : P->stacks ? node_of(P, L, f[-1].node, fn)
-                                         : f[-1].node;
+    if (T->n == 1 || !P->stacks) {
+        f->node = T->n == 1 ? -1 : f[-1].node;
+    } else {
+        /* fn's last node, when called from the same stack again (a loop,
+         * or a caller that calls it between others) */
+        FnCost *c = &P->fns[fn];
+        if (c->np != f[-1].node) {
+            c->np = f[-1].node;
+            c->nn = node_of(P, L, f[-1].node, fn);
+        }
+        f->node = c->nn;
+    }
     if (ci != NULL && fn >= 0)
         P->fns[fn].active++;
     f->start = thread_clock(P, T);
@@ -660,6 +671,7 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     id = (int32_t)P->nfn++;
     memset(&P->fns[id], 0, sizeof P->fns[id]);
     P->fns[id].seen[0].fn = P->fns[id].seen[1].fn = -1;
+    P->fns[id].np = -2;         /* no node yet */
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     P->fns[id].is_c = ar->what[0] == 'C';
     /* info[id + 1] = { func, call-site name } in the state's user value */
@@ -1098,6 +1110,18 @@ static int stop(lua_State *L)
     return ours;
 }
 
+/* Appends the collected events of c to the array on top, after *k. */
+static void append_costs(lua_State *L, const Prof *P, lua_Integer *k,
+                         const Cost *c)
+{
+    int e;
+    for (e = 0; e < NEV; e++)
+        if (P->ev[e]) {
+            lua_pushinteger(L, c->v[e]);
+            lua_rawseti(L, -2, ++*k);
+        }
+}
+
 /* Pushes the collected data:
  * { events = {...}, pid = n, info = { {func, name}, ... },
  *   lines = { [fn] = { line, cost..., line, cost..., ... } },
@@ -1134,11 +1158,7 @@ static void push_data(lua_State *L)
                 continue;
             lua_pushinteger(L, c->lo + (lua_Integer)j);
             lua_rawseti(L, -2, ++k);
-            for (e = 0; e < NEV; e++)
-                if (P->ev[e]) {
-                    lua_pushinteger(L, x->v[e]);
-                    lua_rawseti(L, -2, ++k);
-                }
+            append_costs(L, P, &k, x);
         }
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
@@ -1157,11 +1177,7 @@ static void push_data(lua_State *L)
         lua_rawseti(L, -2, ++k);
         lua_pushinteger(L, x->count);
         lua_rawseti(L, -2, ++k);
-        for (e = 0; e < NEV; e++)
-            if (P->ev[e]) {
-                lua_pushinteger(L, x->incl.v[e]);
-                lua_rawseti(L, -2, ++k);
-            }
+        append_costs(L, P, &k, &x->incl);
     }
     lua_setfield(L, -2, "edges");
     if (P->stacks) {
@@ -1174,11 +1190,7 @@ static void push_data(lua_State *L)
             lua_rawseti(L, -2, ++k);
             lua_pushinteger(L, x->fn + 1);
             lua_rawseti(L, -2, ++k);
-            for (e = 0; e < NEV; e++)
-                if (P->ev[e]) {
-                    lua_pushinteger(L, x->self.v[e]);
-                    lua_rawseti(L, -2, ++k);
-                }
+            append_costs(L, P, &k, &x->self);
         }
         lua_setfield(L, -2, "stacks");
     }

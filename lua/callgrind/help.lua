@@ -69,6 +69,16 @@ local PROFILER_OPTIONS = {
   time = "boolean",
   alloc = "boolean",
   count_hook = "boolean",
+  lines = "boolean",
+  stacks = "boolean",
+}
+local PROFILE_OPTIONS = {
+  time = "boolean",
+  alloc = "boolean",
+  count_hook = "boolean",
+  lines = "boolean",
+  stacks = "boolean",
+  runs = "integer",
 }
 local PROF_ANNOTATE_OPTIONS = {
   source = "boolean|string",
@@ -146,6 +156,8 @@ local UNTIL_EXIT_OPTIONS = {
   time = "boolean",
   alloc = "boolean",
   count_hook = "boolean",
+  lines = "boolean",
+  stacks = "boolean",
   out = "string",
 }
 
@@ -185,7 +197,7 @@ M.objects = {
       "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = LOAD_OPTIONS },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x", "string" },
     { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions",
-      "callgrind.Profile, any ...", opts = PROFILER_OPTIONS },
+      "callgrind.Profile, any ...", opts = PROFILE_OPTIONS },
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info",
       "callgrind.Profile?, table|string, callgrind.ErrorKind?, table?", opts = RUN_OPTIONS },
     { "callgrind.write_file_atomic(path, text)", "writes text to a temporary file, synced and renamed over path",
@@ -210,11 +222,12 @@ M.objects = {
   } },
   { name = "profiler", what = "require \"callgrind.profiler\": profile Lua code", var = "profiler",
     class = "callgrind.profiler", entries = {
-    { "profiler.start([opts])", "starts counting Lua VM instructions (opts: time, alloc, count_hook)",
+    { "profiler.start([opts])",
+      "starts counting Lua VM instructions (opts: time, alloc, count_hook, lines, stacks)",
       "nil", opts = PROFILER_OPTIONS },
     { "profiler.stop()", "stops: the Profile and its callgrind text", "callgrind.Profile, string" },
     { "profiler.profile(fn [, opts])", "what callgrind.profile is",
-      "callgrind.Profile, any ...", opts = PROFILER_OPTIONS },
+      "callgrind.Profile, any ...", opts = PROFILE_OPTIONS },
     { "profiler.running()", "whether the profiler runs", "boolean" },
     { "profiler.until_exit([opts])", "profiles until the Lua state closes, then writes opts.out",
       "table", opts = UNTIL_EXIT_OPTIONS },

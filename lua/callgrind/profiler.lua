@@ -341,18 +341,14 @@ local function to_folded(data, fns)
   local st, width, out = data.stacks, 2 + #data.events, {}
   local names = {}
   for i, fn in ipairs(fns) do names[i] = (safe(fn.name):gsub(";", "\\x3b")) end
+  -- a node's parent comes before it: one pass builds every stack's text
+  local path = {}
   for node = 1, #st // width do
-    local cost = st[(node - 1) * width + 3]
-    if cost ~= 0 then
-      local rev, k = {}, node
-      while k > 0 do
-        rev[#rev + 1] = names[st[(k - 1) * width + 2]]
-        k = st[(k - 1) * width + 1]
-      end
-      local path = {}
-      for i = #rev, 1, -1 do path[#path + 1] = rev[i] end
-      out[#out + 1] = concat(path, ";") .. " " .. cost .. "\n"
-    end
+    local base, parent = (node - 1) * width, st[(node - 1) * width + 1]
+    local name = names[st[base + 2]]
+    path[node] = parent > 0 and (path[parent] .. ";" .. name) or name
+    local cost = st[base + 3]
+    if cost ~= 0 then out[#out + 1] = path[node] .. " " .. cost .. "\n" end
   end
   return concat(out)
 end

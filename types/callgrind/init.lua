@@ -14,6 +14,9 @@
 ---@class callgrind.ProfileOptions
 ---@field alloc? boolean
 ---@field count_hook? boolean
+---@field lines? boolean
+---@field runs? integer
+---@field stacks? boolean
 ---@field time? boolean
 
 ---@class callgrind.RunOptions
@@ -59,10 +62,19 @@
 ---@field top? integer
 ---@field update? boolean
 
+---@class callgrind.StartOptions
+---@field alloc? boolean
+---@field count_hook? boolean
+---@field lines? boolean
+---@field stacks? boolean
+---@field time? boolean
+
 ---@class callgrind.UntilExitOptions
 ---@field alloc? boolean
 ---@field count_hook? boolean
+---@field lines? boolean
 ---@field out? string
+---@field stacks? boolean
 ---@field time? boolean
 
 ---@class callgrind.ProfileFindOptions

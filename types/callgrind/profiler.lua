@@ -6,8 +6,8 @@
 ---@class callgrind.profiler
 local profiler = {}
 
---- starts counting Lua VM instructions (opts: time, alloc, count_hook)
----@param opts? callgrind.ProfileOptions
+--- starts counting Lua VM instructions (opts: time, alloc, count_hook, lines, stacks)
+---@param opts? callgrind.StartOptions
 function profiler.start(opts) end
 
 --- stops: the Profile and its callgrind text

@@ -5,7 +5,7 @@
 -- and of the LuaLS types in types/ (`make types`, tools/gen_types.lua);
 -- specs check that the three agree and that every method has a line.
 -- @module callgrind.help
-local ipairs, getmetatable, type = ipairs, getmetatable, type
+local ipairs, getmetatable, pairs, type = ipairs, getmetatable, pairs, type
 local string_format, string_rep, table_concat = string.format, string.rep, table.concat
 
 local M = {}
@@ -13,31 +13,35 @@ local M = {}
 -- The options tables of the functions that take one: option name ->
 -- LuaLS type. args.options checks the same names in each module; the
 -- types file and spec/options_spec.lua are made from these.
+
+-- A new options table: base's options and extra's.
+local function with(base, extra)
+  local t = {}
+  for k, v in pairs(base) do t[k] = v end
+  for k, v in pairs(extra) do t[k] = v end
+  return t
+end
+
 local ANN_REPORT_OPTIONS = {
   context = "integer",
 }
 local CHECK_OPTIONS = {
   allow_warnings = "boolean",
 }
-local CHECK_NO_REGRESSION_OPTIONS = {
+local COMPARE_OPTIONS = {
   allow_warnings = "boolean",
   fail_on_improvement = "boolean",
   kind = "\"self\"|\"inclusive\"",
   match = "fun(fn: callgrind.Function): string",
   top = "integer",
-  hint = "string",
 }
-local CHECK_WITHIN_BASELINE_OPTIONS = {
+local CHECK_NO_REGRESSION_OPTIONS = with(COMPARE_OPTIONS, { hint = "string" })
+local CHECK_WITHIN_BASELINE_OPTIONS = with(COMPARE_OPTIONS, {
   dir = "string",
   same_command = "boolean",
   update = "boolean",
   quiet = "boolean",
-  allow_warnings = "boolean",
-  fail_on_improvement = "boolean",
-  kind = "\"self\"|\"inclusive\"",
-  match = "fun(fn: callgrind.Function): string",
-  top = "integer",
-}
+})
 local DIFF_OPTIONS = {
   match = "fun(fn: callgrind.Function): string",
 }
@@ -72,14 +76,7 @@ local PROFILER_OPTIONS = {
   lines = "boolean",
   stacks = "boolean",
 }
-local PROFILE_OPTIONS = {
-  time = "boolean",
-  alloc = "boolean",
-  count_hook = "boolean",
-  lines = "boolean",
-  stacks = "boolean",
-  runs = "integer",
-}
+local PROFILE_OPTIONS = with(PROFILER_OPTIONS, { runs = "integer" })
 local PROF_ANNOTATE_OPTIONS = {
   source = "boolean|string",
 }
@@ -135,16 +132,10 @@ local DOT_OPTIONS = {
   depth = "integer",
   title = "string",
 }
-local WRITE_DOT_OPTIONS = {
-  node_threshold = "number",
-  edge_threshold = "number",
-  root = "callgrind.Function|string",
-  leaf = "callgrind.Function|string",
-  depth = "integer",
-  title = "string",
+local WRITE_DOT_OPTIONS = with(DOT_OPTIONS, {
   format = "\"dot\"|\"svg\"|\"png\"",
   dot_command = "string",
-}
+})
 local PPROF_OPTIONS = {
   events = "string[]",
   threshold = "number",
@@ -152,14 +143,7 @@ local PPROF_OPTIONS = {
 local EXPORT_EVENTS_OPTIONS = {
   events = "(string|integer)[]",
 }
-local UNTIL_EXIT_OPTIONS = {
-  time = "boolean",
-  alloc = "boolean",
-  count_hook = "boolean",
-  lines = "boolean",
-  stacks = "boolean",
-  out = "string",
-}
+local UNTIL_EXIT_OPTIONS = with(PROFILER_OPTIONS, { out = "string" })
 
 --- The types of parameters by name, for the types file (an entry's
 -- `params` overrides one).

@@ -336,11 +336,12 @@ end
 
 -- Folded stacks of Instr (`frame;frame;frame cost`, outermost first), one
 -- line per stack with a cost: what until_exit writes beside the profile
--- when asked for stacks. A ';' in a name is written \x3b.
+-- when asked for stacks. Names escaped as prof:folded escapes them
+-- (stacks.escape: `\\`, `\;`, `\n`, `\r`).
 local function to_folded(data, fns)
   local st, width, out = data.stacks, 2 + #data.events, {}
-  local names = {}
-  for i, fn in ipairs(fns) do names[i] = (safe(fn.name):gsub(";", "\\x3b")) end
+  local names, escape = {}, require("callgrind.stacks").escape
+  for i, fn in ipairs(fns) do names[i] = escape(fn.name) end
   -- a node's parent comes before it: one pass builds every stack's text
   local path = {}
   for node = 1, #st // width do

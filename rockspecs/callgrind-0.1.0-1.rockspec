@@ -57,7 +57,6 @@ build = {
       ["callgrind.profiler"] = "lua/callgrind/profiler.lua",
       ["callgrind.start"] = "lua/callgrind/start.lua",
       ["callgrind.util"] = "lua/callgrind/util.lua",
-      ["callgrind.atomic"] = "lua/callgrind/atomic.lua",
       ["callgrind.stacks"] = "lua/callgrind/stacks.lua",
       ["callgrind.flame"] = "lua/callgrind/flame.lua",
       ["callgrind.dot"] = "lua/callgrind/dot.lua",

@@ -101,8 +101,8 @@ describe("callgrind.diff", function()
   end)
 
   it("raises on misuse, naming the argument", function()
-    assert.has_error(function() callgrind.diff(1, new) end, "bad argument #1 to 'diff' (profile expected, got 1)")
-    assert.has_error(function() callgrind.diff(old, "x") end, "bad argument #2 to 'diff' (profile expected, got 'x')")
+    assert.has_error(function() callgrind.diff(1, new) end, "bad argument #1 to 'diff' (Profile expected, got 1)")
+    assert.has_error(function() callgrind.diff(old, "x") end, "bad argument #2 to 'diff' (Profile expected, got 'x')")
     assert.has_error(function() callgrind.diff(old, new, { match = 1 }) end,
       "bad argument #3 to 'diff' (option 'match' must be function, got 1)")
     assert.has_error(function() callgrind.diff(old, new, { macth = 1 }) end,

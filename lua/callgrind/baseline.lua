@@ -28,6 +28,7 @@
 local args = require "callgrind.args"
 local check = require "callgrind.check"
 local record = require "callgrind.record"
+local util = require "callgrind.util"
 local commas = require("callgrind.report").commas
 
 local ipairs, type = ipairs, type
@@ -35,13 +36,7 @@ local string_format, table_concat = string.format, table.concat
 
 local M = {}
 
-local function shq(s) return "'" .. s:gsub("'", [['\'']]) .. "'" end
-
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local shq, exists, basename = util.shq, util.file_exists, util.basename
 
 local function set(v) return v ~= nil and v ~= "" and v ~= "0" and v ~= "false" end
 
@@ -126,7 +121,6 @@ local function plain_cmd(cmd)
   return table_concat(words, " ")
 end
 
-local function basename(path) return path and path:match("([^/]*)$") or "" end
 
 -- The match key for profiles of two commands: as diff's default, with
 -- each profile's own program (the first word of its command) read as

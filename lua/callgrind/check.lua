@@ -207,7 +207,7 @@ local function over(v, limit)
 end
 
 local function is_function(x) return type(x) == "userdata" and x.profile ~= nil and x.name ~= nil end
-local function is_profile(x) return type(x) == "userdata" and type(x.events) == "table" end
+local is_profile = require("callgrind.util").is_profile
 
 -- Levenshtein distance, with a cap: nil when it is over max.
 local function distance(a, b, max)

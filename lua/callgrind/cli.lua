@@ -139,11 +139,7 @@ local function integer(v, what, name)
   return n
 end
 
-local function exists(path)
-  local f = io.open(path, "rb")
-  if f then f:close() return true end
-  return false
-end
+local exists = require("callgrind.util").file_exists
 
 -- Loads the profile of some files (see the module's comment).
 local function load(files, name)
@@ -176,7 +172,7 @@ end
 -- Writes text to -o or out.
 local function emit(text, path, out)
   if path then
-    local ok, err = require("callgrind.atomic").write(path, text)
+    local ok, err = require("callgrind.util").write_file(path, text)
     if not ok then fail(err) end
   else
     out:write(text)

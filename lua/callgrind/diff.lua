@@ -9,6 +9,7 @@
 -- (matched by name, full file and full object) and `d.collisions` says so.
 -- @module callgrind.diff
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 local report = require "callgrind.report"
 
 local ipairs, pairs, setmetatable, tostring, type = ipairs, pairs, setmetatable, tostring, type
@@ -23,15 +24,10 @@ local Diff = {}
 local diff_mt = { __index = Diff, __name = "callgrind.Diff" }
 M.Diff = Diff
 
-local function basename(path)
-  if path == nil then return "" end
-  return (path:match("([^/]*)$"))
-end
-
 --- The default match key: name, file and object without directories.
 -- @usage diff.default_key(prof:func("main")) --> "main\0main.c\0prog"
 function M.default_key(fn)
-  return fn.name .. "\0" .. basename(fn.file) .. "\0" .. basename(fn.object)
+  return fn.name .. "\0" .. util.basename(fn.file) .. "\0" .. util.basename(fn.object)
 end
 
 local function full_key(fn)
@@ -96,12 +92,6 @@ local function check_event(d, ev, fname)
   end
 end
 
-local function check_kind(kind, fname)
-  if kind == nil then return "self" end
-  if kind == "self" or kind == "inclusive" then return kind end
-  args.fail(fname, 2, string_format("expected \"self\" or \"inclusive\", got %s", args.show(kind)), 3)
-end
-
 --- Compares two profiles.
 -- @param old Profile
 -- @param new Profile
@@ -111,9 +101,8 @@ end
 --   `tostring(d)`
 -- @usage local d = callgrind.diff(old, new); print(d:total("Ir"))
 function M.diff(old, new, opts)
-  local function is_profile(p) return type(p) == "userdata" and type(p.events) == "table" and p.functions end
-  if not is_profile(old) then args.fail("diff", 1, "profile expected, got " .. args.show(old)) end
-  if not is_profile(new) then args.fail("diff", 2, "profile expected, got " .. args.show(new)) end
+  args.profile(old, "diff", 1)
+  args.profile(new, "diff", 2)
   opts = args.options(opts, "diff", 3, { match = "function" })
   local match = opts.match or M.default_key
   local collisions = {}
@@ -129,12 +118,6 @@ end
 function Diff:total(ev)
   check_event(self, ev, "total")
   return self.old:total(ev), self.new:total(ev)
-end
-
-local function value(fn, ev, kind)
-  if fn == nil then return 0 end
-  if kind == "inclusive" then return fn:inclusive(ev) end
-  return fn:self(ev)
 end
 
 --- The change of one value, as a percentage of the old one (nil when the
@@ -154,13 +137,13 @@ end
 -- @usage for _, r in ipairs(d:functions("Ir")) do print(r.name, r.delta) end
 function Diff:functions(ev, kind)
   check_event(self, ev, "functions")
-  kind = check_kind(kind, "functions")
+  kind = args.kind(kind, "functions", 2)
   local rows, seen = {}, {}
   local function add(k)
     if seen[k] then return end
     seen[k] = true
     local o, n = self.old_by[k], self.new_by[k]
-    local ov, nv = value(o, ev, kind), value(n, ev, kind)
+    local ov, nv = util.value(o, ev, kind), util.value(n, ev, kind)
     rows[#rows + 1] = { name = (o or n).name, key = k, old = ov, new = nv, delta = nv - ov,
       percent = M.percent(ov, nv), old_fn = o, new_fn = n }
   end
@@ -234,7 +217,7 @@ function Diff:report(opts)
   local top = opts.top or 5
   local ev = opts.event or evs[1]
   if top > 0 and ev then
-    local kind = check_kind(opts.kind, "report")
+    local kind = args.kind(opts.kind, "report", 1)
     local movers = { { "old", "new", "change", "function" } }
     for _, r in ipairs(self:functions(ev, kind)) do
       if #movers > top or r.delta == 0 then break end

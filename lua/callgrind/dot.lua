@@ -7,6 +7,7 @@
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local stacks = require "callgrind.stacks"
+local util = require "callgrind.util"
 require "callgrind.graph"
 local internal = core.internal
 
@@ -231,7 +232,6 @@ function Profile:dot(ev, opts)
   return text
 end
 
-local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
 local counter = 0
 
@@ -250,12 +250,12 @@ function Profile:write_dot(path, ev, opts)
   opts = args.options(opts, "write_dot", 3, WRITE_OPTS)
   local format = args.option(opts.format, "write_dot", 3, { "dot", "svg", "png" }, "dot")
   local text = dot_text(self, ev, opts, "write_dot")
-  local atomic = require "callgrind.atomic"
-  if format == "dot" then return atomic.write(path, text) end
+  local write_file, shq = util.write_file, util.shq
+  if format == "dot" then return write_file(path, text) end
   local cmd = opts.dot_command or "dot"
   counter = counter + 1
   local src = string_format("%s.tmp.%d.%d.dot", path, counter, os.time())
-  local ok, err, kind = atomic.write(src, text)
+  local ok, err, kind = write_file(src, text)
   if not ok then return nil, err, kind end
   local tmp = string_format("%s.tmp.%d.%d", path, counter, os.time())
   local log = os.tmpname()

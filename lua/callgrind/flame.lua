@@ -220,7 +220,7 @@ local function flamegraph(prof, path, opts)
   end
   local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(total), ev,
     top.exact and "" or " (stacks estimated from the call graph)")
-  return require("callgrind.atomic").write(path, svg(top, title, colour, describe, width))
+  return require("callgrind.util").write_file(path, svg(top, title, colour, describe, width))
 end
 
 --- Writes a flame graph of one event as a self-contained interactive SVG:
@@ -304,7 +304,7 @@ function M.diff_flamegraph(d, path, opts)
   local o_total, n_total = d.old:total(ev), d.new:total(ev)
   local title = opts.title or string_format("%s %s -> %s %s (red: more, blue: less)", report.commas(o_total), ev,
     report.commas(n_total), ev)
-  return require("callgrind.atomic").write(path, svg(new, title, colour, describe, math_max(width, 100)))
+  return require("callgrind.util").write_file(path, svg(new, title, colour, describe, math_max(width, 100)))
 end
 
 return M

@@ -159,7 +159,7 @@ function Profile:write_pprof(path, opts)
   local bytes = M.encode(self, names, threshold)
   local gz, err = internal.gzip(bytes)
   if not gz then return nil, "write_pprof: " .. err, "io" end
-  return require("callgrind.atomic").write(path, gz)
+  return require("callgrind.util").write_file(path, gz)
 end
 
 return M

@@ -12,53 +12,22 @@
 -- `lua5.4` itself varies a little between runs), and valgrind's version.
 -- @module callgrind.run
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 
 local M = {}
 
 local ipairs, pairs, tostring, type = ipairs, pairs, tostring, type
-local io_open, os_execute, os_remove, os_tmpname = io.open, os.execute, os.remove, os.tmpname
+local os_remove, os_tmpname = os.remove, os.tmpname
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
+local sh, shq, exists = util.sh, util.shq, util.command_exists
 
 --- The cache geometry `cache_sim` uses (valgrind's option syntax: size,
 -- associativity, line size).
 M.cache_geometry = { "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64" }
 
--- Quotes a string for sh.
-local function shq(s)
-  return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
-end
-
-local function read_all(path)
-  local f = io_open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
-
-local function write_all(path, s)
-  local f, err = io_open(path, "wb")
-  if not f then return nil, err end
-  local ok, werr = f:write(s)
-  f:close()
-  if not ok then return nil, werr end
-  return true
-end
-
 -- Seconds between SIGTERM and SIGKILL when opts.timeout runs out.
 local KILL_AFTER = 5
 
--- Runs sh code; true when it exits 0, else false and the exit code.
-local function sh(code)
-  local ok, how, n = os_execute(code)
-  if ok then return true, 0 end
-  if how == "signal" then return false, 128 + n end
-  return false, n
-end
-
-local function exists(cmd)
-  return (sh("command -v " .. shq(cmd) .. " >/dev/null 2>&1"))
-end
 
 -- The setarch prefix that turns address randomisation off, or "" (cached:
 -- the probe runs once per process).
@@ -337,7 +306,7 @@ function M.run(argv, opts)
   local stdin = "/dev/null"
   if opts.stdin then
     stdin = dir .. "/stdin"
-    local ok, err = write_all(stdin, opts.stdin)
+    local ok, err = util.write_file(stdin, opts.stdin)
     if not ok then
       cleanup()
       return nil, err, "io"
@@ -356,18 +325,18 @@ function M.run(argv, opts)
   local started = os.time()
   local _, status = sh(code)
   local elapsed = os.time() - started
-  local sid = read_all(sidfile)
+  local sid = util.read_file(sidfile)
   os_remove(sidfile)
   local left = sid and session_processes(sid:match("%d+")) or {}
 
   local pids, all = profile_files(dir)
   local logs = {}
   for _, name in ipairs(list_dir(dir)) do
-    if name:match("^valgrind%.%d+%.log$") then logs[#logs + 1] = read_all(dir .. "/" .. name) or "" end
+    if name:match("^valgrind%.%d+%.log$") then logs[#logs + 1] = util.read_file(dir .. "/" .. name) or "" end
   end
   local info = {
     command = command, status = status, files = all, dir = opts.keep and dir or nil,
-    stdout = read_all(dir .. "/stdout") or "", stderr = read_all(dir .. "/stderr") or "",
+    stdout = util.read_file(dir .. "/stdout") or "", stderr = util.read_file(dir .. "/stderr") or "",
     messages = table_concat(logs), left_running = left,
   }
   local err, kind

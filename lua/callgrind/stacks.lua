@@ -313,7 +313,7 @@ end
 function Profile:write_folded(path, ev, opts)
   args.check_type(path, "string", "write_folded", 1)
   local text = folded(self, ev, opts, "write_folded")
-  return require("callgrind.atomic").write(path, text)
+  return require("callgrind.util").write_file(path, text)
 end
 
 return M

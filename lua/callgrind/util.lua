@@ -3,8 +3,10 @@
 -- API (help and the types leave it out); one copy of each, so the modules
 -- agree on what "exists" or "basename" means.
 -- @module callgrind.util
-local getmetatable, io_open, os_execute, os_remove, os_rename, tostring, type =
-  getmetatable, io.open, os.execute, os.remove, os.rename, tostring, type
+local core = require "callgrind.core"
+
+local getmetatable, io_open, os_execute, table_concat, tostring, type =
+  getmetatable, io.open, os.execute, table.concat, tostring, type
 
 local M = {}
 
@@ -64,26 +66,15 @@ function M.read_file(path)
   return s
 end
 
---- Writes s to path through a temporary file in the same directory,
--- renamed into place: no partial file on any failure.
+--- Writes data (a string, or an array of strings) to path whole or not
+-- at all: the core's `write_file_atomic` (a temporary file in the same
+-- directory, synced and renamed into place; nothing left on a failure).
+-- Every file the library writes goes through it.
 -- @return true, or nil, "path: reason", "io"
 -- @usage assert(util.write_file("out.txt", text))
-function M.write_file(path, s)
-  local tmp = path .. ".tmp" .. tostring({}):match("0x(%x+)")
-  local f, err = io_open(tmp, "wb")
-  if not f then return nil, err, "io" end
-  local ok, werr = f:write(s)
-  local cok, cerr = f:close()
-  if not ok or not cok then
-    os_remove(tmp)
-    return nil, tmp .. ": " .. tostring(werr or cerr), "io"
-  end
-  local rok, rerr = os_rename(tmp, path)
-  if not rok then
-    os_remove(tmp)
-    return nil, rerr, "io"
-  end
-  return true
+function M.write_file(path, data)
+  if type(data) == "table" then data = table_concat(data) end
+  return core.write_file_atomic(path, data)
 end
 
 --- Is x a loaded Profile (the core's handle)?

@@ -216,6 +216,14 @@ int cg_model_add_event(CgProfile *P, const char *s, size_t len)
     return 0;
 }
 
+int cg_error_nomem(CgError *err)
+{
+    err->status = CG_ENOMEM;
+    err->line = 0;
+    snprintf(err->msg, sizeof err->msg, "not enough memory");
+    return CG_ENOMEM;
+}
+
 int cg_event_index(const CgProfile *P, const char *name, size_t len)
 {
     size_t i;

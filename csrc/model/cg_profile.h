@@ -304,6 +304,10 @@ CG_HIDDEN size_t cg_func_lookup(const CgProfile *P, int32_t name,
 /* Looks an event name up; -1 when unknown. */
 CG_HIDDEN int cg_event_index(const CgProfile *P, const char *name, size_t len);
 
+/* Fills err with "not enough memory" (status CG_ENOMEM, no line) and
+ * returns CG_ENOMEM: the one way the core says it. */
+CG_HIDDEN int cg_error_nomem(CgError *err);
+
 /* ---- walking cost lines and jumps (re-parses blocks) ---- */
 
 typedef struct CgLine {

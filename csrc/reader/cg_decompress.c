@@ -69,12 +69,6 @@ static int bad(CgError *err, const char *path, int kind, const char *why)
 
 #endif
 
-static int no_memory(CgError *err)
-{
-    err->status = CG_ENOMEM;
-    snprintf(err->msg, sizeof err->msg, "not enough memory");
-    return CG_ENOMEM;
-}
 
 static int too_long(const Out *o)
 {
@@ -97,12 +91,12 @@ static int out_room(Out *o)
     if (o->len < o->cap)
         return CG_OK;
     if (o->cap > ((size_t)-1) / 2)
-        return no_memory(o->err);
+        return cg_error_nomem(o->err);
     cap = o->cap ? o->cap * 2 : 1 << 16;
     if (o->limit && cap > o->limit + 1)
         cap = o->limit + 1;
     if (!(p = cg_big_resize(o->buf, o->cap, cap, CG_BIG_ANY)))
-        return no_memory(o->err);
+        return cg_error_nomem(o->err);
     o->buf = p;
     o->cap = cap;
     return CG_OK;
@@ -150,7 +144,7 @@ static int gunzip(const char *in, size_t n, Out *o)
     size_t left = n;
     memset(&z, 0, sizeof z);
     if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
-        return no_memory(o->err);
+        return cg_error_nomem(o->err);
     z.next_in = (Bytef *)(uintptr_t)in;
     for (;;) {
         uInt in_chunk = left > 0x40000000u ? 0x40000000u : (uInt)left;
@@ -180,7 +174,7 @@ static int gunzip(const char *in, size_t n, Out *o)
             continue;
         }
         if (zr == Z_MEM_ERROR)
-            rc = no_memory(o->err);
+            rc = cg_error_nomem(o->err);
         else if (zr == Z_BUF_ERROR)
             rc = bad(o->err, o->path, CG_GZIP, TRUNCATED);
         else
@@ -201,7 +195,7 @@ static int unzstd(const char *in, size_t n, Out *o)
     size_t r = 1;
     int rc = CG_OK;
     if (!z)
-        return no_memory(o->err);
+        return cg_error_nomem(o->err);
     ib.src = in;
     ib.size = n;
     ib.pos = 0;
@@ -216,7 +210,7 @@ static int unzstd(const char *in, size_t n, Out *o)
         o->len += ob.pos;
         if (ZSTD_isError(r)) {
             if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
-                rc = no_memory(o->err);
+                rc = cg_error_nomem(o->err);
             else
                 rc = bad(o->err, o->path, CG_ZSTD, ZSTD_getErrorName(r));
             break;
@@ -255,7 +249,7 @@ static int unxz(const char *in, size_t n, Out *o)
     lzma_ret r;
     int rc = CG_OK;
     if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
-        return no_memory(o->err);
+        return cg_error_nomem(o->err);
     z.next_in = (const uint8_t *)in;
     z.avail_in = n;
     for (;;) {
@@ -270,7 +264,7 @@ static int unxz(const char *in, size_t n, Out *o)
         if (r == LZMA_STREAM_END)
             break;
         if (r == LZMA_MEM_ERROR) {
-            rc = no_memory(o->err);
+            rc = cg_error_nomem(o->err);
             break;
         }
         if (r != LZMA_OK) {
@@ -353,7 +347,7 @@ int cg_decompress(int kind, const char *in, size_t n, const CgReadLimit *rl,
     /* a guess (a gzip trailer may say anything): nothing made resident
      * ahead, large pages where written */
     if (!(o.buf = cg_big_resize(NULL, 0, o.cap, CG_BIG_ANY)))
-        return no_memory(err);
+        return cg_error_nomem(err);
     switch (kind) {
 #ifndef CG_NO_ZLIB
     case CG_GZIP:
@@ -371,7 +365,7 @@ int cg_decompress(int kind, const char *in, size_t n, const CgReadLimit *rl,
         break;
 #endif
     default:
-        rc = no_memory(err);     /* (missing() has said no) */
+        rc = cg_error_nomem(err);     /* (missing() has said no) */
         break;
     }
     if (!rc && o.limit && o.len > o.limit)

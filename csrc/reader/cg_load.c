@@ -156,9 +156,8 @@ static int fail_at(Loader *L, uint64_t line, const char *fmt, ...)
 
 static int nomem(Loader *L)
 {
-    L->err->status = CG_ENOMEM;
+    cg_error_nomem(L->err);
     L->err->line = L->lineno;
-    snprintf(L->err->msg, sizeof L->err->msg, "not enough memory");
     return CG_ENOMEM;
 }
 
@@ -1719,9 +1718,7 @@ static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
     int rc = CG_OK;
     if (!L) {
         cg_profile_free(P);
-        err->status = CG_ENOMEM;
-        snprintf(err->msg, sizeof err->msg, "not enough memory");
-        return CG_ENOMEM;
+        return cg_error_nomem(err);
     }
     L->P = P;
     L->err = err;
@@ -1763,12 +1760,6 @@ static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
     return CG_OK;
 }
 
-static int no_memory(CgError *err)
-{
-    err->status = CG_ENOMEM;
-    snprintf(err->msg, sizeof err->msg, "not enough memory");
-    return CG_ENOMEM;
-}
 
 int cg_load_text(CgProfile **out, const char *buf, size_t len,
                  const char *name, const CgLoadOpts *opts, CgError *err)
@@ -1786,7 +1777,7 @@ int cg_load_text(CgProfile **out, const char *buf, size_t len,
     P = cg_model_new(name);
     if (!P || cg_model_add_text(P, buf, len, NULL, NULL, name) != 0) {
         cg_profile_free(P);
-        return no_memory(err);
+        return cg_error_nomem(err);
     }
     return run(out, P, opts, err);
 }
@@ -1811,7 +1802,7 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
     *out = NULL;
     memset(err, 0, sizeof *err);
     if (!(P = cg_model_new(n ? paths[0] : "(no file)")))
-        return no_memory(err);
+        return cg_error_nomem(err);
     for (i = 0; i < n; i++) {
         const char *buf;
         size_t len;
@@ -1826,7 +1817,7 @@ int cg_load_files(CgProfile **out, const char *const *paths, size_t n,
                               paths[i]) != 0) {
             cg_source_release(src);
             cg_profile_free(P);
-            return no_memory(err);
+            return cg_error_nomem(err);
         }
     }
     return run(out, P, opts, err);

@@ -54,12 +54,6 @@ static int io_error(CgError *err, const char *path, int errnum)
     return io_fail(err, path, strerror(errnum));
 }
 
-static int no_memory(CgError *err)
-{
-    err->status = CG_ENOMEM;
-    snprintf(err->msg, sizeof err->msg, "not enough memory");
-    return CG_ENOMEM;
-}
 
 static int changed_size(CgError *err, const char *path, size_t size)
 {
@@ -112,7 +106,7 @@ static int read_all(int fd, off_t size, size_t limit, const CgLoadOpts *o,
     char *p = cg_big_resize(NULL, 0, cap, size >= 0 ? cap : CG_BIG_ANY), *q;
     int rc = CG_OK;
     if (!p)
-        return no_memory(err);
+        return cg_error_nomem(err);
     for (;;) {
         ssize_t n;
         size_t want;
@@ -129,7 +123,7 @@ static int read_all(int fd, off_t size, size_t limit, const CgLoadOpts *o,
             if (ncap > limit + 1)
                 ncap = limit + 1;
             if (!ncap || !(q = cg_big_resize(p, cap, ncap, CG_BIG_ANY))) {
-                rc = no_memory(err);
+                rc = cg_error_nomem(err);
                 break;
             }
             p = q;
@@ -327,7 +321,7 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
     }
     if (!(s = calloc(1, sizeof *s))) {
         close(fd);
-        return no_memory(err);
+        return cg_error_nomem(err);
     }
     s->fd = -1;
 #ifdef POSIX_FADV_SEQUENTIAL
@@ -346,7 +340,7 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
         if (rc != 1) {
             close(fd);
             free(s);
-            return rc > 0 ? io_error(err, path, rc) : no_memory(err);
+            return rc > 0 ? io_error(err, path, rc) : cg_error_nomem(err);
         }
     }
     rc = read_all(fd, size, limit, o, path, s, err);
@@ -495,7 +489,7 @@ int cg_run_files(const char *path, CgFileList *out, CgError *err)
     int rc = CG_OK;
     memset(err, 0, sizeof *err);
     if (!(dir = malloc(dlen + 2)))
-        return no_memory(err);
+        return cg_error_nomem(err);
     if (slash) {
         memcpy(dir, path, dlen);
         dir[dlen] = 0;
@@ -518,7 +512,7 @@ int cg_run_files(const char *path, CgFileList *out, CgError *err)
             !run_suffix(e->d_name + blen, &dump, &thread))
             continue;
         if (!(full = malloc(dlen + 1 + nlen + 1))) {
-            rc = no_memory(err);
+            rc = cg_error_nomem(err);
             break;
         }
         if (slash) {
@@ -534,7 +528,7 @@ int cg_run_files(const char *path, CgFileList *out, CgError *err)
         }
         if (CG_GROW(files, cap, out->n + 1) != 0) {
             free(full);
-            rc = no_memory(err);
+            rc = cg_error_nomem(err);
             break;
         }
         files[out->n].path = full;
@@ -546,7 +540,7 @@ int cg_run_files(const char *path, CgFileList *out, CgError *err)
     if (!rc && out->n) {
         qsort(files, out->n, sizeof *files, run_file_cmp);
         if (!(out->paths = malloc(out->n * sizeof *out->paths)))
-            rc = no_memory(err);
+            rc = cg_error_nomem(err);
     }
     for (i = 0; i < out->n; i++) {
         if (rc)

@@ -86,4 +86,27 @@ describe("the rockspecs", function()
       assert.are.same(want, listed)
     end
   end)
+
+  it("install every Lua module of lua/callgrind/ under its name, and the command line", function()
+    local ls = assert(io.popen("ls lua/callgrind/*.lua"))
+    local want = {}
+    for path in ls:lines() do
+      local m = path:match("([^/]+)%.lua$")
+      want[#want + 1] = (m == "init" and "callgrind" or "callgrind." .. m) .. " = " .. path
+    end
+    ls:close()
+    table.sort(want)
+    for _, name in ipairs({ "callgrind-scm-1", "callgrind-" .. require("callgrind")._VERSION .. "-1" }) do
+      local f = assert(io.open("rockspecs/" .. name .. ".rockspec"))
+      local text = f:read("a")
+      f:close()
+      local listed = {}
+      for mod, path in text:gmatch('%["(callgrind[%w_.]*)"%] = "([^"]+%.lua)"') do
+        listed[#listed + 1] = mod .. " = " .. path
+      end
+      table.sort(listed)
+      assert.are.same(want, listed)
+      assert.truthy(text:find('bin = { ["callgrind-lua"] = "bin/callgrind-lua" }', 1, true), name)
+    end
+  end)
 end)

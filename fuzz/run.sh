@@ -45,8 +45,9 @@ build() {
   core=""
   lua_objs=""
   # the core: instrumented for coverage, no libFuzzer main; the binding
-  # (cg_lua*.c) and the Lua profiler's hook (cg_prof.c), which need Lua,
-  # only in fuzz_lua; any other file that includes a Lua header is an error
+  # (csrc/lua/) and the Lua profiler's hook (csrc/profiler/), which need
+  # Lua, only in fuzz_lua; a file of the reader or the model that includes
+  # a Lua header is an error
   for src in csrc/*/*.c; do
     obj="$OUT/obj/$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ -n "$(find csrc -newer "$obj" | head -n 1)" ]; then
@@ -55,10 +56,10 @@ build() {
         -fno-sanitize-recover=undefined -c "$src" -o "$obj" || return 1
     fi
     case "$src" in
-      */cg_lua*.c|*/cg_prof.c) lua_objs="$lua_objs $obj" ;;
+      csrc/lua/*|csrc/profiler/*) lua_objs="$lua_objs $obj" ;;
       *)
-        if grep -qE '#include "(lua|lauxlib|lualib|cg_lua|cg_prof)\.h"' "$src"; then
-          echo "fuzz/run.sh: $src includes a Lua header: name it cg_lua*.c" >&2
+        if grep -qE '#include "(lua|lauxlib|lualib|cg_lua(_[a-z]+)?|cg_prof(_lua54)?)\.h"' "$src"; then
+          echo "fuzz/run.sh: $src includes a Lua header: it belongs in csrc/lua/ or csrc/profiler/" >&2
           return 1
         fi
         core="$core $obj" ;;

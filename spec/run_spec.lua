@@ -176,7 +176,11 @@ describe("callgrind.run", function()
 
     it("when the program leaves processes running", function()
       local pidfile = lab.dir .. "/left.pid"
-      local prof, err, kind, info = callgrind.run({ "sh", "-c", "sleep 30 & echo $! > \"$1\"", "sh", pidfile })
+      -- the child is valgrind's fork until it execs sleep: wait for that,
+      -- so the name the message gives is known
+      local prof, err, kind, info = callgrind.run({ "sh", "-c", "sleep 30 & p=$!; "
+        .. "while [ \"$(cat /proc/$p/comm 2>/dev/null)\" != sleep ]; do sleep 0.1; done; echo $p > \"$1\"",
+        "sh", pidfile })
       local pid = H.read_file(pidfile):match("%d+")
       finally(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
       assert.is_nil(prof)

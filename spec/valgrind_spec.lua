@@ -70,11 +70,7 @@ end
 ---------------------------------------------------------------------------
 
 -- Name-line keys and the id table each uses (fl/fi/fe/cfi/cfl/jfi share one).
-local ID_TABLE = {
-  ob = "ob", cob = "ob",
-  fl = "fl", fi = "fl", fe = "fl", cfi = "fl", cfl = "fl", jfi = "fl",
-  fn = "fn", cfn = "fn", jfn = "fn",
-}
+local ID_TABLE = H.ID_TABLE
 
 -- events:, positions:, part:, thread:, summary: and totals: lines (summed
 -- over parts), and the cost of every call-cost line that follows a calls=0,

@@ -17,11 +17,7 @@ local function find_files(dir)
   return files
 end
 
-local KIND = {
-  ob = "ob", cob = "ob",
-  fl = "fl", fi = "fl", fe = "fl", cfi = "fl", cfl = "fl", jfi = "fl",
-  fn = "fn", cfn = "fn", jfn = "fn",
-}
+local KIND = H.ID_TABLE
 
 -- The problems of a written text against KCachegrind's id rule (an empty
 -- list when there are none):

@@ -46,6 +46,15 @@ function M.write_file(path, text)
   f:close()
 end
 
+--- The id table each name-line key uses (the format's three: objects,
+-- files, functions; fl/fi/fe/cfi/cfl/jfi share one), for the specs that
+-- read a profile's text without the library.
+M.ID_TABLE = {
+  ob = "ob", cob = "ob",
+  fl = "fl", fi = "fl", fe = "fl", cfi = "fl", cfl = "fl", jfi = "fl",
+  fn = "fn", cfn = "fn", jfn = "fn",
+}
+
 --- The keys of t, sorted.
 function M.sorted_keys(t)
   local keys = {}

@@ -804,6 +804,117 @@ static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     }
 }
 
+/* The fast paths of the common case (P->simple, T current): calls and
+ * returns that need no lookup, no allocation and no Lua API call. Each
+ * returns 0, having changed nothing, when the general path must take the
+ * event. */
+
+/* The callee of ci as the caller frame's function last saw it from the
+ * same line (its seen[] cache): its index in seen[], or -1. */
+static int seen_callee(const Prof *P, const Frame *caller, const void *ci)
+{
+    const FnCost *c = &P->fns[caller->fn];
+    uint64_t key;
+    int i;
+    if (!cg_l54_ci_key(&P->l54, ci, &key))
+        return -1;
+    for (i = 0; i < 2; i++)
+        if (c->seen[i].fn >= 0 && c->seen[i].key == key
+            && c->seen[i].line == caller->line)
+            return i;
+    return -1;
+}
+
+/* push() for Instr only: the frame of ci for the callee seen[i] of
+ * caller's function, unless its name is still to be asked (named) or,
+ * with stacks, its node for this parent is not cached. */
+static int fast_push(Prof *P, Thread *T, const void *ci, int i, int named)
+{
+    Frame *caller = top(T), *f;
+    const FnCost *c = &P->fns[caller->fn];
+    FnCost *d = &P->fns[c->seen[i].fn];
+    if ((named && !d->asked) || (P->stacks && d->np != caller->node))
+        return 0;
+    f = &T->f[T->n++];
+    f->ci = ci;
+    f->fn = c->seen[i].fn;
+    f->line = d->defined;
+    f->edge = c->seen[i].edge;
+    f->node = P->stacks ? d->nn : caller->node;
+    f->tail = 0;
+    d->active++;
+    memset(&f->start, 0, sizeof f->start);
+    f->start.v[EV_INSTR] = P->G.v[EV_INSTR] - T->susp.v[EV_INSTR];
+    return 1;
+}
+
+/* on_call of a call: its caller on top of T. */
+static int fast_call(Prof *P, Thread *T, const void *ci)
+{
+    const Frame *caller = top(T);
+    int i;
+    if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
+        || caller->ci != cg_l54_ci_prev(ci))
+        return 0;
+    i = seen_callee(P, caller, ci);
+    return i >= 0 && fast_push(P, T, ci, i, 1);
+}
+
+/* on_call of a tail call: the frame it replaces on top of T (same ci). */
+static int fast_tail(Prof *P, Thread *T, const void *ci)
+{
+    Frame *caller = top(T);
+    const FnCost *c;
+    int i;
+    if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
+        return 0;
+    i = seen_callee(P, caller, ci);
+    if (i < 0)
+        return 0;
+    c = &P->fns[caller->fn];
+    if (c->seen[i].fn == caller->fn) {
+        /* a function tail-calling itself: as on_call */
+        if (c->seen[i].edge >= 0)
+            P->edges[c->seen[i].edge].count++;
+        caller->line = c->defined;
+        return 1;
+    }
+    if (!fast_push(P, T, ci, i, 0))
+        return 0;
+    T->f[T->n - 2].tail = 1;
+    return 1;
+}
+
+/* pop() for Instr only, of a frame with a CallInfo. */
+static void pop_instr(Prof *P, Thread *T)
+{
+    const Frame *f = top(T);
+    FnCost *c = &P->fns[f->fn];
+    c->active--;
+    if (f->edge >= 0) {
+        Edge *e = &P->edges[f->edge];
+        e->count++;
+        if (c->active == 0)
+            e->incl.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp.v[EV_INSTR]
+                                   - f->start.v[EV_INSTR];
+    }
+    T->n--;
+}
+
+/* on_return: the frame of ci on top of T (frames of ci under it that
+ * tail calls replaced leave with it). */
+static int fast_return(Prof *P, Thread *T, const void *ci)
+{
+    if (ci == NULL || top(T)->ci != ci || top(T)->fn < 0)
+        return 0;
+    do
+        pop_instr(P, T);
+    while (top(T)->tail && top(T)->ci == ci && top(T)->fn >= 0);
+    if (T->fresh && T->n == 1)
+        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+    return 1;
+}
+
 /* ---- the collector's steps ----
  *
  * Finalizers run with hooks off, but the instruction counter keeps
@@ -853,10 +964,15 @@ static void gc_step(Prof *P, lua_State *L)
     P->gc_next = P->gc_last + GC_STEP_BYTES;
 }
 
-static void prof_hook(lua_State *L, lua_Debug *ar)
+/* The hook's general path: every event the fast paths of prof_hook do
+ * not take. T is non-NULL when prof_hook already charged the
+ * instructions to it (the common case, P->simple and T current). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
 {
     Prof *P = running_prof(L);
-    Thread *T;
     int64_t now = 0;
     int keep;
     if (P == NULL || !P->running) {
@@ -879,18 +995,8 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     keep = ar->event == LUA_HOOKLINE;
-    if (P->simple && P->cur >= 0 && P->th[P->cur].L == L) {
-        /* the common case: Instr only, same thread, counter in lua_State */
-        T = &P->th[P->cur];
-        charge_instr(P, L, T, keep);
-        if (keep && P->alloc < P->gc_next) {
-            Frame *f = top(T);
-            if (f->ci == ar->i_ci) {
-                f->line = ar->currentline;
-                return;
-            }
-        }
-        P->in_hook = 1;
+    if (T != NULL) {
+        P->in_hook = 1;         /* charged by prof_hook */
     } else {
         P->in_hook = 1;
         if (P->ev[EV_TIME])
@@ -926,6 +1032,55 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     P->in_hook = 0;
     if (P->ev[EV_TIME])
         P->t_out = now_ns();
+}
+
+
+/* The debug hook. The common case (Instr only, the thread that ran last,
+ * no collector step due) is taken here with no call but lua_getallocf;
+ * the rest in hook_general. */
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P;
+    Thread *T;
+    Frame *f;
+    if (lua_getallocf(L, &ud) != prof_alloc) {
+        hook_general(L, ar, NULL);
+        return;
+    }
+    P = (Prof *)ud;
+    if (!P->simple || !P->running || P->in_hook || P->cur < 0
+        || ar->event == LUA_HOOKCOUNT || (T = &P->th[P->cur])->L != L) {
+        hook_general(L, ar, NULL);
+        return;
+    }
+    charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
+    if (P->alloc < P->gc_next) {
+        switch (ar->event) {
+        case LUA_HOOKLINE:
+            f = top(T);
+            if (f->ci == ar->i_ci) {
+                f->line = ar->currentline;
+                return;
+            }
+            break;
+        case LUA_HOOKCALL:
+            if (fast_call(P, T, ar->i_ci))
+                return;
+            break;
+        case LUA_HOOKTAILCALL:
+            if (fast_tail(P, T, ar->i_ci))
+                return;
+            break;
+        case LUA_HOOKRET:
+            if (fast_return(P, T, ar->i_ci))
+                return;
+            break;
+        default:
+            break;
+        }
+    }
+    hook_general(L, ar, T);
 }
 
 /* ---- allocation counting ---- */

@@ -51,38 +51,50 @@ static int ref_key(const CgL54 *k, lua_State *L, lua_Debug *ar, uint64_t *key)
 
 /* Checks cg_l54_ci_key against lua_getinfo on the three kinds of
  * function: itself (a C closure), its caller (a Lua chunk), the C function
- * that called that (a light C function). */
+ * that called that (a light C function); and cg_l54_ci_prev against
+ * lua_getstack one level up. Returns both verdicts. */
 static int ci_probe(lua_State *L)
 {
     const CgL54 *k = (const CgL54 *)lua_touserdata(L, lua_upvalueindex(1));
-    int lev, ok = 1;
+    int lev, ok = 1, prev_ok = 1;
     for (lev = 0; lev < 3 && ok; lev++) {
-        lua_Debug ar;
+        lua_Debug ar, up;
         uint64_t want, got;
         ok = lua_getstack(L, lev, &ar);
         if (!ok)
             break;
         ref_key(k, L, &ar, &want);
         ok = cg_l54_ci_key(k, ar.i_ci, &got) && got == want;
+        if (lua_getstack(L, lev + 1, &up))
+            prev_ok = prev_ok
+                      && cg_l54_ci_prev(ar.i_ci) == (const void *)up.i_ci;
+        else if (lev < 2)
+            prev_ok = 0;
     }
     lua_pushboolean(L, ok);
-    return 1;
+    lua_pushboolean(L, ok && prev_ok);
+    return 2;
 }
 
-static int check_ci_key(CgL54 *k, lua_State *L)
+/* Sets k->ci_ok and k->prev_ok. */
+static void check_ci(CgL54 *k, lua_State *L)
 {
-    int ok;
+    k->ci_ok = k->prev_ok = 0;
     if (k->proto_off < 0)
-        return 0;
-    if (luaL_loadstring(L, "local probe = ... return (probe())") != LUA_OK) {
+        return;
+    if (luaL_loadstring(L, "local probe = ... local a, b = probe() return a, b") != LUA_OK) {
         lua_pop(L, 1);
-        return 0;
+        return;
     }
     lua_pushlightuserdata(L, k);
     lua_pushcclosure(L, ci_probe, 1);
-    ok = lua_pcall(L, 1, 1, 0) == LUA_OK && lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return ok;
+    if (lua_pcall(L, 1, 2, 0) != LUA_OK) {
+        lua_pop(L, 1);
+        return;
+    }
+    k->ci_ok = lua_toboolean(L, -2);
+    k->prev_ok = lua_toboolean(L, -1);
+    lua_pop(L, 2);
 }
 
 /* The allocator the counter's probe puts in place for one lua_newthread:
@@ -151,7 +163,7 @@ static int find_hookcount(lua_State *L, lua_Hook hook)
 void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
 {
     k->proto_off = find_proto(L);
-    k->ci_ok = check_ci_key(k, L);
+    check_ci(k, L);
     k->hc_off = find_hookcount(L, hook);
 }
 
@@ -162,7 +174,7 @@ void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
     (void)L;
     (void)hook;
     k->hc_off = k->proto_off = -1;
-    k->ci_ok = 0;
+    k->ci_ok = k->prev_ok = 0;
 }
 
 #endif

@@ -21,6 +21,7 @@ typedef struct CgL54 {
     int hc_off;                 /* lua_State.hookcount's offset */
     int proto_off;              /* LClosure.p (and CClosure.f) offset */
     int ci_ok;                  /* cg_l54_ci_key agrees with lua_getinfo */
+    int prev_ok;                /* cg_l54_ci_prev agrees with lua_getstack */
 } CgL54;
 
 /* Runs the probes on L (hook: the collector's hook, set on a scratch
@@ -85,6 +86,18 @@ static inline int cg_l54_ci_key(const CgL54 *k, const void *ci,
     default:
         return 0;
     }
+}
+
+/* Shortcut 4, the caller's CallInfo (lstate.h: CallInfo begins with
+ * `func`, `top` (a pointer or StkIdRel each), then `struct CallInfo
+ * *previous`): the frame below ci without lua_getstack. Probe: for each
+ * of three levels, the pointer equals lua_getstack's i_ci one level up.
+ * Used only where the probe passed (prev_ok). Lua 5.4.0-5.4.6. */
+static inline const void *cg_l54_ci_prev(const void *ci)
+{
+    const void *p;
+    memcpy(&p, (const char *)ci + 2 * sizeof(void *), sizeof p);
+    return p;
 }
 
 #endif

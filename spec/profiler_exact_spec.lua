@@ -195,6 +195,23 @@ describe("callgrind.profile{ stacks = true }", function()
     assert.are.equal(2, depth)
   end)
 
+  it("gives prof:stacks when callgrind.profiler is required before callgrind", function()
+    -- callgrind's lazy stub of Profile:stacks must not replace the method
+    -- the profiler module put in place when it loaded first
+    local out = helpers.fresh_lua([[
+      local profiler = require "callgrind.profiler"
+      local function leaf() local s = 0 for i = 1, 10 do s = s + i end return s end
+      local prof = profiler.profile(function() leaf() leaf() end, { stacks = true })
+      local sum, deepest = 0, 0
+      for frames, cost in prof:stacks() do
+        sum = sum + cost
+        if #frames > deepest then deepest = #frames end
+      end
+      print(sum == prof:total("Instr"), deepest)
+    ]])
+    assert.are.equal("true\t2\n", out)
+  end)
+
   it("raises for a profile without stacks, and for an unknown event", function()
     local prof = callgrind.profile(function() end)
     local ok, err = pcall(prof.stacks, prof)
@@ -315,3 +332,74 @@ describe("the profiler's written text", function()
     assert.is_truthy(text:find("\ncfi=%(%d+%) b%.lua\ncfn=%(" .. f_ids[2] .. "%) f\n"))
   end)
 end)
+
+describe("callgrind.profile's fast paths", function()
+  -- The common case (Instr only) takes calls, tail calls, returns and
+  -- thread switches without lua_getinfo, through a cache of call sites;
+  -- count_hook = true takes every event the general way. The two must
+  -- give the same functions, calls, lines and stacks on code that has
+  -- every kind of call: tail calls (to itself and to others), several
+  -- callees on one line, coroutines switching, metamethods, C functions
+  -- calling Lua ones, and errors unwinding frames.
+  local function work()
+    local function leaf(x) return x + 1 end
+    local function other(x) return leaf(x) * 2 end
+    local function loop(n, acc) if n == 0 then return acc end return loop(n - 1, acc + 1) end
+    local function hop(n) if n == 0 then return 0 end return other(n) end
+    local function fails(n) if n % 3 == 0 then error("x") end return leaf(n) end
+    local mt = { __index = function(_, k) return leaf(k) end, __add = function(a, b) return other(a.v + b.v) end }
+    local function gen(n)
+      return coroutine.wrap(function()
+        for i = 1, n do coroutine.yield(leaf(i) + other(i)) end
+      end)
+    end
+    local s = 0
+    for i = 1, 60 do
+      s = s + leaf(i) + other(i) + hop(i % 4) + loop(i % 7, 0)
+      local t = setmetatable({ v = i }, mt)
+      s = s + t[i] + (t + t)
+      local ok = pcall(fails, i)
+      if ok then s = s + 1 end
+    end
+    for v in gen(40) do s = s + v end
+    local words = ("a b c d e f"):gsub("%a", function(c) return c .. leaf(#c) end)
+    local arr = { 5, 3, 9, 1, 7, 2, 8 }
+    table.sort(arr, function(a, b) return leaf(a) < leaf(b) end)
+    return s + #words + arr[1]
+  end
+
+  local function dump(prof)
+    local t = { lines = lines_by_function(prof), fns = {}, calls = {}, stacks = {} }
+    for f in prof:functions() do
+      t.fns[f.file .. ":" .. f.name] = { f:self("Instr"), f:inclusive("Instr") }
+    end
+    for c in prof:calls() do
+      local k = c.caller.name .. " -> " .. c.callee.name .. " @" .. tostring(c.line)
+      local was = t.calls[k] or { 0, 0 }
+      t.calls[k] = { was[1] + c.count, was[2] + c:cost("Instr") }
+    end
+    for frames, cost in prof:stacks() do
+      local names = {}
+      for i, f in ipairs(frames) do names[i] = f.name end
+      local k = table.concat(names, ";")
+      t.stacks[k] = (t.stacks[k] or 0) + cost
+    end
+    return t
+  end
+
+  for _, lines in ipairs({ true, false }) do
+    it("give what the general path gives" .. (lines and "" or " at function level"), function()
+      work()
+      local general = dump(callgrind.profile(work, { lines = lines, stacks = true, count_hook = true }))
+      local fast = dump(callgrind.profile(work, { lines = lines, stacks = true }))
+      assert.are.same(general, fast)
+      -- loop tail-calls itself i % 7 times for i = 1..60: 8 * 21 + 1 + 2 + 3 + 4
+      local self_calls = 0
+      for k, v in pairs(fast.calls) do
+        if k:find("^loop %-> loop ") then self_calls = self_calls + v[1] end
+      end
+      assert.are.equal(178, self_calls)
+    end)
+  end
+end)
+

@@ -86,17 +86,23 @@ typedef struct FnCost {
     int is_c;                   /* a C function: runs no VM instruction */
     int32_t active;             /* its frames in the running threads */
     int32_t np, nn;             /* stacks: its node nn under node np */
-    /* its last two calls: callee key and line -> callee and edge (a loop
-     * or a recursion calls the same functions from the same line again) */
-    struct {
-        uint64_t key;
-        int32_t line, fn, edge;
-    } seen[2];
-    int next_seen;
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
 } FnCost;
+
+/* The call cache: a call site (caller, line, callee key) seen before ->
+ * its callee and edge, without lua_getinfo or a hash map (a loop or a
+ * recursion calls the same functions from the same lines again).
+ * Direct-mapped; a miss takes the general way, which fills the entry. */
+#define CALL_CACHE_BITS 12
+#define CALL_CACHE (1 << CALL_CACHE_BITS)   /* entries */
+
+typedef struct CallSeen {
+    uint64_t key;               /* the callee's key (cg_l54_ci_key) */
+    int32_t caller, line;       /* caller -1: an empty entry */
+    int32_t fn, edge;
+} CallSeen;
 
 typedef struct Edge {
     int32_t caller, line, callee;
@@ -156,6 +162,7 @@ typedef struct Prof {
     Edge *edges;
     size_t ned, caped;
     Map edmap;
+    CallSeen cc[CALL_CACHE];    /* the call cache */
 } Prof;
 
 /* ---- small helpers ---- */
@@ -670,7 +677,6 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
         oom(P, L);
     id = (int32_t)P->nfn++;
     memset(&P->fns[id], 0, sizeof P->fns[id]);
-    P->fns[id].seen[0].fn = P->fns[id].seen[1].fn = -1;
     P->fns[id].np = -2;         /* no node yet */
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     P->fns[id].is_c = ar->what[0] == 'C';
@@ -706,13 +712,23 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
     return id;
 }
 
+/* The call cache's entry for a call from caller's function and line to the
+ * function of key. */
+static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
+{
+    uint32_t h = (uint32_t)(key >> 3) * 0x9e3779b1u
+                 ^ (uint32_t)caller->fn * 0x85ebca6bu
+                 ^ (uint32_t)caller->line * 0xc2b2ae35u;
+    return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+}
+
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
-    int named, i;
+    int named;
     uint64_t key = 0;
     Frame *caller;
-    FnCost *c;
+    CallSeen *e;
     if (ar->event == LUA_HOOKTAILCALL) {
         sync(P, T, ar->i_ci);
         if (top(T)->ci == ar->i_ci)
@@ -732,16 +748,13 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    c = caller->fn >= 0 && P->l54.ci_ok
+    e = caller->fn >= 0 && P->l54.ci_ok
                 && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
-            ? &P->fns[caller->fn] : NULL;
-    for (i = 0; c != NULL && i < 2; i++)
-        if (c->seen[i].fn >= 0 && c->seen[i].key == key
-            && c->seen[i].line == caller->line)
-            break;
-    if (c != NULL && i < 2) {
-        fn = c->seen[i].fn;
-        edge = c->seen[i].edge;
+            ? call_slot(P, caller, key) : NULL;
+    if (e != NULL && e->caller == caller->fn && e->line == caller->line
+        && e->key == key) {
+        fn = e->fn;
+        edge = e->edge;
         if (named && !P->fns[fn].asked)
             name_from_call(P, L, ar, fn);
     } else {
@@ -749,14 +762,12 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         caller = top(T);
         edge = caller->fn < 0 ? -1
                               : edge_id(P, L, caller->fn, caller->line, fn);
-        if (c != NULL) {
-            c = &P->fns[caller->fn];      /* resolve may have moved fns */
-            i = c->next_seen;
-            c->next_seen = 1 - i;
-            c->seen[i].key = key;
-            c->seen[i].line = caller->line;
-            c->seen[i].fn = fn;
-            c->seen[i].edge = edge;
+        if (e != NULL) {
+            e->key = key;
+            e->caller = caller->fn;
+            e->line = caller->line;
+            e->fn = fn;
+            e->edge = edge;
         }
     }
     caller = top(T);
@@ -809,37 +820,35 @@ static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
  * returns 0, having changed nothing, when the general path must take the
  * event. */
 
-/* The callee of ci as the caller frame's function last saw it from the
- * same line (its seen[] cache): its index in seen[], or -1. */
-static int seen_callee(const Prof *P, const Frame *caller, const void *ci)
+/* The call cache's entry for the call of ci from the frame on top of T,
+ * or NULL when it holds another call. */
+static const CallSeen *seen_callee(Prof *P, const Frame *caller,
+                                   const void *ci)
 {
-    const FnCost *c = &P->fns[caller->fn];
+    const CallSeen *e;
     uint64_t key;
-    int i;
     if (!cg_l54_ci_key(&P->l54, ci, &key))
-        return -1;
-    for (i = 0; i < 2; i++)
-        if (c->seen[i].fn >= 0 && c->seen[i].key == key
-            && c->seen[i].line == caller->line)
-            return i;
-    return -1;
+        return NULL;
+    e = call_slot(P, caller, key);
+    return e->key == key && e->caller == caller->fn
+                   && e->line == caller->line ? e : NULL;
 }
 
-/* push() for Instr only: the frame of ci for the callee seen[i] of
- * caller's function, unless its name is still to be asked (named) or,
- * with stacks, its node for this parent is not cached. */
-static int fast_push(Prof *P, Thread *T, const void *ci, int i, int named)
+/* push() for Instr only: the frame of ci for the callee of e, unless its
+ * name is still to be asked (named) or, with stacks, its node for this
+ * parent is not cached. */
+static int fast_push(Prof *P, Thread *T, const void *ci, const CallSeen *e,
+                     int named)
 {
     Frame *caller = top(T), *f;
-    const FnCost *c = &P->fns[caller->fn];
-    FnCost *d = &P->fns[c->seen[i].fn];
+    FnCost *d = &P->fns[e->fn];
     if ((named && !d->asked) || (P->stacks && d->np != caller->node))
         return 0;
     f = &T->f[T->n++];
     f->ci = ci;
-    f->fn = c->seen[i].fn;
+    f->fn = e->fn;
     f->line = d->defined;
-    f->edge = c->seen[i].edge;
+    f->edge = e->edge;
     f->node = P->stacks ? d->nn : caller->node;
     f->tail = 0;
     d->active++;
@@ -852,34 +861,32 @@ static int fast_push(Prof *P, Thread *T, const void *ci, int i, int named)
 static int fast_call(Prof *P, Thread *T, const void *ci)
 {
     const Frame *caller = top(T);
-    int i;
+    const CallSeen *e;
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    i = seen_callee(P, caller, ci);
-    return i >= 0 && fast_push(P, T, ci, i, 1);
+    e = seen_callee(P, caller, ci);
+    return e != NULL && fast_push(P, T, ci, e, 1);
 }
 
 /* on_call of a tail call: the frame it replaces on top of T (same ci). */
 static int fast_tail(Prof *P, Thread *T, const void *ci)
 {
     Frame *caller = top(T);
-    const FnCost *c;
-    int i;
+    const CallSeen *e;
     if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
         return 0;
-    i = seen_callee(P, caller, ci);
-    if (i < 0)
+    e = seen_callee(P, caller, ci);
+    if (e == NULL)
         return 0;
-    c = &P->fns[caller->fn];
-    if (c->seen[i].fn == caller->fn) {
+    if (e->fn == caller->fn) {
         /* a function tail-calling itself: as on_call */
-        if (c->seen[i].edge >= 0)
-            P->edges[c->seen[i].edge].count++;
-        caller->line = c->defined;
+        if (e->edge >= 0)
+            P->edges[e->edge].count++;
+        caller->line = P->fns[e->fn].defined;
         return 1;
     }
-    if (!fast_push(P, T, ci, i, 0))
+    if (!fast_push(P, T, ci, e, 0))
         return 0;
     T->f[T->n - 2].tail = 1;
     return 1;
@@ -1035,9 +1042,10 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
 }
 
 
-/* The debug hook. The common case (Instr only, the thread that ran last,
- * no collector step due) is taken here with no call but lua_getallocf;
- * the rest in hook_general. */
+/* The debug hook. The common case (Instr only, no collector step due) is
+ * taken here: with no call but lua_getallocf when the thread that ran
+ * last goes on, through enter() when another one does; the rest in
+ * hook_general. */
 static void prof_hook(lua_State *L, lua_Debug *ar)
 {
     void *ud;
@@ -1050,11 +1058,19 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     }
     P = (Prof *)ud;
     if (!P->simple || !P->running || P->in_hook || P->cur < 0
-        || ar->event == LUA_HOOKCOUNT || (T = &P->th[P->cur])->L != L) {
+        || ar->event == LUA_HOOKCOUNT) {
         hook_general(L, ar, NULL);
         return;
     }
-    charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
+    T = &P->th[P->cur];
+    if (T->L == L) {
+        charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
+    } else {
+        /* another thread runs: a resume or a yield */
+        P->in_hook = 1;
+        T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
+        P->in_hook = 0;
+    }
     if (P->alloc < P->gc_next) {
         switch (ar->event) {
         case LUA_HOOKLINE:
@@ -1128,6 +1144,8 @@ static void reset_data(Prof *P)
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
     P->cur = -1;
     memset(&P->G, 0, sizeof P->G);
+    for (i = 0; i < CALL_CACHE; i++)
+        P->cc[i].caller = -1;
 }
 
 static int state_gc(lua_State *L)

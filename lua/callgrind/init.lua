@@ -26,6 +26,9 @@ end
 -- call: an error the method blames on its caller names the caller.
 local function lazy_method(class, name, ...)
   local methods, modules = core.methods[class], { ... }
+  -- its module loaded first (require "callgrind.profiler" before
+  -- require "callgrind"): its method is in place already
+  if methods[name] ~= nil then return end
   local function stub(...)
     for _, module in ipairs(modules) do require(module) end
     if methods[name] == stub then error(modules[1] .. " defines no " .. class .. ":" .. name) end

@@ -796,7 +796,10 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
 
 /* enter() for the common case (P->simple, T current): the instructions
  * since the last event go to T's top function and line. */
-static void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
 {
     int32_t h = read_hookcount(P, L);
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
@@ -1042,21 +1045,14 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
 }
 
 
-/* The debug hook. The common case (Instr only, no collector step due) is
- * taken here: with no call but lua_getallocf when the thread that ran
- * last goes on, through enter() when another one does; the rest in
- * hook_general. */
-static void prof_hook(lua_State *L, lua_Debug *ar)
+/* prof_hook's events but the common line event: P is the state. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void hook_events(lua_State *L, lua_Debug *ar, Prof *P)
 {
-    void *ud;
-    Prof *P;
     Thread *T;
     Frame *f;
-    if (lua_getallocf(L, &ud) != prof_alloc) {
-        hook_general(L, ar, NULL);
-        return;
-    }
-    P = (Prof *)ud;
     if (!P->simple || !P->running || P->in_hook || P->cur < 0
         || ar->event == LUA_HOOKCOUNT) {
         hook_general(L, ar, NULL);
@@ -1097,6 +1093,31 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         }
     }
     hook_general(L, ar, T);
+}
+
+/* The debug hook. The common case (Instr only, no collector step due) is
+ * taken without the general path: a new line of the function on top of
+ * the thread that ran last here, with no call but lua_getallocf; calls,
+ * returns and thread switches in hook_events; the rest in hook_general. */
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P;
+    Thread *T;
+    Frame *f;
+    if (lua_getallocf(L, &ud) != prof_alloc) {
+        hook_general(L, ar, NULL);
+        return;
+    }
+    P = (Prof *)ud;
+    if (ar->event == LUA_HOOKLINE && P->simple && P->running && !P->in_hook
+        && P->cur >= 0 && (T = &P->th[P->cur])->L == L
+        && (f = top(T))->ci == ar->i_ci && P->alloc < P->gc_next) {
+        charge_instr(P, L, T, 1);
+        f->line = ar->currentline;
+        return;
+    }
+    hook_events(L, ar, P);
 }
 
 /* ---- allocation counting ---- */

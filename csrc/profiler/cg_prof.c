@@ -147,6 +147,7 @@ typedef struct Prof {
     Thread *th;
     size_t nth, capth;
     int32_t cur, from_fn, from_node;
+    int32_t prev;               /* the thread that ran before cur, or -1 */
     Map thmap;
     int stacks;                 /* opts.stacks: a trie of call stacks */
     int lines;                  /* opts.lines: a line hook (default) */
@@ -1045,6 +1046,39 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
 }
 
 
+/* enter() for the common case (P->simple) when L is not the thread that
+ * ran last (a resume or a yield): the same steps for Instr alone, and the
+ * thread that ran before it tried first (a generator and its consumer
+ * take turns). */
+static Thread *switch_simple(Prof *P, lua_State *L, int keep)
+{
+    Thread *T = &P->th[P->cur];
+    int32_t i;
+    charge_instr(P, T->L, T, 0);
+    P->from_fn = top(T)->fn;
+    P->from_node = top(T)->node;
+    leave(P, T);
+    i = P->prev;
+    if (i < 0 || (size_t)i >= P->nth || P->th[i].L != L)
+        i = thread_index(P, L);
+    P->prev = P->cur;
+    if (i >= 0) {
+        T = &P->th[i];
+    } else {
+        T = add_thread(P, L, P->from_fn);
+        T->fresh = 1;
+    }
+    P->cur = (int32_t)(T - P->th);
+    if (T->suspended) {
+        T->susp.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp_at.v[EV_INSTR];
+        T->suspended = 0;
+        activity(P, T, 1);
+        rebase(P, L, T, P->from_node);
+    }
+    charge_instr(P, L, T, keep);
+    return T;
+}
+
 /* prof_hook's events but the common line event: P is the state. */
 #if defined(__GNUC__)
 __attribute__((noinline))
@@ -1064,7 +1098,7 @@ static void hook_events(lua_State *L, lua_Debug *ar, Prof *P)
     } else {
         /* another thread runs: a resume or a yield */
         P->in_hook = 1;
-        T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
+        T = switch_simple(P, L, ar->event == LUA_HOOKLINE);
         P->in_hook = 0;
     }
     if (P->alloc < P->gc_next) {
@@ -1163,7 +1197,7 @@ static void reset_data(Prof *P)
     P->fns = NULL;
     P->edges = NULL;
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
-    P->cur = -1;
+    P->cur = P->prev = -1;
     memset(&P->G, 0, sizeof P->G);
     for (i = 0; i < CALL_CACHE; i++)
         P->cc[i].caller = -1;
@@ -1185,7 +1219,7 @@ static Prof *state(lua_State *L)
         return P;
     P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
     memset(P, 0, sizeof *P);
-    P->cur = -1;
+    P->cur = P->prev = -1;
     P->l54.hc_off = -1;
     P->l54.proto_off = -1;
     if (luaL_newmetatable(L, PROF_STATE)) {

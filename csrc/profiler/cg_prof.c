@@ -826,7 +826,10 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
 
 /* The call cache's entry for the call of ci from the frame on top of T,
  * or NULL when it holds another call. */
-static const CallSeen *seen_callee(Prof *P, const Frame *caller,
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
                                    const void *ci)
 {
     const CallSeen *e;
@@ -841,7 +844,10 @@ static const CallSeen *seen_callee(Prof *P, const Frame *caller,
 /* push() for Instr only: the frame of ci for the callee of e, unless its
  * name is still to be asked (named) or, with stacks, its node for this
  * parent is not cached. */
-static int fast_push(Prof *P, Thread *T, const void *ci, const CallSeen *e,
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_push(Prof *P, Thread *T, const void *ci, const CallSeen *e,
                      int named)
 {
     Frame *caller = top(T), *f;

@@ -169,3 +169,56 @@ describe("callgrind.write_file_atomic", function()
       "bad argument #2 to 'write_file_atomic' (string expected, got no value)")
   end)
 end)
+
+describe("atomic writes where the file system has no O_TMPFILE", function()
+  -- spec/fixtures/shim/open_shim.c, preloaded: open(O_TMPFILE) fails with
+  -- EOPNOTSUPP (and says so in a log), as on file systems without unnamed
+  -- files; the writer falls back to .NAME.tmp.PID.N beside the target
+  local shim, log
+  setup(function()
+    lab:need("gcc")
+    shim = lab.dir .. "/open_shim.so"
+    log = lab.dir .. "/open.log"
+    lab:run(("gcc -shared -fPIC -o %s %s -ldl"):format(shq(shim),
+      shq(lab:progs_dir() .. "/../shim/open_shim.c")), "gcc (building the open shim)")
+  end)
+
+  local function without_tmpfile(chunk, pre)
+    H.write_file(log, "")
+    return H.fresh_lua(chunk, (pre or "") .. " CGTEST_OPEN_LOG=" .. shq(log) .. " " .. H.preload(shim))
+  end
+
+  it("writes through a named temporary, keeps the mode, and leaves no temporary", function()
+    local dir = fresh_dir()
+    local target = dir .. "/t.txt"
+    H.write_file(target, OLD)
+    lab:run("chmod 640 " .. shq(target))
+    local out = without_tmpfile(([[
+      local callgrind = require "callgrind"
+      print(callgrind.write_file_atomic(%q, "new\n"))
+      print(callgrind.write_file_atomic(%q, "new too\n"))
+    ]]):format(target, dir .. "/u.txt"))
+    assert.are.equal("true\ntrue\n", out)
+    -- both writes asked for an unnamed file first
+    assert.are.equal(("O_TMPFILE refused in %s/\n"):rep(2):format(dir, dir), H.read_file(log))
+    assert.are.equal("new\n", H.read_file(target))
+    assert.are.equal("new too\n", H.read_file(dir .. "/u.txt"))
+    assert.are.equal("640", (lab:run("stat -c %a " .. shq(target)):gsub("%s+$", "")))
+    assert.are.same({ "t.txt", "u.txt" }, entries(dir))
+  end)
+
+  it("leaves the old file whole and removes its temporary under a file-size limit", function()
+    local dir = fresh_dir()
+    local target = dir .. "/t.txt"
+    H.write_file(target, OLD)
+    local out = without_tmpfile(([[
+      local callgrind = require "callgrind"
+      print(callgrind.write_file_atomic(%q, string.rep("x", 1 << 20)))
+    ]]):format(target), "ulimit -f 64;")
+    assert.are.equal("nil\t" .. target .. ": File too large\tio\n", out)
+    assert.are.equal("O_TMPFILE refused in " .. dir .. "/\n", H.read_file(log))
+    assert.are.equal(OLD, H.read_file(target))
+    assert.are.same({ "t.txt" }, entries(dir))
+  end)
+end)
+

@@ -172,3 +172,74 @@ describe("callgrind-lua", function()
     assert.are.equal("exit 2", out:match("exit %d+\n$"):sub(1, -2))
   end)
 end)
+
+describe("callgrind-lua flame of folded stacks", function()
+  -- the <title>s of an SVG's frames, in order: "name\ncost Ev (share%)"
+  local function titles(path)
+    local t = {}
+    for s in H.read_file(path):gmatch("<title>(.-)</title>") do t[#t + 1] = s end
+    return t
+  end
+
+  it("draws a .folded file as its lines give the stacks, names unescaped", function()
+    local dir = tmpdir()
+    -- d costs 1 under a;c and 100 under b;c: what no call graph can tell
+    H.write_file(dir .. "/x.folded", "main;a;c;d 1\nmain;a;c 2\n\nmain;b;c;d 100\r\nmain;b;c 2\nmain 3\nmain;x\\;y 0\n")
+    assert.are.equal(0, (run("flame", dir .. "/x.folded", "-o", dir .. "/x.svg")))
+    assert.are.same({ "all\n108 Instr (100.00%)", "main\n108 Instr (100.00%)", "a\n3 Instr (2.78%)",
+      "c\n3 Instr (2.78%)", "d\n1 Instr (0.93%)", "b\n102 Instr (94.44%)", "c\n102 Instr (94.44%)",
+      "d\n100 Instr (92.59%)" }, titles(dir .. "/x.svg"))
+    assert.is_truthy(H.read_file(dir .. "/x.svg"):find(">" .. dir .. "/x.folded: 108 Instr<", 1, true))
+    -- --event names what the counts count; a frame of no cost is not drawn
+    H.write_file(dir .. "/y.folded", "main;x\\;y 3\nmain 1\n")
+    assert.are.equal(0, (run("flame", dir .. "/y.folded", "--event", "samples", "-o", dir .. "/y.svg")))
+    assert.are.same({ "all\n4 samples (100.00%)", "main\n4 samples (100.00%)", "x;y\n3 samples (75.00%)" },
+      titles(dir .. "/y.svg"))
+    F.remove(dir)
+  end)
+
+  it("names the file and line of a line that is not a folded stack", function()
+    local dir = tmpdir()
+    H.write_file(dir .. "/bad.folded", "main 1\nmain;f\n")
+    local code, _, err = run("flame", dir .. "/bad.folded", "-o", dir .. "/b.svg")
+    assert.are.equal(1, code)
+    assert.are.equal(dir .. "/bad.folded:2: not a folded stack (frames, a blank and a count): main;f",
+      err:match("^[^\n]+"))
+    assert.is_false(require("callgrind.util").file_exists(dir .. "/b.svg"))
+    F.remove(dir)
+  end)
+
+  it("draws a Lua profile's own stacks from FILE.folded beside it, when they add up to its total", function()
+    local dir = tmpdir()
+    H.write_file(dir .. "/ctx.lua", table.concat({
+      "local function d(n) local s = 0 for i = 1, n do s = s + i end return s end",
+      "local function c(n) return d(n) + 1 end",
+      "local function a() return c(1) + 1 end",
+      "local function b() return c(100) + 1 end",
+      "print(a() + b())", "" }, "\n"))
+    local out = dir .. "/p.cg"
+    H.run(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s CALLGRIND_STACKS=1 lua5.4 -lcallgrind.start %s")
+      :format(H.shq(package.path), H.shq(package.cpath), H.shq(out), H.shq(dir .. "/ctx.lua")),
+      "lua5.4 -lcallgrind.start")
+    -- the stacks the profiler wrote: d under a;c and under b;c
+    local folded = H.read_file(out .. ".folded")
+    local d_under_a = tonumber(folded:match(";a;c;d (%d+)\n"))
+    local d_under_b = tonumber(folded:match(";b;c;d (%d+)\n"))
+    assert.is_true(d_under_b > 20 * d_under_a, folded)
+    assert.are.equal(0, (run("flame", out, "-o", dir .. "/exact.svg")))
+    local svg = H.read_file(dir .. "/exact.svg")
+    assert.is_truthy(svg:find("(stacks from " .. out .. ".folded)", 1, true))
+    local drawn = {}
+    for name, cost in svg:gmatch("<title>(%a)\n(%d+) Instr") do drawn[#drawn + 1] = name .. "=" .. cost end
+    assert.are.same({ "a=" .. drawn[1]:match("%d+"), "c=" .. drawn[2]:match("%d+"), "d=" .. d_under_a,
+      "b=" .. drawn[4]:match("%d+"), "c=" .. drawn[5]:match("%d+"), "d=" .. d_under_b }, drawn)
+    -- stacks of another run (a different total) are not used: the estimate is drawn
+    H.write_file(out .. ".folded", "main chunk 5\n")
+    assert.are.equal(0, (run("flame", out, "-o", dir .. "/est.svg")))
+    svg = H.read_file(dir .. "/est.svg")
+    assert.is_truthy(svg:find("(stacks estimated from the call graph)", 1, true))
+    local est_d_under_a = tonumber(svg:match("<title>a\n.-<title>d\n(%d+) Instr"))
+    assert.are_not.equal(d_under_a, est_d_under_a)
+    F.remove(dir)
+  end)
+end)

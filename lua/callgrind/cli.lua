@@ -40,7 +40,7 @@ local COMMANDS = {
     opts = { event = "value", top = "value", inclusive = "flag" },
     more = "  --event EV (ranks the movers)  --top N (default 10)  --inclusive" },
   flame = { args = "FILE... -o OUT.svg", output = "OUT.svg",
-    what = "an interactive SVG flame graph (--old FILE: a differential one)",
+    what = "an interactive SVG flame graph (--old FILE: a differential one; FILE.folded: folded stacks)",
     opts = { o = "value", event = "value", threshold = "value", title = "value", old = "value", color = "value" },
     more = "  --event EV  --threshold FRACTION (default 0.0001)  --title T  --color object|file  --old FILE" },
   dot = { args = "FILE... -o OUT.svg|OUT.png|OUT.dot", what = "a call graph (Graphviz; DOT text to stdout without -o)",
@@ -304,11 +304,62 @@ function run.diff(argv, out)
     kind = opts.inclusive and "inclusive" or nil }), "\n")
 end
 
+-- The tree of the folded stacks in path (threshold 0); nil, err when
+-- it cannot be read; fails with `path:LINE: reason` on a bad line.
+local function read_folded(path)
+  local text, err = require("callgrind.util").read_file(path)
+  if not text then return nil, err end
+  local ok, tree = pcall(require("callgrind.stacks").read_folded, text, path, 0)
+  if not ok then fail(tree) end
+  return tree
+end
+
+-- The sum of the counts of folded lines (no tree built).
+local function folded_total(path)
+  local text = require("callgrind.util").read_file(path)
+  if not text then return nil end
+  local total = 0
+  for n in text:gmatch("[ \t](%d+)[ \t]*\r?\n") do total = total + (math_tointeger(tonumber(n)) or 0) end
+  return total
+end
+
+-- flame of folded stacks: FILE.folded alone, or a Lua profile whose own
+-- stacks (CALLGRIND_STACKS=1) lie beside it as FILE.folded and add up to
+-- its Instr total (else they are another run's: the estimate is drawn).
+-- Returns true when it drew them, else false and the profile loaded.
+local function flame_folded(pos, opts, fopts)
+  if #pos ~= 1 or opts.old then return false end
+  local file, tree = pos[1]
+  if file:match("%.folded$") then
+    local err
+    tree, err = read_folded(file)
+    if not tree then fail(err) end
+    fopts.ev = opts.event
+  else
+    local prof = load(pos, "flame")
+    local companion = file .. ".folded"
+    if prof.events[1] ~= "Instr" or (opts.event and opts.event ~= "Instr") or not exists(companion)
+        or folded_total(companion) ~= prof:total("Instr") then
+      return false, prof
+    end
+    tree = read_folded(companion)
+    if not tree then return false, prof end
+    fopts.title = fopts.title or string_format("%s: %s Instr (stacks from %s)", prof.name or file,
+      report.commas(tree.total), companion)
+    file = companion
+  end
+  checked(try("flame", require("callgrind.flame").folded_flamegraph, tree, file, opts.o, fopts))
+  return true
+end
+
 function run.flame(argv)
   local opts, pos = parse("flame", argv, 2)
-  local prof = load(pos, "flame")
-  local fopts = { ev = opts.event and event_of(prof, opts.event, "flame") or nil, title = opts.title,
-    threshold = opts.threshold and number(opts.threshold, "--threshold", "flame") or nil, color = opts.color }
+  local fopts = { title = opts.title, color = opts.color,
+    threshold = opts.threshold and number(opts.threshold, "--threshold", "flame") or nil }
+  local drawn, prof = flame_folded(pos, opts, fopts)
+  if drawn then return end
+  prof = prof or load(pos, "flame")
+  fopts.ev = opts.event and event_of(prof, opts.event, "flame") or nil
   if opts.old then
     local d = callgrind.diff(load({ opts.old }, "flame"), prof)
     fopts.color = nil

@@ -179,12 +179,14 @@ local FLAME_OPTS = { ev = "string|number", threshold = "number", title = "string
   color = "string" }
 
 -- lvl: the level of the public method's caller, counted from here
-local function check_opts(opts, fname, lvl)
-  opts = args.options(opts, fname, 2, FLAME_OPTS, lvl)
-  local threshold = stacks.threshold(opts.threshold, fname, 2, lvl)
-  local color = args.option(opts.color, fname, 2, { "object", "file" }, "object", lvl)
+-- n: the options' argument number (default 2)
+local function check_opts(opts, fname, lvl, n)
+  n = n or 2
+  opts = args.options(opts, fname, n, FLAME_OPTS, lvl)
+  local threshold = stacks.threshold(opts.threshold, fname, n, lvl)
+  local color = args.option(opts.color, fname, n, { "object", "file" }, "object", lvl)
   local width = opts.width or WIDTH
-  if width < 100 then args.fail(fname, 2, string_format("width must be at least 100, got %s", width), lvl) end
+  if width < 100 then args.fail(fname, n, string_format("width must be at least 100, got %s", width), lvl) end
   return opts, threshold, color, math_floor(width)
 end
 
@@ -192,6 +194,24 @@ end
 local function colour_key(fn, by)
   if by == "file" then return fn.file or fn.object or fn.name end
   return fn.object or fn.file or fn.name
+end
+
+-- Writes the SVG of tree top: frames coloured by object or file (color),
+-- titled with their cost in ev and their share.
+local function draw(top, path, title, ev, color, width)
+  local total = top.total
+  local colours = {}
+  local function colour(nd)
+    if not nd.fn then return "#d0d0d0" end
+    local key = colour_key(nd.fn, color)
+    local c = colours[key]
+    if not c then c = warm(key); colours[key] = c end
+    return c
+  end
+  local function describe(nd)
+    return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
+  end
+  return require("callgrind.util").write_file(path, svg(top, title, colour, describe, width))
 end
 
 local function flamegraph(prof, path, opts)
@@ -206,21 +226,40 @@ local function flamegraph(prof, path, opts)
     args.event(prof, ev, "flamegraph", 2, 3)
   end
   local top = stacks.tree(prof, ev, threshold)
-  local total = top.total
-  local colours = {}
-  local function colour(nd)
-    if not nd.fn then return "#d0d0d0" end
-    local key = colour_key(nd.fn, color)
-    local c = colours[key]
-    if not c then c = warm(key); colours[key] = c end
-    return c
-  end
-  local function describe(nd)
-    return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
-  end
-  local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(total), ev,
+  local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev,
     top.exact and "" or " (stacks estimated from the call graph)")
-  return require("callgrind.util").write_file(path, svg(top, title, colour, describe, width))
+  return draw(top, path, title, ev, color, width)
+end
+
+--- Writes the flame graph of folded stacks (`frame;frame count` lines:
+-- what `-lcallgrind.start` with `CALLGRIND_STACKS=1` writes beside its
+-- profile, `prof:folded`, or another tool's stackcollapse output), exact
+-- as the lines give them: what `callgrind-lua flame FILE.folded` does.
+-- @param folded the folded lines (a string), or the tree
+--   `stacks.read_folded` made of them with threshold 0
+-- @tparam string source their name, for the title and errors
+-- @tparam string path the SVG to write
+-- @tparam[opt] table opts as `prof:flamegraph`'s; `ev` names what the
+--   counts count (default "Instr"); frames are coloured by name
+-- @return true, or nil, "path: reason", "io"; raises `SOURCE:LINE: reason`
+--   on a line that is not a folded stack
+-- @usage assert(flame.folded_flamegraph(io.open("x.folded"):read("a"), "x.folded", "x.svg"))
+function M.folded_flamegraph(folded, source, path, opts)
+  if type(folded) ~= "table" then args.check_type(folded, "string", "folded_flamegraph", 1) end
+  args.check_type(source, "string", "folded_flamegraph", 2)
+  args.check_type(path, "string", "folded_flamegraph", 3)
+  local threshold, color, width
+  opts, threshold, color, width = check_opts(opts, "folded_flamegraph", 3, 4)
+  local ev = opts.ev ~= nil and tostring(opts.ev) or "Instr"
+  local top
+  if type(folded) == "table" then
+    top = folded
+    stacks.prune(top, threshold * top.total)
+  else
+    top = stacks.read_folded(folded, source, threshold)
+  end
+  local title = opts.title or string_format("%s: %s %s", source, report.commas(top.total), ev)
+  return draw(top, path, title, ev, color, width)
 end
 
 --- Writes a flame graph of one event as a self-contained interactive SVG:

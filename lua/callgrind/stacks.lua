@@ -137,7 +137,10 @@ local function sum_up(nd)
   return t
 end
 
--- Merges children whose total is below min into their parent.
+--- Merges the children whose total is below min into their parent, in a
+-- tree of `stacks.tree` or `stacks.read_folded` (their cost stays on the
+-- parent's own line).
+-- @usage stacks.prune(tree, 1e-4 * tree.total)
 local function prune(nd, min)
   local kept = {}
   for _, kid in ipairs(nd.children) do
@@ -260,6 +263,86 @@ function M.walk(top, visit)
     end
   end
   go(top, 1)
+end
+
+local UNESCAPE = { ["\\"] = "\\", [";"] = ";", n = "\n", r = "\r" }
+
+-- The frames of a folded line's stack part: split at `;`, `\\`, `\;`,
+-- `\n`, `\r` unescaped (another backslash is kept as it is).
+local function split_frames(frames)
+  local names, cur, p = {}, {}, 1
+  while true do
+    local s = frames:find("[\\;]", p)
+    if not s then break end
+    cur[#cur + 1] = frames:sub(p, s - 1)
+    if frames:byte(s) == 59 then              -- ;
+      names[#names + 1] = table_concat(cur)
+      cur = {}
+      p = s + 1
+    else
+      local nx = frames:sub(s + 1, s + 1)
+      cur[#cur + 1] = UNESCAPE[nx] or ("\\" .. nx)
+      p = s + 2
+    end
+  end
+  cur[#cur + 1] = frames:sub(p)
+  names[#names + 1] = table_concat(cur)
+  return names
+end
+
+M.prune = prune
+
+--- The exact tree of folded-stack text: `frame;frame;frame count` lines,
+-- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=1` and
+-- other tools (flamegraph.pl's stackcollapse scripts, inferno) write them.
+-- Frames are unescaped as `stacks.escape` escapes them; blank lines are
+-- skipped; a frame is `{ name = }` (one table per distinct name). The
+-- tree is as `stacks.tree` gives, with `exact = true`.
+-- @tparam string text
+-- @tparam string source the name errors give (a file's path)
+-- @tparam[opt] number threshold as for `stacks.tree` (default 0.0001)
+-- @return the tree; raises `SOURCE:LINE: reason` on a line that is not
+--   frames, a blank and a count
+-- @usage local tree = stacks.read_folded("main;f 10\nmain 2\n", "x.folded")
+function M.read_folded(text, source, threshold)
+  threshold = threshold or M.THRESHOLD
+  local top = { total = 0, self = 0, children = {}, index = {}, exact = true }
+  local fns = {}
+  local pos, lineno, len = 1, 0, #text
+  while pos <= len do
+    local e = text:find("\n", pos, true) or len + 1
+    local line = text:sub(pos, e - 1):gsub("\r$", "")
+    lineno = lineno + 1
+    pos = e + 1
+    if line:find("%S") then
+      local frames, count = line:match("^(.-)[ \t]+(%d+)[ \t]*$")
+      count = count and math.tointeger(tonumber(count))
+      if not frames or frames == "" or not count or top.total + count < top.total then
+        error(string_format("%s:%d: not a folded stack (frames, a blank and a count): %s", source, lineno,
+          M.printable(#line > 80 and line:sub(1, 80) .. "..." or line)), 0)
+      end
+      local nd = top
+      for _, name in ipairs(split_frames(frames)) do
+        local fn = fns[name]
+        if not fn then
+          fn = { name = name }
+          fns[name] = fn
+        end
+        local kid = nd.index[fn]
+        if not kid then
+          kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
+          nd.index[fn] = kid
+          nd.children[#nd.children + 1] = kid
+        end
+        nd = kid
+      end
+      nd.self = nd.self + count
+      top.total = top.total + count
+    end
+  end
+  sum_up(top)
+  prune(top, threshold * top.total)
+  return top
 end
 
 -- The folded lines of a tree, as an array of strings.

@@ -50,6 +50,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
 #include "cg_prof_lua54.h"
+#include "cg_lua_write.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -1351,6 +1352,139 @@ static void push_data(lua_State *L)
     }
 }
 
+/* ---- folded stacks ---- */
+
+/* The nodes of data.stacks and the names, read for fill_folded. */
+typedef struct Folded {
+    size_t n;                   /* nodes */
+    const int32_t *parent;      /* per node: its parent's index, -1: none */
+    const int32_t *fn;          /* per node: index into names */
+    const int64_t *cost;        /* per node: its first cost */
+    const CgStr *names;
+    int32_t *chain;             /* n slots: a stack, innermost first */
+} Folded;
+
+/* Emits one line "name;name;...;name cost" per node whose cost is not 0,
+ * in node order: its frames from the outermost, found by walking up its
+ * parents. Staged in a buffer of its own (cg_write_raw per piece would be
+ * a call per frame). */
+static void fill_folded(CgWriter *w, void *ud)
+{
+    const Folded *F = (const Folded *)ud;
+    char buf[1 << 16];
+    size_t len = 0, i;
+    for (i = 0; i < F->n; i++) {
+        size_t depth = 0;
+        int32_t x = (int32_t)i;
+        char num[24];
+        int nl = 0;
+        uint64_t v;
+        if (F->cost[i] == 0)
+            continue;
+        while (x >= 0) {
+            F->chain[depth++] = x;
+            x = F->parent[x];
+        }
+        while (depth > 0) {
+            const CgStr *name = &F->names[F->fn[F->chain[--depth]]];
+            if (len + name->len + 1 > sizeof buf) {
+                cg_write_raw(w, buf, len);
+                len = 0;
+                if (name->len + 1 > sizeof buf) {
+                    cg_write_raw(w, name->ptr, name->len);
+                    cg_write_raw(w, depth > 0 ? ";" : " ", 1);
+                    continue;
+                }
+            }
+            memcpy(buf + len, name->ptr, name->len);
+            len += name->len;
+            buf[len++] = depth > 0 ? ';' : ' ';
+        }
+        /* the cost as Lua's tostring writes an integer, then the newline */
+        v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
+        num[sizeof num - ++nl] = '\n';
+        do {
+            num[sizeof num - ++nl] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v > 0);
+        if (F->cost[i] < 0)
+            num[sizeof num - ++nl] = '-';
+        if (len + (size_t)nl > sizeof buf) {
+            cg_write_raw(w, buf, len);
+            len = 0;
+        }
+        memcpy(buf + len, num + sizeof num - nl, (size_t)nl);
+        len += (size_t)nl;
+    }
+    cg_write_raw(w, buf, len);
+}
+
+/* prof_write_folded(path, stacks, width, names) -> true, or nil,
+ * "path: reason", kind (as core.write_file_atomic): writes the folded
+ * stacks of collected data to path, whole or not at all (the core's
+ * atomic write). stacks is data.stacks, `width` integers per node (parent
+ * index, 0: none, which comes before it; function index; its costs);
+ * names[fn] the function's name as a folded frame (escaped by the
+ * caller). One line `name;name;...;name cost` (the first cost) per node
+ * whose first cost is not 0, in node order: what until_exit writes beside
+ * the profile with stacks = true. */
+static int l_write_folded(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer width = luaL_checkinteger(L, 3);
+    size_t n, nfn, i;
+    Folded F;
+    int32_t *ints;
+    int64_t *costs;
+    CgStr *names;
+    luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
+                  "path contains a NUL byte");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_argcheck(L, width >= 3, 3, "a node has at least 3 integers");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    n = lua_rawlen(L, 2) / (size_t)width;
+    nfn = lua_rawlen(L, 4);
+    if (n > (size_t)INT32_MAX || nfn > (size_t)INT32_MAX)
+        return luaL_error(L, "too many stacks");
+    /* scratch the collector frees: parent, fn and chain, then costs */
+    ints = (int32_t *)lua_newuserdatauv(L, n * 3 * sizeof *ints + 1, 0);
+    costs = (int64_t *)lua_newuserdatauv(L, n * sizeof *costs + 1, 0);
+    names = (CgStr *)lua_newuserdatauv(L, nfn * sizeof *names + 1, 0);
+    for (i = 0; i < nfn; i++) {
+        lua_rawgeti(L, 4, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_error(L, "names[%d] is not a string", (int)i + 1);
+        names[i].ptr = lua_tolstring(L, -1, &names[i].len);
+        lua_pop(L, 1);          /* still in the table at 4 */
+    }
+    for (i = 0; i < n; i++) {
+        lua_Integer base = (lua_Integer)i * width, p, f, c;
+        int okp, okf, okc;
+        lua_rawgeti(L, 2, base + 1);
+        lua_rawgeti(L, 2, base + 2);
+        lua_rawgeti(L, 2, base + 3);
+        p = lua_tointegerx(L, -3, &okp);
+        f = lua_tointegerx(L, -2, &okf);
+        c = lua_tointegerx(L, -1, &okc);
+        lua_pop(L, 3);
+        if (!okp || !okf || !okc || p < 0 || p > (lua_Integer)i || f < 1
+            || f > (lua_Integer)nfn)
+            return luaL_error(L, "stacks: node %d is not parent (an "
+                              "earlier node or 0), function, cost",
+                              (int)i + 1);
+        ints[i] = (int32_t)p - 1;
+        ints[n + i] = (int32_t)f - 1;
+        costs[i] = (int64_t)c;
+    }
+    F.n = n;
+    F.parent = ints;
+    F.fn = ints + n;
+    F.chain = ints + 2 * n;
+    F.cost = costs;
+    F.names = names;
+    return cgl_write_atomic_with(L, path, fill_folded, &F);
+}
+
 static void drop_data(lua_State *L)
 {
     Prof *P = get_prof(L);
@@ -1484,6 +1618,7 @@ void cg_prof_register(lua_State *L)
         {"prof_running", l_running},
         {"prof_mode", l_mode},
         {"prof_pid", l_pid},
+        {"prof_write_folded", l_write_folded},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

@@ -123,10 +123,25 @@ typedef struct Thread {
     int suspended, fresh;       /* fresh: started while profiling */
 } Thread;
 
-/* A node of the stack trie: one per distinct call stack (parent, fn). */
+/* A node of the stack trie: one per distinct call stack (parent, fn). A
+ * call finds its node under the caller's node by the callee's one-entry
+ * cache (FnCost np, nn), else among the caller node's last children
+ * (kid_fn, kid: most recent first; a parser's function calls a few others
+ * in turn, each also called from elsewhere), else by walking the caller
+ * node's children (first, next) while it has at most KID_WALK of them,
+ * else by the hash map nodemap, which holds the children of the nodes
+ * with more, and the outermost nodes. Nodes are only added, never moved
+ * to another index. */
+#define NKID 4
+#define KID_WALK 8
 typedef struct Node {
     int32_t parent, fn;         /* parent -1: outermost */
     Cost self;
+    int32_t kid_fn[NKID];       /* -1: none */
+    int32_t kid[NKID];
+    int32_t first, next;        /* its newest child, its next older
+                                   sibling (-1: none) */
+    int32_t nkids;              /* its children */
 } Node;
 
 typedef struct Prof {
@@ -397,22 +412,105 @@ static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
     return (int32_t)(*n)++;
 }
 
+/* fn's node under node parent when it is among parent's last children
+ * (it moves to the front), else -1. */
+static int32_t kid_cached(Prof *P, int32_t parent, int32_t fn)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = 0; k < NKID; k++)
+        if (n->kid_fn[k] == fn) {
+            int32_t id = n->kid[k];
+            for (; k > 0; k--) {
+                n->kid_fn[k] = n->kid_fn[k - 1];
+                n->kid[k] = n->kid[k - 1];
+            }
+            n->kid_fn[0] = fn;
+            n->kid[0] = id;
+            return id;
+        }
+    return -1;
+}
+
+/* Puts node id under its key (parent + 1, fn) into nodemap. */
+static void node_index(Prof *P, lua_State *L, int32_t id)
+{
+    const Node *n = &P->nodes[id];
+    if (map_put(&P->nodemap, (uint64_t)(uint32_t)(n->parent + 1),
+                (uint32_t)n->fn, id) != 0)
+        oom(P, L);
+}
+
+/* fn's node under parent from its children (-1: none yet). */
+static int32_t find_kid(Prof *P, int32_t parent, int32_t fn)
+{
+    int32_t x;
+    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
+        return map_get(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                       (uint32_t)fn);
+    for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+        if (P->nodes[x].fn == fn)
+            return x;
+    return -1;
+}
+
+/* A new node for fn under parent: its index. */
+static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    int32_t id = (int32_t)P->nnode, x;
+    Node *n;
+    int k;
+    if (P->nnode >= (size_t)INT32_MAX
+        || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
+        oom(P, L);
+    n = &P->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->fn = fn;
+    for (k = 0; k < NKID; k++)
+        n->kid_fn[k] = -1;
+    n->first = n->next = -1;
+    if (parent >= 0) {
+        Node *up = &P->nodes[parent];
+        n->next = up->first;
+        up->first = id;
+        if (++up->nkids == KID_WALK + 1) {
+            /* too many to walk: its children go into the map */
+            P->nnode++;
+            for (x = id; x >= 0; x = P->nodes[x].next)
+                node_index(P, L, x);
+            return id;
+        }
+    }
+    P->nnode++;
+    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
+        node_index(P, L, id);
+    return id;
+}
+
 /* The node of the stack `parent` extended by fn (-1 without stacks). */
 static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {
-    uint64_t k1 = (uint64_t)(uint32_t)(parent + 1), k2 = (uint32_t)fn;
     int32_t id;
+    int k;
     Node *n;
     if (!P->stacks || fn < 0)
         return parent;
-    id = map_get(&P->nodemap, k1, k2);
-    if (id >= 0)
+    if (parent >= 0 && (id = kid_cached(P, parent, fn)) >= 0)
         return id;
-    id = add_record(P, L, &P->nodemap, k1, k2, (void **)&P->nodes,
-                    &P->nnode, &P->capnode, sizeof *P->nodes);
-    n = &P->nodes[id];
-    n->parent = parent;
-    n->fn = fn;
+    id = find_kid(P, parent, fn);
+    if (id < 0)
+        id = new_node(P, L, parent, fn);
+    if (parent >= 0) {
+        /* the newest of parent's last children; the oldest leaves */
+        n = &P->nodes[parent];
+        for (k = NKID - 1; k > 0; k--) {
+            n->kid_fn[k] = n->kid_fn[k - 1];
+            n->kid[k] = n->kid[k - 1];
+        }
+        n->kid_fn[0] = fn;
+        n->kid[0] = id;
+    }
     return id;
 }
 
@@ -828,14 +926,23 @@ static int seen_callee(const Prof *P, const Frame *caller, const void *ci)
 
 /* push() for Instr only: the frame of ci for the callee seen[i] of
  * caller's function, unless its name is still to be asked (named) or,
- * with stacks, its node for this parent is not cached. */
+ * with stacks, its node under the caller's is in neither cache (the
+ * callee's, the caller node's last children). */
 static int fast_push(Prof *P, Thread *T, const void *ci, int i, int named)
 {
     Frame *caller = top(T), *f;
     const FnCost *c = &P->fns[caller->fn];
     FnCost *d = &P->fns[c->seen[i].fn];
-    if ((named && !d->asked) || (P->stacks && d->np != caller->node))
+    if (named && !d->asked)
         return 0;
+    if (P->stacks && d->np != caller->node) {
+        int32_t id = caller->node >= 0
+                         ? kid_cached(P, caller->node, c->seen[i].fn) : -1;
+        if (id < 0)
+            return 0;
+        d->np = caller->node;
+        d->nn = id;
+    }
     f = &T->f[T->n++];
     f->ci = ci;
     f->fn = c->seen[i].fn;

@@ -45,8 +45,9 @@
  * __gc. While profiling, the state's allocator is a wrapper whose user data
  * is the state: that is how the hook finds it, and how a thread that still
  * has the hook after stop (threads inherit hooks) knows to remove it. A
- * stack node costs 32 bytes, plus 2 to 4 hash slots of 24 bytes (a load
- * of at most 1/2). */
+ * stack node costs 80 bytes; the children of a node with more than 8, and
+ * the outermost nodes, also take 2 to 4 hash slots of 24 bytes each (a
+ * load of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
 #include "cg_prof_lua54.h"

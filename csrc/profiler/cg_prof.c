@@ -489,12 +489,24 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     return id;
 }
 
+/* id (fn's node under parent) becomes the newest of parent's last
+ * children; the oldest leaves. */
+static void kid_remember(Prof *P, int32_t parent, int32_t fn, int32_t id)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = NKID - 1; k > 0; k--) {
+        n->kid_fn[k] = n->kid_fn[k - 1];
+        n->kid[k] = n->kid[k - 1];
+    }
+    n->kid_fn[0] = fn;
+    n->kid[0] = id;
+}
+
 /* The node of the stack `parent` extended by fn (-1 without stacks). */
 static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {
     int32_t id;
-    int k;
-    Node *n;
     if (!P->stacks || fn < 0)
         return parent;
     if (parent >= 0 && (id = kid_cached(P, parent, fn)) >= 0)
@@ -502,16 +514,8 @@ static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     id = find_kid(P, parent, fn);
     if (id < 0)
         id = new_node(P, L, parent, fn);
-    if (parent >= 0) {
-        /* the newest of parent's last children; the oldest leaves */
-        n = &P->nodes[parent];
-        for (k = NKID - 1; k > 0; k--) {
-            n->kid_fn[k] = n->kid_fn[k - 1];
-            n->kid[k] = n->kid[k - 1];
-        }
-        n->kid_fn[0] = fn;
-        n->kid[0] = id;
-    }
+    if (parent >= 0)
+        kid_remember(P, parent, fn, id);
     return id;
 }
 
@@ -927,8 +931,8 @@ static int seen_callee(const Prof *P, const Frame *caller, const void *ci)
 
 /* push() for Instr only: the frame of ci for the callee seen[i] of
  * caller's function, unless its name is still to be asked (named) or,
- * with stacks, its node under the caller's is in neither cache (the
- * callee's, the caller node's last children). */
+ * with stacks, its node under the caller's is still to be made (or the
+ * caller has none). */
 static int fast_push(Prof *P, Thread *T, const void *ci, int i, int named)
 {
     Frame *caller = top(T), *f;
@@ -937,10 +941,16 @@ static int fast_push(Prof *P, Thread *T, const void *ci, int i, int named)
     if (named && !d->asked)
         return 0;
     if (P->stacks && d->np != caller->node) {
-        int32_t id = caller->node >= 0
-                         ? kid_cached(P, caller->node, c->seen[i].fn) : -1;
-        if (id < 0)
+        int32_t fn = c->seen[i].fn, id;
+        if (caller->node < 0)
             return 0;
+        id = kid_cached(P, caller->node, fn);
+        if (id < 0) {
+            id = find_kid(P, caller->node, fn);
+            if (id < 0)
+                return 0;
+            kid_remember(P, caller->node, fn, id);
+        }
         d->np = caller->node;
         d->nn = id;
     }

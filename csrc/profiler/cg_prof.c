@@ -433,12 +433,12 @@ static int32_t kid_cached(Prof *P, int32_t parent, int32_t fn)
     return -1;
 }
 
-/* Puts node id under its key (parent + 1, fn) into nodemap. */
-static void node_index(Prof *P, lua_State *L, int32_t id)
+/* Puts node id, fn's under parent, into nodemap. */
+static void node_index(Prof *P, lua_State *L, int32_t parent, int32_t fn,
+                       int32_t id)
 {
-    const Node *n = &P->nodes[id];
-    if (map_put(&P->nodemap, (uint64_t)(uint32_t)(n->parent + 1),
-                (uint32_t)n->fn, id) != 0)
+    if (map_put(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                (uint32_t)fn, id) != 0)
         oom(P, L);
 }
 
@@ -455,7 +455,9 @@ static int32_t find_kid(Prof *P, int32_t parent, int32_t fn)
     return -1;
 }
 
-/* A new node for fn under parent: its index. */
+/* A new node for fn under parent: its index. Out of memory, nothing
+ * changed but entries in nodemap that are right (children of a parent
+ * still walked, which a later try puts again: the same values). */
 static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {
     int32_t id = (int32_t)P->nnode, x;
@@ -464,6 +466,12 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     if (P->nnode >= (size_t)INT32_MAX
         || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
         oom(P, L);
+    if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
+        /* one more is too many to walk: its children go into the map */
+        for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+            node_index(P, L, parent, P->nodes[x].fn, x);
+    if (parent < 0 || P->nodes[parent].nkids >= KID_WALK)
+        node_index(P, L, parent, fn, id);
     n = &P->nodes[id];
     memset(n, 0, sizeof *n);
     n->parent = parent;
@@ -475,17 +483,9 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
         Node *up = &P->nodes[parent];
         n->next = up->first;
         up->first = id;
-        if (++up->nkids == KID_WALK + 1) {
-            /* too many to walk: its children go into the map */
-            P->nnode++;
-            for (x = id; x >= 0; x = P->nodes[x].next)
-                node_index(P, L, x);
-            return id;
-        }
+        up->nkids++;
     }
     P->nnode++;
-    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
-        node_index(P, L, id);
     return id;
 }
 

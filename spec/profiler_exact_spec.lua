@@ -187,6 +187,75 @@ describe("callgrind.profile{ stacks = true }", function()
     assert.are.equal(prof:total("Time"), tsum)
   end)
 
+  -- Each distinct stack's Instr as a count hook sees it: at every
+  -- instruction, the functions on the stack from run to the one running.
+  local function hook_stacks(run, names)
+    local costs = {}
+    sethook(function()
+      local up, level = {}, 2
+      while true do
+        local info = getinfo(level, "f")
+        if not info then return end             -- outside run
+        up[#up + 1] = info.func
+        if info.func == run then break end
+        level = level + 1
+      end
+      local path = {}
+      for i = #up, 1, -1 do path[#path + 1] = names[up[i]] end
+      local key = table.concat(path, ";")
+      costs[key] = (costs[key] or 0) + 1
+    end, "", 1)
+    run()
+    sethook()
+    return costs
+  end
+
+  it("finds every stack's node when callers have more children than it caches, and many parents", function()
+    -- fan calls m of the k functions in a rotating order: 6 (more than
+    -- the 4 last children a node keeps, fewer than the 9 from which a
+    -- node's children are indexed) or 10; under each of deep's frames, so
+    -- every k has many parents
+    local function k1(x) return x + 1 end
+    local function k2(x) return x + 2 end
+    local function k3(x) return x + 3 end
+    local function k4(x) return x + 4 end
+    local function k5(x) return x + 5 end
+    local function k6(x) return x + 6 end
+    local function k7(x) return x + 7 end
+    local function k8(x) return x + 8 end
+    local function k9(x) return x + 9 end
+    local function k10(x) return x + 10 end
+    local ks = { k1, k2, k3, k4, k5, k6, k7, k8, k9, k10 }
+    local function fan(n, d, m)
+      local s = 0
+      for i = 1, n do s = s + ks[(i * 7 + d) % m + 1](i) end
+      return s
+    end
+    local function deep(d, m)
+      if d == 0 then local s = fan(30, d, m) return s end   -- no tail call
+      return deep(d - 1, m) + fan(5 + d, d, m) + fan(3, d + 1, 6)
+    end
+    local function run()
+      for d = 1, 7 do deep(d, d % 2 == 0 and 10 or 6) end
+      fan(40, 3, 10)
+    end
+    local names = { [fan] = "fan", [deep] = "deep", [run] = "run" }
+    for i, k in ipairs(ks) do names[k] = "k" .. i end
+    local want = hook_stacks(run, names)
+    for _, opts in ipairs { { stacks = true }, { stacks = true, time = true }, { stacks = true, count_hook = true } } do
+      local prof = callgrind.profile(run, opts)
+      local got, n = {}, 0
+      for frames, cost in prof:stacks("Instr") do
+        local path = {}
+        for i, f in ipairs(frames) do path[i] = f.name end
+        got[table.concat(path, ";")] = cost
+        n = n + 1
+      end
+      assert.are.equal(103, n)
+      assert.are.same(want, got)
+    end
+  end)
+
   it("keeps one frame for a function tail-calling itself", function()
     local function loop(n) if n == 0 then return 0 end return loop(n - 1) end
     local prof = callgrind.profile(function() return loop(1000) end, { stacks = true })

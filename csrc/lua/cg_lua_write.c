@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const kind_names[] = { "", "format", "memory", "io",
@@ -65,6 +66,37 @@ static int cgl_write_file_atomic(lua_State *L)
                   "path contains a NUL byte");
     xfsz_block(&g);
     rc = cg_write_file_atomic(path, s, len, msg, sizeof msg);
+    xfsz_restore(&g);
+    if (rc != CG_OK)
+        return push_fail(L, rc, msg);
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
+int cgl_write_atomic_with(lua_State *L, const char *path,
+                          void (*fill)(CgWriter *w, void *ud), void *ud)
+{
+    char msg[1024];
+    XfszGuard g;
+    CgAtomic a;
+    CgWriter w;
+    int rc;
+    xfsz_block(&g);
+    rc = cg_atomic_open(&a, path, msg, sizeof msg);
+    if (rc == CG_OK) {
+        cg_writer_init_fd(&w, a.fd, 0);
+        fill(&w, ud);
+        rc = cg_writer_flush(&w);
+        if (rc != CG_OK) {
+            /* as cg_write_file_atomic says it */
+            snprintf(msg, sizeof msg, "%s: %s", path,
+                     rc == CG_EIO ? strerror(w.err) : "out of memory");
+            cg_atomic_abort(&a);
+        } else {
+            rc = cg_atomic_commit(&a, msg, sizeof msg);
+        }
+        cg_writer_free(&w);
+    }
     xfsz_restore(&g);
     if (rc != CG_OK)
         return push_fail(L, rc, msg);

@@ -45,11 +45,13 @@
  * __gc. While profiling, the state's allocator is a wrapper whose user data
  * is the state: that is how the hook finds it, and how a thread that still
  * has the hook after stop (threads inherit hooks) knows to remove it. A
- * stack node costs 32 bytes, plus 2 to 4 hash slots of 24 bytes (a load
- * of at most 1/2). */
+ * stack node costs 80 bytes; the children of a node with more than 8, and
+ * the outermost nodes, also take 2 to 4 hash slots of 24 bytes each (a
+ * load of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
 #include "cg_prof_lua54.h"
+#include "cg_lua_write.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -128,10 +130,25 @@ typedef struct Thread {
     int suspended, fresh;       /* fresh: started while profiling */
 } Thread;
 
-/* A node of the stack trie: one per distinct call stack (parent, fn). */
+/* A node of the stack trie: one per distinct call stack (parent, fn). A
+ * call finds its node under the caller's node by the callee's one-entry
+ * cache (FnCost np, nn), else among the caller node's last children
+ * (kid_fn, kid: most recent first; a parser's function calls a few others
+ * in turn, each also called from elsewhere), else by walking the caller
+ * node's children (first, next) while it has at most KID_WALK of them,
+ * else by the hash map nodemap, which holds the children of the nodes
+ * with more, and the outermost nodes. Nodes are only added, never moved
+ * to another index. */
+#define NKID 4
+#define KID_WALK 8
 typedef struct Node {
     int32_t parent, fn;         /* parent -1: outermost */
     Cost self;
+    int32_t kid_fn[NKID];       /* -1: none */
+    int32_t kid[NKID];
+    int32_t first, next;        /* its newest child, its next older
+                                   sibling (-1: none) */
+    int32_t nkids;              /* its children */
 } Node;
 
 typedef struct Prof {
@@ -404,22 +421,109 @@ static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
     return (int32_t)(*n)++;
 }
 
+/* fn's node under node parent when it is among parent's last children
+ * (it moves to the front), else -1. */
+static int32_t kid_cached(Prof *P, int32_t parent, int32_t fn)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = 0; k < NKID; k++)
+        if (n->kid_fn[k] == fn) {
+            int32_t id = n->kid[k];
+            for (; k > 0; k--) {
+                n->kid_fn[k] = n->kid_fn[k - 1];
+                n->kid[k] = n->kid[k - 1];
+            }
+            n->kid_fn[0] = fn;
+            n->kid[0] = id;
+            return id;
+        }
+    return -1;
+}
+
+/* Puts node id, fn's under parent, into nodemap. */
+static void node_index(Prof *P, lua_State *L, int32_t parent, int32_t fn,
+                       int32_t id)
+{
+    if (map_put(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                (uint32_t)fn, id) != 0)
+        oom(P, L);
+}
+
+/* fn's node under parent from its children (-1: none yet). */
+static int32_t find_kid(Prof *P, int32_t parent, int32_t fn)
+{
+    int32_t x;
+    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
+        return map_get(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                       (uint32_t)fn);
+    for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+        if (P->nodes[x].fn == fn)
+            return x;
+    return -1;
+}
+
+/* A new node for fn under parent: its index. Out of memory, nothing
+ * changed but entries in nodemap that are right (children of a parent
+ * still walked, which a later try puts again: the same values). */
+static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    int32_t id = (int32_t)P->nnode, x;
+    Node *n;
+    int k;
+    if (P->nnode >= (size_t)INT32_MAX
+        || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
+        oom(P, L);
+    if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
+        /* one more is too many to walk: its children go into the map */
+        for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+            node_index(P, L, parent, P->nodes[x].fn, x);
+    if (parent < 0 || P->nodes[parent].nkids >= KID_WALK)
+        node_index(P, L, parent, fn, id);
+    n = &P->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->fn = fn;
+    for (k = 0; k < NKID; k++)
+        n->kid_fn[k] = -1;
+    n->first = n->next = -1;
+    if (parent >= 0) {
+        Node *up = &P->nodes[parent];
+        n->next = up->first;
+        up->first = id;
+        up->nkids++;
+    }
+    P->nnode++;
+    return id;
+}
+
+/* id (fn's node under parent) becomes the newest of parent's last
+ * children; the oldest leaves. */
+static void kid_remember(Prof *P, int32_t parent, int32_t fn, int32_t id)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = NKID - 1; k > 0; k--) {
+        n->kid_fn[k] = n->kid_fn[k - 1];
+        n->kid[k] = n->kid[k - 1];
+    }
+    n->kid_fn[0] = fn;
+    n->kid[0] = id;
+}
+
 /* The node of the stack `parent` extended by fn (-1 without stacks). */
 static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {
-    uint64_t k1 = (uint64_t)(uint32_t)(parent + 1), k2 = (uint32_t)fn;
     int32_t id;
-    Node *n;
     if (!P->stacks || fn < 0)
         return parent;
-    id = map_get(&P->nodemap, k1, k2);
-    if (id >= 0)
+    if (parent >= 0 && (id = kid_cached(P, parent, fn)) >= 0)
         return id;
-    id = add_record(P, L, &P->nodemap, k1, k2, (void **)&P->nodes,
-                    &P->nnode, &P->capnode, sizeof *P->nodes);
-    n = &P->nodes[id];
-    n->parent = parent;
-    n->fn = fn;
+    id = find_kid(P, parent, fn);
+    if (id < 0)
+        id = new_node(P, L, parent, fn);
+    if (parent >= 0)
+        kid_remember(P, parent, fn, id);
     return id;
 }
 
@@ -842,18 +946,32 @@ static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
 }
 
 /* push() for Instr only: the frame of ci for the callee of e, unless its
- * name is still to be asked (named) or, with stacks, its node for this
- * parent is not cached. */
+ * name is still to be asked (named) or, with stacks, its node under the
+ * caller's is still to be made (or the caller has none). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_push(Prof *P, Thread *T, const void *ci, const CallSeen *e,
-                     int named)
+static inline int fast_push(Prof *P, Thread *T, const void *ci,
+                            const CallSeen *e, int named)
 {
     Frame *caller = top(T), *f;
     FnCost *d = &P->fns[e->fn];
-    if ((named && !d->asked) || (P->stacks && d->np != caller->node))
+    if (named && !d->asked)
         return 0;
+    if (P->stacks && d->np != caller->node) {
+        int32_t fn = e->fn, id;
+        if (caller->node < 0)
+            return 0;
+        id = kid_cached(P, caller->node, fn);
+        if (id < 0) {
+            id = find_kid(P, caller->node, fn);
+            if (id < 0)
+                return 0;
+            kid_remember(P, caller->node, fn, id);
+        }
+        d->np = caller->node;
+        d->nn = id;
+    }
     f = &T->f[T->n++];
     f->ci = ci;
     f->fn = e->fn;
@@ -1430,6 +1548,139 @@ static void push_data(lua_State *L)
     }
 }
 
+/* ---- folded stacks ---- */
+
+/* The nodes of data.stacks and the names, read for fill_folded. */
+typedef struct Folded {
+    size_t n;                   /* nodes */
+    const int32_t *parent;      /* per node: its parent's index, -1: none */
+    const int32_t *fn;          /* per node: index into names */
+    const int64_t *cost;        /* per node: its first cost */
+    const CgStr *names;
+    int32_t *chain;             /* n slots: a stack, innermost first */
+} Folded;
+
+/* Emits one line "name;name;...;name cost" per node whose cost is not 0,
+ * in node order: its frames from the outermost, found by walking up its
+ * parents. Staged in a buffer of its own (cg_write_raw per piece would be
+ * a call per frame). */
+static void fill_folded(CgWriter *w, void *ud)
+{
+    const Folded *F = (const Folded *)ud;
+    char buf[1 << 16];
+    size_t len = 0, i;
+    for (i = 0; i < F->n; i++) {
+        size_t depth = 0;
+        int32_t x = (int32_t)i;
+        char num[24];
+        int nl = 0;
+        uint64_t v;
+        if (F->cost[i] == 0)
+            continue;
+        while (x >= 0) {
+            F->chain[depth++] = x;
+            x = F->parent[x];
+        }
+        while (depth > 0) {
+            const CgStr *name = &F->names[F->fn[F->chain[--depth]]];
+            if (len + name->len + 1 > sizeof buf) {
+                cg_write_raw(w, buf, len);
+                len = 0;
+                if (name->len + 1 > sizeof buf) {
+                    cg_write_raw(w, name->ptr, name->len);
+                    cg_write_raw(w, depth > 0 ? ";" : " ", 1);
+                    continue;
+                }
+            }
+            memcpy(buf + len, name->ptr, name->len);
+            len += name->len;
+            buf[len++] = depth > 0 ? ';' : ' ';
+        }
+        /* the cost as Lua's tostring writes an integer, then the newline */
+        v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
+        num[sizeof num - ++nl] = '\n';
+        do {
+            num[sizeof num - ++nl] = (char)('0' + v % 10);
+            v /= 10;
+        } while (v > 0);
+        if (F->cost[i] < 0)
+            num[sizeof num - ++nl] = '-';
+        if (len + (size_t)nl > sizeof buf) {
+            cg_write_raw(w, buf, len);
+            len = 0;
+        }
+        memcpy(buf + len, num + sizeof num - nl, (size_t)nl);
+        len += (size_t)nl;
+    }
+    cg_write_raw(w, buf, len);
+}
+
+/* prof_write_folded(path, stacks, width, names) -> true, or nil,
+ * "path: reason", kind (as core.write_file_atomic): writes the folded
+ * stacks of collected data to path, whole or not at all (the core's
+ * atomic write). stacks is data.stacks, `width` integers per node (parent
+ * index, 0: none, which comes before it; function index; its costs);
+ * names[fn] the function's name as a folded frame (escaped by the
+ * caller). One line `name;name;...;name cost` (the first cost) per node
+ * whose first cost is not 0, in node order: what until_exit writes beside
+ * the profile with stacks = true. */
+static int l_write_folded(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer width = luaL_checkinteger(L, 3);
+    size_t n, nfn, i;
+    Folded F;
+    int32_t *ints;
+    int64_t *costs;
+    CgStr *names;
+    luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
+                  "path contains a NUL byte");
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_argcheck(L, width >= 3, 3, "a node has at least 3 integers");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    n = lua_rawlen(L, 2) / (size_t)width;
+    nfn = lua_rawlen(L, 4);
+    if (n > (size_t)INT32_MAX || nfn > (size_t)INT32_MAX)
+        return luaL_error(L, "too many stacks");
+    /* scratch the collector frees: parent, fn and chain, then costs */
+    ints = (int32_t *)lua_newuserdatauv(L, n * 3 * sizeof *ints + 1, 0);
+    costs = (int64_t *)lua_newuserdatauv(L, n * sizeof *costs + 1, 0);
+    names = (CgStr *)lua_newuserdatauv(L, nfn * sizeof *names + 1, 0);
+    for (i = 0; i < nfn; i++) {
+        lua_rawgeti(L, 4, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_error(L, "names[%d] is not a string", (int)i + 1);
+        names[i].ptr = lua_tolstring(L, -1, &names[i].len);
+        lua_pop(L, 1);          /* still in the table at 4 */
+    }
+    for (i = 0; i < n; i++) {
+        lua_Integer base = (lua_Integer)i * width, p, f, c;
+        int okp, okf, okc;
+        lua_rawgeti(L, 2, base + 1);
+        lua_rawgeti(L, 2, base + 2);
+        lua_rawgeti(L, 2, base + 3);
+        p = lua_tointegerx(L, -3, &okp);
+        f = lua_tointegerx(L, -2, &okf);
+        c = lua_tointegerx(L, -1, &okc);
+        lua_pop(L, 3);
+        if (!okp || !okf || !okc || p < 0 || p > (lua_Integer)i || f < 1
+            || f > (lua_Integer)nfn)
+            return luaL_error(L, "stacks: node %d is not parent (an "
+                              "earlier node or 0), function, cost",
+                              (int)i + 1);
+        ints[i] = (int32_t)p - 1;
+        ints[n + i] = (int32_t)f - 1;
+        costs[i] = (int64_t)c;
+    }
+    F.n = n;
+    F.parent = ints;
+    F.fn = ints + n;
+    F.chain = ints + 2 * n;
+    F.cost = costs;
+    F.names = names;
+    return cgl_write_atomic_with(L, path, fill_folded, &F);
+}
+
 static void drop_data(lua_State *L)
 {
     Prof *P = get_prof(L);
@@ -1563,6 +1814,7 @@ void cg_prof_register(lua_State *L)
         {"prof_running", l_running},
         {"prof_mode", l_mode},
         {"prof_pid", l_pid},
+        {"prof_write_folded", l_write_folded},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

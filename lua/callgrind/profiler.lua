@@ -334,24 +334,15 @@ function Profile:stacks(ev)
   end
 end
 
--- Folded stacks of Instr (`frame;frame;frame cost`, outermost first), one
--- line per stack with a cost: what until_exit writes beside the profile
--- when asked for stacks. Names escaped as prof:folded escapes them
--- (stacks.escape: `\\`, `\;`, `\n`, `\r`).
-local function to_folded(data, fns)
-  local st, width, out = data.stacks, 2 + #data.events, {}
+-- The names of the functions as folded frames, by our index: escaped as
+-- prof:folded escapes them (stacks.escape: `\\`, `\;`, `\n`, `\r`). The
+-- core writes the folded stacks of Instr with them (prof_write_folded:
+-- `frame;frame;frame cost`, outermost first, a line per stack with a
+-- cost), what until_exit writes beside the profile when asked for stacks.
+local function folded_names(fns)
   local names, escape = {}, require("callgrind.stacks").escape
   for i, fn in ipairs(fns) do names[i] = escape(fn.name) end
-  -- a node's parent comes before it: one pass builds every stack's text
-  local path = {}
-  for node = 1, #st // width do
-    local base, parent = (node - 1) * width, st[(node - 1) * width + 1]
-    local name = names[st[base + 2]]
-    path[node] = parent > 0 and (path[parent] .. ";" .. name) or name
-    local cost = st[base + 3]
-    if cost ~= 0 then out[#out + 1] = path[node] .. " " .. cost .. "\n" end
-  end
-  return concat(out)
+  return names
 end
 
 -- data -> Profile, text
@@ -442,15 +433,26 @@ function M.running()
   return core.prof_running()
 end
 
--- Writes text to path whole or not at all (the core's atomic write: a
--- temporary file in the same directory, renamed into place).
--- @return true, or nil and the cause (without the path)
-local function write_atomic(path, text)
-  local ok, err = core.write_file_atomic(path, text)
+-- What a core write returned: true, or nil and the cause (without the
+-- path it starts with).
+local function written(path, ok, err)
   if ok then return true end
   local plain = path .. ": "
   if err:sub(1, #plain) == plain then err = err:sub(#plain + 1) end
   return nil, err
+end
+
+-- Writes text to path whole or not at all (the core's atomic write: a
+-- temporary file in the same directory, renamed into place).
+-- @return true, or nil and the cause (without the path)
+local function write_atomic(path, text)
+  return written(path, core.write_file_atomic(path, text))
+end
+
+-- Writes the folded stacks of data to path as write_atomic writes
+-- (built in the core: the names are folded_names').
+local function write_folded(path, data, names)
+  return written(path, core.prof_write_folded(path, data.stacks, 2 + #data.events, names))
 end
 
 -- One line on stderr: the profile was not written, and why.
@@ -484,15 +486,15 @@ function M.until_exit(opts)
     done = true
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end
-    local ok, text, folded = pcall(function()
+    local ok, text, names = pcall(function()
       local fns = describe(data)
-      return to_text(data, command_line(), fns), data.stacks and to_folded(data, fns)
+      return to_text(data, command_line(), fns), data.stacks and folded_names(fns)
     end)
     if not ok then return complain(path, "error while writing: " .. tostring(text)) end
     local wok, err = write_atomic(path, text)
     if not wok then return complain(path, err) end
-    if folded then
-      wok, err = write_atomic(path .. ".folded", folded)
+    if names then
+      wok, err = write_folded(path .. ".folded", data, names)
       if not wok then complain(path .. ".folded", err) end
     end
   end

@@ -164,7 +164,7 @@ typedef struct Prof {
     Thread *th;
     size_t nth, capth;
     int32_t cur, from_fn, from_node;
-    int32_t prev;               /* the thread that ran before cur, or -1 */
+    int32_t prev, prev2;        /* the threads that ran before cur, or -1 */
     Map thmap;
     int stacks;                 /* opts.stacks: a trie of call stacks */
     int lines;                  /* opts.lines: a line hook (default) */
@@ -1183,8 +1183,13 @@ static Thread *switch_simple(Prof *P, lua_State *L, int keep)
     P->from_node = top(T)->node;
     leave(P, T);
     i = P->prev;
-    if (i < 0 || (size_t)i >= P->nth || P->th[i].L != L)
-        i = thread_index(P, L);
+    if (i < 0 || (size_t)i >= P->nth || P->th[i].L != L) {
+        i = P->prev2;
+        if (i < 0 || (size_t)i >= P->nth || P->th[i].L != L)
+            i = thread_index(P, L);
+    }
+    if (i != P->prev)
+        P->prev2 = P->prev;
     P->prev = P->cur;
     if (i >= 0) {
         T = &P->th[i];
@@ -1197,26 +1202,21 @@ static Thread *switch_simple(Prof *P, lua_State *L, int keep)
         T->susp.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp_at.v[EV_INSTR];
         T->suspended = 0;
         activity(P, T, 1);
-        rebase(P, L, T, P->from_node);
+        if (P->stacks)
+            rebase(P, L, T, P->from_node);
     }
     charge_instr(P, L, T, keep);
     return T;
 }
 
-/* prof_hook's events but the common line event: P is the state. */
+/* prof_hook's events of the common case but a new line of the function
+ * on top: P is the state, T the thread that ran last (P->cur). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-static void hook_events(lua_State *L, lua_Debug *ar, Prof *P)
+static void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
 {
-    Thread *T;
     Frame *f;
-    if (!P->simple || !P->running || P->in_hook || P->cur < 0
-        || ar->event == LUA_HOOKCOUNT) {
-        hook_general(L, ar, NULL);
-        return;
-    }
-    T = &P->th[P->cur];
     if (T->L == L) {
         charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
     } else {
@@ -1268,14 +1268,19 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     P = (Prof *)ud;
-    if (ar->event == LUA_HOOKLINE && P->simple && P->running && !P->in_hook
-        && P->cur >= 0 && (T = &P->th[P->cur])->L == L
+    if (!P->simple || !P->running || P->in_hook || P->cur < 0
+        || ar->event == LUA_HOOKCOUNT) {
+        hook_general(L, ar, NULL);
+        return;
+    }
+    T = &P->th[P->cur];
+    if (ar->event == LUA_HOOKLINE && T->L == L
         && (f = top(T))->ci == ar->i_ci && P->alloc < P->gc_next) {
         charge_instr(P, L, T, 1);
         f->line = ar->currentline;
         return;
     }
-    hook_events(L, ar, P);
+    hook_events(L, ar, P, T);
 }
 
 /* ---- allocation counting ---- */
@@ -1321,7 +1326,7 @@ static void reset_data(Prof *P)
     P->fns = NULL;
     P->edges = NULL;
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
-    P->cur = P->prev = -1;
+    P->cur = P->prev = P->prev2 = -1;
     memset(&P->G, 0, sizeof P->G);
     for (i = 0; i < CALL_CACHE; i++)
         P->cc[i].caller = -1;
@@ -1343,7 +1348,7 @@ static Prof *state(lua_State *L)
         return P;
     P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
     memset(P, 0, sizeof *P);
-    P->cur = P->prev = -1;
+    P->cur = P->prev = P->prev2 = -1;
     P->l54.hc_off = -1;
     P->l54.proto_off = -1;
     if (luaL_newmetatable(L, PROF_STATE)) {

@@ -118,4 +118,35 @@ describe("core.prof_write_folded", function()
     assert.matches("at least 3 integers", select(2, pcall(core.prof_write_folded, "x", {}, 2, {})))
     assert.is_nil(io.open(lab.dir .. "/bad"))
   end)
+
+  it("reads until_exit's stacks where they are, and refuses once they are gone", function()
+    -- until_exit's data has the number of nodes in place of the table:
+    -- the nodes stay in the state while its builder runs, so the folded
+    -- file is the one the table would give
+    local body = ([[
+      local core = require "callgrind.core"
+      local function leaf(n) local s = 0 for i = 1, n do s = s + i end return s end
+      local function mid() return leaf(3) + leaf(30) + 1 end
+      core.prof_start({ stacks = true }, 0)
+      mid()
+      leaf(1)
+      local stop = core.prof_stopper(function(data)
+        local names = {}
+        for i, info in ipairs(data.info) do names[i] = info[2] or ("f" .. i) end
+        print(math.type(data.stacks), data.stacks > 0)
+        print(core.prof_write_folded(arg_path, data.stacks, 3, names))
+        return data.stacks, names
+      end, true)
+      local n, names = stop()
+      print(pcall(core.prof_write_folded, arg_path, n, 3, names))
+    ]]):gsub("arg_path", ("%q"):format(lab.dir .. "/live.folded"))
+    local out = helpers.fresh_lua(body)
+    assert.are.equal("integer\ttrue\ntrue\nfalse\t", out:sub(1, #"integer\ttrue\ntrue\nfalse\t"))
+    assert.matches("bad argument #2 to '[%w.]*prof_write_folded' %(the collected stacks are gone%)", out)
+    local text = helpers.read_file(lab.dir .. "/live.folded")
+    -- leaf under mid twice (one node), leaf once at the top: 3 lines with a cost
+    local lines = {}
+    for l in text:gmatch("[^\n]+") do lines[#lines + 1] = l:gsub(" %d+$", "") end
+    assert.are.same({ "mid", "mid;leaf", "leaf" }, lines)
+  end)
 end)

@@ -1483,7 +1483,7 @@ static void append_costs(lua_State *L, const Prof *P, lua_Integer *k,
  * { events = {...}, pid = n, info = { {func, name}, ... },
  *   lines = { [fn] = { line, cost..., line, cost..., ... } },
  *   edges = { caller, line, callee, count, cost..., ... } } */
-static void push_data(lua_State *L)
+static void push_data(lua_State *L, int live_stacks)
 {
     static const char *const names[NEV] = {"Instr", "Time", "Alloc"};
     Prof *P = get_prof(L);
@@ -1537,7 +1537,12 @@ static void push_data(lua_State *L)
         append_costs(L, P, &k, &x->incl);
     }
     lua_setfield(L, -2, "edges");
-    if (P->stacks) {
+    if (P->stacks && live_stacks) {
+        /* stacks = the number of nodes: they stay in the state until the
+         * builder returns, for prof_write_folded to read there */
+        lua_pushinteger(L, (lua_Integer)P->nnode);
+        lua_setfield(L, -2, "stacks");
+    } else if (P->stacks) {
         /* stacks = { parent, fn, cost..., ... } per node (parent 0: none) */
         lua_createtable(L, (int)(P->nnode * (size_t)(2 + nev)), 0);
         k = 0;
@@ -1624,7 +1629,9 @@ static void fill_folded(CgWriter *w, void *ud)
  * "path: reason", kind (as core.write_file_atomic): writes the folded
  * stacks of collected data to path, whole or not at all (the core's
  * atomic write). stacks is data.stacks, `width` integers per node (parent
- * index, 0: none, which comes before it; function index; its costs);
+ * index, 0: none, which comes before it; function index; its costs), or
+ * (until_exit's data, live_stacks) the number of nodes still in the
+ * state, read there;
  * names[fn] the function's name as a folded frame (escaped by the
  * caller). One line `name;name;...;name cost` (the first cost) per node
  * whose first cost is not 0, in node order: what until_exit writes beside
@@ -1638,12 +1645,21 @@ static int l_write_folded(lua_State *L)
     int32_t *ints;
     int64_t *costs;
     CgStr *names;
+    const Prof *P = NULL;
     luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
                   "path contains a NUL byte");
-    luaL_checktype(L, 2, LUA_TTABLE);
+    if (lua_type(L, 2) == LUA_TNUMBER) {
+        /* the nodes still in the state (push_data's live_stacks) */
+        P = get_prof(L);
+        luaL_argcheck(L, P != NULL && !P->running && P->stacks
+                             && lua_tointeger(L, 2) == (lua_Integer)P->nnode,
+                      2, "the collected stacks are gone");
+    } else {
+        luaL_checktype(L, 2, LUA_TTABLE);
+    }
     luaL_argcheck(L, width >= 3, 3, "a node has at least 3 integers");
     luaL_checktype(L, 4, LUA_TTABLE);
-    n = lua_rawlen(L, 2) / (size_t)width;
+    n = P != NULL ? P->nnode : lua_rawlen(L, 2) / (size_t)width;
     nfn = lua_rawlen(L, 4);
     if (n > (size_t)INT32_MAX || nfn > (size_t)INT32_MAX)
         return luaL_error(L, "too many stacks");
@@ -1658,7 +1674,16 @@ static int l_write_folded(lua_State *L)
         names[i].ptr = lua_tolstring(L, -1, &names[i].len);
         lua_pop(L, 1);          /* still in the table at 4 */
     }
-    for (i = 0; i < n; i++) {
+    for (i = 0; P != NULL && i < n; i++) {
+        const Node *x = &P->nodes[i];
+        if (x->parent >= (int32_t)i || x->fn < 0 || (size_t)x->fn >= nfn)
+            return luaL_error(L, "stacks: node %d has no function name",
+                              (int)i + 1);
+        ints[i] = x->parent;
+        ints[n + i] = x->fn;
+        costs[i] = x->self.v[EV_INSTR];
+    }
+    for (i = 0; P == NULL && i < n; i++) {
         lua_Integer base = (lua_Integer)i * width, p, f, c;
         int okp, okf, okc;
         lua_rawgeti(L, 2, base + 1);
@@ -1748,19 +1773,31 @@ static int l_stop(lua_State *L)
             why = HOOK_REPLACED;
             lua_pushnil(L);
         } else {
-            push_data(L);
-            drop_data(L);
+            /* soft (until_exit): the stacks are read where they are */
+            push_data(L, soft);
+            if (!soft)
+                drop_data(L);
         }
     } else {
         lua_pushnil(L);
     }
     if (soft) {
+        int status;
         if (why != NULL)
             lua_pushstring(L, why);
         else
             lua_pushnil(L);
         lua_insert(L, 1);
         n++;
+        lua_pushvalue(L, lua_upvalueindex(1));
+        lua_insert(L, 1);
+        lua_insert(L, 2);
+        status = lua_pcall(L, n + 1, LUA_MULTRET, 0);
+        if (P != NULL && !P->running)
+            drop_data(L);
+        if (status != LUA_OK)
+            return lua_error(L);
+        return lua_gettop(L);
     }
     lua_pushvalue(L, lua_upvalueindex(1));
     lua_insert(L, 1);
@@ -1804,7 +1841,7 @@ static int l_run(lua_State *L)
         drop_data(L);
         return lua_error(L);
     }
-    push_data(L);
+    push_data(L, 0);
     drop_data(L);
     lua_insert(L, base + 1);
     return lua_gettop(L) - base;

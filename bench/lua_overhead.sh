@@ -17,25 +17,8 @@
 # --tool=callgrind (1 run) over the plain median. Run from anywhere; LUA,
 # CC and BUILD as for run.sh. Needs lua-dkjson and lua-check (json.lua,
 # luacheck.lua).
-set -eu
-export LC_ALL=C
-
-LUA=${LUA:-lua5.4}
-CC=${CC:-cc}
-BUILD=${BUILD:-build}
+. "$(dirname "$0")/lua_common.sh"
 PAIRS=${LUA_BENCH_PAIRS:-9}
-cd "$(dirname "$0")/.."
-root=$PWD
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-export LUA_PATH="$root/lua/?.lua;$root/lua/?/init.lua;;"
-export LUA_CPATH="$BUILD/?.so;$BUILD/bench/?.so;;"
-incdir=$(pkg-config --variable=includedir lua5.4 2>/dev/null || echo /usr/include)/lua5.4
-mkdir -p "$BUILD/bench"
-"$CC" -std=c99 -O2 -Wall -Wextra -fPIC -shared -I"$incdir" -o "$BUILD/bench/empty_hook.so" \
-    bench/lua_empty_hook.c
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-export CALLGRIND_OUT=$tmp/lua.callgrind
 
 # cpu CMD...: user + sys seconds of one run (its output dropped)
 cpu() {

@@ -174,5 +174,8 @@ echo
 if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
     echo "The Lua profiler's overhead (bench/lua_overhead.sh):"
     LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_overhead.sh || status=1
+    echo
+    echo "Where it goes, in instructions (bench/lua_instr.sh):"
+    LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_instr.sh || status=1
 fi
 exit "$status"

@@ -154,6 +154,23 @@ local function prune(nd, min)
   nd.children = kept
 end
 
+-- Adds cost to the node of frames (outermost first; a frame is the key
+-- its node is found by) under top, making the nodes missing.
+local function add_path(top, frames, cost)
+  local nd = top
+  for i = 1, #frames do
+    local fn = frames[i]
+    local kid = nd.index[fn]
+    if not kid then
+      kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
+      nd.index[fn] = kid
+      nd.children[#nd.children + 1] = kid
+    end
+    nd = kid
+  end
+  nd.self = nd.self + cost
+end
+
 -- The exact tree, from prof:stacks(ev); nil when the profile has none.
 local function exact(prof, ev, threshold)
   local method = Profile.stacks
@@ -161,20 +178,7 @@ local function exact(prof, ev, threshold)
   local ok, f, s, c = pcall(method, prof, ev)
   if not ok or type(f) ~= "function" then return nil end
   local top = { total = 0, self = 0, children = {}, index = {} }
-  for frames, cost in f, s, c do
-    local nd = top
-    for i = 1, #frames do
-      local fn = frames[i]
-      local kid = nd.index[fn]
-      if not kid then
-        kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
-        nd.index[fn] = kid
-        nd.children[#nd.children + 1] = kid
-      end
-      nd = kid
-    end
-    nd.self = nd.self + cost
-  end
+  for frames, cost in f, s, c do add_path(top, frames, cost) end
   sum_up(top)
   prune(top, threshold * top.total)
   top.exact = true
@@ -321,22 +325,16 @@ function M.read_folded(text, source, threshold)
         error(string_format("%s:%d: not a folded stack (frames, a blank and a count): %s", source, lineno,
           M.printable(#line > 80 and line:sub(1, 80) .. "..." or line)), 0)
       end
-      local nd = top
-      for _, name in ipairs(split_frames(frames)) do
+      local path = split_frames(frames)
+      for i, name in ipairs(path) do
         local fn = fns[name]
         if not fn then
           fn = { name = name }
           fns[name] = fn
         end
-        local kid = nd.index[fn]
-        if not kid then
-          kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
-          nd.index[fn] = kid
-          nd.children[#nd.children + 1] = kid
-        end
-        nd = kid
+        path[i] = fn
       end
-      nd.self = nd.self + count
+      add_path(top, path, count)
       top.total = top.total + count
     end
   end

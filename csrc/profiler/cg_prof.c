@@ -1212,9 +1212,9 @@ static Thread *switch_simple(Prof *P, lua_State *L, int keep)
 /* prof_hook's events of the common case but a new line of the function
  * on top: P is the state, T the thread that ran last (P->cur). */
 #if defined(__GNUC__)
-__attribute__((noinline))
+__attribute__((always_inline))
 #endif
-static void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
+static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
 {
     Frame *f;
     if (T->L == L) {

@@ -235,6 +235,18 @@ describe("lua5.4 -lcallgrind.start when it cannot write", function()
     assert.are.equal(p:total("Instr"), sum)
     assert.matches("\nmain chunk;g;f %d+\n", "\n" .. folded)
   end)
+
+  it("says so when the folded stacks cannot be written, and writes the profile", function()
+    -- out.folded is a directory: the profile is written, the stacks are not
+    local dir = lab.dir .. "/foldir"
+    local stderr, code, files = run("foldir", "local function f() return 1 end\nprint(f())\n", nil,
+      "mkdir -p " .. shq(dir .. "/out.folded") .. "; export CALLGRIND_STACKS=1")
+    assert.are.equal(0, code)
+    assert.matches("^callgrind%.profiler: no profile written to " .. (dir .. "/out.folded"):gsub("%p", "%%%0")
+      .. ": .*Is a directory\n$", stderr)
+    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+    assert.is_true(helpers.load(dir .. "/out"):total("Instr") > 0)
+  end)
 end)
 
 describe("callgrind under another Lua", function()

@@ -494,8 +494,13 @@ function M.until_exit(opts)
     local wok, err = write_atomic(path, text)
     if not wok then return complain(path, err) end
     if names then
-      wok, err = write_folded(path .. ".folded", data, names)
-      if not wok then complain(path .. ".folded", err) end
+      local fok
+      fok, wok, err = pcall(write_folded, path .. ".folded", data, names)
+      if not fok then
+        complain(path .. ".folded", "error while writing: " .. tostring(wok))
+      elseif not wok then
+        complain(path .. ".folded", err)
+      end
     end
   end
   -- check_free made the collector's state, so it is finalized after the

@@ -677,33 +677,86 @@ static void leave(Prof *P, Thread *T)
     }
 }
 
-/* Charges what ran since the last event and returns the record of L,
- * switching threads when L is not the current one. */
-static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
+/* The instructions thread T ran since the last event go to its top
+ * function and line: take_instr and charge for Instr alone (P->simple),
+ * with no Cost on the way. L is the running thread (errors are raised
+ * there). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
+{
+    int32_t h = read_hookcount(P, T->L);
+    int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
+    const Frame *f = top(T);
+    T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
+        FnCost *c = &P->fns[f->fn];
+        size_t i = (size_t)((int64_t)f->line - c->lo);
+        if (f->line >= c->lo && i < c->n)
+            c->lines[i].v[EV_INSTR] += d;
+        else
+            line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+        if (f->node >= 0)
+            P->nodes[f->node].self.v[EV_INSTR] += d;
+        P->G.v[EV_INSTR] += d;
+    }
+}
+
+/* Charges what T ran since the last event to its top: Instr, and with
+ * `others` the Time and Alloc since the hook last left. L is the running
+ * thread (errors are raised there). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void charge_since(Prof *P, lua_State *L, Thread *T,
+                                int64_t now, int keep, int others)
 {
     Cost d;
+    if (P->simple) {
+        charge_instr(P, L, T, keep);
+        return;
+    }
+    memset(&d, 0, sizeof d);
+    if (others && P->ev[EV_TIME])
+        d.v[EV_TIME] = now - P->t_out;
+    if (others && P->ev[EV_ALLOC])
+        d.v[EV_ALLOC] = P->alloc - P->alloc_last;
+    d.v[EV_INSTR] = take_instr(P, T, keep);
+    charge(P, L, T, &d);
+}
+
+/* Whether record i is the thread L's. */
+static int thread_is(const Prof *P, int32_t i, const lua_State *L)
+{
+    return i >= 0 && (size_t)i < P->nth && P->th[i].L == L;
+}
+
+/* Charges what ran since the last event and returns the record of L,
+ * switching threads when L is not the current one. The threads that ran
+ * before are tried before the thread map (a generator and its consumer
+ * take turns; a pipeline of two, three threads). */
+static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
+{
     Thread *T = P->cur >= 0 ? &P->th[P->cur] : NULL;
     int32_t i;
-    memset(&d, 0, sizeof d);
-    if (P->ev[EV_TIME])
-        d.v[EV_TIME] = now - P->t_out;
-    if (P->ev[EV_ALLOC])
-        d.v[EV_ALLOC] = P->alloc - P->alloc_last;
     if (T != NULL && T->L == L) {
-        d.v[EV_INSTR] = take_instr(P, T, keep);
-        charge(P, L, T, &d);
+        charge_since(P, L, T, now, keep, 1);
         return T;
     }
     P->from_fn = -1;
     P->from_node = -1;
     if (T != NULL) {
-        d.v[EV_INSTR] = take_instr(P, T, 0);
-        charge(P, L, T, &d);
+        charge_since(P, L, T, now, 0, 1);
         P->from_fn = top(T)->fn;
         P->from_node = top(T)->node;
         leave(P, T);
     }
-    i = thread_index(P, L);
+    i = thread_is(P, P->prev, L) ? P->prev
+        : thread_is(P, P->prev2, L) ? P->prev2 : thread_index(P, L);
+    if (i != P->prev)
+        P->prev2 = P->prev;
+    P->prev = P->cur;
     T = i >= 0 ? &P->th[i] : add_thread(P, L, P->from_fn);
     if (i < 0)
         T->fresh = 1;
@@ -716,9 +769,7 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         activity(P, T, 1);
         rebase(P, L, T, P->from_node);
     }
-    memset(&d, 0, sizeof d);
-    d.v[EV_INSTR] = take_instr(P, T, keep);
-    charge(P, L, T, &d);
+    charge_since(P, L, T, now, keep, 0);
     return T;
 }
 
@@ -897,30 +948,6 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
         pop(P, T);
     if (T->fresh && T->n == 1)
         drop_thread(P, T);      /* a coroutine's body returned: it is dead */
-}
-
-/* enter() for the common case (P->simple, T current): the instructions
- * since the last event go to T's top function and line. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
-{
-    int32_t h = read_hookcount(P, L);
-    int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
-    const Frame *f = top(T);
-    T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
-        FnCost *c = &P->fns[f->fn];
-        size_t i = (size_t)((int64_t)f->line - c->lo);
-        if (f->line >= c->lo && i < c->n)
-            c->lines[i].v[EV_INSTR] += d;
-        else
-            line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
-        if (f->node >= 0)
-            P->nodes[f->node].self.v[EV_INSTR] += d;
-        P->G.v[EV_INSTR] += d;
-    }
 }
 
 /* The fast paths of the common case (P->simple, T current): calls and
@@ -1169,46 +1196,6 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         P->t_out = now_ns();
 }
 
-
-/* enter() for the common case (P->simple) when L is not the thread that
- * ran last (a resume or a yield): the same steps for Instr alone, and the
- * thread that ran before it tried first (a generator and its consumer
- * take turns). */
-static Thread *switch_simple(Prof *P, lua_State *L, int keep)
-{
-    Thread *T = &P->th[P->cur];
-    int32_t i;
-    charge_instr(P, T->L, T, 0);
-    P->from_fn = top(T)->fn;
-    P->from_node = top(T)->node;
-    leave(P, T);
-    i = P->prev;
-    if (i < 0 || (size_t)i >= P->nth || P->th[i].L != L) {
-        i = P->prev2;
-        if (i < 0 || (size_t)i >= P->nth || P->th[i].L != L)
-            i = thread_index(P, L);
-    }
-    if (i != P->prev)
-        P->prev2 = P->prev;
-    P->prev = P->cur;
-    if (i >= 0) {
-        T = &P->th[i];
-    } else {
-        T = add_thread(P, L, P->from_fn);
-        T->fresh = 1;
-    }
-    P->cur = (int32_t)(T - P->th);
-    if (T->suspended) {
-        T->susp.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp_at.v[EV_INSTR];
-        T->suspended = 0;
-        activity(P, T, 1);
-        if (P->stacks)
-            rebase(P, L, T, P->from_node);
-    }
-    charge_instr(P, L, T, keep);
-    return T;
-}
-
 /* prof_hook's events of the common case but a new line of the function
  * on top: P is the state, T the thread that ran last (P->cur). */
 #if defined(__GNUC__)
@@ -1222,7 +1209,7 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
     } else {
         /* another thread runs: a resume or a yield */
         P->in_hook = 1;
-        T = switch_simple(P, L, ar->event == LUA_HOOKLINE);
+        T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
         P->in_hook = 0;
     }
     if (P->alloc < P->gc_next) {

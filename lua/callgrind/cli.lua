@@ -304,23 +304,14 @@ function run.diff(argv, out)
     kind = opts.inclusive and "inclusive" or nil }), "\n")
 end
 
--- The tree of the folded stacks in path (threshold 0); nil, err when
--- it cannot be read; fails with `path:LINE: reason` on a bad line.
+-- The tree of the folded stacks in path (threshold 0), or nil and why:
+-- the file cannot be read, or `path:LINE: reason` for a bad line.
 local function read_folded(path)
   local text, err = require("callgrind.util").read_file(path)
   if not text then return nil, err end
   local ok, tree = pcall(require("callgrind.stacks").read_folded, text, path, 0)
-  if not ok then fail(tree) end
+  if not ok then return nil, tree end
   return tree
-end
-
--- The sum of the counts of folded lines (no tree built).
-local function folded_total(path)
-  local text = require("callgrind.util").read_file(path)
-  if not text then return nil end
-  local total = 0
-  for n in text:gmatch("[ \t](%d+)[ \t]*\r?\n") do total = total + (math_tointeger(tonumber(n)) or 0) end
-  return total
 end
 
 -- flame of folded stacks: FILE.folded alone, or a Lua profile whose own
@@ -338,12 +329,9 @@ local function flame_folded(pos, opts, fopts)
   else
     local prof = load(pos, "flame")
     local companion = file .. ".folded"
-    if prof.events[1] ~= "Instr" or (opts.event and opts.event ~= "Instr") or not exists(companion)
-        or folded_total(companion) ~= prof:total("Instr") then
-      return false, prof
-    end
+    if prof.events[1] ~= "Instr" or (opts.event and opts.event ~= "Instr") then return false, prof end
     tree = read_folded(companion)
-    if not tree then return false, prof end
+    if not tree or tree.total ~= prof:total("Instr") then return false, prof end
     fopts.title = fopts.title or string_format("%s: %s Instr (stacks from %s)", prof.name or file,
       report.commas(tree.total), companion)
     file = companion

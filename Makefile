@@ -142,8 +142,9 @@ rock-test: deps-test
 	  CALLGRIND_INSTALLED=1 $(BUSTED) --lua=$(LUA) --lpath="" --cpath="" $(BUSTED_ARGS)
 
 install: all
-	install -d $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
-	install -m 644 lua/callgrind/*.lua $(DESTDIR)$(INSTALL_LMOD)/callgrind/
+	install -d $(DESTDIR)$(INSTALL_CMOD)/callgrind
+	cd lua && for f in $$(find callgrind -name '*.lua'); do \
+	  install -D -m 644 "$$f" "$(DESTDIR)$(INSTALL_LMOD)/$$f" || exit 1; done
 	install -m 755 $(MODULE) $(DESTDIR)$(INSTALL_CMOD)/callgrind/core.so
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua
@@ -166,8 +167,10 @@ fuzz: deps-fuzz
 clean:
 	rm -rf $(BUILD)
 
-# The LuaLS definitions (types/) and README.md's reference at a glance,
-# both made from lua/callgrind/help.lua (spec/types_spec.lua checks them).
-.PHONY: types
-types:
-	$(LUA) tools/gen_types.lua
+# docs/reference.md and the LuaLS definitions (types/), both made from
+# lua/callgrind/api.lua, the one declaration (spec/types_spec.lua fails
+# when they are stale). `types` is the old name of the target.
+.PHONY: docs types
+docs: all
+	$(LUA) tools/gen_docs.lua
+types: docs

@@ -129,7 +129,7 @@ describe("callgrind.check_within_baseline", function()
 local callgrind = require "callgrind"
 local prof = assert(callgrind.load(arg[1]))
 print(callgrind.check_within_baseline("fib", prof, { Ir = "5%" }))
-print((require("callgrind.baseline").dir()))
+print((require("callgrind.check.baseline").dir()))
 ]])
     -- run from the scratch directory (no .busted above it): the default
     -- directory is relative to it
@@ -151,7 +151,7 @@ print((require("callgrind.baseline").dir()))
 local callgrind = require "callgrind"
 local prof = assert(callgrind.load(arg[1]))
 print(callgrind.check_within_baseline("fib", prof, { Ir = "5%" }))
-print(require("callgrind.baseline").dir())
+print(require("callgrind.check.baseline").dir())
 ]])
     assert.are.equal("true\tbaseline fib saved (first run): " .. root .. "/spec/baselines/fib.callgrind (Ir 205)"
       .. "\ttrue\n" .. root .. "/spec/baselines\tthe project root, holding .busted: " .. root .. "\n",
@@ -268,7 +268,7 @@ print(msg)
   end)
 
   it("writes the same bytes for the same numbers: canonical order, no pid:, paths under the root relative", function()
-    local root = assert(require("callgrind.baseline").root())
+    local root = assert(require("callgrind.check.baseline").root())
     local text = table.concat({
       "events: Ir", "pid: 1234", "cmd: " .. root .. "/build/prog --fast",
       "ob=" .. root .. "/build/prog", "fl=" .. root .. "/src/a.c",

@@ -4,7 +4,7 @@
 -- is new. Every number is worked by hand from the texts.
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
-local check = require "callgrind.check"
+local check = require "callgrind.check.limits"
 
 local OLD = H.read_file("spec/fixtures/moved-old.callgrind")
 local NEW = H.read_file("spec/fixtures/moved-new.callgrind")
@@ -236,7 +236,7 @@ describe("limits that cannot fail", function()
 end)
 
 describe("errors in the user's words", function()
-  local luassert = require "callgrind.luassert"
+  local luassert = require "callgrind.check.luassert"
 
   -- The error of f, and the line the call in f is on.
   local function raised(f)

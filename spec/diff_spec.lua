@@ -16,7 +16,7 @@ local function row_values(rows)
   return out
 end
 
-describe("callgrind.diff", function()
+describe("callgrind.check.diff", function()
   local d = callgrind.diff(old, new)
 
   it("gives the totals of an event in both profiles", function()

@@ -49,7 +49,7 @@ describe("sel:to_csv and sel:to_json", function()
     assert.are.equal('name,file,object,Ir,Ir.inclusive\r\n"say ""hi"", \255","a,b.c",,7,7\r\n', p:all():to_csv())
     assert.are.equal('[{"name":"say \\"hi\\", \\u00ff","file":"a,b.c","object":null,"Ir":7,"Ir.inclusive":7}]\n',
       p:all():to_json())
-    local export = require "callgrind.export"
+    local export = require "callgrind.encode"
     assert.are.equal('"a\\nb\\tc\\u0001ü"', export.json_string("a\nb\tc\1ü"))
     assert.are.equal('k,v\r\n"a\r\nb",1\r\n,2.5\r\n', export.csv({ "k", "v" }, { { "a\r\nb", 1 }, { nil, 2.5 } }))
   end)

@@ -17,8 +17,8 @@ local function failure(f)
   return (tostring(err):gsub("^[^\n]-:%d+: ", ""))
 end
 
-describe("callgrind.luassert", function()
-  local assert = require "callgrind.luassert"
+describe("callgrind.check.luassert", function()
+  local assert = require "callgrind.check.luassert"
 
   it("is not loaded by callgrind itself", function()
     assert.are.equal("nil\tnil\n",

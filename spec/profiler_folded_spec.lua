@@ -5,7 +5,7 @@
 -- data and on hand-made nodes: names with `;`, newlines and backslashes,
 -- stacks with no cost, names longer than the core's staging buffer.
 local core = require "callgrind.core"
-local escape = require("callgrind.stacks").escape
+local escape = require("callgrind.export.stacks").escape
 local helpers = require "spec.support.helpers"
 
 local concat, coroutine = table.concat, coroutine

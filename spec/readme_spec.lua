@@ -87,12 +87,13 @@ describe("the rockspecs", function()
     end
   end)
 
-  it("install every Lua module of lua/callgrind/ under its name, and the command line", function()
-    local ls = assert(io.popen("ls lua/callgrind/*.lua"))
+  it("install every Lua module of lua/callgrind/ and its folders under its name, and the command line", function()
+    local ls = assert(io.popen("find lua/callgrind -name '*.lua'"))
     local want = {}
     for path in ls:lines() do
-      local m = path:match("([^/]+)%.lua$")
-      want[#want + 1] = (m == "init" and "callgrind" or "callgrind." .. m) .. " = " .. path
+      -- lua/callgrind/check/diff.lua -> callgrind.check.diff; X/init.lua -> X
+      local m = path:gsub("^lua/", ""):gsub("%.lua$", ""):gsub("/init$", ""):gsub("/", ".")
+      want[#want + 1] = m .. " = " .. path
     end
     ls:close()
     table.sort(want)

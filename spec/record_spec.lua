@@ -3,7 +3,7 @@
 -- of check_spec (moved-old: Ir 117, Dr 22; moved-new: Ir 144, Dr 23).
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
-local record = require "callgrind.record"
+local record = require "callgrind.check.record"
 
 local old = assert(callgrind.parse(H.read_file("spec/fixtures/moved-old.callgrind"), "old.out"))
 local new = assert(callgrind.parse(H.read_file("spec/fixtures/moved-new.callgrind"), "new.out"))
@@ -61,7 +61,7 @@ describe("CALLGRIND_REPORT", function()
 
   it("records the assertions, a missing function and a baseline check by its name", function()
     local path = fresh_report()
-    local luassert = require "callgrind.luassert"
+    local luassert = require "callgrind.check.luassert"
     local dir = lab.dir .. "/baselines"
     luassert.cost_at_most(117, old, "Ir")
     luassert.within_baseline("parse", old, { Ir = "5%" }, { dir = dir, quiet = true })

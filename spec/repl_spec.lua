@@ -2,12 +2,12 @@
 -- results print their first rows, help lists every method, errors name the
 -- method called, and no private helper is reachable.
 local callgrind = require "callgrind"
-local query = require "callgrind.query"
-local tree = require "callgrind.tree"
-local annotate = require "callgrind.annotate"
-local graph = require "callgrind.graph"
+local query = require "callgrind.model.query"
+local tree = require "callgrind.model.tree"
+local annotate = require "callgrind.model.annotate"
+local graph = require "callgrind.model.graph"
 local help = require "callgrind.help"
-local diff = require "callgrind.diff"
+local diff = require "callgrind.check.diff"
 
 local function load(name) return assert(callgrind.load("spec/fixtures/" .. name)) end
 
@@ -178,16 +178,6 @@ describe("callgrind.help", function()
     end
   end)
 
-  it("is what README.md's reference at a glance says, word for word", function()
-    local f = assert(io.open("README.md"))
-    local readme = f:read("a")
-    f:close()
-    local block = readme:match("<!%-%- help:begin %-%->\n(.-)<!%-%- help:end %-%->")
-    assert.is_truthy(block, "README.md has no <!-- help:begin --> ... <!-- help:end --> block")
-    assert.are.equal(help.markdown(), block,
-      "regenerate it: lua5.4 -e 'print(require(\"callgrind.help\").markdown())'")
-  end)
-
   it("lists the objects, and the methods and fields of one given itself or by name", function()
     local prof = load("fib.callgrind")
     local text = callgrind.help()
@@ -280,7 +270,7 @@ describe("require 'callgrind'", function()
   it("loads the modules of fn:tree, prof:annotate and prof:write at their first call", function()
     assert.are.equal("nil nil nil\ntree 1 main true\nwrite true\n", (run([[
       local loaded = function(m) return package.loaded["callgrind." .. m] ~= nil and "loaded" or "nil" end
-      print(loaded "tree", loaded "annotate", loaded "writer") -- (print separates with tabs)
+      print(loaded "model.tree", loaded "model.annotate", loaded "export.write") -- (print separates with tabs)
       local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\n"))
       local stub = callgrind.methods.Function.tree
       local t = prof:func("main"):tree()
@@ -299,11 +289,11 @@ describe("require 'callgrind'", function()
       "main 8",
       "1,234,567 commas shorten", "" }, "\n"), (run([[
       local loaded = function(m) return package.loaded["callgrind." .. m] ~= nil and "loaded" or "nil" end
-      print(loaded "graph", loaded "query", loaded "report", loaded "show")
+      print(loaded "model.graph", loaded "model.query", loaded "model.report", loaded "model.show")
       local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=f\ncalls=1 0\n1 3\nfn=f\n1 3\n"))
       local main = prof:func("main")
       local stub = callgrind.methods.Profile.top
-      print(main:inclusive("Ir"), loaded "graph", loaded "query", loaded "report", loaded "show",
+      print(main:inclusive("Ir"), loaded "model.graph", loaded "model.query", loaded "model.report", loaded "model.show",
         callgrind.methods.Profile.top ~= stub)
       -- the other stubs were replaced too
       local top = prof:top(1)

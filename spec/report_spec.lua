@@ -88,7 +88,7 @@ describe("prof:summary", function()
   end)
 end)
 
-describe("callgrind.report", function()
+describe("callgrind.model.report", function()
   it("offers commas and shorten", function()
     assert.are.equal("1,234,567", callgrind.report.commas(1234567))
     assert.are.equal("std::vector<...>::push_back(int const&)",

@@ -27,7 +27,7 @@ local function self_costs(prof, ev)
   return t
 end
 
-describe("callgrind.run", function()
+describe("callgrind.check.run", function()
   it("gives identical Ir totals and per-function costs on two runs of the same program", function()
     local a = assert(callgrind.run({ exe, "3000" }))
     local b = assert(callgrind.run({ exe, "3000" }))

@@ -1,6 +1,6 @@
 -- callgrind.show: how values print at the REPL. Numbers worked out by hand.
 local callgrind = require "callgrind"
-local show = require "callgrind.show"
+local show = require "callgrind.model.show"
 
 describe("show.commas", function()
   it("groups digits by three, keeping the sign", function()

@@ -64,7 +64,7 @@ describe("prof:folded", function()
   end)
 
   it("escapes ; \\ and line breaks in names", function()
-    local stacks = require "callgrind.stacks"
+    local stacks = require "callgrind.export.stacks"
     assert.are.equal("a\\;b\\\\c\\nd\\re", stacks.escape("a;b\\c\nd\re"))
     local p = assert(callgrind.parse("events: Ir\nfn=x;y\n1 1\ncfn=back\\slash\ncalls=1 1\n2 5\n"
       .. "fn=back\\slash\n1 5\n"))

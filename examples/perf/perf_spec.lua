@@ -12,7 +12,7 @@
 -- compiler and the C library: a baseline is kept per build environment
 -- (CI's), not copied between machines.
 local callgrind = require "callgrind"
-local assert = require "callgrind.luassert" -- luassert, with the assertions registered
+local assert = require "callgrind.check.luassert" -- luassert, with the assertions registered
 
 local HERE = "examples/perf"
 local BASELINES = { dir = os.getenv("CALLGRIND_BASELINE_DIR") or HERE .. "/baselines" }

@@ -7,6 +7,7 @@
 -- @module callgrind.args
 local core = require "callgrind.core"
 local internal = core.internal
+local api = require "callgrind.api"
 
 local error, getmetatable, ipairs, math_type, pairs, tostring, type =
   error, getmetatable, ipairs, math.type, pairs, tostring, type
@@ -135,12 +136,13 @@ end
 -- "boolean", "table", "function", or "any"; several joined by "|"). An
 -- unknown key raises "bad argument #n to 'fname' (unknown option 'dept';
 -- options: depth, direction, ev, threshold)", the options sorted.
--- @tparam table spec option name -> type
+-- @tparam string spec the name of an options set of callgrind.api
 -- @return opts, or a new empty table when opts is nil
--- @usage opts = args.options(opts, "tree", 1, { depth = "number", ev = "string|number" })
+-- @usage opts = args.options(opts, "tree", 2, "tree")
 function M.options(opts, fname, n, spec, level)
   level = (level or 2) + 1
   if opts == nil then return {} end
+  if type(spec) == "string" then spec = api.option_types(spec) end
   if type(opts) ~= "table" then
     M.fail(fname, n, string_format("table expected, got %s", M.show(opts)), level)
   end

@@ -7,11 +7,7 @@ if _VERSION ~= "Lua 5.4" then
   error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
 end
 local core = require "callgrind.core"
-local events = require "callgrind.events"
-local args = require "callgrind.args"
-
--- load's and parse's options, as the core names them
-local LOAD_OPTIONS = core.internal.load_options()
+local loader = require "callgrind.model.load"
 
 -- The modules of functions alone (no methods) load on first use: a
 -- script that loads a profile and asks it questions does not compile
@@ -36,16 +32,16 @@ local function lazy_method(class, name, ...)
   end
   methods[name] = stub
 end
-lazy_method("Function", "tree", "callgrind.tree")
-lazy_method("Profile", "annotate", "callgrind.annotate")
-lazy_method("Profile", "write", "callgrind.writer")
+lazy_method("Function", "tree", "callgrind.model.tree")
+lazy_method("Profile", "annotate", "callgrind.model.annotate")
+lazy_method("Profile", "write", "callgrind.export.write")
 -- Pictures and exports (folded stacks, flame graphs, DOT, pprof, CSV/JSON).
-lazy_method("Profile", "folded", "callgrind.stacks")
-lazy_method("Profile", "write_folded", "callgrind.stacks")
-lazy_method("Profile", "flamegraph", "callgrind.flame")
-lazy_method("Profile", "dot", "callgrind.dot")
-lazy_method("Profile", "write_dot", "callgrind.dot")
-lazy_method("Profile", "write_pprof", "callgrind.pprof")
+lazy_method("Profile", "folded", "callgrind.export.stacks")
+lazy_method("Profile", "write_folded", "callgrind.export.stacks")
+lazy_method("Profile", "flamegraph", "callgrind.export.flame")
+lazy_method("Profile", "dot", "callgrind.export.dot")
+lazy_method("Profile", "write_dot", "callgrind.export.dot")
+lazy_method("Profile", "write_pprof", "callgrind.export.pprof")
 lazy_method("Profile", "stacks", "callgrind.profiler")
 
 -- The questions: inclusive costs and cycles (graph), selections and
@@ -58,7 +54,7 @@ local QUESTIONS = {
 }
 for class, names in pairs(QUESTIONS) do
   for _, name in ipairs(names) do
-    lazy_method(class, name, "callgrind.graph", "callgrind.query", "callgrind.report")
+    lazy_method(class, name, "callgrind.model.graph", "callgrind.model.query", "callgrind.model.report")
   end
 end
 
@@ -68,8 +64,8 @@ do
   local warnings = core.methods.Profile.warnings
   local warnings_mt = {
     __name = "callgrind.Warnings",
-    __index = function(_, k) return require("callgrind.export").warnings_mt.__index[k] end,
-    __tostring = function(w) return require("callgrind.export").warnings_mt.__tostring(w) end,
+    __index = function(_, k) return require("callgrind.model.show").warnings_mt.__index[k] end,
+    __tostring = function(w) return require("callgrind.model.show").warnings_mt.__tostring(w) end,
   }
   core.methods.Profile.warnings = function(prof, ...)
     return (setmetatable(warnings(prof, ...), warnings_mt))
@@ -81,12 +77,6 @@ local M = {}
 --- The library's version (the one place it is written; a spec checks the
 -- rockspecs against it).
 M._VERSION = "0.1.0"
-
--- Every loaded profile gets its derived events (file formulas, presets).
-local function attach(prof, ...)
-  if prof then events.attach(prof) end
-  return prof, ...
-end
 
 --- Loads a profile from a file, or from several files as one profile.
 -- A gzip, zstd or xz file is read as its decompressed text.
@@ -103,10 +93,7 @@ end
 -- @return Profile, or nil and "path:LINE: message"
 -- @usage local prof = assert(callgrind.load("callgrind.out.1234"))
 -- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))
-function M.load(path, opts)
-  args.options(opts, "load", 2, LOAD_OPTIONS)
-  return attach(core.load(path, opts))
-end
+M.load = loader.load
 
 --- The files one valgrind run wrote for a name: the name itself, its
 -- `-01`, `-02` thread files (`--separate-threads=yes`) and `.1`, `.2` dump
@@ -117,23 +104,14 @@ end
 -- @return an array of paths (empty when there is none), or nil and
 --   "dir: reason"
 -- @usage local prof = assert(callgrind.load(callgrind.files("callgrind.out.1234")))
-function M.files(path)
-  return core.files(path)
-end
+M.files = loader.files
 
 --- Loads a profile from a string.
 -- @tparam string text
 -- @tparam[opt] string name used in messages (default "(string)")
 -- @tparam[opt] table opts as for `load`
 -- @usage local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
-function M.parse(text, name, opts)
-  if type(name) == "table" and opts == nil then
-    args.options(name, "parse", 2, LOAD_OPTIONS)
-  else
-    args.options(opts, "parse", 3, LOAD_OPTIONS)
-  end
-  return attach(core.parse(text, name, opts))
-end
+M.parse = loader.parse
 
 --- Help: the objects (no argument), or the methods and fields of one
 -- (a Profile, Function, Selection ... or its name), one line each.
@@ -160,25 +138,25 @@ M.methods = core.methods
 --- Runs a command under valgrind's callgrind and loads its profile (see
 -- `callgrind.run`'s module for the options).
 -- @usage local prof, info = assert(callgrind.run({ "./prog" }, { toggle_collect = "work" }))
-M.run = lazy("callgrind.run", "run")
+M.run = lazy("callgrind.check.run", "run")
 
 --- Compares two profiles (see the `callgrind.diff` module).
 -- @usage local d = callgrind.diff(old, new); print(d)
-M.diff = lazy("callgrind.diff", "diff")
+M.diff = lazy("callgrind.check.diff", "diff")
 
 --- Writes text to a file atomically (callgrind.writer): a temporary file
 -- in the same directory, synced and renamed over the target.
 -- @function write_file_atomic
-M.write_file_atomic = lazy("callgrind.writer", "write_file_atomic")
+M.write_file_atomic = lazy("callgrind.export.write", "write_file_atomic")
 
 --- The checks behind the luassert assertions, for any test framework:
 -- each returns `ok, message` (see the `callgrind.check` and
 -- `callgrind.baseline` modules).
 -- @usage local ok, msg = callgrind.check_cost_at_most(2e6, prof:func("parse"), "Ir")
-M.check_cost_at_most = lazy("callgrind.check", "cost_at_most")
-M.check_calls_at_most = lazy("callgrind.check", "calls_at_most")
-M.check_no_regression = lazy("callgrind.check", "no_regression")
-M.check_within_baseline = lazy("callgrind.baseline", "check")
+M.check_cost_at_most = lazy("callgrind.check.limits", "cost_at_most")
+M.check_calls_at_most = lazy("callgrind.check.limits", "calls_at_most")
+M.check_no_regression = lazy("callgrind.check.limits", "no_regression")
+M.check_within_baseline = lazy("callgrind.check.baseline", "check")
 
 --- The record of every check (`CALLGRIND_REPORT=path`: one JSON object per
 -- line) as a text table, or Markdown for a CI job summary (see the
@@ -187,13 +165,13 @@ M.check_within_baseline = lazy("callgrind.baseline", "check")
 -- @tparam[opt] string format "text" (default) or "markdown"
 -- @return the text, or nil, a message and a kind ("io", "format")
 -- @usage print(callgrind.report_summary(os.getenv("CALLGRIND_REPORT"), "markdown"))
-M.report_summary = lazy("callgrind.record", "summary")
+M.report_summary = lazy("callgrind.check.record", "summary")
 
 --- Formatting helpers: `commas(n)`, `shorten(name, width)` (the
 -- `callgrind.report` module, loaded at the first use of either).
 M.report = setmetatable({}, {
-  __index = function(_, k) return require("callgrind.report")[k] end,
-  __pairs = function() return pairs(require("callgrind.report")) end,
+  __index = function(_, k) return require("callgrind.model.report")[k] end,
+  __pairs = function() return pairs(require("callgrind.model.report")) end,
 })
 
 return M

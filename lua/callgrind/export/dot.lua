@@ -3,17 +3,17 @@
 -- and callee above another, labels with percentages and call counts, a
 -- colour scale from cold (blue) to hot (red). Cycles are drawn as they
 -- are (a recursive function has an edge to itself), never expanded.
--- @module callgrind.dot
+-- @module callgrind.export.dot
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-local stacks = require "callgrind.stacks"
+local stacks = require "callgrind.export.stacks"
 local util = require "callgrind.util"
-require "callgrind.graph"
+require "callgrind.model.graph"
 local internal = core.internal
 
 local Profile = core.methods.Profile
 
-local ipairs, pairs, tostring, type = ipairs, pairs, tostring, type
+local ipairs, tostring, type = ipairs, tostring, type
 local math_floor, math_max, math_min = math.floor, math.max, math.min
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 
@@ -65,10 +65,6 @@ local function resolve(prof, f, fname, opt)
     opt, args.show(f)), 5)
 end
 
-local DOT_OPTS = { node_threshold = "number", edge_threshold = "number", root = "any", leaf = "any",
-  depth = "number", title = "string" }
-local WRITE_OPTS = { format = "string", dot_command = "string" }
-for k, v in pairs(DOT_OPTS) do WRITE_OPTS[k] = v end
 
 -- Functions reachable from start along edges (next(node) -> neighbours),
 -- within depth steps: { [fn] = distance }.
@@ -187,7 +183,7 @@ local function dot_text(prof, ev, opts, fname)
   local nodes, edges, inc, self_all, total = build(prof, ev, opts, fname)
   local out = {}
   local title = opts.title or string_format("%s: %s %s", prof.name or "profile",
-    require("callgrind.report").commas(total), ev)
+    require("callgrind.model.report").commas(total), ev)
   out[1] = "digraph callgraph {\n"
   out[2] = string_format('  graph [fontname="Helvetica", nodesep=0.25, ranksep=0.3, label=%s, labelloc=t];\n',
     quote(title))
@@ -227,7 +223,7 @@ end
 -- @usage io.write(prof:dot("Ir", { root = "main", depth = 3 }))
 function Profile:dot(ev, opts)
   ev = args.event_or_first(self, ev, "dot", 1)
-  opts = args.options(opts, "dot", 2, DOT_OPTS)
+  opts = args.options(opts, "dot", 2, "dot")
   local text = dot_text(self, ev, opts, "dot")
   return text
 end
@@ -247,7 +243,7 @@ local counter = 0
 function Profile:write_dot(path, ev, opts)
   args.check_type(path, "string", "write_dot", 1)
   ev = args.event_or_first(self, ev, "write_dot", 2)
-  opts = args.options(opts, "write_dot", 3, WRITE_OPTS)
+  opts = args.options(opts, "write_dot", 3, "write_dot")
   local format = args.option(opts.format, "write_dot", 3, { "dot", "svg", "png" }, "dot")
   local text = dot_text(self, ev, opts, "write_dot")
   local write_file, shq = util.write_file, util.shq

@@ -1,10 +1,11 @@
 --- Queries: selections of functions that answer the same questions as the
 -- profile (top, sort, filter, sum, report), aggregated callers and callees,
 -- grouping by file or object, and per-line annotation of a source file.
--- @module callgrind.query
+-- @module callgrind.model.query
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local util = require "callgrind.util"
+local encode = require "callgrind.encode"
 local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
@@ -66,11 +67,10 @@ local function matches(fn, pattern, opts)
   return true
 end
 
-local FIND_OPTIONS = { plain = "boolean", file = "string", object = "string" }
 
 local function check_find_args(pattern, opts)
   args.check_type(pattern, "string", "find", 1, true, 3)
-  args.options(opts, "find", 2, FIND_OPTIONS, 3)
+  args.options(opts, "find", 2, "find", 3)
 end
 
 --- Functions whose name matches a Lua pattern (or plain text with
@@ -205,7 +205,7 @@ end
 -- @usage prof:all():without({ object = "libc%.so" })
 function Selection:without(opts)
   args.check_type(opts, "table", "without", 1)
-  args.options(opts, "without", 1, FIND_OPTIONS)
+  args.options(opts, "without", 1, "find")
   local plain = opts.plain
   return self:filter(function(fn)
     if opts.object and fn.object and fn.object:find(opts.object, 1, plain) then return false end
@@ -356,17 +356,59 @@ function Profile:group(by, ev)
   args.fail("group", 1, string_format("expected \"file\" or \"object\", got %s", args.show(by)))
 end
 
--- to_csv / to_json of selections, groups and callers/callees: stubs that
--- load callgrind.export, which puts the methods in their place.
 M.Groups = {}
 M.group_mt.__index = M.Groups
-for _, t in ipairs({ Selection, Edges, M.Groups }) do
-  for _, name in ipairs({ "to_csv", "to_json" }) do
-    t[name] = function(...)
-      require "callgrind.export"
-      return t[name](...)
-    end
+
+-- CSV and JSON: a Selection's columns are `name, file, object`, then per
+-- event `EV` (self) and `EV.inclusive`; a group's `BY` ("file" or
+-- "object") and `EV`; callers' and callees' `name, file, object, calls`,
+-- then per event `EV` (the calls' inclusive cost).
+encode.methods(Selection, function(sel, opts, fname)
+  local prof = sel.profile
+  local evs = encode.events_of(prof, opts, fname)
+  local columns = { "name", "file", "object" }
+  for _, ev in ipairs(evs) do
+    columns[#columns + 1] = tostring(ev)
+    columns[#columns + 1] = tostring(ev) .. ".inclusive"
   end
-end
+  local rows = {}
+  for i, fn in ipairs(sel) do
+    local row = { fn.name, fn.file, fn.object }
+    for k, ev in ipairs(evs) do
+      row[2 + 2 * k] = fn:self(ev)
+      row[3 + 2 * k] = fn:inclusive(ev)
+    end
+    rows[i] = row
+  end
+  return columns, rows
+end, "export_events")
+
+-- Groups --------------------------------------------------------------------
+
+encode.methods(M.Groups, function(g)
+  local rows = {}
+  for i, r in ipairs(g) do rows[i] = { r.key, r.cost } end
+  return { g.by, tostring(g.event) }, rows
+end)
+
+-- Callers and callees ------------------------------------------------------
+
+encode.methods(Edges, function(e, opts, fname)
+  local evs = encode.events_of(e.profile, opts, fname)
+  local columns = { "name", "file", "object", "calls" }
+  for _, ev in ipairs(evs) do columns[#columns + 1] = tostring(ev) end
+  local rows = {}
+  for i, r in ipairs(e.rows) do
+    local row = { r.fn.name, r.fn.file, r.fn.object, r.count }
+    for k, ev in ipairs(evs) do
+      local s = 0
+      for _, call in ipairs(r.calls) do s = s + call:cost(ev) end
+      row[4 + k] = s
+    end
+    rows[i] = row
+  end
+  return columns, rows
+end, "export_events")
+
 
 return M

@@ -10,11 +10,11 @@
 -- looks for (an interpreter loop on the stack for 96% of the run). The
 -- core computes the components (iterative Tarjan) and A and B once, on
 -- first use; E is summed here, for the members of cycles only.
--- @module callgrind.graph
+-- @module callgrind.model.graph
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-local query = require "callgrind.query"
-local show = require "callgrind.show"
+local query = require "callgrind.model.query"
+local show = require "callgrind.model.show"
 local internal = core.internal
 
 local Profile, Function = core.methods.Profile, core.methods.Function
@@ -118,7 +118,7 @@ end
 
 -- Cycles, per profile, in its state table: { list = { Cycle }, of = {
 -- [Function] = its Cycle }, costs = { [Cycle] = { [ev] = I(C) } } }.
-local STATE = "callgrind.graph"
+local STATE = "callgrind.model.graph"
 
 local CycleMethods = {}
 local cycle_mt = { __index = CycleMethods, __name = "callgrind.Cycle" }

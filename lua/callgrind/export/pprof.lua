@@ -5,10 +5,10 @@
 -- the estimated stacks of `prof:folded`, whose values add up to the
 -- profile's totals. The protobuf is encoded here (no dependency); the
 -- gzip is zlib's, in the core.
--- @module callgrind.pprof
+-- @module callgrind.export.pprof
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-local stacks = require "callgrind.stacks"
+local stacks = require "callgrind.export.stacks"
 local internal = core.internal
 
 local Profile = core.methods.Profile
@@ -47,7 +47,6 @@ end
 -- Units pprof knows for the events it can name.
 local UNITS = { Time = "nanoseconds", Alloc = "bytes" }
 
-local OPTS = { events = "table", threshold = "number" }
 
 --- The profile.proto bytes (not compressed) of a profile.
 -- @tparam table events event names
@@ -147,7 +146,7 @@ end
 -- @usage -- then: go tool pprof -top prof.pb.gz
 function Profile:write_pprof(path, opts)
   args.check_type(path, "string", "write_pprof", 1)
-  opts = args.options(opts, "write_pprof", 2, OPTS)
+  opts = args.options(opts, "write_pprof", 2, "pprof")
   local threshold = stacks.threshold(opts.threshold, "write_pprof", 2)
   local events = opts.events or self.events
   if #events == 0 then error("write_pprof: the profile has no events", 2) end

@@ -1,11 +1,12 @@
 --- Source annotation: the cost of each line of one source file, the calls
 -- made from each line with their inclusive cost, and, with the source text
 -- at hand, a listing like `callgrind_annotate --auto=yes`.
--- @module callgrind.annotate
+-- @module callgrind.model.annotate
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local util = require "callgrind.util"
-local show = require "callgrind.show"
+local encode = require "callgrind.encode"
+local show = require "callgrind.model.show"
 local internal = core.internal
 
 local Profile = core.methods.Profile
@@ -22,7 +23,7 @@ M.Annotation = Annotation
 
 -- The source files of a profile's cost lines, sorted (kept in its state
 -- table).
-local STATE = "callgrind.annotate"
+local STATE = "callgrind.model.annotate"
 
 local function files_of(prof)
   local state = internal.state(prof)
@@ -150,7 +151,7 @@ function Profile:annotate(file, ev, opts)
   args.check_type(file, "string", "annotate", 1)
   if type(ev) == "table" and opts == nil then ev, opts = nil, ev end
   ev = args.event_or_first(self, ev, "annotate", 2)
-  opts = args.options(opts, "annotate", 3, { source = "boolean|string" })
+  opts = args.options(opts, "annotate", 3, "annotate")
   local path = resolve(self, file)
   local costs, fns = internal.annotate(self, path, ev)
   local a = setmetatable({ profile = self, file = path, event = ev, total = self:total(ev) }, annotation_mt)
@@ -189,7 +190,7 @@ end
 -- @treturn string
 -- @usage print(prof:annotate("cgmain.c", { source = "spec/fixtures/progs" }):report({ context = 1 }))
 function Annotation:report(opts)
-  opts = args.options(opts, "report", 1, { context = "number" })
+  opts = args.options(opts, "report", 1, "ann_report")
   local context = args.count(opts.context == nil and 3 or opts.context, "report", 1)
   local out = { string_format("-- %s of %s%s", tostring(self.event), self.file,
     self.source and self.source ~= self.file and (" (source: " .. self.source .. ")") or "") }
@@ -254,13 +255,17 @@ end
 
 annotation_mt.__tostring = Annotation.report
 
--- to_csv / to_json: stubs that load callgrind.export, which replaces them.
-for _, name in ipairs({ "to_csv", "to_json" }) do
-  Annotation[name] = function(...)
-    require "callgrind.export"
-    return Annotation[name](...)
+-- CSV and JSON: `line, EV, functions` (the names joined by "; ").
+encode.methods(Annotation, function(a)
+  local rows = {}
+  for i, r in ipairs(a) do
+    local names = {}
+    for k, fn in ipairs(r.functions) do names[k] = fn.name end
+    rows[i] = { r.line, r.cost, table_concat(names, "; ") }
   end
-end
+  return { "line", tostring(a.event), "functions" }, rows
+end)
+
 
 function row_mt.__tostring(row)
   local names = {}

@@ -1,8 +1,11 @@
 --- How the library's values print at the REPL: an aligned-table renderer
 -- that every printable result shares, the first rows of a long result with
 -- a count of the rest, and cost tables in the profile's event order.
--- @module callgrind.show
-local getmetatable, ipairs, setmetatable, tostring = getmetatable, ipairs, setmetatable, tostring
+-- @module callgrind.model.show
+local encode = require "callgrind.encode"
+
+local getmetatable, ipairs, setmetatable, tonumber, tostring = getmetatable, ipairs, setmetatable, tonumber,
+  tostring
 local string_format, string_rep, table_concat = string.format, string.rep, table.concat
 
 local M = {}
@@ -101,6 +104,30 @@ end
 function M.cost(v, total)
   if not total or total == 0 then return M.commas(v) end
   return string_format("%s (%5.1f%%)", M.commas(v), 100 * v / total)
+end
+
+-- prof:warnings(): one a line; CSV and JSON `file, line, message`.
+local Warnings = {}
+--- The metatable of `prof:warnings()`: `tostring` one warning a line,
+-- `to_csv`, `to_json`.
+M.warnings_mt = { __index = Warnings, __name = "callgrind.Warnings" }
+encode.methods(Warnings, function(list)
+  local rows = {}
+  for i, w in ipairs(list) do
+    local file, line, msg = w:match("^(.-):(%d+): (.*)$")
+    rows[i] = file and { file, math.tointeger(tonumber(line)), msg } or { nil, nil, w }
+  end
+  return { "file", "line", "message" }, rows
+end)
+M.warnings_mt.__tostring = function(list)
+  if #list == 0 then return "no warnings" end
+  return table_concat(list, "\n")
+end
+
+--- Gives a warnings array its metatable.
+-- @usage show.warnings(prof:warnings())
+function M.warnings(list)
+  return setmetatable(list, M.warnings_mt)
 end
 
 return M

@@ -4,11 +4,11 @@
 -- cost and percentage, click to zoom, search. A diff's flame graph is the
 -- new profile's tree coloured red where a frame costs more than in the old
 -- one and blue where it costs less.
--- @module callgrind.flame
+-- @module callgrind.export.flame
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-local stacks = require "callgrind.stacks"
-local report = require "callgrind.report"
+local stacks = require "callgrind.export.stacks"
+local report = require "callgrind.model.report"
 
 local Profile = core.methods.Profile
 
@@ -175,14 +175,12 @@ local function svg(top, title, colour, describe, width)
   return out
 end
 
-local FLAME_OPTS = { ev = "string|number", threshold = "number", title = "string", width = "number",
-  color = "string" }
 
 -- lvl: the level of the public method's caller, counted from here
 -- n: the options' argument number (default 2)
 local function check_opts(opts, fname, lvl, n)
   n = n or 2
-  opts = args.options(opts, fname, n, FLAME_OPTS, lvl)
+  opts = args.options(opts, fname, n, "flame", lvl)
   local threshold = stacks.threshold(opts.threshold, fname, n, lvl)
   local color = args.option(opts.color, fname, n, { "object", "file" }, "object", lvl)
   local width = opts.width or WIDTH

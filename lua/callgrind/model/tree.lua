@@ -3,10 +3,10 @@
 -- capped so that a child never shows more than its parent or than the
 -- callee's own inclusive cost; a call back to a function already on the
 -- path (recursion, a cycle) is shown once, marked, and not expanded.
--- @module callgrind.tree
+-- @module callgrind.model.tree
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-local show = require "callgrind.show"
+local show = require "callgrind.model.show"
 
 local Function = core.methods.Function
 
@@ -67,7 +67,6 @@ local function expand(node, path, t)
   end
 end
 
-local TREE_OPTIONS = { ev = "string|number", direction = "string", depth = "number", threshold = "number" }
 
 --- The call tree below (or above) a function.
 -- @tparam[opt] table opts `ev` (default the first event), `direction`
@@ -81,7 +80,7 @@ local TREE_OPTIONS = { ev = "string|number", direction = "string", depth = "numb
 --   `threshold`, `total`; `tostring(tree)` draws it
 -- @usage print(prof:func("main"):tree({ ev = "Ir", depth = 2 }))
 function Function:tree(opts)
-  opts = args.options(opts, "tree", 1, TREE_OPTIONS)
+  opts = args.options(opts, "tree", 1, "tree")
   local prof = self.profile
   local ev = args.event_or_first(prof, opts.ev, "tree", 1)
   local direction = args.option(opts.direction, "tree", 1, { "callees", "callers" }, "callees")

@@ -10,6 +10,7 @@
 -- @module callgrind.profiler
 local core = require "callgrind.core"
 local args = require "callgrind.args"
+local loader = require "callgrind.model.load"
 
 local M = {}
 
@@ -24,16 +25,6 @@ local LONG_NAMES = {
   Alloc = "Bytes allocated",
 }
 
--- The options of each entry point (args.options checks them).
-local OPTS = { time = "boolean", alloc = "boolean", count_hook = "boolean", lines = "boolean",
-  stacks = "boolean" }
-local function with(extra)
-  local t = {}
-  for k, v in pairs(OPTS) do t[k] = v end
-  for k, v in pairs(extra) do t[k] = v end
-  return t
-end
-local PROFILE_OPTS, EXIT_OPTS = with { runs = "number" }, with { out = "string" }
 
 local function check_free(fname)
   if core.prof_running() then
@@ -340,7 +331,7 @@ end
 -- `frame;frame;frame cost`, outermost first, a line per stack with a
 -- cost), what until_exit writes beside the profile when asked for stacks.
 local function folded_names(fns)
-  local names, escape = {}, require("callgrind.stacks").escape
+  local names, escape = {}, require("callgrind.export.stacks").escape
   for i, fn in ipairs(fns) do names[i] = escape(fn.name) end
   return names
 end
@@ -349,7 +340,7 @@ end
 local function build(data)
   local fns = describe(data)
   local text = to_text(data, nil, fns)
-  local prof = assert(require("callgrind").parse(text, "(lua profile)"))
+  local prof = assert(loader.parse(text, "(lua profile)"))
   if data.stacks then
     STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns) }
   end
@@ -369,7 +360,7 @@ end
 --   (`prof:stacks`)
 -- @usage profiler.start(); work(); local prof = profiler.stop()
 function M.start(opts)
-  args.options(opts, "start", 1, OPTS)
+  args.options(opts, "start", 1, "profiler")
   check_free("start")
   return core.prof_start(opts, 2)
 end
@@ -408,7 +399,7 @@ end
 -- @usage local prof, spread = profiler.profile(work, { runs = 5 }); print(spread.max - spread.min)
 function M.profile(fn, opts)
   args.check_type(fn, "function", "profile", 1)
-  opts = args.options(opts, "profile", 2, PROFILE_OPTS)
+  opts = args.options(opts, "profile", 2, "profile")
   check_free("profile")
   if opts.runs == nil then return finish(core.prof_run(fn, opts)) end
   local runs = args.count(opts.runs, "profile", 2)
@@ -476,7 +467,7 @@ end
 --   Lua state's closing collects it)
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
-  opts = args.options(opts, "until_exit", 1, EXIT_OPTS)
+  opts = args.options(opts, "until_exit", 1, "until_exit")
   check_free("until_exit")
   local out = opts.out or os.getenv("CALLGRIND_OUT")
   local exit = os.exit

@@ -8,7 +8,7 @@
 -- found a regression), 2 a usage error.
 -- @module callgrind.cli
 local callgrind = require "callgrind"
-local report = require "callgrind.report"
+local report = require "callgrind.model.report"
 
 local ipairs, pcall, tonumber, tostring = ipairs, pcall, tonumber, tostring
 local math_tointeger, string_format, table_concat = math.tointeger, string.format, table.concat
@@ -309,7 +309,7 @@ end
 local function read_folded(path)
   local text, err = require("callgrind.util").read_file(path)
   if not text then return nil, err end
-  local ok, tree = pcall(require("callgrind.stacks").read_folded, text, path, 0)
+  local ok, tree = pcall(require("callgrind.export.stacks").read_folded, text, path, 0)
   if not ok then return nil, tree end
   return tree
 end
@@ -336,7 +336,7 @@ local function flame_folded(pos, opts, fopts)
       report.commas(tree.total), companion)
     file = companion
   end
-  checked(try("flame", require("callgrind.flame").folded_flamegraph, tree, file, opts.o, fopts))
+  checked(try("flame", require("callgrind.export.flame").folded_flamegraph, tree, file, opts.o, fopts))
   return true
 end
 

@@ -8,10 +8,10 @@
 -- `bb=` lines, position columns other than `instr` and `line`, the `pid:`
 -- (unless asked), and the order of functions, lines, calls and jumps (the
 -- output is canonical, see `Profile:write`).
--- @module callgrind.writer
+-- @module callgrind.export.write
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-local events = require "callgrind.events"
+local events = require "callgrind.model.events"
 
 local Profile = core.methods.Profile
 local internal = core.internal
@@ -52,7 +52,6 @@ local function selection_indices(prof, fns)
   return only
 end
 
-local WRITE_OPTS = { compress = "boolean", functions = "table", pid = "boolean", cmd = "boolean|string" }
 
 -- The spec the core's writer takes (csrc/lua/cg_lua_write.c).
 local function write_spec(prof, opts)
@@ -95,7 +94,7 @@ function Profile:write(dest, opts)
     args.fail("write", 1, "path or open file expected, got "
       .. (io_type(dest) == "closed file" and "closed file" or args.show(dest)))
   end
-  opts = args.options(opts, "write", 2, WRITE_OPTS)
+  opts = args.options(opts, "write", 2, "write")
   return internal.write_profile(self, dest, write_spec(self, opts))
 end
 

@@ -18,10 +18,10 @@
 -- lines always add up to the total, and the stacks can be ones that never
 -- happened (a callee's cost is shared out in proportion to call costs, not
 -- per caller context), as with every converter of aggregated profiles.
--- @module callgrind.stacks
+-- @module callgrind.export.stacks
 local core = require "callgrind.core"
 local args = require "callgrind.args"
-require "callgrind.graph"
+require "callgrind.model.graph"
 local internal = core.internal
 
 local Profile = core.methods.Profile
@@ -363,11 +363,10 @@ local function folded_lines(top)
   return out
 end
 
-local FOLDED_OPTS = { threshold = "number" }
 
 local function folded(prof, ev, opts, fname)
   ev = args.event_or_first(prof, ev, fname, fname == "folded" and 1 or 2, 3)
-  opts = args.options(opts, fname, fname == "folded" and 2 or 3, FOLDED_OPTS, 3)
+  opts = args.options(opts, fname, fname == "folded" and 2 or 3, "folded", 3)
   local threshold = M.threshold(opts.threshold, fname, fname == "folded" and 2 or 3, 3)
   return table_concat(folded_lines(M.tree(prof, ev, threshold)))
 end

@@ -1,10 +1,10 @@
 --- Reports for people: aligned tables like callgrind_annotate's, and a
 -- profile summary. Numbers get thousands separators; long C++ names are
 -- shortened in tables (the data keeps them whole).
--- @module callgrind.report
+-- @module callgrind.model.report
 local core = require "callgrind.core"
-local query = require "callgrind.query"
-local show = require "callgrind.show"
+local query = require "callgrind.model.query"
+local show = require "callgrind.model.show"
 local args = require "callgrind.args"
 
 local Profile, Selection = core.methods.Profile, query.Selection
@@ -24,8 +24,6 @@ M.shorten = show.shorten
 local function rpad(s, w) return string_rep(" ", w - #s) .. s end
 local function lpad(s, w) return s .. string_rep(" ", w - #s) end
 
-local REPORT_OPTIONS = { events = "table", event = "string|number", kind = "string", width = "number",
-  percent = "boolean", file = "boolean", object = "boolean", limit = "number" }
 
 --- Renders an aligned table of the selection's functions.
 -- @tparam[opt] table opts `events` (array, default the first event) or
@@ -36,7 +34,7 @@ local REPORT_OPTIONS = { events = "table", event = "string|number", kind = "stri
 -- @treturn string
 -- @usage print(prof:top(10, "Ir"):report({ events = { "Ir", "Dr" } }))
 function Selection:report(opts)
-  opts = args.options(opts, "report", 1, REPORT_OPTIONS)
+  opts = args.options(opts, "report", 1, "sel_report")
   local prof = self.profile
   -- a selection made by top/sort reports what it was sorted by
   local events = opts.events or { opts.event or self.event or prof.events[1] }

@@ -1,0 +1,269 @@
+--- Comparing two profiles: `callgrind.diff(old, new [, opts])`.
+--
+-- Functions are matched across the two profiles by a key that survives
+-- moving the checkout or building in another directory: by default the
+-- function's name, plus its file and object with their directories
+-- dropped (`sort_numbers`, `sortnum.c`, `sortnum`). `opts.match =
+-- function(fn) return key end` replaces it. Two different functions of one
+-- profile that get the same key are not summed: each keeps its own row
+-- (matched by name, full file and full object) and `d.collisions` says so.
+-- @module callgrind.check.diff
+local args = require "callgrind.args"
+local util = require "callgrind.util"
+local encode = require "callgrind.encode"
+local show = require "callgrind.model.show"
+local report = require "callgrind.model.report"
+
+local ipairs, pairs, setmetatable, tostring, type = ipairs, pairs, setmetatable, tostring, type
+local math_abs, string_format, string_rep, table_concat, table_sort = math.abs, string.format, string.rep,
+  table.concat, table.sort
+
+local commas = report.commas
+
+local M = {}
+
+local Diff = {}
+local diff_mt = { __index = Diff, __name = "callgrind.Diff" }
+M.Diff = Diff
+
+--- The default match key: name, file and object without directories.
+-- @usage diff.default_key(prof:func("main")) --> "main\0main.c\0prog"
+function M.default_key(fn)
+  return fn.name .. "\0" .. util.basename(fn.file) .. "\0" .. util.basename(fn.object)
+end
+
+local function full_key(fn)
+  return "\1" .. fn.name .. "\0" .. tostring(fn.file) .. "\0" .. tostring(fn.object)
+end
+
+--- A function as messages name it: `name (file; object)`.
+-- @usage diff.describe_fn(prof:func("main")) --> "main (main.c; /bin/prog)"
+function M.describe_fn(fn)
+  local where = {}
+  if fn.file then where[#where + 1] = fn.file end
+  if fn.object then where[#where + 1] = fn.object end
+  if #where == 0 then return fn.name end
+  return fn.name .. " (" .. table_concat(where, "; ") .. ")"
+end
+local describe_fn = M.describe_fn
+
+-- key -> function of one profile; colliding keys fall back to full keys.
+local function index(prof, match, side, collisions)
+  local by, clash = {}, {}
+  for fn in prof:functions() do
+    local k = match(fn)
+    if type(k) ~= "string" then
+      args.fail("diff", 3, string_format("opts.match returned %s for %s, string expected", type(k), describe_fn(fn)),
+        3)
+    end
+    if by[k] then
+      clash[k] = clash[k] or { by[k] }
+      clash[k][#clash[k] + 1] = fn
+    else
+      by[k] = fn
+    end
+  end
+  local keys, keyof = {}, {}
+  for k, fn in pairs(by) do keyof[fn] = k end
+  for k in pairs(clash) do keys[#keys + 1] = k end
+  table_sort(keys)
+  for _, k in ipairs(keys) do
+    local names = {}
+    by[k] = nil
+    for i, fn in ipairs(clash[k]) do
+      names[i] = describe_fn(fn)
+      by[full_key(fn)] = fn
+      keyof[fn] = full_key(fn)
+    end
+    collisions[#collisions + 1] = string_format("%s profile: %d functions share the key of %s, compared "
+      .. "apart: %s", side, #names, clash[k][1].name, table_concat(names, ", "))
+  end
+  return by, keyof
+end
+
+local function has_event(prof, ev)
+  return (pcall(prof.total, prof, ev))
+end
+
+local function check_event(d, ev, fname)
+  if not has_event(d.old, ev) then
+    args.fail(fname, 1, string_format("unknown event %s in the old profile", args.show(ev)), 3)
+  end
+  if not has_event(d.new, ev) then
+    args.fail(fname, 1, string_format("unknown event %s in the new profile", args.show(ev)), 3)
+  end
+end
+
+--- Compares two profiles.
+-- @param old Profile
+-- @param new Profile
+-- @tparam[opt] table opts `match = function(fn) return key end`
+-- @return a Diff: `d.old`, `d.new`, `d.collisions` (array of messages),
+--   `d:total(ev)`, `d:functions(ev [, kind])`, `d:report(opts)`,
+--   `tostring(d)`
+-- @usage local d = callgrind.diff(old, new); print(d:total("Ir"))
+function M.diff(old, new, opts)
+  args.profile(old, "diff", 1)
+  args.profile(new, "diff", 2)
+  opts = args.options(opts, "diff", 3, "diff")
+  local match = opts.match or M.default_key
+  local collisions = {}
+  local d = setmetatable({ old = old, new = new, collisions = collisions }, diff_mt)
+  d.old_by, d.old_key = index(old, match, "old", collisions)
+  d.new_by, d.new_key = index(new, match, "new", collisions)
+  return d
+end
+
+--- The totals of an event in both profiles.
+-- @return old, new
+-- @usage local old, new = d:total("Ir")
+function Diff:total(ev)
+  check_event(self, ev, "total")
+  return self.old:total(ev), self.new:total(ev)
+end
+
+--- The change of one value, as a percentage of the old one (nil when the
+-- old one is 0 and the new one is not).
+-- @usage diff.percent(200, 230) --> 15.0
+function M.percent(old, new)
+  if old == new then return 0.0 end
+  if old == 0 then return nil end
+  return (new - old) * 100.0 / math_abs(old)
+end
+
+--- Every function of either profile (missing on one side = 0), largest
+-- absolute change first (ties by name).
+-- @param ev event (base or derived, known to both profiles)
+-- @tparam[opt] string kind "self" (default) or "inclusive"
+-- @return array of rows `{ name, key, old, new, delta, percent, old_fn, new_fn }`
+-- @usage for _, r in ipairs(d:functions("Ir")) do print(r.name, r.delta) end
+function Diff:functions(ev, kind)
+  check_event(self, ev, "functions")
+  kind = args.kind(kind, "functions", 2)
+  local rows, seen = {}, {}
+  local function add(k)
+    if seen[k] then return end
+    seen[k] = true
+    local o, n = self.old_by[k], self.new_by[k]
+    local ov, nv = util.value(o, ev, kind), util.value(n, ev, kind)
+    rows[#rows + 1] = { name = (o or n).name, key = k, old = ov, new = nv, delta = nv - ov,
+      percent = M.percent(ov, nv), old_fn = o, new_fn = n }
+  end
+  for fn in self.old:functions() do add(self.old_key[fn]) end
+  for fn in self.new:functions() do add(self.new_key[fn]) end
+  table_sort(rows, function(a, b)
+    local x, y = math_abs(a.delta), math_abs(b.delta)
+    if x ~= y then return x > y end
+    if a.name ~= b.name then return a.name < b.name end
+    return a.key < b.key
+  end)
+  return setmetatable(rows, M.functions_mt)
+end
+
+--- "+1,234 (+5.2%)", "-3 (-0.1%)", "+7 (new)", "0".
+-- @usage diff.change(100, 110) --> "+10 (+10.0%)"
+function M.change(old, new)
+  local delta = new - old
+  if delta == 0 then return "0" end
+  local sign = delta > 0 and "+" or ""
+  local p = M.percent(old, new)
+  return sign .. commas(delta) .. " (" .. (p and string_format("%+.1f%%", p) or "new") .. ")"
+end
+
+-- Right-aligned columns.
+local function table_text(rows, left_last)
+  local widths = {}
+  for _, r in ipairs(rows) do
+    for i, c in ipairs(r) do
+      if not widths[i] or #c > widths[i] then widths[i] = #c end
+    end
+  end
+  local out = {}
+  for _, r in ipairs(rows) do
+    local cells = {}
+    for i, c in ipairs(r) do
+      if left_last and i == #r then
+        cells[i] = c
+      else
+        cells[i] = string_rep(" ", widths[i] - #c) .. c
+      end
+    end
+    out[#out + 1] = (table_concat(cells, "  "):gsub("%s+$", ""))
+  end
+  return out
+end
+
+--- An aligned table: old, new and change of the totals per event, then the
+-- functions that changed most.
+-- @tparam[opt] table opts `events` (default: the base events of the old
+--   profile that the new one has), `event` the movers are ranked by
+--   (default the first of `events`), `kind` ("self"), `top` (default 5; 0
+--   for none)
+-- @treturn string
+-- @usage print(d:report({ events = { "Ir" }, top = 3 }))
+function Diff:report(opts)
+  opts = args.options(opts, "report", 1, "d_report")
+  local evs = opts.events
+  if not evs then
+    evs = {}
+    for _, ev in ipairs(self.old.events) do
+      if has_event(self.new, ev) then evs[#evs + 1] = ev end
+    end
+  end
+  local rows = { { "event", "old", "new", "change" } }
+  for _, ev in ipairs(evs) do
+    local o, n = self:total(ev)
+    rows[#rows + 1] = { ev, commas(o), commas(n), M.change(o, n) }
+  end
+  local lines = table_text(rows)
+  local top = opts.top or 5
+  local ev = opts.event or evs[1]
+  if top > 0 and ev then
+    local kind = args.kind(opts.kind, "report", 1)
+    local movers = { { "old", "new", "change", "function" } }
+    for _, r in ipairs(self:functions(ev, kind)) do
+      if #movers > top or r.delta == 0 then break end
+      movers[#movers + 1] = { commas(r.old), commas(r.new), M.change(r.old, r.new),
+        describe_fn(r.new_fn or r.old_fn) }
+    end
+    if #movers > 1 then
+      lines[#lines + 1] = string_format("biggest changes in %s (%s):", ev, kind)
+      for _, l in ipairs(table_text(movers, true)) do lines[#lines + 1] = "  " .. l end
+    end
+  end
+  for _, c in ipairs(self.collisions) do lines[#lines + 1] = c end
+  return table_concat(lines, "\n")
+end
+
+diff_mt.__tostring = function(d) return d:report() end
+
+-- d:functions() rows: printed as a table; CSV and JSON `name, file,
+-- object, old, new, delta, percent`.
+local DiffRows = {}
+encode.methods(DiffRows, function(list)
+  local rows = {}
+  for i, r in ipairs(list) do
+    local fn = r.new_fn or r.old_fn
+    rows[i] = { r.name, fn and fn.file, fn and fn.object, r.old, r.new, r.delta, r.percent }
+  end
+  return { "name", "file", "object", "old", "new", "delta", "percent" }, rows
+end)
+
+--- The printout of `d:functions()`: old, new, change and function, the
+-- first 25 rows.
+function DiffRows.text(list)
+  return show.table({
+    { "old", cell = function(r) return show.commas(r.old) end },
+    { "new", cell = function(r) return show.commas(r.new) end },
+    { "change", cell = function(r) return M.change(r.old, r.new) end },
+    { "function", left = true, cell = function(r) return M.describe_fn(r.new_fn or r.old_fn) end },
+  }, list, { limit = show.LIMIT, noun = "functions", more = "the array has them all" })
+end
+
+
+M.functions_mt = { __name = "callgrind.DiffRows", __index = DiffRows, __tostring = DiffRows.text }
+
+-- The diff's flame graph (callgrind.export.flame), loaded on first use.
+function Diff.flamegraph(...) return require("callgrind.export.flame").diff_flamegraph(...) end
+
+return M

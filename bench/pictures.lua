@@ -22,7 +22,7 @@ end
 local rows = {
   { "prof:folded()", function() return #p:folded() end },
   { "prof:dot()", function() return #p:dot() end },
-  { "prof:flamegraph()", function() assert(p:flamegraph(out)); return size(out) end },
+  { "prof:write_flamegraph()", function() assert(p:write_flamegraph(out)); return size(out) end },
   { "prof:write_pprof()", function() assert(p:write_pprof(out)); return size(out) end },
 }
 for _, row in ipairs(rows) do

@@ -47,7 +47,7 @@ describe("callgrind-lua", function()
     assert.are.equal(0, code)
     assert.is_truthy(out:find("callers of func2", 1, true))
     local _, _, err = run("tree", EXT, "nothere")
-    assert.are.equal("function nothere: not found", err:match("^[^\n]+"))
+    assert.are.equal("function nothere: not found: no function named 'nothere'", err:match("^[^\n]+"))
   end)
 
   it("annotate takes the source file as its second argument", function()

@@ -335,8 +335,12 @@ describe("handles", function()
     assert.is_nil(fn)
     assert.are.equal("ambiguous: 2 functions named 'f' (a.c; b.c): give a file or object to choose", err)
     assert.are.equal(2, prof:func("f", "b.c"):self(1))
-    assert.are.same({ nil, "not found" }, { prof:func("g") })
-    assert.are.same({ nil, "not found" }, { prof:func("f", "c.c") })
+    assert.are.same({ nil, "not found: no function named 'g'; closest names: f", "not_found" }, { prof:func("g") })
+    assert.are.same({ nil, "not found: 'f' is not in that file or object; it is in a.c, b.c", "not_found" },
+      { prof:func("f", "c.c") })
+    assert.are.same({ nil, "ambiguous: 2 functions named 'f' (a.c; b.c): give a file or object to choose",
+      "ambiguous" },
+      { prof:func("f") })
   end)
 
   it("print one readable line each", function()

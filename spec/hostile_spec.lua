@@ -96,7 +96,8 @@ describe("input made to exhaust the reader", function()
       -- not a number at all: the one options check says so (callgrind.api's type)
       local ok, err = pcall(callgrind.load, zst, { max_bytes = "1" })
       assert.is_false(ok)
-      assert.truthy(tostring(err):find("bad argument #2 to 'load' (option 'max_bytes' must be number, got '1')", 1, true),
+      assert.truthy(tostring(err):find(
+        "bad argument #2 to 'load' (option 'max_bytes' must be number, got '1')", 1, true),
         err)
     end)
   end)

@@ -27,17 +27,22 @@ describe("prof:func", function()
       assert.are.equal(i, fn:self("Ir"))
       assert.are.equal(fn, prof:func("f" .. i, "file" .. i // 100 .. ".c"))
       assert.are.equal(fn, prof:func("f" .. i, "file" .. i // 100 .. ".c", "lib" .. i % 7 .. ".so"))
-      assert.are.same({ nil, "not found" }, { prof:func("f" .. i, "file" .. i // 100 + 1 .. ".c") })
-      assert.are.same({ nil, "not found" }, { prof:func("f" .. i, nil, "lib" .. (i + 1) % 7 .. ".so") })
+      local elsewhere = "not found: 'f" .. i .. "' is not in that file or object; it is in file" .. i // 100 .. ".c"
+      assert.are.same({ nil, elsewhere, "not_found" }, { prof:func("f" .. i, "file" .. i // 100 + 1 .. ".c") })
+      assert.are.same({ nil, elsewhere, "not_found" }, { prof:func("f" .. i, nil, "lib" .. (i + 1) % 7 .. ".so") })
     end
-    assert.are.same({ nil, "not found" }, { prof:func("f" .. N + 1) })
+    local fn, err, kind = prof:func("f" .. N + 1)
+    assert.is_nil(fn)
+    assert.are.equal("not_found", kind)
+    -- names it contains come before any edit, the closest in length first
+    assert.are.equal("not found: no function named 'f20001'; closest names: f2000, f200, f20", err)
   end)
 
   it("tells an ambiguous name apart by file, then by object", function()
     assert.are.same({ nil, "ambiguous: 3 functions named 'dup' (x.c in a.so; y.c in a.so; y.c in b.so): "
-      .. "give a file or object to choose" }, { prof:func("dup") })
+      .. "give a file or object to choose", "ambiguous" }, { prof:func("dup") })
     assert.are.same({ nil, "ambiguous: 2 functions named 'dup' (y.c in a.so; y.c in b.so): "
-      .. "give a file or object to choose" }, { prof:func("dup", "y.c") })
+      .. "give a file or object to choose", "ambiguous" }, { prof:func("dup", "y.c") })
     assert.are.equal(1, prof:func("dup", "x.c"):self("Ir"))
     assert.are.equal(2, prof:func("dup", "y.c", "a.so"):self("Ir"))
     assert.are.equal(4, prof:func("dup", nil, "b.so"):self("Ir"))
@@ -48,7 +53,8 @@ describe("prof:func", function()
       .. "fl=b.c\nfn=helper\n5 7\n", "m.out"))
     assert.are.equal(p:func("helper"), p:func("helper", "b.c"))
     assert.are.equal(7, p:func("helper"):self("Ir"))
-    assert.are.same({ nil, "not found" }, { p:func("helper", "a.c") })
+    assert.are.same({ nil, "not found: 'helper' is not in that file or object; it is in b.c", "not_found" },
+      { p:func("helper", "a.c") })
     local a, b = os.tmpname(), os.tmpname()
     local f = assert(io.open(a, "w"))
     f:write("events: Ir\nfl=x.c\nfn=f\n1 2\nfn=g\n1 3\n")
@@ -62,8 +68,8 @@ describe("prof:func", function()
     assert.are.equal(7, q:func("g"):self("Ir"))
     assert.are.equal(2, q:func("f", "x.c"):self("Ir"))
     assert.are.equal(5, q:func("f", "y.c"):self("Ir"))
-    assert.are.same({ nil, "ambiguous: 2 functions named 'f' (x.c; y.c): give a file or object to choose" },
-      { q:func("f") })
+    assert.are.same({ nil, "ambiguous: 2 functions named 'f' (x.c; y.c): give a file or object to choose",
+      "ambiguous" }, { q:func("f") })
   end)
 
   it("takes about as long as a field read, not a scan of 20,000 functions", function()

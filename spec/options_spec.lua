@@ -49,7 +49,7 @@ local CALLS = {
   ["prof:find([pattern [, opts]])"] = { function(o) return prof:find("m", o) end, 2, "find" },
   ["prof:annotate(file [, ev] [, opts])"] = { function(o) return prof:annotate("a.c", "Ir", o) end, 3, "annotate" },
   ["prof:write(path_or_file [, opts])"] = { function(o) return prof:write(tmp, o) end, 2, "write" },
-  ["fn:tree([opts])"] = { function(o) return fn:tree(o) end, 1, "tree" },
+  ["fn:tree([ev [, opts]])"] = { function(o) return fn:tree("Ir", o) end, 2, "tree" },
   ["sel:find([pattern [, opts]])"] = { function(o) return prof:all():find("m", o) end, 2, "find" },
   ["sel:without(opts)"] = { function(o) return prof:all():without(o) end, 1, "without" },
   ["sel:report([opts])"] = { function(o) return prof:all():report(o) end, 1, "report" },
@@ -75,7 +75,9 @@ local CALLS = {
   ["prof:folded([ev [, opts]])"] = { function(o) return prof:folded("Ir", o) end, 2, "folded" },
   ["prof:write_folded(path [, ev [, opts]])"] = {
     function(o) return prof:write_folded(tmp, "Ir", o) end, 3, "write_folded" },
-  ["prof:flamegraph(path [, opts])"] = { function(o) return prof:flamegraph(tmp, o) end, 2, "flamegraph" },
+  ["prof:flamegraph([ev [, opts]])"] = { function(o) return prof:flamegraph("Ir", o) end, 2, "flamegraph" },
+  ["prof:write_flamegraph(path [, ev [, opts]])"] = {
+    function(o) return prof:write_flamegraph(tmp, nil, o) end, 3, "write_flamegraph" },
   ["prof:dot([ev [, opts]])"] = { function(o) return prof:dot("Ir", o) end, 2, "dot" },
   ["prof:write_dot(path [, ev [, opts]])"] = { function(o) return prof:write_dot(tmp, "Ir", o) end, 3, "write_dot" },
   ["prof:write_pprof(path [, opts])"] = { function(o) return prof:write_pprof(tmp, o) end, 2, "write_pprof" },
@@ -83,8 +85,10 @@ local CALLS = {
   ["sel:to_json([opts])"] = { function(o) return prof:all():to_json(o) end, 1, "to_json" },
   ["edges:to_csv([opts])"] = { function(o) return fn:callee_functions():to_csv(o) end, 1, "to_csv" },
   ["edges:to_json([opts])"] = { function(o) return fn:callee_functions():to_json(o) end, 1, "to_json" },
-  ["d:flamegraph(path [, opts])"] = {
-    function(o) return callgrind.diff(prof, prof):flamegraph(tmp, o) end, 2, "flamegraph" },
+  ["d:flamegraph([ev [, opts]])"] = {
+    function(o) return callgrind.diff(prof, prof):flamegraph("Ir", o) end, 2, "flamegraph" },
+  ["d:write_flamegraph(path [, ev [, opts]])"] = {
+    function(o) return callgrind.diff(prof, prof):write_flamegraph(tmp, "Ir", o) end, 3, "write_flamegraph" },
 }
 
 -- The functions whose modules another branch brings to the contract: until

@@ -59,7 +59,7 @@ describe("prof:flamegraph", function()
 
   it("writes well-formed SVG with one frame per stack above the threshold, width in cost", function()
     local dir = tmpdir()
-    assert.is_true(prof:flamegraph(dir .. "/f.svg"))
+    assert.is_true(prof:write_flamegraph(dir .. "/f.svg"))
     local frames = {}
     for line in python(SVG_FRAMES, dir .. "/f.svg"):gmatch("[^\n]+") do
       local name, width = line:match("^(.-)|(.-)|")
@@ -69,7 +69,7 @@ describe("prof:flamegraph", function()
     assert.are.same({ "all 1200.00", "main 1200.00", "a 705.88", "c 564.71", "d 564.71", "b 423.53",
       "c 352.94", "d 352.94" }, frames)
     -- threshold 0.3 (51 of 170): the c and d under b go
-    assert.is_true(prof:flamegraph(dir .. "/t.svg", { threshold = 0.3 }))
+    assert.is_true(prof:write_flamegraph(dir .. "/t.svg", nil, { threshold = 0.3 }))
     local n = 0
     for _ in python(SVG_FRAMES, dir .. "/t.svg"):gmatch("[^\n]+") do n = n + 1 end
     assert.are.equal(6, n)
@@ -85,7 +85,7 @@ describe("prof:flamegraph", function()
 
   it("escapes names with any bytes", function()
     local dir = tmpdir()
-    assert.is_true(weird_profile():flamegraph(dir .. "/w.svg"))
+    assert.is_true(weird_profile():write_flamegraph(dir .. "/w.svg"))
     local names = {}
     for line in python(SVG_FRAMES, dir .. "/w.svg"):gmatch("[^\n]+") do
       names[#names + 1] = line:match("^(.-)|")
@@ -103,7 +103,7 @@ describe("prof:flamegraph", function()
       :gsub("fn=b\n1 10", "fn=b\n1 40")), "new"))
     -- new: b costs 90 (was 60), main 200; old: the same elsewhere
     local dir = tmpdir()
-    assert.is_true(callgrind.diff(prof, new):flamegraph(dir .. "/d.svg"))
+    assert.is_true(callgrind.diff(prof, new):write_flamegraph(dir .. "/d.svg"))
     local fill = {}
     for line in python(SVG_FRAMES, dir .. "/d.svg"):gmatch("[^\n]+") do
       local name, _, colour = line:match("^(.-)|(.-)|(.*)$")
@@ -112,14 +112,14 @@ describe("prof:flamegraph", function()
     -- main +30 and b +30 (the largest change): full red; the rest unchanged
     assert.are.same({ "all #ff4141", "main #ff4141", "a #f2f2f2", "c #f2f2f2", "d #f2f2f2", "b #ff4141",
       "c #f2f2f2", "d #f2f2f2" }, fill)
-    assert.is_true(callgrind.diff(new, prof):flamegraph(dir .. "/r.svg"))
+    assert.is_true(callgrind.diff(new, prof):write_flamegraph(dir .. "/r.svg"))
     assert.is_truthy(H.read_file(dir .. "/r.svg"):find('fill="#4141ff"', 1, true))
     F.remove(dir)
   end)
 
   it("returns nil, message, \"io\" for a path it cannot write, and leaves no file", function()
     local dir = tmpdir()
-    local ok, err, kind = prof:flamegraph(dir .. "/missing/f.svg")
+    local ok, err, kind = prof:write_flamegraph(dir .. "/missing/f.svg")
     assert.is_nil(ok)
     assert.are.equal(dir .. "/missing/f.svg: No such file or directory", err)
     assert.are.equal("io", kind)
@@ -127,15 +127,42 @@ describe("prof:flamegraph", function()
     F.remove(dir)
   end)
 
+  it("returns the SVG it writes, and takes the event first", function()
+    local dir = tmpdir()
+    assert.is_true(prof:write_flamegraph(dir .. "/f.svg", "Ir", { title = "T" }))
+    assert.are.equal(H.read_file(dir .. "/f.svg"), prof:flamegraph("Ir", { title = "T" }))
+    assert.are.equal(prof:flamegraph(1), prof:flamegraph(nil, { ev = "Ir" }))
+    local d = callgrind.diff(prof, prof)
+    assert.is_true(d:write_flamegraph(dir .. "/d.svg"))
+    assert.are.equal(H.read_file(dir .. "/d.svg"), d:flamegraph())
+    F.remove(dir)
+  end)
+
+  it("still writes a file given a path where the event goes (the spelling before 0.2.0)", function()
+    local dir = tmpdir()
+    assert.is_true(prof:flamegraph(dir .. "/old.svg", { title = "T" }))
+    assert.are.equal(prof:flamegraph(nil, { title = "T" }), H.read_file(dir .. "/old.svg"))
+    assert.is_true(callgrind.diff(prof, prof):flamegraph(dir .. "/old-d.svg"))
+    assert.are.equal(callgrind.diff(prof, prof):flamegraph(), H.read_file(dir .. "/old-d.svg"))
+    -- an event name is never taken for a path
+    assert.has_error(function() prof:flamegraph("Dr") end,
+      "bad argument #1 to 'flamegraph' (unknown event 'Dr'; events: Ir)")
+    F.remove(dir)
+  end)
+
   it("rejects bad options naming the function and the value", function()
-    assert.has_error(function() prof:flamegraph("x.svg", { threshold = 1.5 }) end,
+    assert.has_error(function() prof:flamegraph("Ir", { threshold = 1.5 }) end,
       "bad argument #2 to 'flamegraph' (threshold must be in [0, 1), got 1.5)")
-    assert.has_error(function() prof:flamegraph("x.svg", { ev = "Dr" }) end,
-      "bad argument #2 to 'flamegraph' (unknown event 'Dr'; events: Ir)")
-    assert.has_error(function() prof:flamegraph("x.svg", { colour = "file" }) end,
+    assert.has_error(function() prof:write_flamegraph("x.svg", nil, { threshold = 1.5 }) end,
+      "bad argument #3 to 'write_flamegraph' (threshold must be in [0, 1), got 1.5)")
+    assert.has_error(function() prof:flamegraph(nil, { ev = "Dr" }) end,
+      "bad argument #1 to 'flamegraph' (unknown event 'Dr'; events: Ir)")
+    assert.has_error(function() prof:write_flamegraph("x.svg", "Dr") end,
+      "bad argument #2 to 'write_flamegraph' (unknown event 'Dr'; events: Ir)")
+    assert.has_error(function() prof:flamegraph("Ir", { colour = "file" }) end,
       "bad argument #2 to 'flamegraph' (unknown option 'colour'; options: color, ev, threshold, title, width)")
-    assert.has_error(function() prof:flamegraph(nil) end,
-      "bad argument #1 to 'flamegraph' (string expected, got no value)")
+    assert.has_error(function() prof:write_flamegraph(nil) end,
+      "bad argument #1 to 'write_flamegraph' (string expected, got no value)")
   end)
 end)
 
@@ -174,7 +201,7 @@ describe("prof:dot", function()
     assert.are.equal("f1 f2", ids(prof:dot("Ir", { leaf = "a" })))
     assert.are.equal("f4 f2", ids(prof:dot("Ir", { root = prof:func("a"), leaf = "c" })))
     assert.has_error(function() prof:dot("Ir", { root = "nope" }) end,
-      "bad argument #2 to 'dot' (option 'root': nope: not found)")
+      "bad argument #2 to 'dot' (option 'root': nope: not found: no function named 'nope')")
     assert.has_error(function() prof:dot("Ir", { depth = 2 }) end,
       "bad argument #2 to 'dot' (option 'depth' needs option 'root' or 'leaf')")
   end)

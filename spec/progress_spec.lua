@@ -113,6 +113,6 @@ describe("opts.progress", function()
 
   it("must be a function", function()
     assert.has_error(function() callgrind.load(big, { progress = 5 }) end,
-      "bad argument #2 to 'load' (option 'progress' must be a function)")
+      "bad argument #2 to 'load' (option 'progress' must be function, got 5)")
   end)
 end)

@@ -293,8 +293,8 @@ describe("require 'callgrind'", function()
       local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\ncfn=f\ncalls=1 0\n1 3\nfn=f\n1 3\n"))
       local main = prof:func("main")
       local stub = callgrind.methods.Profile.top
-      print(main:inclusive("Ir"), loaded "model.graph", loaded "model.query", loaded "model.report", loaded "model.show",
-        callgrind.methods.Profile.top ~= stub)
+      print(main:inclusive("Ir"), loaded "model.graph", loaded "model.query", loaded "model.report",
+        loaded "model.show", callgrind.methods.Profile.top ~= stub)
       -- the other stubs were replaced too
       local top = prof:top(1)
       print(prof:inclusive_all("Ir")[main.index], top:sum("Ir"))

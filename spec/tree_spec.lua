@@ -87,7 +87,13 @@ describe("fn:tree", function()
     for _, c in ipairs(cases) do
       assert.has_error(function() main:tree(c[1]) end, "bad argument #1 to 'tree' (" .. c[2] .. ")")
     end
-    assert.has_error(function() main:tree("Ir") end, "bad argument #1 to 'tree' (table expected, got 'Ir')")
+    -- the event first, as everywhere; in the options table too
+    assert.are.equal(tostring(main:tree({ ev = "Ir" })), tostring(main:tree("Ir")))
+    assert.are.equal(tostring(main:tree(nil, { ev = "Ir", depth = 1 })), tostring(main:tree("Ir", { depth = 1 })))
+    assert.has_error(function() main:tree("Irr") end,
+      "bad argument #1 to 'tree' (unknown event 'Irr'; events: Ir Dr, derived: Both Double Diff)")
+    assert.has_error(function() main:tree("Ir", { depth = -1 }) end,
+      "bad argument #2 to 'tree' (count must not be negative, got -1)")
   end)
 end)
 

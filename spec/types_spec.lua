@@ -50,7 +50,8 @@ describe("the types files", function()
     end
     assert.is_true(count >= 79, count .. " functions")
     -- an option table of its own, optional fields
-    assert.is_truthy(all:find("---@class callgrind.FunctionTreeOptions\n---@field depth? integer levels below the root\n"
+    assert.is_truthy(all:find("---@class callgrind.FunctionTreeOptions\n"
+      .. "---@field depth? integer levels below the root\n"
       .. "---@field direction? \"callees\"|\"callers\" walk down to callees or up to callers\n"
       .. "---@field ev? string|integer the event (the positional ev wins)\n"
       .. "---@field threshold? number leave out entries below this fraction of the profile's total\n", 1, true))

@@ -8,6 +8,7 @@ if _VERSION ~= "Lua 5.4" then
 end
 local core = require "callgrind.core"
 local loader = require "callgrind.model.load"
+local args = require "callgrind.args"
 
 -- The modules of functions alone (no methods) load on first use: a
 -- script that loads a profile and asks it questions does not compile
@@ -39,6 +40,7 @@ lazy_method("Profile", "write", "callgrind.export.write")
 lazy_method("Profile", "folded", "callgrind.export.stacks")
 lazy_method("Profile", "write_folded", "callgrind.export.stacks")
 lazy_method("Profile", "flamegraph", "callgrind.export.flame")
+lazy_method("Profile", "write_flamegraph", "callgrind.export.flame")
 lazy_method("Profile", "dot", "callgrind.export.dot")
 lazy_method("Profile", "write_dot", "callgrind.export.dot")
 lazy_method("Profile", "write_pprof", "callgrind.export.pprof")
@@ -69,6 +71,41 @@ do
   }
   core.methods.Profile.warnings = function(prof, ...)
     return (setmetatable(warnings(prof, ...), warnings_mt))
+  end
+end
+
+-- prof:func fails as every look-up does: nil, why, and a kind
+-- ("not_found" with the closest names, "ambiguous" with the choices).
+do
+  local func = core.methods.Profile.func
+  core.methods.Profile.func = function(prof, name, ...)
+    -- the core's checks, numbered as for a method (a number is a string to Lua)
+    local given = { n = select("#", ...) + 1, name, ... }
+    for i = 1, given.n do
+      local v = given[i]
+      if v ~= nil or i == 1 then
+        local t = type(v)
+        if t ~= "string" and t ~= "number" then args.fail("func", i, "string expected, got " .. args.show(v)) end
+      end
+    end
+    local fn, err = func(prof, name, ...)
+    if fn or err == nil then return fn, err end
+    if err:find("^ambiguous") then return nil, err, "ambiguous" end
+    name = tostring(name)
+    if select("#", ...) > 0 and (... ~= nil or select(2, ...) ~= nil) then
+      -- the name is there, in other files or objects: say which
+      local places = {}
+      for f in prof:functions() do
+        if f.name == name and #places < 5 then places[#places + 1] = f.file or f.object or "?" end
+      end
+      if #places > 0 then
+        return nil, string.format("not found: '%s' is not in that file or object; it is in %s", name,
+          table.concat(places, ", ")), "not_found"
+      end
+    end
+    local close = require("callgrind.model.query").closest_names(prof, name)
+    return nil, string.format("not found: no function named '%s'%s", name,
+      #close > 0 and ("; closest names: " .. table.concat(close, ", ")) or ""), "not_found"
   end
 end
 
@@ -158,20 +195,49 @@ M.check_calls_at_most = lazy("callgrind.check.limits", "calls_at_most")
 M.check_no_regression = lazy("callgrind.check.limits", "no_regression")
 M.check_within_baseline = lazy("callgrind.check.baseline", "check")
 
---- The record of every check (`CALLGRIND_REPORT=path`: one JSON object per
+--- The record of every check (`CALLGRIND_RECORD=path`: one JSON object per
 -- line) as a text table, or Markdown for a CI job summary (see the
 -- `callgrind.record` module for the fields).
 -- @tparam string path
 -- @tparam[opt] string format "text" (default) or "markdown"
 -- @return the text, or nil, a message and a kind ("io", "format")
--- @usage print(callgrind.report_summary(os.getenv("CALLGRIND_REPORT"), "markdown"))
-M.report_summary = lazy("callgrind.check.record", "summary")
+-- @usage print(callgrind.record_summary(os.getenv("CALLGRIND_RECORD"), "markdown"))
+M.record_summary = lazy("callgrind.check.record", "summary")
+--- record_summary under its name before 0.2.0, kept one release (CHANGES.md).
+M.report_summary = M.record_summary
 
 --- Formatting helpers: `commas(n)`, `shorten(name, width)` (the
--- `callgrind.report` module, loaded at the first use of either).
-M.report = setmetatable({}, {
+-- `callgrind.model.report` module, loaded at the first use of either).
+M.format = setmetatable({}, {
   __index = function(_, k) return require("callgrind.model.report")[k] end,
   __pairs = function() return pairs(require("callgrind.model.report")) end,
 })
+--- callgrind.format under its name before 0.2.0, kept one release.
+M.report = M.format
+
+-- At the REPL (`lua5.4 -i`, a line typed at the prompt, or `-lcallgrind`
+-- before -i), `help` is a global too, unless the user has one: the one
+-- global the library sets, and only there.
+local function interactive()
+  for level = 3, 6 do
+    local info = debug.getinfo(level, "S")
+    if not info then break end
+    if info.source == "=stdin" then return true end
+  end
+  local a = rawget(_G, "arg")
+  if type(a) ~= "table" then return false end
+  for k = -1, -20, -1 do
+    if a[k] == nil then break end
+    if a[k] == "-i" then return true end
+  end
+  -- no script: the interpreter's own options are at 1, 2, ...
+  if type(a[0]) == "string" and a[0]:match("lua[%d.]*$") then
+    for k = 1, #a do if a[k] == "-i" then return true end end
+  end
+  return false
+end
+if rawget(_G, "help") == nil and interactive() then
+  rawset(_G, "help", function(x) return M.help(x) end)
+end
 
 return M

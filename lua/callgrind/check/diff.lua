@@ -99,7 +99,7 @@ end
 -- @param new Profile
 -- @tparam[opt] table opts `match = function(fn) return key end`
 -- @return a Diff: `d.old`, `d.new`, `d.collisions` (array of messages),
---   `d:total(ev)`, `d:functions(ev [, kind])`, `d:report(opts)`,
+--   `d:total(ev)`, `d:movers(ev [, kind])`, `d:report(opts)`,
 --   `tostring(d)`
 -- @usage local d = callgrind.diff(old, new); print(d:total("Ir"))
 function M.diff(old, new, opts)
@@ -136,10 +136,10 @@ end
 -- @param ev event (base or derived, known to both profiles)
 -- @tparam[opt] string kind "self" (default) or "inclusive"
 -- @return array of rows `{ name, key, old, new, delta, percent, old_fn, new_fn }`
--- @usage for _, r in ipairs(d:functions("Ir")) do print(r.name, r.delta) end
-function Diff:functions(ev, kind)
-  check_event(self, ev, "functions")
-  kind = args.kind(kind, "functions", 2)
+-- @usage for _, r in ipairs(d:movers("Ir")) do print(r.name, r.delta) end
+function Diff:movers(ev, kind)
+  check_event(self, ev, "movers")
+  kind = args.kind(kind, "movers", 2)
   local rows, seen = {}, {}
   local function add(k)
     if seen[k] then return end
@@ -158,6 +158,12 @@ function Diff:functions(ev, kind)
     return a.key < b.key
   end)
   return setmetatable(rows, M.functions_mt)
+end
+
+--- d:movers under its name before 0.2.0, kept one release (CHANGES.md).
+-- @usage d:functions("Ir")
+function Diff:functions(ev, kind)
+  return self:movers(ev, kind)
 end
 
 --- "+1,234 (+5.2%)", "-3 (-0.1%)", "+7 (new)", "0".
@@ -265,5 +271,6 @@ M.functions_mt = { __name = "callgrind.DiffRows", __index = DiffRows, __tostring
 
 -- The diff's flame graph (callgrind.export.flame), loaded on first use.
 function Diff.flamegraph(...) return require("callgrind.export.flame").diff_flamegraph(...) end
+function Diff.write_flamegraph(...) return require("callgrind.export.flame").write_diff_flamegraph(...) end
 
 return M

@@ -20,7 +20,7 @@
 -- the caller's line (the spec's, through the luassert assertions too),
 -- naming the check called. A function that is not in the profile, given
 -- as `{ prof, "name" }`, fails the check by name with the closest names
--- the profile has. With `CALLGRIND_REPORT` set, every check is recorded
+-- the profile has. With `CALLGRIND_RECORD` set, every check is recorded
 -- (`callgrind.record`).
 -- @module callgrind.check.limits
 local args = require "callgrind.args"
@@ -212,58 +212,8 @@ end
 local function is_function(x) return type(x) == "userdata" and x.profile ~= nil and x.name ~= nil end
 local is_profile = require("callgrind.util").is_profile
 
--- Levenshtein distance, with a cap: nil when it is over max.
-local function distance(a, b, max)
-  if math_abs(#a - #b) > max then return nil end
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur, best = { [0] = i }, i
-    local ca = a:byte(i)
-    for j = 1, #b do
-      local cost = ca == b:byte(j) and 0 or 1
-      local v = prev[j - 1] + cost
-      if prev[j] + 1 < v then v = prev[j] + 1 end
-      if cur[j - 1] + 1 < v then v = cur[j - 1] + 1 end
-      cur[j] = v
-      if v < best then best = v end
-    end
-    if best > max then return nil end
-    prev = cur
-  end
-  return prev[#b] <= max and prev[#b] or nil
-end
-
---- The names of a profile's functions closest to a name: those that
--- contain it or that it contains (a clone such as `parse.isra.0`, a
--- cycle's `parse'2`), then those within an edit distance of a third of
--- its length (at least 2), nearest first; at most n (default 3).
--- @usage check.closest_names(prof, "pars") --> { "parse" }
-function M.closest_names(prof, name, n)
-  n = n or 3
-  local max = math.max(2, #name // 3)
-  local scored, seen = {}, {}
-  for _, fn in ipairs(prof:all()) do
-    local other = fn.name
-    if not seen[other] and other ~= name then
-      seen[other] = true
-      local d
-      if other:find(name, 1, true) or name:find(other, 1, true) then
-        d = -1 / (1 + math_abs(#other - #name))  -- containing: before any edit
-      else
-        d = distance(name, other, max)
-      end
-      if d then scored[#scored + 1] = { name = other, d = d } end
-    end
-  end
-  table_sort(scored, function(a, b)
-    if a.d ~= b.d then return a.d < b.d end
-    return a.name < b.name
-  end)
-  local out = {}
-  for i = 1, math.min(n, #scored) do out[i] = scored[i].name end
-  return out
-end
+--- The names of a profile's functions closest to a name (query.closest_names).
+M.closest_names = query.closest_names
 
 --- The message for a function that is not in a profile: its name, the
 -- closest names, and why a function goes missing.
@@ -296,7 +246,7 @@ local function resolve(target, fname, n, want)
   return target
 end
 
--- Records a check when CALLGRIND_REPORT is set.
+-- Records a check when CALLGRIND_RECORD is set.
 local function note(rec)
   if record.path() then
     rec.where = rec.where or user_where()

@@ -1,4 +1,4 @@
---- A record of every check: with `CALLGRIND_REPORT=path` in the
+--- A record of every check: with `CALLGRIND_RECORD=path` in the
 -- environment, every check and assertion (passed or failed) appends one
 -- JSON object per line to that file, and `callgrind.report_summary(path
 -- [, format])` renders the lines as a text table or as Markdown.
@@ -144,15 +144,16 @@ local function decode(line)
   return obj
 end
 
---- The file records go to: `$CALLGRIND_REPORT`, or nil.
+--- The file records go to: `$CALLGRIND_RECORD` (or `$CALLGRIND_REPORT`), or nil.
 -- @usage if record.path() then print("recording checks") end
 function M.path()
-  local p = os.getenv("CALLGRIND_REPORT")
+  -- CALLGRIND_REPORT: its name before 0.2.0, kept one release
+  local p = os.getenv("CALLGRIND_RECORD") or os.getenv("CALLGRIND_REPORT")
   if p == nil or p == "" then return nil end
   return p
 end
 
---- Appends a record to `$CALLGRIND_REPORT` (nothing when it is not set).
+--- Appends a record to `$CALLGRIND_RECORD` (nothing when it is not set).
 -- A record that cannot be written raises: a CI job that asked for the
 -- record must not lose it silently.
 -- @usage record.add({ check = "cost_at_most", new = 5, limit = 10, status = "pass" })
@@ -160,7 +161,7 @@ function M.add(rec)
   local path = M.path()
   if not path then return end
   local ok, err = require("callgrind.core").internal.append(path, M.encode(rec))
-  if not ok then error("CALLGRIND_REPORT: cannot append the check's record: " .. err, 0) end
+  if not ok then error("CALLGRIND_RECORD: cannot append the check's record: " .. err, 0) end
 end
 
 --- Reads a record file: an array of records, or nil, "path:LINE: message",
@@ -218,7 +219,7 @@ local function counts(recs)
     #recs == 1 and "" or "s", c.pass, c.fail, c.improved)
 end
 
---- Renders a record file (`CALLGRIND_REPORT`'s) as a table: one row per
+--- Renders a record file (`CALLGRIND_RECORD`'s) as a table: one row per
 -- check with its status, check, name, target, event, old, new, change,
 -- limit and where it was called, then the counts. Failures' messages
 -- follow the table.

@@ -351,9 +351,9 @@ function run.flame(argv)
   if opts.old then
     local d = callgrind.diff(load({ opts.old }, "flame"), prof)
     fopts.color = nil
-    checked(try("flame", d.flamegraph, d, opts.o, fopts))
+    checked(try("flame", d.write_flamegraph, d, opts.o, nil, fopts))
   else
-    checked(try("flame", prof.flamegraph, prof, opts.o, fopts))
+    checked(try("flame", prof.write_flamegraph, prof, opts.o, nil, fopts))
   end
 end
 

@@ -9,10 +9,13 @@ local core = require "callgrind.core"
 local args = require "callgrind.args"
 local stacks = require "callgrind.export.stacks"
 local report = require "callgrind.model.report"
+local util = require "callgrind.util"
 
 local Profile = core.methods.Profile
 
-local ipairs = ipairs
+local io, ipairs, type = io, ipairs, type
+local internal = core.internal
+local table_concat = table.concat
 local math_abs, math_floor, math_max = math.abs, math.floor, math.max
 local string_byte, string_format = string.byte, string.format
 
@@ -196,7 +199,7 @@ end
 
 -- Writes the SVG of tree top: frames coloured by object or file (color),
 -- titled with their cost in ev and their share.
-local function draw(top, path, title, ev, color, width)
+local function draw(top, title, ev, color, width)
   local total = top.total
   local colours = {}
   local function colour(nd)
@@ -209,24 +212,26 @@ local function draw(top, path, title, ev, color, width)
   local function describe(nd)
     return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
   end
-  return require("callgrind.util").write_file(path, svg(top, title, colour, describe, width))
+  return table_concat(svg(top, title, colour, describe, width))
 end
 
-local function flamegraph(prof, path, opts)
-  args.check_type(path, "string", "flamegraph", 1, false, 3)
+-- The SVG of prof's flame graph; fname the public method, n its ev's
+-- argument number.
+local function flamegraph(prof, ev, opts, fname, n)
   local threshold, color, width
-  opts, threshold, color, width = check_opts(opts, "flamegraph", 4)
-  local ev = opts.ev
+  opts, threshold, color, width = check_opts(opts, fname, 4, n + 1)
+  ev = ev == nil and opts.ev or ev
   if ev == nil then
     ev = prof.events[1]
-    if ev == nil then error("flamegraph: the profile has no events", 3) end
+    if ev == nil then error(fname .. ": the profile has no events", 3) end
   else
-    args.event(prof, ev, "flamegraph", 2, 3)
+    args.event(prof, ev, fname, n, 3)
+    if math.type(ev) == "integer" then ev = prof.events[ev] end
   end
   local top = stacks.tree(prof, ev, threshold)
   local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev,
     top.exact and "" or " (stacks estimated from the call graph)")
-  return draw(top, path, title, ev, color, width)
+  return draw(top, title, ev, color, width)
 end
 
 --- Writes the flame graph of folded stacks (`frame;frame count` lines:
@@ -257,25 +262,48 @@ function M.folded_flamegraph(folded, source, path, opts)
     top = stacks.read_folded(folded, source, threshold)
   end
   local title = opts.title or string_format("%s: %s %s", source, report.commas(top.total), ev)
-  return draw(top, path, title, ev, color, width)
+  return util.write_file(path, draw(top, title, ev, color, width))
 end
 
---- Writes a flame graph of one event as a self-contained interactive SVG:
+-- The old spelling, prof:flamegraph(path [, opts]) writing a file, kept
+-- one release (CHANGES.md): a first argument that is no event of the
+-- profile but a string with a dot or a slash is a path; said once on
+-- stderr.
+local warned = false
+local function old_spelling(prof, first, second)
+  if type(first) ~= "string" or (second ~= nil and type(second) ~= "table") then return false end
+  if internal.event_problem(prof, first) == nil or not first:find("[./]") then return false end
+  if not warned then
+    warned = true
+    io.stderr:write("callgrind: flamegraph(path) is deprecated: use write_flamegraph(path [, ev [, opts]]); "
+      .. "flamegraph([ev [, opts]]) returns the SVG (CHANGES.md)\n")
+  end
+  return true
+end
+
+--- A flame graph of one event as a self-contained interactive SVG:
 -- width in cost, frames coloured by object (or file), a title per frame
 -- with name, cost and percentage; click a frame to zoom, "Search" to
 -- highlight the frames whose name matches a regular expression. The
 -- stacks are exact for a Lua profile made with `stacks = true`, else
--- estimated (`prof:folded`).
--- @tparam string path
--- @tparam[opt] table opts `ev` (default the first event), `threshold`
---   (default 0.0001: smaller stacks merge into their parent), `title`,
---   `width` (pixels, default 1200), `color` ("object" or "file")
+-- estimated (`prof:folded`), and the title says so.
+-- @tparam[opt] string|integer ev default the first event (or opts.ev)
+-- @tparam[opt] table opts `threshold` (default 0.0001: smaller stacks
+--   merge into their parent), `title`, `width` (pixels, default 1200),
+--   `color` ("object" or "file")
+-- @treturn string the SVG
+-- @usage local svg = prof:flamegraph("Ir")
+function Profile:flamegraph(ev, opts)
+  if old_spelling(self, ev, opts) then return self:write_flamegraph(ev, nil, opts) end
+  return flamegraph(self, ev, opts, "flamegraph", 1)
+end
+
+--- Writes the flame graph to a file.
 -- @return true, or nil, "path: reason", "io"
--- @usage assert(prof:flamegraph("flame.svg", { ev = "Ir" }))
-function Profile:flamegraph(path, opts)
-  local ok, err, kind = flamegraph(self, path, opts)
-  if ok then return true end
-  return nil, err, kind
+-- @usage assert(prof:write_flamegraph("flame.svg", "Ir"))
+function Profile:write_flamegraph(path, ev, opts)
+  args.check_type(path, "string", "write_flamegraph", 1)
+  return util.write_file(path, flamegraph(self, ev, opts, "write_flamegraph", 2))
 end
 
 -- The old tree's node at the same names' path as a new node.
@@ -300,14 +328,14 @@ end
 -- @tparam[opt] table opts as `prof:flamegraph`'s, `ev` an event of both
 -- @return true, or nil, "path: reason", "io"
 -- @usage assert(callgrind.diff(old, new):flamegraph("diff.svg", { ev = "Ir" }))
-function M.diff_flamegraph(d, path, opts)
-  args.check_type(path, "string", "flamegraph", 1)
+local function diff_svg(d, ev, opts, fname, n)
   local threshold, width, _
-  opts, threshold, _, width = check_opts(opts, "flamegraph", 3)
-  local ev = opts.ev or d.new.events[1]
-  if ev == nil then error("flamegraph: the profile has no events", 2) end
-  args.event(d.new, ev, "flamegraph", 2)
-  args.event(d.old, ev, "flamegraph", 2)
+  opts, threshold, _, width = check_opts(opts, fname, 4, n + 1)
+  ev = ev == nil and opts.ev or ev
+  ev = ev or d.new.events[1]
+  if ev == nil then error(fname .. ": the profile has no events", 3) end
+  args.event(d.new, ev, fname, n, 3)
+  args.event(d.old, ev, fname, n, 3)
   local new = stacks.tree(d.new, ev, threshold)
   local old = stacks.tree(d.old, ev, 0)
   -- pair each new node with the old one, and find the largest change
@@ -341,7 +369,21 @@ function M.diff_flamegraph(d, path, opts)
   local o_total, n_total = d.old:total(ev), d.new:total(ev)
   local title = opts.title or string_format("%s %s -> %s %s (red: more, blue: less)", report.commas(o_total), ev,
     report.commas(n_total), ev)
-  return require("callgrind.util").write_file(path, svg(new, title, colour, describe, math_max(width, 100)))
+  return table_concat(svg(new, title, colour, describe, math_max(width, 100)))
+end
+
+--- The diff's flame graph as SVG (`d:flamegraph([ev [, opts]])`).
+-- @usage local svg = callgrind.diff(old, new):flamegraph("Ir")
+function M.diff_flamegraph(d, ev, opts)
+  if old_spelling(d.new, ev, opts) then return M.write_diff_flamegraph(d, ev, nil, opts) end
+  return diff_svg(d, ev, opts, "flamegraph", 1)
+end
+
+--- Writes the diff's flame graph (`d:write_flamegraph(path [, ev [, opts]])`).
+-- @usage assert(callgrind.diff(old, new):write_flamegraph("diff.svg", "Ir"))
+function M.write_diff_flamegraph(d, path, ev, opts)
+  args.check_type(path, "string", "write_flamegraph", 1)
+  return util.write_file(path, diff_svg(d, ev, opts, "write_flamegraph", 2))
 end
 
 return M

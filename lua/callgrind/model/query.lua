@@ -11,6 +11,7 @@ local internal = core.internal
 local Profile, Function = core.methods.Profile, core.methods.Function
 
 local ipairs, pairs, setmetatable, tostring, type = ipairs, pairs, setmetatable, tostring, type
+local math_abs = math.abs
 local string_format, table_sort = string.format, table.sort
 
 local M = {}
@@ -68,9 +69,72 @@ local function matches(fn, pattern, opts)
 end
 
 
+-- Levenshtein distance, with a cap: nil when it is over max.
+local function distance(a, b, max)
+  if math_abs(#a - #b) > max then return nil end
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur, best = { [0] = i }, i
+    local ca = a:byte(i)
+    for j = 1, #b do
+      local cost = ca == b:byte(j) and 0 or 1
+      local v = prev[j - 1] + cost
+      if prev[j] + 1 < v then v = prev[j] + 1 end
+      if cur[j - 1] + 1 < v then v = cur[j - 1] + 1 end
+      cur[j] = v
+      if v < best then best = v end
+    end
+    if best > max then return nil end
+    prev = cur
+  end
+  return prev[#b] <= max and prev[#b] or nil
+end
+
+--- The names of a profile's functions closest to a name: those that
+-- contain it or that it contains (a clone such as `parse.isra.0`, a
+-- cycle's `parse'2`), then those within an edit distance of a third of
+-- its length (at least 2), nearest first; at most n (default 3).
+-- @usage query.closest_names(prof, "pars") --> { "parse" }
+function M.closest_names(prof, name, n)
+  n = n or 3
+  local max = math.max(2, #name // 3)
+  local scored, seen = {}, {}
+  for fn in prof:functions() do
+    local other = fn.name
+    if not seen[other] and other ~= name then
+      seen[other] = true
+      local d
+      if other:find(name, 1, true) or name:find(other, 1, true) then
+        d = -1 / (1 + math_abs(#other - #name))  -- containing: before any edit
+      else
+        d = distance(name, other, max)
+      end
+      if d then scored[#scored + 1] = { name = other, d = d } end
+    end
+  end
+  table_sort(scored, function(a, b)
+    if a.d ~= b.d then return a.d < b.d end
+    return a.name < b.name
+  end)
+  local out = {}
+  for i = 1, math.min(n, #scored) do out[i] = scored[i].name end
+  return out
+end
+
 local function check_find_args(pattern, opts)
   args.check_type(pattern, "string", "find", 1, true, 3)
-  args.options(opts, "find", 2, "find", 3)
+  opts = args.options(opts, "find", 2, "find", 3)
+  -- a pattern that is not one: the user's argument error, not Lua's raw one
+  if not opts.plain then
+    for _, p in ipairs({ { pattern, 1, "" }, { opts.file, 2, "opts.file: " }, { opts.object, 2, "opts.object: " } }) do
+      local ok, err = pcall(string.find, "", p[1] or "")
+      if not ok then
+        local why = tostring(err):match("malformed pattern %((.*)%)") or tostring(err)
+        args.fail("find", p[2], string.format("%smalformed pattern %s: %s", p[3], args.show(p[1]), why), 3)
+      end
+    end
+  end
 end
 
 --- Functions whose name matches a Lua pattern (or plain text with

@@ -69,7 +69,8 @@ end
 
 
 --- The call tree below (or above) a function.
--- @tparam[opt] table opts `ev` (default the first event), `direction`
+-- @tparam[opt] string|integer ev the event (default opts.ev, else the first)
+-- @tparam[opt] table opts `ev`, `direction`
 --   ("callees", the default, or "callers"), `depth` (levels below the
 --   root, default 3), `threshold` (a fraction of the profile's total:
 --   edges below it are left out and counted; default 0.01)
@@ -78,16 +79,20 @@ end
 --   back to a function already on the path: not expanded), `cut` (true
 --   when depth stopped the walk)), and `ev`, `direction`, `depth`,
 --   `threshold`, `total`; `tostring(tree)` draws it
--- @usage print(prof:func("main"):tree({ ev = "Ir", depth = 2 }))
-function Function:tree(opts)
-  opts = args.options(opts, "tree", 1, "tree")
+-- @usage print(prof:func("main"):tree("Ir", { depth = 2 }))
+function Function:tree(ev, opts)
+  local n = 2
+  -- fn:tree{ ev = ... }: the options first, as before 0.2.0 (still taken)
+  if type(ev) == "table" and opts == nil then ev, opts, n = nil, ev, 1 end
+  opts = args.options(opts, "tree", n, "tree")
   local prof = self.profile
-  local ev = args.event_or_first(prof, opts.ev, "tree", 1)
-  local direction = args.option(opts.direction, "tree", 1, { "callees", "callers" }, "callees")
-  local depth = args.count(opts.depth == nil and 3 or opts.depth, "tree", 1)
+  if ev == nil then ev = opts.ev end
+  ev = args.event_or_first(prof, ev, "tree", ev == opts.ev and n or 1)
+  local direction = args.option(opts.direction, "tree", n, { "callees", "callers" }, "callees")
+  local depth = args.count(opts.depth == nil and 3 or opts.depth, "tree", n)
   local threshold = opts.threshold == nil and 0.01 or opts.threshold
   if type(threshold) ~= "number" or threshold < 0 or threshold > 1 then
-    args.fail("tree", 1, string_format("threshold must be a fraction from 0 to 1, got %s", args.show(threshold)))
+    args.fail("tree", n, string_format("threshold must be a fraction from 0 to 1, got %s", args.show(threshold)))
   end
   local total = prof:total(ev)
   local t = setmetatable({ ev = ev, direction = direction, depth = depth, threshold = threshold, total = total,

@@ -1,0 +1,127 @@
+-- The documents explain the repository as it is: every ```lua example of
+-- docs/*.md runs and prints what its "--> " comments say (README.md's run
+-- in readme_spec.lua, with the same rules), every relative link and every
+-- document named in the tree points to a file that exists, and
+-- CONTRIBUTING.md's layout names every folder the repository has.
+
+local function read(path)
+  local f = assert(io.open(path, "rb"))
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function lines_of(cmd)
+  local p = assert(io.popen(cmd))
+  local out = {}
+  for l in p:lines() do out[#out + 1] = l end
+  p:close()
+  return out
+end
+
+local function run(code, name)
+  local printed = {}
+  local env = setmetatable({
+    callgrind = require("callgrind"),
+    print = function(...)
+      local t = table.pack(...)
+      for i = 1, t.n do t[i] = tostring(t[i]) end
+      for line in (table.concat(t, "  ", 1, t.n) .. "\n"):gmatch("(.-)\n") do printed[#printed + 1] = line end
+    end,
+  }, { __index = _G })
+  assert(load(code, "=" .. name, "t", env))()
+  return printed
+end
+
+local function expectations(code)
+  local exp = {}
+  for line in code:gmatch("[^\n]*") do
+    local e = line:match("%-%->%s(.*)$")
+    if e then exp[#exp + 1] = e end
+  end
+  return exp
+end
+
+local DOCS = lines_of("ls docs/*.md")
+
+describe("docs/", function()
+  it("has the reference and the hand-written notes", function()
+    for _, name in ipairs({ "reference", "format", "design", "profiling-lua", "ci" }) do
+      assert.is_truthy(io.open("docs/" .. name .. ".md"), "docs/" .. name .. ".md")
+    end
+  end)
+
+  for _, path in ipairs(DOCS) do
+    local k = 0
+    for code in read(path):gmatch("```lua\n(.-)```") do
+      k = k + 1
+      it(path .. " example " .. k .. " prints what its comments say", function()
+        local printed = run(code, path)
+        local exp = expectations(code)
+        assert.are.equal(#exp, #printed, table.concat(printed, "\n"))
+        for i, e in ipairs(exp) do
+          local prefix = e:match("^(.-)%.%.%.$")
+          if prefix then
+            assert.are.equal(prefix, printed[i]:sub(1, #prefix))
+          else
+            assert.are.equal(e, printed[i])
+          end
+        end
+      end)
+    end
+  end
+end)
+
+describe("the documents", function()
+  local files = { "README.md", "CONTRIBUTING.md", "CHANGES.md" }
+  for _, d in ipairs(DOCS) do files[#files + 1] = d end
+
+  it("link only to files that exist", function()
+    local missing = {}
+    for _, path in ipairs(files) do
+      local dir = path:match("^(.*)/[^/]*$") or "."
+      for target in read(path):gmatch("%]%(([^)%s]+)%)") do
+        if not target:match("^%a+:") and not target:match("^#") then
+          local file = target:gsub("#.*$", "")
+          if not io.open(dir .. "/" .. file) then missing[#missing + 1] = path .. " -> " .. target end
+        end
+      end
+    end
+    assert.are.same({}, missing)
+  end)
+
+  it("named anywhere in the tree (NAME.md) exist", function()
+    local named = lines_of("git grep -hoE '\\b[A-Z][A-Za-z_-]*\\.md\\b' -- '*.lua' '*.c' '*.h' '*.md' "
+      .. "'Makefile' ':!spec/corpus' | sort -u")
+    local missing = {}
+    for _, name in ipairs(named) do
+      if #lines_of("git ls-files '*" .. name .. "'") == 0 and not io.open(name) then
+        missing[#missing + 1] = name
+      end
+    end
+    assert.are.same({}, missing)
+  end)
+end)
+
+describe("CONTRIBUTING.md's layout", function()
+  it("names every folder of the repository, and no folder that is not there", function()
+    local text = read("CONTRIBUTING.md")
+    local block = text:match("## Layout\n.-```text\n(.-)```")
+    assert.is_truthy(block, "CONTRIBUTING.md has no ## Layout with a ```text block")
+    local listed = {}
+    for dir in block:gmatch("([%w_.%-/]+/)") do listed[dir:gsub("/$", "")] = true end
+    local folders = lines_of("git ls-files | grep / | sed 's|/[^/]*$||' | sort -u "
+      .. "| grep -v '^spec/corpus/.' | grep -v '^spec/fixtures/.' | grep -v '^examples/perf/.'")
+    local missing = {}
+    for _, f in ipairs(folders) do
+      if not listed[f] then missing[#missing + 1] = f end
+    end
+    assert.are.same({}, missing)
+    local extra = {}
+    for f in pairs(listed) do
+      if not io.open(f) then extra[#extra + 1] = f end
+    end
+    table.sort(extra)
+    assert.are.same({}, extra)
+  end)
+end)

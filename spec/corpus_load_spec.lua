@@ -96,7 +96,7 @@ describe("the conformance corpus", function()
     it("loads speedscope/callgrind.subposition-compression.log leniently, skipping lines 13 and 24 only", function()
       -- The bad lines, by hand: 13 `* *` (a `*` cost) and 24 `-31 +400` (a
       -- `+N` cost).  Line 16 `+35 -300` is valid: line 16+35 = 51 with a
-      -- negative cost -300 (FORMAT.md: costs are signed; speedscope reads it
+      -- negative cost -300 (docs/format.md: costs are signed; speedscope reads it
       -- as relative, which the format does not allow).  Line 9 `* 400` and
       -- line 20 `* 300` have `*` only in the position column.
       local rel = "speedscope/callgrind.subposition-compression.log"

@@ -90,7 +90,7 @@ describe("the documents", function()
     assert.are.same({}, missing)
   end)
 
-  it("named anywhere in the tree (NAME.md) exist", function()
+  it("named anywhere in the tree (a capitalised name ending in .md) exist", function()
     local named = lines_of("git grep -hoE '\\b[A-Z][A-Za-z_-]*\\.md\\b' -- '*.lua' '*.c' '*.h' '*.md' "
       .. "'Makefile' ':!spec/corpus' | sort -u")
     local missing = {}

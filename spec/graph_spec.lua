@@ -1,4 +1,4 @@
--- Inclusive cost with recursion and cycles (FORMAT.md): worked out by hand
+-- Inclusive cost with recursion and cycles (docs/format.md): worked out by hand
 -- on fixtures whose comments explain the shapes.
 local callgrind = require "callgrind"
 

@@ -1,4 +1,4 @@
--- Inclusive cost (FORMAT.md, "Inclusive cost") on real valgrind profiles.
+-- Inclusive cost (docs/format.md, "Inclusive cost") on real valgrind profiles.
 --
 -- Builds the fixture program in spec/fixtures/progs (as spec/valgrind_spec.lua
 -- does), profiles it with `valgrind --tool=callgrind` with the default
@@ -218,7 +218,7 @@ local function components(prof)
   return comp, members, cyclic
 end
 
--- A(f) and B(f) of FORMAT.md from the profile's calls and our components.
+-- A(f) and B(f) of docs/format.md from the profile's calls and our components.
 local function ab(fn, comp, ev)
   local a, b = 0, fn:self(ev)
   for call in fn:callers() do
@@ -230,7 +230,7 @@ local function ab(fn, comp, ev)
   return a, b
 end
 
--- FORMAT.md's lower bound and estimate of f, from the profile's calls and
+-- docs/format.md's lower bound and estimate of f, from the profile's calls and
 -- our components (members: component -> functions).
 local component_sums = setmetatable({}, { __mode = "k" })
 local function bounds(fn, comp, members, ev)
@@ -479,7 +479,7 @@ describe("inclusive cost on fresh valgrind profiles of the fixture program", fun
         end
       end)
 
-      it("gives every function FORMAT.md's lower bound max(A, B) and estimate max(B, min(E, I(C)))", function()
+      it("gives every function docs/format.md's lower bound max(A, B) and estimate max(B, min(E, I(C)))", function()
         check_formula(profile(P), P.label)
       end)
 
@@ -731,7 +731,7 @@ describe("inclusive cost on valgrind profiles of python3, lua5.4 and cc1", funct
         assert.is_true(above > 0)
       end)
 
-      it("gives every function FORMAT.md's lower bound and estimate", function()
+      it("gives every function docs/format.md's lower bound and estimate", function()
         check_formula(profile(P), P.label)
       end)
 

@@ -1,7 +1,7 @@
 -- Malformed and odd inputs: any byte sequence gives a correct profile or
 -- nil, "NAME:LINE: message" -- never a crash, a hang, or a number that
 -- differs from what the file says. Expectations are worked out from the
--- format rules (FORMAT.md of the project's design notes) and the README's limits, then checked.
+-- format rules (docs/format.md) and the README's limits, then checked.
 local callgrind = require "callgrind"
 
 local rep, concat = string.rep, table.concat

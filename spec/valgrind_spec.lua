@@ -43,7 +43,7 @@
 --   id only, which is what a multi-part reader gets wrong.  The split files
 --   write such names out in full, "(N) name", so each stands alone.
 -- * callgrind 3.19 with --cache-sim=yes writes a `summary:` a few Ir, I1mr
---   and ILmr above its `totals:` (FORMAT.md).  PROGRAM TOTALS then shows that
+--   and ILmr above its `totals:` (docs/format.md).  PROGRAM TOTALS then shows that
 --   summary, which is no sum of anything in the file; there the library's
 --   total must equal the `totals:` line and the sum of callgrind_annotate's
 --   rows instead.

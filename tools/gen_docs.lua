@@ -222,6 +222,42 @@ local function option_users()
   return users, order
 end
 
+-- An object's example block: its setup, then each entry's statement
+-- followed by what it prints ("--> " lines), run here from the
+-- repository's root as spec/docs_spec.lua runs it.
+local function example_block(o)
+  local ex = api.examples[o.name]
+  if not ex then return nil end
+  local stmts = {}
+  for _, e in ipairs(o.entries) do
+    if ex[e[1]] then stmts[#stmts + 1] = ex[e[1]] end
+  end
+  local printed, current = {}, 0
+  local env = setmetatable({
+    callgrind = require("callgrind"),
+    __mark = function(k) current = k end,
+    print = function(...)
+      local t = table.pack(...)
+      for i = 1, t.n do t[i] = tostring(t[i]) end
+      for line in (table.concat(t, "  ", 1, t.n) .. "\n"):gmatch("(.-)\n") do
+        local list = printed[current] or {}
+        list[#list + 1] = line
+        printed[current] = list
+      end
+    end,
+  }, { __index = _G })
+  local code = { ex.setup }
+  for k, st in ipairs(stmts) do code[#code + 1] = "__mark(" .. k .. ")\n" .. st end
+  assert(load(table.concat(code, "\n"), "=" .. o.name .. " example", "t", env))()
+  local out = { "```lua", ex.setup }
+  for k, st in ipairs(stmts) do
+    out[#out + 1] = st
+    for _, line in ipairs(printed[k] or {}) do out[#out + 1] = "--> " .. line end
+  end
+  out[#out + 1] = "```"
+  return table.concat(out, "\n")
+end
+
 --- docs/reference.md: every object, function, method and field, every
 -- options set with each option's type, default and meaning, and the
 -- error kinds.
@@ -259,6 +295,13 @@ function M.reference()
       out[#out + 1] = string.format("| `%s` | %s | `%s` |", cell(e[1]), cell(what), cell(e[3] or "nil"))
     end
     out[#out + 1] = ""
+    local block = example_block(o)
+    if block then
+      out[#out + 1] = "Examples (run by spec/docs_spec.lua; `-->` is what they print):"
+      out[#out + 1] = ""
+      out[#out + 1] = block
+      out[#out + 1] = ""
+    end
   end
   out[#out + 1] = "## Options"
   out[#out + 1] = ""

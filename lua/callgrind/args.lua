@@ -24,7 +24,8 @@ end
 --- Checks that ev names an event (base or derived) or is an index into
 -- `prof.events`; the error lists the events there are. A kind given where
 -- an event goes ("inclusive", "self") says so.
--- @return ev
+-- @return the event's name (an index becomes the name it stands for, so
+--   every output names the event)
 -- @usage args.event(prof, ev, "top", 2)
 function M.event(prof, ev, fname, n, level)
   local problem = internal.event_problem(prof, ev)
@@ -35,6 +36,7 @@ function M.event(prof, ev, fname, n, level)
     end
     M.fail(fname, n, problem, (level or 2) + 1)
   end
+  if math_type(ev) == "integer" then return prof.events[ev] end
   return ev
 end
 
@@ -46,7 +48,7 @@ function M.event_or_first(prof, ev, fname, n, level)
     if ev == nil then error(string_format("%s: the profile has no events", fname), (level or 2) + 1) end
     return ev
   end
-  M.event(prof, ev, fname, n, (level or 2) + 1)  -- not a tail call: the level counts this frame
+  ev = M.event(prof, ev, fname, n, (level or 2) + 1)  -- not a tail call: the level counts this frame
   return ev
 end
 

@@ -133,8 +133,8 @@ end
 -- base events), checked.
 -- @usage local evs = encode.events_of(prof, opts, fname)
 function M.events_of(prof, opts, fname)
-  local evs = opts.events or prof.events
-  for _, ev in ipairs(evs) do args.event(prof, ev, fname, 1, 4) end
+  local evs = {}
+  for i, ev in ipairs(opts.events or prof.events) do evs[i] = args.event(prof, ev, fname, 1, 4) end
   return evs
 end
 

@@ -136,6 +136,13 @@ end
 -- @param ev event (base or derived, known to both profiles)
 -- @tparam[opt] string kind "self" (default) or "inclusive"
 -- @return array of rows `{ name, key, old, new, delta, percent, old_fn, new_fn }`
+--- A row of d:movers prints as one line: old, new, the change, the function.
+M.row_mt = { __name = "callgrind.DiffRow" }
+function M.row_mt.__tostring(r)
+  return string_format("%s -> %s, %s  %s", show.commas(r.old), show.commas(r.new), M.change(r.old, r.new),
+    M.describe_fn(r.new_fn or r.old_fn))
+end
+
 -- @usage for _, r in ipairs(d:movers("Ir")) do print(r.name, r.delta) end
 function Diff:movers(ev, kind)
   check_event(self, ev, "movers")
@@ -146,8 +153,8 @@ function Diff:movers(ev, kind)
     seen[k] = true
     local o, n = self.old_by[k], self.new_by[k]
     local ov, nv = util.value(o, ev, kind), util.value(n, ev, kind)
-    rows[#rows + 1] = { name = (o or n).name, key = k, old = ov, new = nv, delta = nv - ov,
-      percent = M.percent(ov, nv), old_fn = o, new_fn = n }
+    rows[#rows + 1] = setmetatable({ name = (o or n).name, key = k, old = ov, new = nv, delta = nv - ov,
+      percent = M.percent(ov, nv), old_fn = o, new_fn = n }, M.row_mt)
   end
   for fn in self.old:functions() do add(self.old_key[fn]) end
   for fn in self.new:functions() do add(self.new_key[fn]) end

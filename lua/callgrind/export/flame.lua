@@ -225,8 +225,7 @@ local function flamegraph(prof, ev, opts, fname, n)
     ev = prof.events[1]
     if ev == nil then error(fname .. ": the profile has no events", 3) end
   else
-    args.event(prof, ev, fname, n, 3)
-    if math.type(ev) == "integer" then ev = prof.events[ev] end
+    ev = args.event(prof, ev, fname, n, 3)
   end
   local top = stacks.tree(prof, ev, threshold)
   local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev,
@@ -334,7 +333,7 @@ local function diff_svg(d, ev, opts, fname, n)
   ev = ev == nil and opts.ev or ev
   ev = ev or d.new.events[1]
   if ev == nil then error(fname .. ": the profile has no events", 3) end
-  args.event(d.new, ev, fname, n, 3)
+  ev = args.event(d.new, ev, fname, n, 3)
   args.event(d.old, ev, fname, n, 3)
   local new = stacks.tree(d.new, ev, threshold)
   local old = stacks.tree(d.old, ev, 0)

@@ -1,4 +1,4 @@
---- Inclusive cost, cycle-aware (FORMAT.md, "Inclusive cost"), and the
+--- Inclusive cost, cycle-aware (docs/format.md, "Inclusive cost"), and the
 -- cycles of the call graph.
 --
 -- With C(f) the strongly connected component of f: A(f) sums the calls into
@@ -56,7 +56,7 @@ local function cycle_cost(cy, ev)
   return v
 end
 
--- lower bound, estimate (FORMAT.md) of one function.
+-- lower bound, estimate (docs/format.md) of one function.
 -- fname: the method asked, for the error when ev is no event (the core
 -- resolves ev once and says so).
 local function bounds(fn, ev, fname)

@@ -37,10 +37,12 @@ function Selection:report(opts)
   opts = args.options(opts, "report", 1, "sel_report")
   local prof = self.profile
   -- a selection made by top/sort reports what it was sorted by
-  local events = opts.events or { opts.event or self.event or prof.events[1] }
+  local events = {}
+  for i, ev in ipairs(opts.events or { opts.event or self.event or prof.events[1] }) do
+    events[i] = args.event(prof, ev, "report", 1)
+  end
   local kind = args.kind(opts.kind or self.kind, "report", 1)
   local width = opts.width or 60
-  for _, ev in ipairs(events) do args.event(prof, ev, "report", 1) end
   local show_pct = opts.percent ~= false
   local totals = {}
   for i, ev in ipairs(events) do totals[i] = prof:total(ev) end

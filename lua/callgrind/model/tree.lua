@@ -52,8 +52,8 @@ local function expand(node, path, t)
     if value < t.limit then
       node.hidden = node.hidden + 1
     else
-      local child = { fn = row.fn, count = row.count, value = value, level = node.level + 1,
-        children = {}, hidden = 0, recursive = path[row.fn] or false }
+      local child = setmetatable({ fn = row.fn, count = row.count, value = value, level = node.level + 1,
+        children = {}, hidden = 0, recursive = path[row.fn] or false }, M.node_mt)
       node.children[#node.children + 1] = child
     end
   end
@@ -67,6 +67,14 @@ local function expand(node, path, t)
   end
 end
 
+
+--- A node of a tree prints as one line: its function, value and calls.
+M.node_mt = { __name = "callgrind.TreeNode" }
+function M.node_mt.__tostring(node)
+  return string_format("%s  %s%s%s", node.fn.name, show.commas(node.value),
+    node.count and string_format(" (%s call%s)", show.commas(node.count), node.count == 1 and "" or "s") or "",
+    #node.children > 0 and string_format(", %d children", #node.children) or "")
+end
 
 --- The call tree below (or above) a function.
 -- @tparam[opt] string|integer ev the event (default opts.ev, else the first)
@@ -97,7 +105,8 @@ function Function:tree(ev, opts)
   local total = prof:total(ev)
   local t = setmetatable({ ev = ev, direction = direction, depth = depth, threshold = threshold, total = total,
     limit = threshold * (total > 0 and total or 0) }, tree_mt)
-  t.root = { fn = self, value = self:inclusive(ev), level = 0, children = {}, hidden = 0, recursive = false }
+  t.root = setmetatable({ fn = self, value = self:inclusive(ev), level = 0, children = {}, hidden = 0,
+    recursive = false }, M.node_mt)
   expand(t.root, { [self] = true }, t)
   return t
 end

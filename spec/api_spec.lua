@@ -4,6 +4,7 @@
 -- write_ returns text, one shape per name, failures with a declared kind,
 -- options declared nowhere else, and an example for every entry.
 local api = require "callgrind.api"
+local EXAMPLES = dofile("tools/api_examples.lua")
 
 -- "prof:write_dot(path [, ev [, opts]])" -> "prof", ":", "write_dot", { "path", "ev", "opts" }
 local function parse(sig)
@@ -29,12 +30,12 @@ describe("callgrind.api", function()
     local missing, known = {}, {}
     each_entry(function(o, e)
       known[o.name .. " " .. e[1]] = true
-      local ex = api.examples[o.name]
+      local ex = EXAMPLES[o.name]
       if not e.deprecated and (ex == nil or ex[e[1]] == nil) then missing[#missing + 1] = e[1] end
     end)
     assert.are.same({}, missing)
     local stray = {}
-    for oname, ex in pairs(api.examples) do
+    for oname, ex in pairs(EXAMPLES) do
       for sig in pairs(ex) do
         if sig ~= "setup" and not known[oname .. " " .. sig] then stray[#stray + 1] = oname .. " " .. sig end
       end
@@ -82,7 +83,8 @@ describe("callgrind.api", function()
         if twin and name ~= "write" and name ~= "write_file_atomic" then
           assert.are.equal("string", twin[3], twin[1] .. " (the twin of " .. e[1] .. ") returns text")
           local _, _, _, tparams = parse(twin[1])
-          assert.are.same({ table.unpack(params, 2) }, tparams, twin[1] .. " takes what " .. e[1] .. " takes but the path")
+          assert.are.same({ table.unpack(params, 2) }, tparams,
+            twin[1] .. " takes what " .. e[1] .. " takes but the path")
         end
       elseif e[3] and e[3]:find("true?, string?, callgrind.ErrorKind?", 1, true) and not name:match("^check") then
         error(e[1] .. " writes something but is not named write_*")

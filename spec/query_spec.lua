@@ -148,10 +148,10 @@ describe("reports", function()
   it("render aligned tables with percent of the total, by what the selection was sorted by", function()
     local prof = load("extended.callgrind")
     assert.are.equal(table.concat({
-      "Instructions  function  file     object",
-      "700 ( 85.4%)  func2     file2.c  ?",
-      "100 ( 12.2%)  func1     file1.c  ?",
-      " 20 (  2.4%)  main      file1.c  ?",
+      "self Instructions  function  file     object",
+      "     700 ( 85.4%)  func2     file2.c  ?",
+      "     100 ( 12.2%)  func1     file1.c  ?",
+      "      20 (  2.4%)  main      file1.c  ?",
     }, "\n"), tostring(prof:top(3, "Instructions")))
     assert.are.equal(table.concat({
       "incl Instructions  function  file     object",
@@ -163,7 +163,7 @@ describe("reports", function()
   it("put several events side by side", function()
     local prof = load("inline.callgrind")
     assert.are.equal(table.concat({
-      "          Ir           Dr  function  file      object",
+      "     self Ir      self Dr  function  file      object",
       " 13 (  8.5%)   3 ( 17.6%)  main      main.c    /bin/prog",
       "100 ( 65.4%)  10 ( 58.8%)  helper    util.h    /bin/prog",
       " 40 ( 26.1%)   4 ( 23.5%)  strlen    string.c  /lib/libc.so",

@@ -79,7 +79,7 @@ describe("values at the REPL", function()
     local mutual = load("mutual.callgrind")
     local cycle = mutual:func("a"):cycle()
     assert.are.equal(table.concat({
-      "         Ir  function  file  object",
+      "    self Ir  function  file  object",
       "20 ( 15.9%)  a         ?     ?",
       "40 ( 31.7%)  b         ?     ?",
     }, "\n"), tostring(cycle.members))

@@ -13,7 +13,7 @@ local function lines(...) return table.concat({ ... }, "\n") end
 describe("sel:report", function()
   it("prints self costs with their share of the total, costliest first, by default", function()
     assert.are.equal(lines(
-      "            Ir  function  file    object",
+      "       self Ir  function  file    object",
       "1,000 ( 76.9%)  work      lib.c   libc.so",
       "  200 ( 15.4%)  helper    lib.c   libc.so",
       "  100 (  7.7%)  main      main.c  prog"), prof:top(3):report())
@@ -30,9 +30,9 @@ describe("sel:report", function()
 
   it("prints plain numbers without percent, and the first rows with a count of the rest", function()
     assert.are.equal(lines(
-      "   Ir  function  object",
-      "  100  main      prog",
-      "1,000  work      libc.so",
+      "self Ir  function  object",
+      "    100  main      prog",
+      "  1,000  work      libc.so",
       "... 1 more functions (sel:report() prints them all)"),
       prof:all():report({ percent = false, file = false, limit = 2 }))
   end)

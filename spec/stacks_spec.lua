@@ -187,3 +187,39 @@ describe("prof:folded of a Lua profile made with stacks = true", function()
     assert.is_truthy(text:find(";q;x;leaf 2012\n", 1, true))
   end)
 end)
+
+describe("a profile loaded from a file with FILE.folded beside it", function()
+  local H = require "spec.support.helpers"
+  local F = require "spec.support.files"
+  -- c costs 5 of its own under a and nothing under b, where d costs 5:
+  -- the call graph cannot tell, the recorded stacks can
+  local PROFILE = table.concat({ "events: Instr", "fn=main", "1 1", "cfn=a", "calls=1 1", "2 6", "cfn=b",
+    "calls=1 1", "3 6", "fn=a", "1 1", "cfn=c", "calls=1 1", "2 5", "fn=b", "1 1", "cfn=c", "calls=1 1", "2 5",
+    "fn=c", "1 5", "cfn=d", "calls=1 1", "2 5", "fn=d", "1 5", "" }, "\n")
+  local FOLDED = "main 1\nmain;a 1\nmain;a;c 5\nmain;b 1\nmain;b;c;d 5\n"
+
+  local function setup(folded)
+    local dir = F.tmpdir()
+    H.write_file(dir .. "/p.cg", PROFILE)
+    if folded then H.write_file(dir .. "/p.cg.folded", folded) end
+    return dir, assert(callgrind.load(dir .. "/p.cg"))
+  end
+
+  it("takes its exact stacks from it, in folded stacks and the flame graph, and says so", function()
+    local dir, prof = setup(FOLDED)
+    assert.are.equal(FOLDED, prof:folded("Instr", { threshold = 0 }))
+    assert.is_truthy(prof:flamegraph():find("p.cg: 13 Instr (stacks from " .. dir .. "/p.cg.folded)", 1, true))
+    F.remove(dir)
+  end)
+
+  it("estimates from the call graph when the file's stacks are another run's, or there are none", function()
+    local dir, prof = setup("main 1\nmain;a 2\n")
+    local estimate = prof:folded("Instr", { threshold = 0 })
+    assert.are_not.equal(FOLDED, estimate)
+    assert.is_truthy(prof:flamegraph():find("(stacks estimated from the call graph)", 1, true))
+    local dir2, alone = setup(nil)
+    assert.are.equal(estimate, alone:folded("Instr", { threshold = 0 }))
+    F.remove(dir)
+    F.remove(dir2)
+  end)
+end)

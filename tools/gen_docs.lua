@@ -13,6 +13,7 @@ local here = (arg and arg[0] or ""):match("^(.*)/tools/[^/]*$") or "."
 package.path = here .. "/lua/?.lua;" .. here .. "/lua/?/init.lua;" .. package.path
 package.cpath = here .. "/build/?.so;" .. package.cpath
 local api = require "callgrind.api"
+local EXAMPLES = dofile(here .. "/tools/api_examples.lua")
 
 local M = {}
 
@@ -226,7 +227,7 @@ end
 -- followed by what it prints ("--> " lines), run here from the
 -- repository's root as spec/docs_spec.lua runs it.
 local function example_block(o)
-  local ex = api.examples[o.name]
+  local ex = EXAMPLES[o.name]
   if not ex then return nil end
   local stmts = {}
   for _, e in ipairs(o.entries) do

@@ -277,7 +277,7 @@ function M.cost_at_most(limit, target, ev, kind, opts)
     bad(F, 2, "Function, Selection or Profile expected, got " .. args.show(target))
   end
   if ev == nil then bad(F, 3, "event name expected, got no value") end
-  args.event(prof, ev, F, 3, M.user_level())
+  ev = args.event(prof, ev, F, 3, M.user_level())
   if missing then
     local msg = M.missing_function(prof, missing)
     note({ check = F, name = F, target = missing, event = ev, kind = kind or "inclusive", limit = limit,

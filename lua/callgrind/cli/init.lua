@@ -314,28 +314,15 @@ local function read_folded(path)
   return tree
 end
 
--- flame of folded stacks: FILE.folded alone, or a Lua profile whose own
--- stacks (CALLGRIND_STACKS=1) lie beside it as FILE.folded and add up to
--- its Instr total (else they are another run's: the estimate is drawn).
--- Returns true when it drew them, else false and the profile loaded.
+-- flame of folded stacks: a FILE.folded given alone is drawn as its lines
+-- give the stacks. (A Lua profile's own stacks beside it, FILE.folded, the
+-- library's flame graph takes itself.) Returns true when it drew them.
 local function flame_folded(pos, opts, fopts)
-  if #pos ~= 1 or opts.old then return false end
-  local file, tree = pos[1]
-  if file:match("%.folded$") then
-    local err
-    tree, err = read_folded(file)
-    if not tree then fail(err) end
-    fopts.ev = opts.event
-  else
-    local prof = load(pos, "flame")
-    local companion = file .. ".folded"
-    if prof.events[1] ~= "Instr" or (opts.event and opts.event ~= "Instr") then return false, prof end
-    tree = read_folded(companion)
-    if not tree or tree.total ~= prof:total("Instr") then return false, prof end
-    fopts.title = fopts.title or string_format("%s: %s Instr (stacks from %s)", prof.name or file,
-      report.commas(tree.total), companion)
-    file = companion
-  end
+  if #pos ~= 1 or opts.old or not pos[1]:match("%.folded$") then return false end
+  local file = pos[1]
+  local tree, err = read_folded(file)
+  if not tree then fail(err) end
+  fopts.ev = opts.event
   checked(try("flame", require("callgrind.export.flame").folded_flamegraph, tree, file, opts.o, fopts))
   return true
 end
@@ -344,9 +331,8 @@ function run.flame(argv)
   local opts, pos = parse("flame", argv, 2)
   local fopts = { title = opts.title, color = opts.color,
     threshold = opts.threshold and number(opts.threshold, "--threshold", "flame") or nil }
-  local drawn, prof = flame_folded(pos, opts, fopts)
-  if drawn then return end
-  prof = prof or load(pos, "flame")
+  if flame_folded(pos, opts, fopts) then return end
+  local prof = load(pos, "flame")
   fopts.ev = opts.event and event_of(prof, opts.event, "flame") or nil
   if opts.old then
     local d = callgrind.diff(load({ opts.old }, "flame"), prof)

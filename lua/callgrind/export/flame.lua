@@ -228,8 +228,9 @@ local function flamegraph(prof, ev, opts, fname, n)
     ev = args.event(prof, ev, fname, n, 3)
   end
   local top = stacks.tree(prof, ev, threshold)
-  local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev,
-    top.exact and "" or " (stacks estimated from the call graph)")
+  local how = top.source and string_format(" (stacks from %s)", top.source)
+    or not top.exact and " (stacks estimated from the call graph)" or ""
+  local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev, how)
   return draw(top, title, ev, color, width)
 end
 

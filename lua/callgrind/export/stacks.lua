@@ -21,6 +21,7 @@
 -- @module callgrind.export.stacks
 local core = require "callgrind.core"
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 require "callgrind.model.graph"
 local internal = core.internal
 
@@ -185,13 +186,50 @@ local function exact(prof, ev, threshold)
   return top
 end
 
+-- The exact stacks written beside a profile's file: `-lcallgrind.start`
+-- with CALLGRIND_STACKS=1 writes FILE.folded next to FILE. They are this
+-- profile's when its event is Instr and they add up to its Instr total
+-- (else another run's: nil). Frames are the profile's functions where the
+-- name is one function's, else `{ name = }` alone (`resolved` false);
+-- `source` is the companion's path. The file is read once per profile.
+local COMPANIONS = setmetatable({}, { __mode = "k" })
+local function companion(prof, ev, threshold)
+  if ev ~= "Instr" or type(prof.name) ~= "string" then return nil end
+  local path = prof.name .. ".folded"
+  local text = COMPANIONS[prof]
+  if text == nil then
+    text = util.read_file(path) or false
+    if text then
+      local ok, top = pcall(M.read_folded, text, path, 0)
+      if not ok or top.total ~= prof:total("Instr") then text = false end
+    end
+    COMPANIONS[prof] = text
+  end
+  if not text then return nil end
+  local top = M.read_folded(text, path, 0)   -- a tree of its own: pruning changes it
+  local by_name, seen = {}, {}
+  for fn in prof:functions() do
+    by_name[fn.name] = not seen[fn.name] and fn or nil
+    seen[fn.name] = true
+  end
+  top.resolved = true
+  M.walk(top, function(nd)
+    local fn = by_name[nd.fn.name]
+    if fn then nd.fn = fn else top.resolved = false end
+  end)
+  prune(top, threshold * top.total)
+  top.source = path
+  return top
+end
+
 --- The call tree of an event: `{ total =, self =, children = { node } }`,
 -- each node `{ fn =, total =, self =, children = }` (total its inclusive
 -- share, self what stays on it); `exact = true` when it came from the
--- profile's own stacks.
+-- profile's own stacks (recorded, or its FILE.folded: then `source` is
+-- that file).
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
 function M.tree(prof, ev, threshold)
-  return exact(prof, ev, threshold) or estimate(prof, ev, threshold)
+  return exact(prof, ev, threshold) or companion(prof, ev, threshold) or estimate(prof, ev, threshold)
 end
 
 --- The call tree of an event as flat arrays: parent (0 for a root),
@@ -200,6 +238,10 @@ end
 -- @usage local parent, func, total, self = stacks.frames(prof, "Ir", 1e-4)
 function M.frames(prof, ev, threshold)
   local top = exact(prof, ev, threshold)
+  if not top then
+    top = companion(prof, ev, threshold)
+    if top and not top.resolved then top = nil end
+  end
   if not top then
     local parent, func, tot, self = estimate_frames(prof, ev, threshold)
     if parent then return parent, func, tot, self end
@@ -393,7 +435,7 @@ end
 function Profile:write_folded(path, ev, opts)
   args.check_type(path, "string", "write_folded", 1)
   local text = folded(self, ev, opts, "write_folded")
-  return require("callgrind.util").write_file(path, text)
+  return util.write_file(path, text)
 end
 
 return M

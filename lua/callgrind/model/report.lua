@@ -49,7 +49,7 @@ function Selection:report(opts)
   -- cells
   local header, rows = {}, {}
   for i, ev in ipairs(events) do
-    header[i] = (kind == "inclusive" and "incl " or "") .. tostring(ev)
+    header[i] = (kind == "inclusive" and "incl " or "self ") .. tostring(ev)
   end
   local shown = opts.limit and math.min(opts.limit, #self) or #self
   for r = 1, shown do

@@ -29,6 +29,16 @@ describe("prof:find", function()
   it("raises on a wrong argument", function()
     assert.has_error(function() prof:find(5) end, "bad argument #1 to 'find' (string expected, got 5)")
   end)
+
+  it("says a malformed pattern is the user's argument, naming find, never Lua's raw error", function()
+    assert.has_error(function() prof:find("[") end, "bad argument #1 to 'find' (malformed pattern '[': missing ']')")
+    assert.has_error(function() prof:all():find("%") end,
+      "bad argument #1 to 'find' (malformed pattern '%': ends with '%')")
+    assert.has_error(function() prof:find("x", { file = "(" }) end,
+      "bad argument #2 to 'find' (opts.file: malformed pattern '(': unfinished capture)")
+    -- plain text takes any bytes
+    assert.are.equal(0, #prof:find("[", { plain = true }))
+  end)
 end)
 
 describe("selections", function()

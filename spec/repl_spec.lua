@@ -314,3 +314,31 @@ describe("require 'callgrind'", function()
       prof:top("many")]]))
   end)
 end)
+
+describe("help at the REPL", function()
+  local H = require "spec.support.helpers"
+
+  -- lines typed at an interactive lua5.4, the library's paths set first
+  local function repl(args, lines)
+    local paths = ("package.path = %q package.cpath = %q"):format(package.path, package.cpath)
+    local p = assert(io.popen("printf '%s\\n' " .. H.shq(table.concat(lines, "\n")) .. " | lua5.4 -e "
+      .. H.shq(paths) .. " " .. args .. " -i 2>&1"))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+
+  it("is a global once callgrind is required at the prompt, or with -l", function()
+    local out = repl("", { "print(type(help))", "callgrind = require 'callgrind'",
+      "print(help() == callgrind.help())", "print((help('Tree'):match('^[^\\n]*')))" })
+    assert.is_truthy(out:find("\nnil\n", 1, true) or out:find("^nil\n") or out:find("> nil\n", 1, true), out)
+    assert.is_truthy(out:find("true\n", 1, true), out)
+    assert.is_truthy(out:find("Tree: a call tree from fn:tree()\n", 1, true), out)
+    assert.is_truthy(repl("-lcallgrind", { "print(type(help))" }):find("function\n", 1, true))
+  end)
+
+  it("is not set in a script, nor over the user's own help", function()
+    assert.are.equal("nil\n", H.fresh_lua("require 'callgrind' print(rawget(_G, 'help'))"))
+    assert.is_truthy(repl("", { "help = 5", "require 'callgrind'", "print(help)" }):find("5\n", 1, true))
+  end)
+end)

@@ -4,8 +4,9 @@
 -- cannot, one line on stderr says why (no partial file is left).
 -- `CALLGRIND_EVENTS=Time,Alloc` adds those events to `Instr`;
 -- `CALLGRIND_LINES=0` collects functions and calls only (faster);
--- `CALLGRIND_STACKS=1` records whole stacks (in memory only: the file
--- has the call graph).
+-- `CALLGRIND_STACKS=1` records whole stacks too, written beside the
+-- profile as `FILE.folded` (the library's flame graph, folded stacks and
+-- pprof export of FILE take them from there).
 -- Requiring this module starts the profiler: that is its purpose.
 -- @module callgrind.start
 -- @usage lua5.4 -lcallgrind.start script.lua

@@ -32,9 +32,10 @@ COMPRESS_DEFS = $(if $(NO_ZLIB),-DCG_NO_ZLIB) $(if $(NO_ZSTD),-DCG_NO_ZSTD) $(if
 LIBS ?= $(COMPRESS_LIBS) -lpthread
 SHARED = -shared
 
-# csrc/ by part: reader (bytes -> records), model (and its queries),
-# lua (the binding: Lua <-> C only), profiler (the Lua debug hook)
-CSRC_DIRS = csrc/reader csrc/model csrc/lua csrc/profiler
+# csrc/ by part: base (types, limits, memory), reader (bytes -> records),
+# model (and its queries), lua (the binding: Lua <-> C only), profiler (the
+# Lua debug hook)
+CSRC_DIRS = csrc/base csrc/reader csrc/model csrc/lua csrc/profiler
 SRC = $(wildcard $(CSRC_DIRS:%=%/*.c))
 OBJ = $(SRC:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE = $(BUILD)/callgrind/core.so

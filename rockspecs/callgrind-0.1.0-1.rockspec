@@ -32,17 +32,17 @@ build = {
    modules = {
       ["callgrind.core"] = {
          sources = {
-            "csrc/lua/cg_lua.c", "csrc/lua/cg_lua_cost.c", "csrc/lua/cg_lua_fs.c", "csrc/lua/cg_lua_func.c",
-            "csrc/lua/cg_lua_handle.c", "csrc/lua/cg_lua_lines.c", "csrc/lua/cg_lua_load.c",
-            "csrc/lua/cg_lua_profile.c", "csrc/lua/cg_lua_query.c", "csrc/lua/cg_lua_visuals.c",
-            "csrc/lua/cg_lua_write.c", "csrc/model/cg_deflate.c", "csrc/model/cg_graph.c",
-            "csrc/model/cg_mem.c", "csrc/model/cg_model.c", "csrc/model/cg_names.c",
+            "csrc/base/cg_mem.c", "csrc/lua/cg_lua.c", "csrc/lua/cg_lua_cost.c", "csrc/lua/cg_lua_fs.c",
+            "csrc/lua/cg_lua_func.c", "csrc/lua/cg_lua_handle.c", "csrc/lua/cg_lua_lines.c",
+            "csrc/lua/cg_lua_load.c", "csrc/lua/cg_lua_profile.c", "csrc/lua/cg_lua_query.c",
+            "csrc/lua/cg_lua_visuals.c", "csrc/lua/cg_lua_write.c", "csrc/model/cg_deflate.c",
+            "csrc/model/cg_graph.c", "csrc/model/cg_model.c", "csrc/model/cg_names.c",
             "csrc/model/cg_query.c", "csrc/model/cg_stacks.c", "csrc/model/cg_write.c",
             "csrc/profiler/cg_prof.c", "csrc/profiler/cg_prof_lua54.c", "csrc/reader/cg_cursor.c",
             "csrc/reader/cg_decompress.c", "csrc/reader/cg_load.c", "csrc/reader/cg_prescan.c",
             "csrc/reader/cg_scan.c", "csrc/reader/cg_source.c",
          },
-         incdirs = { "csrc/reader", "csrc/model", "csrc/lua", "csrc/profiler", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
+         incdirs = { "csrc/base", "csrc/reader", "csrc/model", "csrc/lua", "csrc/profiler", "$(ZLIB_INCDIR)", "$(ZSTD_INCDIR)", "$(LZMA_INCDIR)" },
          libdirs = { "$(ZLIB_LIBDIR)", "$(ZSTD_LIBDIR)", "$(LZMA_LIBDIR)" },
          libraries = { "z", "zstd", "lzma", "pthread" },
       },

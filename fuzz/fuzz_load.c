@@ -15,6 +15,7 @@
 #include "cg_decompress.h"
 #include "cg_mem.h"
 #include "cg_profile.h"
+#include "cg_cursor.h"
 #include "cg_query.h"
 
 #include <stdio.h>

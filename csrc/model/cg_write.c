@@ -4,6 +4,7 @@
 #include "cg_write.h"
 #include "cg_names.h"
 #include "cg_profile.h"
+#include "cg_cursor.h"
 
 #include <errno.h>
 #include <fcntl.h>

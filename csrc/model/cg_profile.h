@@ -25,9 +25,6 @@ enum {
                               (CG_ENOMEM is raised) */
 };
 
-/* Load options. */
-enum { CG_LENIENT = 1 };
-
 /* Where a warning list stops growing; one last line counts the rest.
  * A "truncated" warning (one per file at most) is always kept. */
 #define CG_MAX_WARNINGS 1000
@@ -210,7 +207,7 @@ typedef struct CgProfile {
                                     (cg_source.h: read in part) */
     uint64_t done;               /* bytes of the texts the loader has
                                     read, as of its last report (every
-                                    CG_DONE_STEP): how far the arrays
+                                    CG_DONE_STEP, cg_load.h): how far the arrays
                                     are expected to grow
                                     (cg_model_expect) */
     struct CgGraph *graph;       /* the call graph, built on first use
@@ -227,59 +224,6 @@ typedef struct CgProfile {
     size_t narena, arena_cap;
     size_t arena_bytes;          /* their sizes, for cg_profile_bytes */
 } CgProfile;
-
-/* Called while loading with the bytes done and the total (of all files);
- * returning non-zero cancels the load (CG_ECANCEL). */
-typedef int (*CgProgress)(void *ud, uint64_t done, uint64_t total);
-
-/* How often the progress callback is called, at least: every this many
- * bytes of input. */
-#define CG_PROGRESS_STEP ((uint64_t)16 << 20)
-/* How often the loader says how far it has read (CgProfile.done). */
-#define CG_DONE_STEP ((uint64_t)1 << 20)
-
-typedef struct CgLoadOpts {
-    int options;                 /* CG_LENIENT */
-    CgProgress progress;         /* NULL: none */
-    void *ud;
-    int threads;                 /* 1: one thread; 0 or more: a second
-                                    one scans ahead (cg_prescan.h) in
-                                    texts of CG_PRESCAN_MIN bytes or more */
-    size_t chunk;                /* 0: CG_CHUNK; else the worker's chunk
-                                    size, used from two chunks on, and
-                                    the loader always waits for it
-                                    (tests) */
-    int share;                   /* with chunk: the loader shares the
-                                    scan as by default, taking chunks
-                                    the worker has not reached (the
-                                    fuzzer) */
-    int scalar;                  /* never the vector paths of cg_vec.h
-                                    (the fuzzer, timing) */
-    uint64_t max_bytes;          /* the most bytes of text a file may
-                                    give (0: the default, CG_MAX_BYTES
-                                    and cg_source.h) */
-} CgLoadOpts;
-
-/* Loads a profile from buf[0..len). The bytes must stay valid and unchanged
- * until cg_profile_free; the profile does not own them.
- * On failure returns non-zero, fills err, and *out is NULL. */
-CG_HIDDEN int cg_load(CgProfile **out, const char *buf, size_t len,
-                      const char *name, int options, CgError *err);
-/* The same with progress. */
-CG_HIDDEN int cg_load_text(CgProfile **out, const char *buf, size_t len,
-                           const char *name, const CgLoadOpts *opts,
-                           CgError *err);
-
-/* Loads files as one profile: each file's parts in the order given,
- * functions merged by (object, file, name), compression ids per file.
- * Each file is mapped, read or decompressed once; its bytes are the
- * storage. */
-CG_HIDDEN int cg_load_files(CgProfile **out, const char *const *paths,
-                            size_t n, const CgLoadOpts *opts, CgError *err);
-
-/* One file: cg_load_files of one path. */
-CG_HIDDEN int cg_load_file(CgProfile **out, const char *path, int options,
-                           CgError *err);
 
 CG_HIDDEN void cg_profile_free(CgProfile *P);
 

@@ -1,7 +1,7 @@
 /* The loader: one pass over the bytes, line by line, building the model of
  * cg_profile.h. Every handler checks its whole line before it changes any
  * state, so a line skipped in lenient mode leaves no trace. */
-#include "cg_profile.h"
+#include "cg_load.h"
 #include "cg_mem.h"
 #include "cg_model.h"
 #include "cg_prescan.h"
@@ -1830,4 +1830,9 @@ int cg_load_file(CgProfile **out, const char *path, int options,
     memset(&opts, 0, sizeof opts);
     opts.options = options;
     return cg_load_files(out, &path, 1, &opts, err);
+}
+
+int cg_load_vector_paths(void)
+{
+    return cg_vec_usable();
 }

@@ -35,7 +35,7 @@ SHARED = -shared
 # csrc/ by part: base (types, limits, memory), reader (bytes -> records),
 # model (and its queries), lua (the binding: Lua <-> C only), profiler (the
 # Lua debug hook)
-CSRC_DIRS = csrc/base csrc/scan csrc/reader csrc/model csrc/lua csrc/profiler
+CSRC_DIRS = csrc/base csrc/scan csrc/reader csrc/model csrc/writer csrc/lua csrc/profiler
 SRC = $(wildcard $(CSRC_DIRS:%=%/*.c))
 OBJ = $(SRC:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE = $(BUILD)/callgrind/core.so

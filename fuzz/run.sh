@@ -33,7 +33,7 @@ CORPUS_SRC=spec/corpus
 
 TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec}
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc/base -Icsrc/scan -Icsrc/reader -Icsrc/model -Icsrc/lua -Icsrc/profiler -I$LUA_INCDIR"
+CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc/base -Icsrc/scan -Icsrc/reader -Icsrc/model -Icsrc/writer -Icsrc/lua -Icsrc/profiler -I$LUA_INCDIR"
 
 die() {
   echo "fuzz/run.sh: $*" >&2

@@ -51,7 +51,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
 #include "cg_prof_lua54.h"
-#include "cg_lua_write.h"
+#include "cg_atomic.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -1633,6 +1633,8 @@ static int l_write_folded(lua_State *L)
     int64_t *costs;
     CgStr *names;
     const Prof *P = NULL;
+    char msg[1024];
+    int rc;
     luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
                   "path contains a NUL byte");
     if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -1695,7 +1697,17 @@ static int l_write_folded(lua_State *L)
     F.chain = ints + 2 * n;
     F.cost = costs;
     F.names = names;
-    return cgl_write_atomic_with(L, path, fill_folded, &F);
+    /* no Lua call until the file is written */
+    rc = cg_write_atomic_with(path, fill_folded, &F, msg, sizeof msg);
+    if (rc != CG_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, msg);
+        /* the kinds of core.write_file_atomic */
+        lua_pushstring(L, rc == CG_ENOMEM ? "memory" : "io");
+        return 3;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
 }
 
 static void drop_data(lua_State *L)

@@ -217,7 +217,7 @@ local function command_line()
   return concat(t, " ")
 end
 
--- A name as the writer writes it, made safe (csrc/model/cg_write.h): a
+-- A name as the writer writes it, made safe (csrc/writer/cg_emit.h): a
 -- control byte, and a blank at the start or end, as the text \xHH. The
 -- loaded profile has its names so; the stacks find their functions by it.
 local function safe(s)

@@ -1,7 +1,7 @@
 --- Writing profiles back out: `prof:write(path_or_file [, opts])` writes any
 -- Profile as a callgrind-format file that callgrind_annotate, KCachegrind
 -- and this library read back to the same functions, calls, lines, jumps,
--- parts and totals. The writing is done by the core (csrc/model/cg_write.c):
+-- parts and totals. The writing is done by the core (csrc/writer/cg_write.c):
 -- one writer for prof:write, baselines and the profiler.
 --
 -- What a file says that the model does not keep is not written: comments,

@@ -68,7 +68,6 @@ static const luaL_Reg internal_funcs[] = {
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},
     {"gzip", cgl_gzip},
-    {"call_costs", cgl_func_call_costs},
     {"estimate", cgl_profile_estimate},
     {NULL, NULL}
 };

@@ -1,12 +1,10 @@
-/* cg_lua_visuals.c: gzip, a function's calls summed per callee, the
- * estimated stacks (pictures and exports). */
+/* cg_lua_visuals.c: gzip, the estimated stacks (pictures and exports). */
 #ifndef CG_LUA_VISUALS_H
 #define CG_LUA_VISUALS_H
 
 #include "cg_lua.h"
 
 CG_HIDDEN int cgl_gzip(lua_State *L);
-CG_HIDDEN int cgl_func_call_costs(lua_State *L);
 CG_HIDDEN int cgl_profile_estimate(lua_State *L);
 
 #endif

@@ -37,11 +37,6 @@ void cg_writer_init_file(CgWriter *w, FILE *f, int compress)
     w->file = f;
 }
 
-int cg_writer_status(const CgWriter *w)
-{
-    return w->status;
-}
-
 static void fail(CgWriter *w, int status, int err)
 {
     if (w->status == CG_OK) {

@@ -27,8 +27,9 @@
  * with '#' is a comment).
  *
  * Errors are sticky: after the first failure (out of memory, a failed
- * write) every call does nothing and cg_writer_status returns it. Calls
- * need not be checked one by one; check once at the end.
+ * write) every call does nothing and returns it (CG_ENOMEM, or CG_EIO with
+ * w->err the errno). Calls need not be checked one by one; check once at
+ * the end.
  *
  * Call order: cg_writer_init_*; cg_write_begin once; then per part
  * cg_write_part, then per function cg_write_fn followed by its cost lines
@@ -149,8 +150,6 @@ CG_HIDDEN void cg_writer_init_fd(CgWriter *w, int fd, int compress);
 /* A writer to a stdio stream (fwrite in CG_WRITE_BUF pieces; fflush at
  * cg_writer_flush; not closed). */
 CG_HIDDEN void cg_writer_init_file(CgWriter *w, FILE *f, int compress);
-/* CG_OK, or the first error (CG_ENOMEM, CG_EIO with w->err the errno). */
-CG_HIDDEN int cg_writer_status(const CgWriter *w);
 /* Writes out what is buffered (fd target); returns the status. */
 CG_HIDDEN int cg_writer_flush(CgWriter *w);
 /* Records a failure of the caller's own (out of memory for its scratch:

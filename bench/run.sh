@@ -64,11 +64,11 @@ fi
 mkdir -p "$BUILD/bench"
 "$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/scan" bench/scan.c
 # the sums of cg_query.c without Lua: the Lua-free core alone, every folder
-# of csrc/ but the binding (csrc/lua/) and the Lua profiler's hook
+# of csrc/ but the binding (csrc/binding/) and the Lua profiler's hook
 # (csrc/profiler/), which need Lua
 core_dirs=
 for d in csrc/*/; do
-    case $d in csrc/lua/|csrc/profiler/) ;; *) core_dirs="$core_dirs ${d%/}" ;; esac
+    case $d in csrc/binding/|csrc/profiler/) ;; *) core_dirs="$core_dirs ${d%/}" ;; esac
 done
 core_src=$(for d in $core_dirs; do ls "$d"/*.c; done)
 core_inc=$(for d in $core_dirs; do printf -- '-I%s ' "$d"; done)

@@ -3,8 +3,8 @@
  * event 1 (one walk of every cost line) and the costs by line of the
  * costliest file (another walk). Prints one line:
  *   sums: load S s; totals S s; by file S s (N files); by line S s (N lines)
- * Built by bench/run.sh with the Lua-free core (csrc/ but cg_lua*.c and
- * cg_prof.c). */
+ * Built by bench/run.sh with the Lua-free core (csrc/ but binding/ and
+ * profiler/). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_profile.h"
 #include "cg_query.h"

@@ -1,7 +1,8 @@
 /* Atomic files: a temporary in the target's directory, fsync'd and
  * renamed into place; removed on any failure. Lua sees them as
- * core.write_file_atomic(path, text) (csrc/lua/cg_lua_write.c); prof:write
- * and the profiler's folded stacks write through them. No lua.h. */
+ * core.write_file_atomic(path, text) (csrc/binding/cg_lua_write.c);
+ * prof:write and the profiler's folded stacks write through them. No
+ * lua.h. */
 #ifndef CG_ATOMIC_H
 #define CG_ATOMIC_H
 

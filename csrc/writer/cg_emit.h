@@ -3,7 +3,7 @@
  * compression as KCachegrind reads it. No lua.h. It needs no CgProfile:
  * the profile writer (cg_write.h) walks a loaded profile into it, and the
  * Lua profiler writes through it (from C, or from Lua through
- * internal.emitter, csrc/lua/cg_lua_write.c). One writer for prof:write,
+ * internal.emitter, csrc/binding/cg_lua_write.c). One writer for prof:write,
  * baselines and the profiler.
  *
  * Compression ids (KCachegrind's rule, also valgrind's): a function id

@@ -54,7 +54,7 @@ end
 
 local WRITE_OPTS = { compress = "boolean", functions = "table", pid = "boolean", cmd = "boolean|string" }
 
--- The spec the core's writer takes (csrc/lua/cg_lua_write.c).
+-- The spec the core's writer takes (csrc/binding/cg_lua_write.c).
 local function write_spec(prof, opts)
   local spec = { compress = opts.compress ~= false, pid = opts.pid == true, event_lines = event_lines(prof) }
   if opts.cmd == nil then spec.cmd = true else spec.cmd = opts.cmd end

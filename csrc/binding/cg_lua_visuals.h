@@ -2,7 +2,7 @@
 #ifndef CG_LUA_VISUALS_H
 #define CG_LUA_VISUALS_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_gzip(lua_State *L);
 CG_HIDDEN int cgl_profile_estimate(lua_State *L);

@@ -2,7 +2,7 @@
 #ifndef CG_LUA_WRITE_H
 #define CG_LUA_WRITE_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 /* core.write_file_atomic into the module table at module, write_profile
  * and write_string into the internal table at internal. */

@@ -1,6 +1,6 @@
 /* The Lua binding's registration: the method tables, the metatables,
  * and luaopen_callgrind_core, the module's one exported symbol. The other
- * cg_lua_*.c files convert between C and Lua (cg_lua.h). */
+ * cg_lua_*.c files convert between C and Lua (cg_binding.h). */
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
 #include "cg_lua_profile.h"

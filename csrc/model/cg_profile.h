@@ -27,7 +27,7 @@ enum {
     CG_NWKINDS = 6
 };
 
-/* How the files of this library's writer (cg_write.h) start and end: the
+/* How the files of this library's writer (cg_emit.h) start and end: the
  * loader takes such a file as cut short ("truncated") when a part lacks
  * its totals: or the end line is missing. */
 #define CG_WRITTEN_HEAD "# callgrind format\n# callgrind.lua: every part " \

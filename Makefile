@@ -32,9 +32,14 @@ COMPRESS_DEFS = $(if $(NO_ZLIB),-DCG_NO_ZLIB) $(if $(NO_ZSTD),-DCG_NO_ZSTD) $(if
 LIBS ?= $(COMPRESS_LIBS) -lpthread
 SHARED = -shared
 
-# csrc/ by part: reader (bytes -> records), model (and its queries),
-# lua (the binding: Lua <-> C only), profiler (the Lua debug hook)
-CSRC_DIRS = csrc/reader csrc/model csrc/lua csrc/profiler
+# csrc/ by part, from the lowest floor up (an include only points down a
+# floor, spec/layout_c_spec.lua): base (types, limits, memory), scan (the
+# line scanner the reader and the cursor share), model (the profile, its
+# cursor and queries), reader (bytes -> records -> model) and writer
+# (emitter, profile writer, atomic files), profiler (the Lua debug hook and
+# its Lua face), binding (Lua <-> C only, luaopen_callgrind_core). Only
+# profiler/ and binding/ include lua.h.
+CSRC_DIRS = csrc/base csrc/scan csrc/model csrc/reader csrc/writer csrc/profiler csrc/binding
 SRC = $(wildcard $(CSRC_DIRS:%=%/*.c))
 OBJ = $(SRC:csrc/%.c=$(BUILD)/obj/%.o)
 MODULE = $(BUILD)/callgrind/core.so

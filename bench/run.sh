@@ -63,11 +63,17 @@ fi
 
 mkdir -p "$BUILD/bench"
 "$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/scan" bench/scan.c
-# the sums of cg_query.c without Lua: the reader and the model alone (the
-# binding, csrc/lua/, and the Lua profiler's hook, csrc/profiler/, need Lua)
-core_src=$(ls csrc/reader/*.c csrc/model/*.c)
+# the sums of cg_query.c without Lua: the Lua-free core alone, every folder
+# of csrc/ but the binding (csrc/binding/) and the Lua profiler's hook
+# (csrc/profiler/), which need Lua
+core_dirs=
+for d in csrc/*/; do
+    case $d in csrc/binding/|csrc/profiler/) ;; *) core_dirs="$core_dirs ${d%/}" ;; esac
+done
+core_src=$(for d in $core_dirs; do ls "$d"/*.c; done)
+core_inc=$(for d in $core_dirs; do printf -- '-I%s ' "$d"; done)
 # shellcheck disable=SC2086
-"$CC" -std=c99 -O2 -Wall -Wextra -Icsrc/reader -Icsrc/model -o "$BUILD/bench/sums" bench/sums.c \
+"$CC" -std=c99 -O2 -Wall -Wextra $core_inc -o "$BUILD/bench/sums" bench/sums.c \
     $core_src -lz -lzstd -llzma -lpthread
 RUNS=${BENCH_RUNS:-5}
 IDLE_RUNS=${BENCH_IDLE_RUNS:-3}

@@ -3,12 +3,12 @@
  * event 1 (one walk of every cost line) and the costs by line of the
  * costliest file (another walk). Prints one line:
  *   sums: load S s; totals S s; by file S s (N files); by line S s (N lines)
- * Built by bench/run.sh with the Lua-free core (csrc/ but cg_lua*.c and
- * cg_prof.c). */
+ * Built by bench/run.sh with the Lua-free core (csrc/ but binding/ and
+ * profiler/). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_profile.h"
 #include "cg_query.h"
-#include "cg_vec.h"
+#include "cg_load.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,7 +39,7 @@ int main(int argc, char **argv)
     int rc;
     if (argc == 2 && !strcmp(argv[1], "--vector")) {
         printf("vector paths (AVX-512 VBMI2, csrc/reader/cg_vec.h): %s\n",
-               cg_vec_usable() ? "used"
+               cg_load_vector_paths() ? "used"
                                : "not used (not on this CPU, or "
                                  "CALLGRIND_NO_VECTOR is set): byte by "
                                  "byte");

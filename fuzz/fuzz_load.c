@@ -14,7 +14,9 @@
  * first (at most MAX_TEXT bytes of text), as cg_source does for a file. */
 #include "cg_decompress.h"
 #include "cg_mem.h"
+#include "cg_load.h"
 #include "cg_profile.h"
+#include "cg_cursor.h"
 #include "cg_query.h"
 
 #include <stdio.h>

@@ -33,7 +33,9 @@ CORPUS_SRC=spec/corpus
 
 TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec}
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer -Icsrc/reader -Icsrc/model -Icsrc/lua -Icsrc/profiler -I$LUA_INCDIR"
+# every folder of csrc/ on the include path, as the Makefile's CSRC_DIRS
+CSRC_INC=$(for d in csrc/*/; do printf -- '-I%s ' "${d%/}"; done)
+CFLAGS_FUZZ="-std=c99 -g -O1 -fno-omit-frame-pointer $CSRC_INC-I$LUA_INCDIR"
 
 die() {
   echo "fuzz/run.sh: $*" >&2
@@ -45,9 +47,9 @@ build() {
   core=""
   lua_objs=""
   # the core: instrumented for coverage, no libFuzzer main; the binding
-  # (csrc/lua/) and the Lua profiler's hook (csrc/profiler/), which need
-  # Lua, only in fuzz_lua; a file of the reader or the model that includes
-  # a Lua header is an error
+  # (csrc/binding/) and the Lua profiler (csrc/profiler/), which need Lua,
+  # only in fuzz_lua; any other file of csrc/ that includes a Lua header
+  # is an error
   for src in csrc/*/*.c; do
     obj="$OUT/obj/$(basename "$src" .c).o"
     if [ ! -f "$obj" ] || [ -n "$(find csrc -newer "$obj" | head -n 1)" ]; then
@@ -56,10 +58,10 @@ build() {
         -fno-sanitize-recover=undefined -c "$src" -o "$obj" || return 1
     fi
     case "$src" in
-      csrc/lua/*|csrc/profiler/*) lua_objs="$lua_objs $obj" ;;
+      csrc/binding/*|csrc/profiler/*) lua_objs="$lua_objs $obj" ;;
       *)
-        if grep -qE '#include "(lua|lauxlib|lualib|cg_lua(_[a-z]+)?|cg_prof(_lua54)?)\.h"' "$src"; then
-          echo "fuzz/run.sh: $src includes a Lua header: it belongs in csrc/lua/ or csrc/profiler/" >&2
+        if grep -qE '#include "(lua|lauxlib|lualib|cg_binding|cg_lua(_[a-z]+)?|cg_prof(_[a-z0-9]+)?)\.h"' "$src"; then
+          echo "fuzz/run.sh: $src includes a Lua header: it belongs in csrc/binding/ or csrc/profiler/" >&2
           return 1
         fi
         core="$core $obj" ;;

@@ -1,5 +1,5 @@
 -- Input made to exhaust the reader (csrc/reader/cg_source.c,
--- cg_decompress.c, cg_load.c): a small compressed file that expands without
+-- cg_decompress.c, cg_load_names.c): a small compressed file that expands without
 -- end, names built of names that double at each line, a FIFO with no writer
 -- and /dev/zero. Each fails with a message in bounded memory (the children
 -- run under `ulimit -v`), or can be cancelled from opts.progress.

@@ -1,4 +1,4 @@
--- The load's large arrays (csrc/model/cg_mem.c): from 64 KiB on, the text, the
+-- The load's large arrays (csrc/base/cg_mem.c): from 64 KiB on, the text, the
 -- functions, their self costs, the calls, their numbers and the blocks lie
 -- in address space reserved for each, grow in place by steps made resident
 -- at once, move to a larger reservation when they outgrow it, and go back

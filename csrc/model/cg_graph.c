@@ -68,7 +68,20 @@ out:
     return rc;
 }
 
-int cg_graph_build(const CgProfile *P, CgGraph **out)
+static void graph_free(CgGraph *g)
+{
+    if (!g)
+        return;
+    free(g->comp);
+    free(g->cyclic);
+    free(g->a);
+    free(g->b);
+    free(g);
+}
+
+/* Builds it; CG_OK, CG_ENOMEM, or CG_EBAD when a sum does not fit in 64
+ * bits. */
+static int graph_build(const CgProfile *P, CgGraph **out)
 {
     size_t n = P->nfuncs, st = P->stride, i, k;
     CgGraph *g = calloc(1, sizeof *g);
@@ -112,7 +125,7 @@ int cg_graph_build(const CgProfile *P, CgGraph **out)
     return CG_OK;
 fail:
     free(cost);
-    cg_graph_free(g);
+    graph_free(g);
     return rc;
 }
 
@@ -122,23 +135,12 @@ const CgGraph *cg_graph_get(CgProfile *P, int *rc)
     *rc = CG_OK;
     if (P->graph)
         return P->graph;
-    if ((*rc = cg_graph_build(P, &g)) != CG_OK)
+    if ((*rc = graph_build(P, &g)) != CG_OK)
         return NULL;
     P->graph = g;
-    P->graph_free = cg_graph_free;
+    P->graph_free = graph_free;
     P->graph_bytes = sizeof *g + P->nfuncs * (sizeof *g->comp +
                                               2 * P->stride * sizeof *g->a) +
                      g->ncomp * sizeof *g->cyclic;
     return g;
-}
-
-void cg_graph_free(CgGraph *g)
-{
-    if (!g)
-        return;
-    free(g->comp);
-    free(g->cyclic);
-    free(g->a);
-    free(g->b);
-    free(g);
 }

@@ -16,13 +16,10 @@ typedef struct CgGraph {
     int64_t *a, *b;              /* nfuncs * stride each */
 } CgGraph;
 
-/* Builds it; CG_OK, CG_ENOMEM, or CG_EBAD when a sum does not fit in 64
- * bits. */
-CG_HIDDEN int cg_graph_build(const CgProfile *P, CgGraph **out);
-CG_HIDDEN void cg_graph_free(CgGraph *g);
 /* The profile's graph, built on the first call and kept with the profile
- * (which frees it through the callback this sets): NULL and *rc set as by
- * cg_graph_build when it cannot be built. */
+ * (which frees it through the callback this sets): NULL and *rc set
+ * (CG_ENOMEM, or CG_EBAD when a sum does not fit in 64 bits) when it
+ * cannot be built. */
 CG_HIDDEN const CgGraph *cg_graph_get(CgProfile *P, int *rc);
 
 #endif

@@ -1,4 +1,4 @@
-/* The profile model: what a loaded file holds, and how to walk it.
+/* The profile model: what a loaded file holds (walking it: cg_cursor.h).
  *
  * Storage: the loaded bytes are the storage of cost lines and jumps. The
  * loader records, per function, blocks (byte ranges of the file with the
@@ -10,23 +10,6 @@
 
 #include "cg_common.h"
 #include "cg_names.h"
-
-/* Status codes of the core. */
-enum {
-    CG_OK = 0,
-    CG_EBAD = 1,           /* the input is not a valid file: kind "format" */
-    CG_ENOMEM = 2,         /* malloc failed: raised as Lua's memory error */
-    CG_EIO = 3,            /* a system call failed: kind "io" */
-    CG_ECANCEL = 4,        /* the progress callback said stop: "cancelled" */
-    CG_ETRUNC = 5,         /* the input ends too early: "truncated" */
-    CG_ELIMIT = 6          /* the input would take more than a set limit
-                              of memory (opts.max_bytes, the bound of
-                              made-up names): returned as kind "memory"
-                              (CG_ENOMEM is raised) */
-};
-
-/* Load options. */
-enum { CG_LENIENT = 1 };
 
 /* Where a warning list stops growing; one last line counts the rest.
  * A "truncated" warning (one per file at most) is always kept. */
@@ -44,7 +27,7 @@ enum {
     CG_NWKINDS = 6
 };
 
-/* How the files of this library's writer (cg_write.h) start and end: the
+/* How the files of this library's writer (cg_emit.h) start and end: the
  * loader takes such a file as cut short ("truncated") when a part lacks
  * its totals: or the end line is missing. */
 #define CG_WRITTEN_HEAD "# callgrind format\n# callgrind.lua: every part " \
@@ -210,7 +193,7 @@ typedef struct CgProfile {
                                     (cg_source.h: read in part) */
     uint64_t done;               /* bytes of the texts the loader has
                                     read, as of its last report (every
-                                    CG_DONE_STEP): how far the arrays
+                                    CG_DONE_STEP, cg_load.h): how far the arrays
                                     are expected to grow
                                     (cg_model_expect) */
     struct CgGraph *graph;       /* the call graph, built on first use
@@ -227,59 +210,6 @@ typedef struct CgProfile {
     size_t narena, arena_cap;
     size_t arena_bytes;          /* their sizes, for cg_profile_bytes */
 } CgProfile;
-
-/* Called while loading with the bytes done and the total (of all files);
- * returning non-zero cancels the load (CG_ECANCEL). */
-typedef int (*CgProgress)(void *ud, uint64_t done, uint64_t total);
-
-/* How often the progress callback is called, at least: every this many
- * bytes of input. */
-#define CG_PROGRESS_STEP ((uint64_t)16 << 20)
-/* How often the loader says how far it has read (CgProfile.done). */
-#define CG_DONE_STEP ((uint64_t)1 << 20)
-
-typedef struct CgLoadOpts {
-    int options;                 /* CG_LENIENT */
-    CgProgress progress;         /* NULL: none */
-    void *ud;
-    int threads;                 /* 1: one thread; 0 or more: a second
-                                    one scans ahead (cg_prescan.h) in
-                                    texts of CG_PRESCAN_MIN bytes or more */
-    size_t chunk;                /* 0: CG_CHUNK; else the worker's chunk
-                                    size, used from two chunks on, and
-                                    the loader always waits for it
-                                    (tests) */
-    int share;                   /* with chunk: the loader shares the
-                                    scan as by default, taking chunks
-                                    the worker has not reached (the
-                                    fuzzer) */
-    int scalar;                  /* never the vector paths of cg_vec.h
-                                    (the fuzzer, timing) */
-    uint64_t max_bytes;          /* the most bytes of text a file may
-                                    give (0: the default, CG_MAX_BYTES
-                                    and cg_source.h) */
-} CgLoadOpts;
-
-/* Loads a profile from buf[0..len). The bytes must stay valid and unchanged
- * until cg_profile_free; the profile does not own them.
- * On failure returns non-zero, fills err, and *out is NULL. */
-CG_HIDDEN int cg_load(CgProfile **out, const char *buf, size_t len,
-                      const char *name, int options, CgError *err);
-/* The same with progress. */
-CG_HIDDEN int cg_load_text(CgProfile **out, const char *buf, size_t len,
-                           const char *name, const CgLoadOpts *opts,
-                           CgError *err);
-
-/* Loads files as one profile: each file's parts in the order given,
- * functions merged by (object, file, name), compression ids per file.
- * Each file is mapped, read or decompressed once; its bytes are the
- * storage. */
-CG_HIDDEN int cg_load_files(CgProfile **out, const char *const *paths,
-                            size_t n, const CgLoadOpts *opts, CgError *err);
-
-/* One file: cg_load_files of one path. */
-CG_HIDDEN int cg_load_file(CgProfile **out, const char *path, int options,
-                           CgError *err);
 
 CG_HIDDEN void cg_profile_free(CgProfile *P);
 
@@ -307,52 +237,5 @@ CG_HIDDEN int cg_event_index(const CgProfile *P, const char *name, size_t len);
 /* Fills err with "not enough memory" (status CG_ENOMEM, no line) and
  * returns CG_ENOMEM: the one way the core says it. */
 CG_HIDDEN int cg_error_nomem(CgError *err);
-
-/* ---- walking cost lines and jumps (re-parses blocks) ---- */
-
-typedef struct CgLine {
-    int32_t func, file;
-    uint32_t part;
-    uint32_t flags;              /* CG_HAS_ADDR, CG_HAS_LINE */
-    uint64_t addr, line;
-    const int64_t *cost;         /* stride values, profile event order */
-} CgLine;
-
-typedef struct CgJump {
-    int32_t from, to;
-    int32_t file, target_file;
-    uint32_t part;
-    uint32_t flags;              /* CG_HAS_* for source and target */
-    int conditional;
-    uint64_t count, executed;
-    uint64_t addr, line, taddr, tline;
-} CgJump;
-
-typedef struct CgCursor {
-    const CgProfile *P;
-    size_t block, block_end;     /* blocks still to walk */
-    const char *p, *end;         /* rest of the current block */
-    uint64_t base[CG_MAX_POSITIONS];
-    int32_t jfile, jfunc;
-    int started;
-    int64_t *cost;               /* stride values, owned by the caller */
-} CgCursor;
-
-/* Walks blocks [first, last). cost must have room for P->stride values
- * (only needed for lines). */
-CG_HIDDEN void cg_cursor_init(CgCursor *c, const CgProfile *P, size_t first,
-                              size_t last, int64_t *cost);
-/* 1 and fills *out, or 0 at the end. */
-CG_HIDDEN int cg_cursor_next_line(CgCursor *c, CgLine *out);
-CG_HIDDEN int cg_cursor_next_jump(CgCursor *c, CgJump *out);
-/* Lines and jumps in one pass, in file order: 1 and fills *line, 2 and
- * fills *jump, or 0 at the end (the writer). */
-CG_HIDDEN int cg_cursor_next_any(CgCursor *c, CgLine *line, CgJump *jump);
-
-/* Function f's self cost in one part (0-based), into out (stride values);
- * scratch has room for stride values. -1 when a sum does not fit in 64
- * bits. */
-CG_HIDDEN int cg_func_part_self(const CgProfile *P, int32_t f, uint32_t part,
-                                int64_t *out, int64_t *scratch);
 
 #endif

@@ -1,6 +1,7 @@
 /* Sums over a loaded profile (cg_query.h). Every sum is checked: a value
  * past 64 bits is a status, never a wrapped number. */
 #include "cg_query.h"
+#include "cg_cursor.h"
 
 #include <stdlib.h>
 #include <string.h>

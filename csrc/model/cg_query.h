@@ -6,7 +6,7 @@
 
 #include "cg_profile.h"
 
-/* Statuses besides CG_OK and CG_ENOMEM (cg_profile.h): what did not fit
+/* Statuses besides CG_OK and CG_ENOMEM (cg_common.h): what did not fit
  * in 64 bits. */
 enum {
     CG_EVALUE = 16,        /* a derived event's value */

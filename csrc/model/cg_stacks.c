@@ -164,6 +164,40 @@ static int children(const CgProfile *P, CgStacks *s, size_t k, const int32_t *pa
     return CG_OK;
 }
 
+/* The depth-first walk of cg_stacks_estimate, by depth: the frame, its
+ * next child to enter, the end of its children, its function. */
+typedef struct Dfs {
+    size_t *stack, *next, *end;
+    int32_t *path;
+    size_t cap;
+} Dfs;
+
+/* Room for twice the depths; CG_OK or CG_ENOMEM (d then freed by its
+ * owner). */
+static int dfs_grow(Dfs *d)
+{
+    size_t ncap = d->cap ? d->cap * 2 : 64;
+    size_t *a = realloc(d->stack, ncap * sizeof *a);
+    int32_t *p;
+    if (!a)
+        return CG_ENOMEM;
+    d->stack = a;
+    a = realloc(d->next, ncap * sizeof *a);
+    if (!a)
+        return CG_ENOMEM;
+    d->next = a;
+    a = realloc(d->end, ncap * sizeof *a);
+    if (!a)
+        return CG_ENOMEM;
+    d->end = a;
+    p = realloc(d->path, ncap * sizeof *p);
+    if (!p)
+        return CG_ENOMEM;
+    d->path = p;
+    d->cap = ncap;
+    return CG_OK;
+}
+
 int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
                        const int32_t *root_func, const int64_t *root_budget,
                        size_t nroots, int64_t min, CgStacks *out)
@@ -171,11 +205,10 @@ int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
     Callees *cls = calloc(P->nfuncs ? P->nfuncs : 1, sizeof *cls);
     uint8_t *on_path = calloc(P->nfuncs ? P->nfuncs : 1, 1);
     int64_t *scratch = malloc((P->stride ? P->stride : 1) * sizeof *scratch);
-    /* the DFS: frame index, next child, end of children; path functions */
-    size_t *stack = NULL, *next = NULL, *end = NULL;
-    int32_t *path = NULL;
-    size_t cap = 0, r, i;
+    Dfs d;
+    size_t r, i;
     int rc = CG_OK;
+    memset(&d, 0, sizeof d);
     if (!cls || !on_path || !scratch) {
         rc = CG_ENOMEM;
         goto done;
@@ -192,47 +225,31 @@ int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
         for (;;) {
             size_t k;
             int32_t fi;
-            if (depth == cap) {
-                size_t ncap = cap ? cap * 2 : 64;
-                size_t *a = realloc(stack, ncap * sizeof *a);
-                if (!a) { rc = CG_ENOMEM; break; }
-                stack = a;
-                a = realloc(next, ncap * sizeof *a);
-                if (!a) { rc = CG_ENOMEM; break; }
-                next = a;
-                a = realloc(end, ncap * sizeof *a);
-                if (!a) { rc = CG_ENOMEM; break; }
-                end = a;
-                {
-                    int32_t *p = realloc(path, ncap * sizeof *p);
-                    if (!p) { rc = CG_ENOMEM; break; }
-                    path = p;
-                }
-                cap = ncap;
-            }
-            k = depth == 0 ? first : next[depth - 1] - 1;
+            if (depth == d.cap && (rc = dfs_grow(&d)) != CG_OK)
+                break;
+            k = depth == 0 ? first : d.next[depth - 1] - 1;
             fi = out->frames[k].func;
-            stack[depth] = k;
-            path[depth] = fi;
+            d.stack[depth] = k;
+            d.path[depth] = fi;
             on_path[fi] = 1;
             depth++;
             if (!cls[fi].done && (rc = fill(P, fi, ev, coefs, min, scratch, &cls[fi])) != CG_OK)
                 break;
-            next[depth - 1] = out->n;
-            if ((rc = children(P, out, k, path, depth, on_path, &cls[fi], min)) != CG_OK)
+            d.next[depth - 1] = out->n;
+            if ((rc = children(P, out, k, d.path, depth, on_path, &cls[fi], min)) != CG_OK)
                 break;
-            end[depth - 1] = out->n;
+            d.end[depth - 1] = out->n;
             /* the next frame to enter: a child not yet entered, else go up */
-            while (depth > 0 && next[depth - 1] == end[depth - 1]) {
-                on_path[path[depth - 1]] = 0;
+            while (depth > 0 && d.next[depth - 1] == d.end[depth - 1]) {
+                on_path[d.path[depth - 1]] = 0;
                 depth--;
             }
             if (depth == 0)
                 break;
-            next[depth - 1]++;
+            d.next[depth - 1]++;
         }
         for (i = 0; i < depth; i++)
-            on_path[path[i]] = 0;
+            on_path[d.path[i]] = 0;
     }
 done:
     if (cls) {
@@ -244,10 +261,10 @@ done:
     free(cls);
     free(on_path);
     free(scratch);
-    free(stack);
-    free(next);
-    free(end);
-    free(path);
+    free(d.stack);
+    free(d.next);
+    free(d.end);
+    free(d.path);
     return rc;
 }
 

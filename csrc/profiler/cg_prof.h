@@ -1,5 +1,6 @@
-/* The Lua profiler's collector: a C debug hook beside the binding (it needs
- * lua.h). It adds prof_* functions to the core module table. */
+/* The Lua profiler's Lua face (cg_prof.c): the prof_* functions of the core
+ * module table, over its collector, a C debug hook (cg_prof_collect.c).
+ * Beside the binding: it needs lua.h. */
 #ifndef CG_PROF_H
 #define CG_PROF_H
 

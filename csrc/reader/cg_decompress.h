@@ -2,7 +2,7 @@
 #ifndef CG_DECOMPRESS_H
 #define CG_DECOMPRESS_H
 
-#include "cg_profile.h"
+#include "cg_load.h"
 
 enum { CG_PLAIN = 0, CG_GZIP = 1, CG_ZSTD = 2, CG_XZ = 3 };
 

@@ -30,7 +30,7 @@
 #define CG_CHUNK ((size_t)128 << 10)
 #define CG_PRESCAN_MIN ((size_t)4 << 20)
 /* The largest: the loader reports progress at least every 16 MB, and a
- * run is taken at once (CG_PROGRESS_STEP of cg_profile.h). */
+ * run is taken at once (CG_PROGRESS_STEP of cg_load.h). */
 #define CG_MAX_CHUNK ((size_t)8 << 20)
 
 /* A segment of a chunk: a run, or lines the loader reads itself (a run

@@ -84,6 +84,44 @@ static int cancel(CgError *err, const char *path)
  * progress (none: as long as it takes). */
 #define WAIT_MS 250
 
+/* A stream's turn in read_all: progress(done, 0) every CG_PROGRESS_STEP
+ * bytes read, then a wait in poll(2) for bytes, with progress every
+ * WAIT_MS while it waits; the callback may cancel. 1: bytes to read; 0:
+ * none yet (wait again); -1: failed, with *rc set and err filled. */
+static int stream_ready(int fd, const CgLoadOpts *o, size_t done,
+                        size_t *report_at, const char *path, CgError *err,
+                        int *rc)
+{
+    CgProgress progress = o ? o->progress : NULL;
+    struct pollfd pf;
+    int r;
+    if (progress && done >= *report_at) {
+        *report_at = done + (size_t)CG_PROGRESS_STEP;
+        if (progress(o->ud, done, 0)) {
+            *rc = cancel(err, path);
+            return -1;
+        }
+    }
+    /* (a FIFO with no writer yet: poll waits for one; a read would find
+     * its end at once) */
+    pf.fd = fd;
+    pf.events = POLLIN;
+    pf.revents = 0;
+    r = poll(&pf, 1, progress ? WAIT_MS : -1);
+    if (r < 0 && errno != EINTR) {
+        *rc = io_error(err, path, errno);
+        return -1;
+    }
+    if (r <= 0) {
+        if (r == 0 && progress(o->ud, done, 0)) {
+            *rc = cancel(err, path);
+            return -1;
+        }
+        return 0;
+    }
+    return 1;
+}
+
 /* Reads fd to its end into a large block (cg_mem.h). A regular file of
  * size bytes (size >= 0) in one go, into size + 1 bytes (room to see its
  * end): it must end at that size, neither before (cut short by another
@@ -102,7 +140,6 @@ static int read_all(int fd, off_t size, size_t limit, const CgLoadOpts *o,
 {
     size_t cap = size >= 0 ? (size_t)size + 1 : (size_t)1 << 16;
     size_t report_at = (size_t)CG_PROGRESS_STEP;
-    CgProgress progress = o ? o->progress : NULL;
     char *p = cg_big_resize(NULL, 0, cap, size >= 0 ? cap : CG_BIG_ANY), *q;
     int rc = CG_OK;
     if (!p)
@@ -131,34 +168,14 @@ static int read_all(int fd, off_t size, size_t limit, const CgLoadOpts *o,
         }
         want = cap - s->len;
         if (size < 0) {
-            struct pollfd pf;
-            int r;
-            if (progress && s->len >= report_at) {
-                report_at = s->len + (size_t)CG_PROGRESS_STEP;
-                if (progress(o->ud, s->len, 0)) {
-                    rc = cancel(err, path);
-                    break;
-                }
-            }
+            int ready = stream_ready(fd, o, s->len, &report_at, path, err,
+                                     &rc);
+            if (ready < 0)
+                break;
             if (want > (size_t)CG_PROGRESS_STEP)
                 want = (size_t)CG_PROGRESS_STEP;
-            /* (a FIFO with no writer yet: poll waits for one; a read would
-             * find its end at once) */
-            pf.fd = fd;
-            pf.events = POLLIN;
-            pf.revents = 0;
-            r = poll(&pf, 1, progress ? WAIT_MS : -1);
-            if (r < 0 && errno != EINTR) {
-                rc = io_error(err, path, errno);
-                break;
-            }
-            if (r <= 0) {
-                if (r == 0 && progress(o->ud, s->len, 0)) {
-                    rc = cancel(err, path);
-                    break;
-                }
+            if (!ready)
                 continue;
-            }
         }
         n = read_retry(fd, p + s->len, want);
         if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) && size < 0)
@@ -262,23 +279,18 @@ static size_t default_limit(size_t n)
                                              : ((size_t)-1) / 2;
 }
 
-int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
-                   CgSource **out, const char **buf, size_t *len,
-                   CgError *err)
+/* Opens path for cg_source_open. O_NONBLOCK: a FIFO with no writer is
+ * opened at once, where open(2) would wait for one (with no progress, no
+ * cancel); read_all waits in poll(2) instead. A regular file is made
+ * blocking again, and *size set to its size (a file of size 0 may be one
+ * of /proc's, whose size says nothing: -1, read as a stream, as any other
+ * file). A plain file of more than limit bytes (0: none) fails here. CG_OK
+ * with *fdp open, or an error with err filled. */
+static int open_input(const char *path, size_t limit, int *fdp, off_t *size,
+                      CgError *err)
 {
     struct stat st;
-    CgSource *s;
-    off_t size = -1;
-    /* opts.max_bytes, else none for a plain file (its size is known),
-     * CG_MAX_BYTES for a stream, default_limit for compressed bytes */
-    uint64_t max = o && o->max_bytes ? o->max_bytes : 0;
-    size_t limit = max > (uint64_t)((size_t)-1) / 2 ? ((size_t)-1) / 2
-                                                   : (size_t)max;
-    int kind, rc, fd;
-    *out = NULL;
-    /* O_NONBLOCK: a FIFO with no writer is opened at once, where open(2)
-     * would wait for one (with no progress, no cancel); read_all waits in
-     * poll(2) instead */
+    int fd;
     if ((fd = open(path, O_RDONLY | O_NONBLOCK)) < 0)
         return io_error(err, path, errno);
     if (fstat(fd, &st) != 0) {
@@ -301,10 +313,8 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
             close(fd);
             return io_error(err, path, EFBIG);
         }
-        /* (a file of size 0 may be one of /proc's, whose size says
-         * nothing: read as a stream) */
-        size = st.st_size ? st.st_size : -1;
-        if (limit && size > 0 && (size_t)size > limit) {
+        *size = st.st_size ? st.st_size : -1;
+        if (limit && *size > 0 && (size_t)*size > limit) {
             /* the text would pass it, unless it is compressed (then the
              * decompressed text counts) */
             char magic[8];
@@ -315,6 +325,57 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
             }
         }
     }
+    *fdp = fd;
+    return CG_OK;
+}
+
+/* The bytes s read become the text: as they are when plain (at most
+ * limit of them, 0: any), else decompressed, which replaces them as the
+ * storage (within max, else default_limit). CG_OK, or an error with err
+ * filled and s's bytes released. */
+static int to_text(CgSource *s, uint64_t max, size_t limit,
+                   const CgLoadOpts *o, const char *path, CgError *err)
+{
+    int kind = cg_compression(s->data, s->len), rc;
+    char *text;
+    size_t tlen, tsize;
+    CgReadLimit rl;
+    if (kind == CG_PLAIN) {
+        if (limit && s->len > limit) {
+            release_bytes(s);
+            return too_big(err, path, limit);
+        }
+        return CG_OK;
+    }
+    rl.limit = max ? limit : default_limit(s->len);
+    rl.progress = o ? o->progress : NULL;
+    rl.ud = o ? o->ud : NULL;
+    rc = cg_decompress(kind, s->data, s->len, &rl, path, &text, &tlen,
+                       &tsize, err);
+    release_bytes(s);
+    if (rc)
+        return rc;
+    s->data = text;
+    s->len = tlen;
+    s->size = tsize;
+    return CG_OK;
+}
+
+int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
+                   CgSource **out, const char **buf, size_t *len,
+                   CgError *err)
+{
+    CgSource *s;
+    off_t size = -1;
+    /* opts.max_bytes, else none for a plain file (its size is known),
+     * CG_MAX_BYTES for a stream, default_limit for compressed bytes */
+    uint64_t max = o && o->max_bytes ? o->max_bytes : 0;
+    size_t limit = max > (uint64_t)((size_t)-1) / 2 ? ((size_t)-1) / 2
+                                                   : (size_t)max;
+    int rc, fd;
+    *out = NULL;
+    if ((rc = open_input(path, limit, &fd, &size, err)) != CG_OK)
+        return rc;
     if (size < 0 && !limit) {
         limit = CG_MAX_BYTES < (uint64_t)((size_t)-1) / 2
                     ? (size_t)CG_MAX_BYTES : ((size_t)-1) / 2;
@@ -345,34 +406,11 @@ int cg_source_open(const char *path, size_t defer, const CgLoadOpts *o,
     }
     rc = read_all(fd, size, limit, o, path, s, err);
     close(fd);
+    if (!rc)
+        rc = to_text(s, max, limit, o, path, err);
     if (rc) {
         free(s);
         return rc;
-    }
-    if ((kind = cg_compression(s->data, s->len)) == CG_PLAIN && limit &&
-        s->len > limit) {
-        release_bytes(s);
-        free(s);
-        return too_big(err, path, limit);
-    }
-    if (kind != CG_PLAIN) {
-        /* the text replaces the compressed bytes as the storage */
-        char *text;
-        size_t tlen, tsize;
-        CgReadLimit rl;
-        rl.limit = max ? limit : default_limit(s->len);
-        rl.progress = o ? o->progress : NULL;
-        rl.ud = o ? o->ud : NULL;
-        rc = cg_decompress(kind, s->data, s->len, &rl, path, &text, &tlen,
-                           &tsize, err);
-        release_bytes(s);
-        if (rc) {
-            free(s);
-            return rc;
-        }
-        s->data = text;
-        s->len = tlen;
-        s->size = tsize;
     }
     *buf = s->data;
     *len = s->len;

@@ -3,7 +3,7 @@
 #ifndef CG_SOURCE_H
 #define CG_SOURCE_H
 
-#include "cg_profile.h"
+#include "cg_load.h"
 
 typedef struct CgSource CgSource;
 

@@ -1,7 +1,7 @@
 --- Writing profiles back out: `prof:write(path_or_file [, opts])` writes any
 -- Profile as a callgrind-format file that callgrind_annotate, KCachegrind
 -- and this library read back to the same functions, calls, lines, jumps,
--- parts and totals. The writing is done by the core (csrc/model/cg_write.c):
+-- parts and totals. The writing is done by the core (csrc/writer/cg_write.c):
 -- one writer for prof:write, baselines and the profiler.
 --
 -- What a file says that the model does not keep is not written: comments,
@@ -53,7 +53,7 @@ local function selection_indices(prof, fns)
 end
 
 
--- The spec the core's writer takes (csrc/lua/cg_lua_write.c).
+-- The spec the core's writer takes (csrc/binding/cg_lua_write.c).
 local function write_spec(prof, opts)
   local spec = { compress = opts.compress ~= false, pid = opts.pid == true, event_lines = event_lines(prof) }
   if opts.cmd == nil then spec.cmd = true else spec.cmd = opts.cmd end

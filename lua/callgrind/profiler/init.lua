@@ -1,8 +1,8 @@
 --- A profiler for Lua code itself: deterministic counts of Lua VM
 -- instructions (event `Instr`) per function, per source line and per call
--- site, collected by a C debug hook (csrc/profiler/cg_prof.c), and returned as a
--- Profile like any loaded one. Optional events: `Time` (nanoseconds, the
--- hook's own time left out) and `Alloc` (bytes allocated).
+-- site, collected by a C debug hook (csrc/profiler/cg_prof_collect.c), and
+-- returned as a Profile like any loaded one. Optional events: `Time`
+-- (nanoseconds, the hook's own time left out) and `Alloc` (bytes allocated).
 --
 -- The profiler owns the debug hook while it runs: it refuses to start when
 -- a hook is already set (it does not chain), and `stop` raises when the
@@ -208,7 +208,7 @@ local function command_line()
   return concat(t, " ")
 end
 
--- A name as the writer writes it, made safe (csrc/model/cg_write.h): a
+-- A name as the writer writes it, made safe (csrc/writer/cg_emit.h): a
 -- control byte, and a blank at the start or end, as the text \xHH. The
 -- loaded profile has its names so; the stacks find their functions by it.
 local function safe(s)

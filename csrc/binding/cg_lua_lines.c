@@ -5,6 +5,7 @@
 #include "cg_lua_cost.h"
 #include "cg_lua_func.h"
 #include "cg_lua_profile.h"
+#include "cg_cursor.h"
 
 #include <string.h>
 

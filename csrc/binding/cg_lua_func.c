@@ -4,6 +4,7 @@
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
 #include "cg_lua_profile.h"
+#include "cg_cursor.h"
 
 #include <inttypes.h>
 #include <stdio.h>

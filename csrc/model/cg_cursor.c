@@ -1,6 +1,6 @@
 /* Walking blocks again: the loader accepted every line inside a block, so
  * this pass cannot fail; it only turns text back into lines and jumps. */
-#include "cg_profile.h"
+#include "cg_cursor.h"
 #include "cg_scan.h"
 
 #include <string.h>

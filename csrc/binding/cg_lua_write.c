@@ -2,15 +2,12 @@
  * core.write_file_atomic. Arguments are read into Lua-owned memory first;
  * the C writer then runs with no Lua call, and frees what it holds before
  * any result or error goes back. */
-#define _POSIX_C_SOURCE 200809L
 #include "cg_lua_write.h"
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
+#include "cg_atomic.h"
 #include "cg_write.h"
 
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
 #include <string.h>
 
 static const char *const kind_names[] = { "", "format", "memory", "io",
@@ -26,33 +23,6 @@ static int push_fail(lua_State *L, int status, const char *msg)
     return 3;
 }
 
-/* A file-size limit (ulimit -f) raises SIGXFSZ, whose default action
- * kills the process, temporary file and all: while writing, a write past
- * the limit fails with EFBIG instead (when nobody handles the signal). */
-typedef struct XfszGuard {
-    struct sigaction old;
-    int set;
-} XfszGuard;
-
-static void xfsz_block(XfszGuard *g)
-{
-    struct sigaction ign;
-    g->set = 0;
-    if (sigaction(SIGXFSZ, NULL, &g->old) != 0 ||
-        g->old.sa_handler != SIG_DFL)
-        return;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    g->set = sigaction(SIGXFSZ, &ign, NULL) == 0;
-}
-
-static void xfsz_restore(const XfszGuard *g)
-{
-    if (g->set)
-        sigaction(SIGXFSZ, &g->old, NULL);
-}
-
 /* core.write_file_atomic(path, text): true, or nil, "path: reason", kind */
 static int cgl_write_file_atomic(lua_State *L)
 {
@@ -60,44 +30,10 @@ static int cgl_write_file_atomic(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     const char *s = luaL_checklstring(L, 2, &len);
     char msg[1024];
-    XfszGuard g;
     int rc;
     luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
                   "path contains a NUL byte");
-    xfsz_block(&g);
     rc = cg_write_file_atomic(path, s, len, msg, sizeof msg);
-    xfsz_restore(&g);
-    if (rc != CG_OK)
-        return push_fail(L, rc, msg);
-    lua_pushboolean(L, 1);
-    return 1;
-}
-
-int cgl_write_atomic_with(lua_State *L, const char *path,
-                          void (*fill)(CgWriter *w, void *ud), void *ud)
-{
-    char msg[1024];
-    XfszGuard g;
-    CgAtomic a;
-    CgWriter w;
-    int rc;
-    xfsz_block(&g);
-    rc = cg_atomic_open(&a, path, msg, sizeof msg);
-    if (rc == CG_OK) {
-        cg_writer_init_fd(&w, a.fd, 0);
-        fill(&w, ud);
-        rc = cg_writer_flush(&w);
-        if (rc != CG_OK) {
-            /* as cg_write_file_atomic says it */
-            snprintf(msg, sizeof msg, "%s: %s", path,
-                     rc == CG_EIO ? strerror(w.err) : "out of memory");
-            cg_atomic_abort(&a);
-        } else {
-            rc = cg_atomic_commit(&a, msg, sizeof msg);
-        }
-        cg_writer_free(&w);
-    }
-    xfsz_restore(&g);
     if (rc != CG_OK)
         return push_fail(L, rc, msg);
     lua_pushboolean(L, 1);
@@ -255,8 +191,6 @@ static int cgl_write_profile(lua_State *L)
     luaL_Stream *stream = NULL;
     CgWriteOpts o;
     CgWriter *w;
-    CgAtomic a;
-    XfszGuard g;
     char msg[1024];
     int rc;
     if (lua_type(L, 2) == LUA_TSTRING) {
@@ -270,33 +204,9 @@ static int cgl_write_profile(lua_State *L)
     luaL_checktype(L, 3, LUA_TTABLE);
     read_spec(L, P, 3, &o);
     w = new_writer(L);
-    /* from here on no Lua call until the writer is freed */
-    xfsz_block(&g);
-    if (path) {
-        rc = cg_atomic_open(&a, path, msg, sizeof msg);
-        if (rc != CG_OK) {
-            xfsz_restore(&g);
-            return push_fail(L, rc, msg);
-        }
-        cg_writer_init_fd(w, a.fd, o.compress);
-    } else {
-        cg_writer_init_file(w, stream->f, o.compress);
-    }
-    rc = cg_write_profile(w, P, &o);
-    if (rc == CG_EIO)
-        snprintf(msg, sizeof msg, "%s%s%s", path ? path : "",
-                 path ? ": " : "", strerror(w->err));
-    else if (rc != CG_OK)
-        snprintf(msg, sizeof msg, "%s%sout of memory", path ? path : "",
-                 path ? ": " : "");
-    cg_writer_free(w);
-    if (path) {
-        if (rc == CG_OK)
-            rc = cg_atomic_commit(&a, msg, sizeof msg);
-        else
-            cg_atomic_abort(&a);
-    }
-    xfsz_restore(&g);
+    /* no Lua call until the writer is freed */
+    rc = cg_write_profile_to(w, P, &o, path, path ? NULL : stream->f, msg,
+                             sizeof msg);
     if (rc != CG_OK)
         return push_fail(L, rc, msg);
     lua_pushboolean(L, 1);

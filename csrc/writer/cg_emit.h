@@ -1,18 +1,10 @@
-/* The callgrind writer: one for prof:write, baselines and the profiler.
- *
- * Two layers, no lua.h:
- *
- * - The emitter (CgWriter, cg_write_*): writes callgrind-format text to a
- *   growable memory buffer, a file descriptor or a stdio stream, with name
- *   compression as KCachegrind reads it. It needs no CgProfile: the Lua
- *   profiler writes through it (from C, or from Lua through
- *   internal.emitter, csrc/lua/cg_lua_write.c).
- * - The profile writer (cg_write_profile): walks a CgProfile in a
- *   canonical order and emits it.
- *
- * And atomic files (cg_atomic_*): a temporary in the target's directory,
- * fsync'd and renamed into place; removed on any failure. Lua sees them
- * as core.write_file_atomic(path, text) (csrc/lua/cg_lua_write.c).
+/* The emitter (CgWriter, cg_write_*): writes callgrind-format text to a
+ * growable memory buffer, a file descriptor or a stdio stream, with name
+ * compression as KCachegrind reads it. No lua.h. It needs no CgProfile:
+ * the profile writer (cg_write.h) walks a loaded profile into it, and the
+ * Lua profiler writes through it (from C, or from Lua through
+ * internal.emitter, csrc/binding/cg_lua_write.c). One writer for prof:write,
+ * baselines and the profiler.
  *
  * Compression ids (KCachegrind's rule, also valgrind's): a function id
  * stands for one (object, file, name), never for a name string alone, and
@@ -35,8 +27,9 @@
  * with '#' is a comment).
  *
  * Errors are sticky: after the first failure (out of memory, a failed
- * write) every call does nothing and cg_writer_status returns it. Calls
- * need not be checked one by one; check once at the end.
+ * write) every call does nothing and returns it (CG_ENOMEM, or CG_EIO with
+ * w->err the errno). Calls need not be checked one by one; check once at
+ * the end.
  *
  * Call order: cg_writer_init_*; cg_write_begin once; then per part
  * cg_write_part, then per function cg_write_fn followed by its cost lines
@@ -44,8 +37,8 @@
  * (cg_write_call) and jumps (cg_write_jump) in any order; cg_write_totals
  * ends the part; cg_write_end (which flushes); cg_writer_free (always,
  * also after an error). */
-#ifndef CG_WRITE_H
-#define CG_WRITE_H
+#ifndef CG_EMIT_H
+#define CG_EMIT_H
 
 #include "cg_common.h"
 
@@ -99,7 +92,7 @@ enum { CG_WOUT_MEM = 0, CG_WOUT_FD = 1, CG_WOUT_FILE = 2 };
 /* Buffer size of a file target: writes go out in pieces of this size. */
 #define CG_WRITE_BUF ((size_t)1 << 20)
 
-/* A name -> id table of one kind (private to cg_write.c). */
+/* A name -> id table of one kind (private to cg_emit.c). */
 typedef struct CgWriteIds {
     uint64_t *hash;              /* per slot: key hash */
     uint32_t *id;                /* per slot: id, 0 = empty */
@@ -113,7 +106,7 @@ typedef struct CgWriteIds {
     size_t keys_len, keys_cap;
 } CgWriteIds;
 
-/* The emitter. Its fields are private to cg_write.c; the struct is here so
+/* The emitter. Its fields are private to cg_emit.c; the struct is here so
  * a caller can hold one anywhere (a Lua userdata, the stack). */
 typedef struct CgWriter {
     int out;                     /* CG_WOUT_* */
@@ -157,10 +150,11 @@ CG_HIDDEN void cg_writer_init_fd(CgWriter *w, int fd, int compress);
 /* A writer to a stdio stream (fwrite in CG_WRITE_BUF pieces; fflush at
  * cg_writer_flush; not closed). */
 CG_HIDDEN void cg_writer_init_file(CgWriter *w, FILE *f, int compress);
-/* CG_OK, or the first error (CG_ENOMEM, CG_EIO with w->err the errno). */
-CG_HIDDEN int cg_writer_status(const CgWriter *w);
 /* Writes out what is buffered (fd target); returns the status. */
 CG_HIDDEN int cg_writer_flush(CgWriter *w);
+/* Records a failure of the caller's own (out of memory for its scratch:
+ * status CG_ENOMEM, err ENOMEM) as the writer's, unless it has one. */
+CG_HIDDEN void cg_writer_fail(CgWriter *w, int status, int err);
 /* Memory target: the bytes written so far (not NUL-terminated). */
 CG_HIDDEN const char *cg_writer_data(const CgWriter *w, size_t *len);
 /* Frees what the writer holds; the fd stays open. Safe to call twice. */
@@ -220,66 +214,5 @@ CG_HIDDEN int cg_write_end(CgWriter *w);
 /* Text as is, for a line the API does not cover (a "# comment\n"): the
  * caller makes it safe. */
 CG_HIDDEN int cg_write_raw(CgWriter *w, const char *s, size_t len);
-
-/* ---- the profile writer ---- */
-
-struct CgProfile;
-
-typedef struct CgWriteOpts {
-    int compress;                /* as cg_writer_init_* */
-    int pid;                     /* write pid: as loaded (off: it changes
-                                    at every run); thread: always */
-    int cmd;                     /* 0: no cmd: line (it holds local
-                                    paths); 1: as loaded; 2: cmd_text in
-                                    every part */
-    CgStr cmd_text;
-    const CgWriteEvent *event_lines;  /* event: lines of the first part
-                                    (long names, formulas: the Lua layer
-                                    knows them) */
-    size_t nevent_lines;
-    const uint8_t *only;         /* NULL, or per function: 1 to write it
-                                    (its lines, jumps and calls out of
-                                    it); totals: are then the sums of
-                                    what was written */
-} CgWriteOpts;
-
-/* Writes P canonically: parts in order; in each, the functions sorted by
- * (object, file, name) bytewise, each with its cost lines in file order,
- * then its calls sorted by (callee object, file, name, call site), then
- * its jumps in file order; creator: as loaded; no pid: unless asked;
- * cmd: as opts->cmd says; totals: as loaded when the whole profile is
- * written (a mismatch stays one), else the sums. Writing the same numbers twice gives the
- * same bytes, whatever order the loaded file had. Returns the writer's
- * status, or CG_ENOMEM for its own scratch. */
-CG_HIDDEN int cg_write_profile(CgWriter *w, const struct CgProfile *P,
-                               const CgWriteOpts *opts);
-
-/* ---- atomic files ---- */
-
-typedef struct CgAtomic {
-    int fd;                      /* of the temporary; -1 when none */
-    int unnamed;                 /* an O_TMPFILE, named at commit */
-    char *tmp;                   /* its path: DIR/.NAME.tmp.PID.N (NULL
-                                    while unnamed) */
-    size_t tmp_len;
-    char *path;                  /* the target */
-} CgAtomic;
-
-/* Creates the temporary (mode 0666 less the umask, or the target's mode
- * when it exists): unnamed (O_TMPFILE) where the system has it, so a
- * killed writer leaves nothing; else DIR/.NAME.tmp.PID.N, which a killed
- * writer leaves behind under that recognisable name. Returns CG_OK or CG_EIO/CG_ENOMEM with msg filled
- * ("path: reason"). */
-CG_HIDDEN int cg_atomic_open(CgAtomic *a, const char *path, char *msg,
-                             size_t msgsize);
-/* fsync, close, rename over the target (then fsync the directory). On
- * failure removes the temporary, fills msg and returns CG_EIO. Frees a. */
-CG_HIDDEN int cg_atomic_commit(CgAtomic *a, char *msg, size_t msgsize);
-/* Closes and removes the temporary; frees a. Safe on a closed one. */
-CG_HIDDEN void cg_atomic_abort(CgAtomic *a);
-
-/* The whole of buf to path through cg_atomic_*. */
-CG_HIDDEN int cg_write_file_atomic(const char *path, const char *buf,
-                                   size_t len, char *msg, size_t msgsize);
 
 #endif

@@ -3,6 +3,7 @@
  * message. */
 #include "cg_lua_load.h"
 #include "cg_lua_handle.h"
+#include "cg_load.h"
 #include "cg_source.h"
 
 #include <string.h>

@@ -2,7 +2,7 @@
 #ifndef CG_LUA_HANDLE_H
 #define CG_LUA_HANDLE_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 /* Raises Lua's own memory error (its message, no "file:line: "), for a
  * CG_ENOMEM of the core. */

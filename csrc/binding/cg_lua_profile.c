@@ -3,7 +3,7 @@
 #include "cg_lua_profile.h"
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
-#include "cg_vec.h"
+#include "cg_load.h"
 #include "cg_query.h"
 
 #include <string.h>
@@ -145,11 +145,10 @@ int cgl_profile_load_stats(lua_State *L)
 }
 
 /* internal.vector_paths() -> whether loads in this process may read cost
- * lines with the vector paths (cg_vec.h): the CPU has them, valgrind does
- * not hide them, CALLGRIND_NO_VECTOR does not turn them off. */
+ * lines with the vector paths (cg_load_vector_paths). */
 int cgl_vector_paths(lua_State *L)
 {
-    lua_pushboolean(L, cg_vec_usable());
+    lua_pushboolean(L, cg_load_vector_paths());
     return 1;
 }
 

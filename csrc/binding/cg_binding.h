@@ -6,8 +6,8 @@
  * luaopen_callgrind_core is exported, every other shared symbol is cgl_
  * and hidden. The binding converts between C and Lua; what computes is
  * Lua-free C (cg_query.h, cg_graph.h, cg_model.c). */
-#ifndef CG_LUA_H
-#define CG_LUA_H
+#ifndef CG_BINDING_H
+#define CG_BINDING_H
 
 #include "cg_profile.h"
 

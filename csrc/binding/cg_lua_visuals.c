@@ -1,6 +1,6 @@
 /* The binding of the pictures and exports: gzip compression of a string
- * (lua/callgrind/pprof.lua), the calls of a function summed per callee and
- * the estimated call tree (lua/callgrind/stacks.lua). */
+ * (lua/callgrind/pprof.lua) and the estimated call tree
+ * (lua/callgrind/stacks.lua). */
 #include "cg_lua_visuals.h"
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
@@ -31,66 +31,6 @@ int cgl_gzip(lua_State *L)
         return luaL_error(L, "gzip: zlib failed (out of memory)");
     lua_pushlstring(L, (const char *)buf, len);
     return 1;
-}
-
-/* A callee and the summed cost of the calls to it. */
-typedef struct CallSum {
-    int64_t callee, cost;
-} CallSum;
-
-static int by_callee(const void *x, const void *y)
-{
-    int64_t a = ((const CallSum *)x)->callee, b = ((const CallSum *)y)->callee;
-    return (a > b) - (a < b);
-}
-
-/* internal.call_costs(fn, ev) -> { callee index }, { cost }: fn's outgoing
- * calls summed per callee (callees in index order) for the event, without
- * a Call handle per call: the stacks estimate reads the calls of thousands
- * of functions per event. The scratch arrays are userdata (an error leaks
- * nothing). */
-int cgl_func_call_costs(lua_State *L)
-{
-    CgProfile *P;
-    const CgFunc *f = cgl_check_func(L, 1, &P);
-    const int64_t *coefs;
-    int pidx, ev;
-    uint32_t i, n, m;
-    int64_t *scratch;
-    CallSum *sums;
-    lua_settop(L, 2);
-    pidx = cgl_push_owner(L, 1);
-    ev = cgl_check_event(L, P, pidx, 2, &coefs);
-    n = f->calls_end - f->calls_begin;
-    scratch = lua_newuserdatauv(L, (P->stride ? P->stride : 1) * sizeof(int64_t), 0);
-    sums = lua_newuserdatauv(L, (n ? n : 1) * sizeof(CallSum), 0);
-    for (i = 0; i < n; i++) {
-        const CgCall *c = &P->calls[f->calls_begin + i];
-        cg_call_costs(P, c, scratch);
-        sums[i].callee = c->callee;
-        sums[i].cost = cgl_event_value(L, P, scratch, ev, coefs);
-    }
-    qsort(sums, n, sizeof *sums, by_callee);
-    for (i = 0, m = 0; i < n; i++) {
-        if (m > 0 && sums[m - 1].callee == sums[i].callee) {
-            /* a sum past int64 is clamped: the estimate only compares */
-            if (sums[i].cost > 0 && sums[m - 1].cost > INT64_MAX - sums[i].cost)
-                sums[m - 1].cost = INT64_MAX;
-            else
-                sums[m - 1].cost += sums[i].cost;
-        } else {
-            sums[m++] = sums[i];
-        }
-    }
-    lua_createtable(L, (int)m, 0);
-    lua_createtable(L, (int)m, 0);
-    for (i = 0; i < m; i++) {
-        lua_pushinteger(L, (lua_Integer)sums[i].callee + 1);
-        lua_rawseti(L, -3, (lua_Integer)i + 1);
-        lua_pushinteger(L, (lua_Integer)sums[i].cost);
-        lua_rawseti(L, -2, (lua_Integer)i + 1);
-    }
-    return 2;
 }
 
 /* The frames of an estimate live in a userdata whose __gc frees them, so

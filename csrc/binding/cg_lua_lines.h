@@ -2,7 +2,7 @@
 #ifndef CG_LUA_LINES_H
 #define CG_LUA_LINES_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_profile_ulines(lua_State *L);
 CG_HIDDEN int cgl_func_ulines(lua_State *L);

@@ -2,7 +2,7 @@
 #ifndef CG_LUA_PROFILE_H
 #define CG_LUA_PROFILE_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_profile_fields(lua_State *L);
 CG_HIDDEN int cgl_profile_tostring(lua_State *L);

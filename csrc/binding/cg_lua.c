@@ -1,6 +1,6 @@
 /* The Lua binding's registration: the method tables, the metatables,
  * and luaopen_callgrind_core, the module's one exported symbol. The other
- * cg_lua_*.c files convert between C and Lua (cg_lua.h). */
+ * cg_lua_*.c files convert between C and Lua (cg_binding.h). */
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
 #include "cg_lua_profile.h"
@@ -68,7 +68,6 @@ static const luaL_Reg internal_funcs[] = {
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},
     {"gzip", cgl_gzip},
-    {"call_costs", cgl_func_call_costs},
     {"estimate", cgl_profile_estimate},
     {NULL, NULL}
 };

@@ -2,7 +2,7 @@
 #ifndef CG_LUA_FUNC_H
 #define CG_LUA_FUNC_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_profile_functions(lua_State *L);
 CG_HIDDEN int cgl_profile_calls(lua_State *L);

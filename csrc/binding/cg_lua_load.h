@@ -2,7 +2,7 @@
 #ifndef CG_LUA_LOAD_H
 #define CG_LUA_LOAD_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_module_load(lua_State *L);
 CG_HIDDEN int cgl_filelist_gc(lua_State *L);

@@ -2,7 +2,7 @@
 #ifndef CG_LUA_QUERY_H
 #define CG_LUA_QUERY_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_func_ab(lua_State *L);
 CG_HIDDEN int cgl_profile_ab_all(lua_State *L);

@@ -2,7 +2,7 @@
 #ifndef CG_LUA_FS_H
 #define CG_LUA_FS_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_fs_lock(lua_State *L);
 CG_HIDDEN int cgl_fs_append(lua_State *L);

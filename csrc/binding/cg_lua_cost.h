@@ -2,7 +2,7 @@
 #ifndef CG_LUA_COST_H
 #define CG_LUA_COST_H
 
-#include "cg_lua.h"
+#include "cg_binding.h"
 
 CG_HIDDEN int cgl_find_event(lua_State *L, const CgProfile *P, int pidx,
                              int arg, const int64_t **coefs);

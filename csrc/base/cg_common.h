@@ -13,6 +13,20 @@
 #define CG_HIDDEN
 #endif
 
+/* Status codes of the core. */
+enum {
+    CG_OK = 0,
+    CG_EBAD = 1,           /* the input is not a valid file: kind "format" */
+    CG_ENOMEM = 2,         /* malloc failed: raised as Lua's memory error */
+    CG_EIO = 3,            /* a system call failed: kind "io" */
+    CG_ECANCEL = 4,        /* the progress callback said stop: "cancelled" */
+    CG_ETRUNC = 5,         /* the input ends too early: "truncated" */
+    CG_ELIMIT = 6          /* the input would take more than a set limit
+                              of memory (opts.max_bytes, the bound of
+                              made-up names): returned as kind "memory"
+                              (CG_ENOMEM is raised) */
+};
+
 /* Documented limits (README, "Limits"). Exceeding one is a load error with
  * the file name and line, never an allocation storm. */
 #define CG_MAX_EVENTS 4096          /* event columns in one part */

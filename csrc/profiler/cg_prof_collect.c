@@ -1,0 +1,1342 @@
+/* The Lua profiler's collector: a debug hook with a shadow stack per thread
+ * that counts Lua VM instructions (and optionally time and allocated bytes)
+ * per function, per source line, per call site and (opts.stacks) per
+ * distinct call stack. Portable: it reads Lua's private structures only
+ * through cg_prof_lua54.h, whose probes turn each shortcut off where it
+ * does not hold.
+ *
+ * Counting. The fast way reads the interpreter's own per-instruction hook
+ * counter (cg_l54_hookcount) at each call, return and line event: the
+ * exact number of instructions since the last event, with no hook call
+ * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
+ * the line hook, to keep the counter counting). Where the counter cannot
+ * be found, or when asked (opts.count_hook), a count hook with count 1
+ * counts the same instructions one hook call at a time.
+ *
+ * Finalizers run with hooks off while the counter keeps counting: the
+ * automatic collector is stopped while profiling and stepped from the
+ * hook (gc_step), where what finalizers run is nobody's; what a collection
+ * inside a C function (collectgarbage) runs is counted while that C
+ * function is on top, and C functions are charged no instructions. A count
+ * hook sees neither: the two ways agree.
+ *
+ * Attribution. At each event the instructions since the last one go to the
+ * function, line and stack node on top of the thread's shadow stack; at a
+ * line event the counter already includes the new line's first
+ * instruction, so one is kept for it. A call pushes a frame; its return
+ * adds 1 to the call site's count, and the clock's advance to its
+ * inclusive cost when no other frame of the callee is active (recursion is
+ * counted once, so no call costs more than the total). Frames are matched
+ * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
+ * are popped at the next event of a frame below them; a tail call keeps
+ * the replaced frame under the callee (same CallInfo) and both pop at the
+ * callee's return, except a function tail-calling itself, which keeps its
+ * one frame. Each coroutine has its own stack and clock; a clock stops
+ * while its coroutine is suspended, so resume costs what ran until the
+ * yield, and a resumed coroutine's stack nodes move under the resume.
+ *
+ * Functions. One per prototype (C function: per C function pointer), its
+ * value kept alive while profiling so that no other takes its address.
+ * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
+ * that to agree with lua_getinfo; else lua_getinfo("f") gives it.
+ *
+ * Memory: the state is one userdata kept in the registry for the life of
+ * the Lua state; its arrays are malloc'd, owned by it and freed by its
+ * __gc. While profiling, the state's allocator is a wrapper whose user data
+ * is the state: that is how the hook finds it, and how a thread that still
+ * has the hook after stop (threads inherit hooks) knows to remove it. A
+ * stack node costs 80 bytes; the children of a node with more than 8, and
+ * the outermost nodes, also take 2 to 4 hash slots of 24 bytes each (a
+ * load of at most 1/2). */
+#define _POSIX_C_SOURCE 200809L
+#include "cg_prof_collect.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lauxlib.h"
+
+#define PROF_STATE "callgrind.ProfilerState"
+static const char PROF_KEY = 'p';      /* its address keys the registry */
+
+/* ---- small helpers ---- */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t x = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u);
+    x ^= x >> 31;
+    x *= 0xbf58476d1ce4e5b9u;
+    x ^= x >> 29;
+    return x;
+}
+
+static int32_t map_get(const Map *m, uint64_t k1, uint64_t k2)
+{
+    size_t i;
+    if (m->cap == 0)
+        return -1;
+    for (i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+        const Slot *s = &m->s[i];
+        if (s->val < 0)
+            return -1;
+        if (s->k1 == k1 && s->k2 == k2)
+            return s->val;
+    }
+}
+
+static void map_insert(Map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+    size_t i = mix(k1, k2) & (m->cap - 1);
+    while (m->s[i].val >= 0)
+        i = (i + 1) & (m->cap - 1);
+    m->s[i].k1 = k1;
+    m->s[i].k2 = k2;
+    m->s[i].val = val;
+    m->n++;
+}
+
+/* Adds a key known to be absent. Returns -1 out of memory. */
+static int map_put(Map *m, uint64_t k1, uint64_t k2, int32_t val)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 64, i;
+        Slot *old = m->s, *s = malloc(cap * sizeof *s);
+        size_t oldcap = m->cap;
+        if (s == NULL)
+            return -1;
+        for (i = 0; i < cap; i++)
+            s[i].val = -1;
+        m->s = s;
+        m->cap = cap;
+        m->n = 0;
+        for (i = 0; i < oldcap; i++)
+            if (old[i].val >= 0)
+                map_insert(m, old[i].k1, old[i].k2, old[i].val);
+        free(old);
+    }
+    map_insert(m, k1, k2, val);
+    return 0;
+}
+
+static void map_del(Map *m, uint64_t k1, uint64_t k2)
+{
+    size_t mask = m->cap - 1, i, j;
+    if (m->cap == 0)
+        return;
+    for (i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
+        if (m->s[i].val < 0)
+            return;
+        if (m->s[i].k1 == k1 && m->s[i].k2 == k2)
+            break;
+    }
+    m->s[i].val = -1;
+    m->n--;
+    /* shift back the entries after the hole that probed past it */
+    for (j = (i + 1) & mask; m->s[j].val >= 0; j = (j + 1) & mask) {
+        size_t home = mix(m->s[j].k1, m->s[j].k2) & mask;
+        if (((j - home) & mask) >= ((j - i) & mask)) {
+            m->s[i] = m->s[j];
+            m->s[j].val = -1;
+            i = j;
+        }
+    }
+}
+
+static void map_free(Map *m)
+{
+    free(m->s);
+    m->s = NULL;
+    m->cap = m->n = 0;
+}
+
+Prof *cg_prof_get(lua_State *L)
+{
+    Prof *P;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    P = (Prof *)lua_touserdata(L, -1);
+    lua_pop(L, 1);
+    return P;
+}
+
+static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
+
+/* The hook's way to its state: while profiling, the state's allocator is
+ * ours (it counts bytes) and its user data is the state; once stopped it is
+ * not, and a thread that still has the hook removes it. */
+static Prof *running_prof(lua_State *L)
+{
+    void *ud;
+    return lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+}
+
+/* Out of memory inside the hook or a start/stop: the state stays
+ * consistent (every array grows before it is written). */
+static void oom(Prof *P, lua_State *L)
+{
+    P->in_hook = 0;
+    luaL_error(L, "not enough memory");
+}
+
+static void cost_add(Cost *a, const Cost *b)
+{
+    int i;
+    for (i = 0; i < NEV; i++)
+        a->v[i] += b->v[i];
+}
+
+/* ---- the instruction counter ---- */
+
+static int32_t read_hookcount(const Prof *P, const lua_State *L)
+{
+    return cg_l54_hookcount(&P->l54, L);
+}
+
+/* Instructions thread T ran since the last take; `keep` of them are left
+ * for the next take (the new line's first instruction). */
+static int64_t take_instr(const Prof *P, Thread *T, int keep)
+{
+    int64_t d;
+    if (P->count_hook) {
+        d = T->counted - T->lastc;
+        T->lastc = T->counted - keep;
+    } else {
+        int32_t h = read_hookcount(P, T->L);
+        d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h);
+        T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    }
+    return d - keep;
+}
+
+/* Runs the probes of the Lua 5.4 shortcuts, once. */
+static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
+{
+    cg_l54_probe(L, hook, &P->l54);
+    P->calibrated = 1;
+}
+
+/* ---- threads and frames ---- */
+
+static Frame *top(Thread *T)
+{
+    return &T->f[T->n - 1];
+}
+
+static Cost thread_clock(const Prof *P, const Thread *T)
+{
+    Cost c;
+    int i;
+    for (i = 0; i < NEV; i++)
+        c.v[i] = (T->suspended ? T->susp_at.v[i] : P->G.v[i]) - T->susp.v[i];
+    return c;
+}
+
+static Cost *line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
+{
+    FnCost *c = &P->fns[fn];
+    if (line < 0)
+        line = 0;
+    if (c->n == 0) {
+        c->lo = line;
+    } else if (line < c->lo) {
+        size_t shift = (size_t)(c->lo - line);
+        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
+            oom(P, L);
+        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
+        memset(c->lines, 0, shift * sizeof *c->lines);
+        c->n += shift;
+        c->lo = line;
+    }
+    if ((size_t)(line - c->lo) >= c->n) {
+        size_t need = (size_t)(line - c->lo) + 1;
+        if (CG_GROW(c->lines, c->cap, need) != 0)
+            oom(P, L);
+        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
+        c->n = need;
+    }
+    return &c->lines[line - c->lo];
+}
+
+/* Charges a cost to the function and line on top of T (nothing for the
+ * root: what runs outside every observed call is not in the profile).
+ * Instructions counted while a C function is on top ran with hooks off:
+ * finalizers the collector called from it (collectgarbage, an allocation
+ * in the C function); a count hook does not see them either, and they are
+ * left out. */
+static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
+{
+    Frame *f = top(T);
+    if (f->fn < 0)
+        return;
+    if (P->fns[f->fn].is_c)
+        d->v[EV_INSTR] = 0;
+    if ((d->v[0] | d->v[1] | d->v[2]) == 0)
+        return;
+    cost_add(line_slot(P, L, f->fn, f->line), d);
+    if (f->node >= 0)
+        cost_add(&P->nodes[f->node].self, d);
+    cost_add(&P->G, d);
+}
+
+/* A new record (zeroed) at the end of the array *arr of *n, keyed by
+ * (k1, k2) in m (known to be absent): its index. */
+static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
+                          uint64_t k2, void **arr, size_t *n, size_t *cap,
+                          size_t elem)
+{
+    if (cg_grow(arr, cap, *n + 1, elem) != 0
+        || map_put(m, k1, k2, (int32_t)*n) != 0)
+        oom(P, L);
+    memset((char *)*arr + *n * elem, 0, elem);
+    return (int32_t)(*n)++;
+}
+
+/* fn's node under node parent when it is among parent's last children
+ * (it moves to the front), else -1. */
+static int32_t kid_cached(Prof *P, int32_t parent, int32_t fn)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = 0; k < NKID; k++)
+        if (n->kid_fn[k] == fn) {
+            int32_t id = n->kid[k];
+            for (; k > 0; k--) {
+                n->kid_fn[k] = n->kid_fn[k - 1];
+                n->kid[k] = n->kid[k - 1];
+            }
+            n->kid_fn[0] = fn;
+            n->kid[0] = id;
+            return id;
+        }
+    return -1;
+}
+
+/* Puts node id, fn's under parent, into nodemap. */
+static void node_index(Prof *P, lua_State *L, int32_t parent, int32_t fn,
+                       int32_t id)
+{
+    if (map_put(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                (uint32_t)fn, id) != 0)
+        oom(P, L);
+}
+
+/* fn's node under parent from its children (-1: none yet). */
+static int32_t find_kid(Prof *P, int32_t parent, int32_t fn)
+{
+    int32_t x;
+    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
+        return map_get(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                       (uint32_t)fn);
+    for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+        if (P->nodes[x].fn == fn)
+            return x;
+    return -1;
+}
+
+/* A new node for fn under parent: its index. Out of memory, nothing
+ * changed but entries in nodemap that are right (children of a parent
+ * still walked, which a later try puts again: the same values). */
+static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    int32_t id = (int32_t)P->nnode, x;
+    Node *n;
+    int k;
+    if (P->nnode >= (size_t)INT32_MAX
+        || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
+        oom(P, L);
+    if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
+        /* one more is too many to walk: its children go into the map */
+        for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+            node_index(P, L, parent, P->nodes[x].fn, x);
+    if (parent < 0 || P->nodes[parent].nkids >= KID_WALK)
+        node_index(P, L, parent, fn, id);
+    n = &P->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->fn = fn;
+    for (k = 0; k < NKID; k++)
+        n->kid_fn[k] = -1;
+    n->first = n->next = -1;
+    if (parent >= 0) {
+        Node *up = &P->nodes[parent];
+        n->next = up->first;
+        up->first = id;
+        up->nkids++;
+    }
+    P->nnode++;
+    return id;
+}
+
+/* id (fn's node under parent) becomes the newest of parent's last
+ * children; the oldest leaves. */
+static void kid_remember(Prof *P, int32_t parent, int32_t fn, int32_t id)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = NKID - 1; k > 0; k--) {
+        n->kid_fn[k] = n->kid_fn[k - 1];
+        n->kid[k] = n->kid[k - 1];
+    }
+    n->kid_fn[0] = fn;
+    n->kid[0] = id;
+}
+
+/* The node of the stack `parent` extended by fn (-1 without stacks). */
+static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    int32_t id;
+    if (!P->stacks || fn < 0)
+        return parent;
+    if (parent >= 0 && (id = kid_cached(P, parent, fn)) >= 0)
+        return id;
+    id = find_kid(P, parent, fn);
+    if (id < 0)
+        id = new_node(P, L, parent, fn);
+    if (parent >= 0)
+        kid_remember(P, parent, fn, id);
+    return id;
+}
+
+/* A call's inclusive cost goes to its edge only when no other frame of
+ * the callee is active (in this thread or the ones that resumed it):
+ * the outer call of a recursion already holds the inner ones, so an
+ * edge's cost never exceeds the total, and recursion (tail calls
+ * included) never counts a cost twice. */
+static void pop(Prof *P, Thread *T)
+{
+    Frame *f = top(T);
+    if (f->ci != NULL && f->fn >= 0)
+        P->fns[f->fn].active--;
+    if (f->edge >= 0) {
+        Edge *e = &P->edges[f->edge];
+        e->count++;
+        if (P->fns[f->fn].active == 0) {
+            Cost now = thread_clock(P, T);
+            int i;
+            for (i = 0; i < NEV; i++)
+                e->incl.v[i] += now.v[i] - f->start.v[i];
+        }
+    }
+    T->n--;
+}
+
+/* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
+ * running threads. */
+static void activity(Prof *P, Thread *T, int delta)
+{
+    size_t i;
+    for (i = 1; i < T->n; i++)
+        if (T->f[i].ci != NULL && T->f[i].fn >= 0)
+            P->fns[T->f[i].fn].active += delta;
+}
+
+/* A suspended coroutine resumed from another stack: its frames' nodes
+ * move under the resume that runs it now. */
+static void rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
+{
+    size_t i;
+    if (!P->stacks || T->f[0].node == base)
+        return;
+    T->f[0].node = base;
+    for (i = 1; i < T->n; i++)
+        T->f[i].node = node_of(P, L, T->f[i - 1].node, T->f[i].fn);
+}
+
+/* Pops the frames above the topmost one whose CallInfo is ci (they never
+ * returned: an error unwound them). Returns 0 when no frame has ci. */
+static int sync(Prof *P, Thread *T, const void *ci)
+{
+    size_t k = T->n;
+    while (k > 1 && T->f[k - 1].ci != ci)
+        k--;
+    if (k <= 1)
+        return 0;
+    while (T->n > k)
+        pop(P, T);
+    return 1;
+}
+
+static void close_all(Prof *P, Thread *T)
+{
+    while (T->n > 1)
+        pop(P, T);
+}
+
+static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
+                 int32_t fn, int32_t line, int32_t edge)
+{
+    Frame *f;
+    if (T->n >= T->cap && CG_GROW(T->f, T->cap, T->n + 1) != 0)
+        oom(P, L);
+    f = &T->f[T->n++];
+    f->ci = ci;
+    f->fn = fn;
+    f->line = line;
+    f->edge = edge;
+    f->tail = 0;
+    if (T->n == 1 || !P->stacks) {
+        f->node = T->n == 1 ? -1 : f[-1].node;
+    } else {
+        /* fn's last node, when called from the same stack again (a loop,
+         * or a caller that calls it between others) */
+        FnCost *c = &P->fns[fn];
+        if (c->np != f[-1].node) {
+            c->np = f[-1].node;
+            c->nn = node_of(P, L, f[-1].node, fn);
+        }
+        f->node = c->nn;
+    }
+    if (ci != NULL && fn >= 0)
+        P->fns[fn].active++;
+    f->start = thread_clock(P, T);
+}
+
+static int32_t thread_index(Prof *P, lua_State *L)
+{
+    return map_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
+}
+
+/* A record for a thread seen for the first time: its counter starts now. */
+static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
+{
+    size_t i;
+    Thread *T;
+    for (i = 0; i < P->nth && P->th[i].L != NULL; i++)
+        ;
+    if (i == P->nth) {
+        if (CG_GROW(P->th, P->capth, P->nth + 1) != 0)
+            oom(P, L);
+        memset(&P->th[P->nth++], 0, sizeof *P->th);
+    }
+    if (map_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
+        oom(P, L);
+    T = &P->th[i];
+    T->L = L;
+    T->n = 0;
+    T->counted = T->lastc = 0;
+    T->last = P->count_hook ? 0 : read_hookcount(P, L);
+    memset(&T->susp, 0, sizeof T->susp);
+    T->suspended = 0;
+    T->fresh = 0;
+    push(P, L, T, NULL, root_fn, 0, -1);
+    T->f[0].node = P->from_node;
+    return T;
+}
+
+static void drop_thread(Prof *P, Thread *T)
+{
+    map_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
+    T->L = NULL;
+    T->n = 0;
+    if (P->cur == (int32_t)(T - P->th))
+        P->cur = -1;
+}
+
+/* The thread that ran until now is left: suspended if it yielded, dropped
+ * (its frames closed) if an error killed it. */
+static void leave(Prof *P, Thread *T)
+{
+    int st = lua_status(T->L);
+    if (st == LUA_YIELD) {
+        T->suspended = 1;
+        T->susp_at = P->G;
+        activity(P, T, -1);
+    } else if (st != LUA_OK) {
+        close_all(P, T);
+        drop_thread(P, T);
+    }
+}
+
+/* The instructions thread T ran since the last event go to its top
+ * function and line: take_instr and charge for Instr alone (P->simple),
+ * with no Cost on the way. L is the running thread (errors are raised
+ * there). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
+{
+    int32_t h = read_hookcount(P, T->L);
+    int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
+    const Frame *f = top(T);
+    T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
+        FnCost *c = &P->fns[f->fn];
+        size_t i = (size_t)((int64_t)f->line - c->lo);
+        if (f->line >= c->lo && i < c->n)
+            c->lines[i].v[EV_INSTR] += d;
+        else
+            line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+        if (f->node >= 0)
+            P->nodes[f->node].self.v[EV_INSTR] += d;
+        P->G.v[EV_INSTR] += d;
+    }
+}
+
+/* Charges what T ran since the last event to its top: Instr, and with
+ * `others` the Time and Alloc since the hook last left. L is the running
+ * thread (errors are raised there). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void charge_since(Prof *P, lua_State *L, Thread *T,
+                                int64_t now, int keep, int others)
+{
+    Cost d;
+    if (P->simple) {
+        charge_instr(P, L, T, keep);
+        return;
+    }
+    memset(&d, 0, sizeof d);
+    if (others && P->ev[EV_TIME])
+        d.v[EV_TIME] = now - P->t_out;
+    if (others && P->ev[EV_ALLOC])
+        d.v[EV_ALLOC] = P->alloc - P->alloc_last;
+    d.v[EV_INSTR] = take_instr(P, T, keep);
+    charge(P, L, T, &d);
+}
+
+/* Whether record i is the thread L's. */
+static int thread_is(const Prof *P, int32_t i, const lua_State *L)
+{
+    return i >= 0 && (size_t)i < P->nth && P->th[i].L == L;
+}
+
+/* Charges what ran since the last event and returns the record of L,
+ * switching threads when L is not the current one. The threads that ran
+ * before are tried before the thread map (a generator and its consumer
+ * take turns; a pipeline of two, three threads). */
+static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
+{
+    Thread *T = P->cur >= 0 ? &P->th[P->cur] : NULL;
+    int32_t i;
+    if (T != NULL && T->L == L) {
+        charge_since(P, L, T, now, keep, 1);
+        return T;
+    }
+    P->from_fn = -1;
+    P->from_node = -1;
+    if (T != NULL) {
+        charge_since(P, L, T, now, 0, 1);
+        P->from_fn = top(T)->fn;
+        P->from_node = top(T)->node;
+        leave(P, T);
+    }
+    i = thread_is(P, P->prev, L) ? P->prev
+        : thread_is(P, P->prev2, L) ? P->prev2 : thread_index(P, L);
+    if (i != P->prev)
+        P->prev2 = P->prev;
+    P->prev = P->cur;
+    T = i >= 0 ? &P->th[i] : add_thread(P, L, P->from_fn);
+    if (i < 0)
+        T->fresh = 1;
+    P->cur = (int32_t)(T - P->th);
+    if (T->suspended) {
+        int k;
+        for (k = 0; k < NEV; k++)
+            T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];
+        T->suspended = 0;
+        activity(P, T, 1);
+        rebase(P, L, T, P->from_node);
+    }
+    charge_since(P, L, T, now, keep, 0);
+    return T;
+}
+
+/* ---- functions ---- */
+
+/* The key lua_getinfo gives; the function is left on the stack. */
+static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
+                         uint64_t *k2)
+{
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1)) {
+        *k2 = UINT64_MAX;
+        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+    }
+    if (P->l54.proto_off >= 0) {
+        *k2 = 0;
+        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
+                                                 lua_topointer(L, -1));
+    }
+    lua_getinfo(L, "S", ar);
+    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
+          | (uint32_t)ar->lastlinedefined;
+    return (uint64_t)(uintptr_t)ar->source;
+}
+
+/* info[id + 1][2] = the name the calling instruction gives the function
+ * (asked once, at its first call that is not a tail call). */
+static void name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
+{
+    P->fns[id].asked = 1;
+    lua_getinfo(L, "n", ar);
+    if (ar->name == NULL)
+        return;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_rawgeti(L, -1, id + 1);
+    lua_pushstring(L, ar->name);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 3);
+}
+
+/* The function of ar, registered on first sight with its value (kept
+ * alive, so that its prototype cannot be freed and its address reused
+ * while profiling) and the name its call site gives it. Leaves ar's "S"
+ * fields filled in only on first sight. */
+static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
+{
+    uint64_t k1, k2;
+    int32_t id;
+    k1 = slow_key(P, L, ar, &k2);
+    id = map_get(&P->fnmap, k1, k2);
+    if (id >= 0) {
+        if (with_name && !P->fns[id].asked)
+            name_from_call(P, L, ar, id);
+        lua_pop(L, 1);
+        return id;
+    }
+    lua_getinfo(L, "S", ar);
+    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
+        || map_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
+        oom(P, L);
+    id = (int32_t)P->nfn++;
+    memset(&P->fns[id], 0, sizeof P->fns[id]);
+    P->fns[id].np = -2;         /* no node yet */
+    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    P->fns[id].is_c = ar->what[0] == 'C';
+    /* info[id + 1] = { func, call-site name } in the state's user value */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, -4);
+    lua_rawseti(L, -2, 1);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 2);
+    if (with_name)
+        name_from_call(P, L, ar, id);
+    lua_pop(L, 1);
+    return id;
+}
+
+static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
+                       int32_t callee)
+{
+    uint64_t k1 = ((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee;
+    uint64_t k2 = (uint32_t)line;
+    int32_t id = map_get(&P->edmap, k1, k2);
+    Edge *e;
+    if (id >= 0)
+        return id;
+    id = add_record(P, L, &P->edmap, k1, k2, (void **)&P->edges, &P->ned,
+                    &P->caped, sizeof *P->edges);
+    e = &P->edges[id];
+    e->caller = caller;
+    e->line = line < 0 ? 0 : line;
+    e->callee = callee;
+    return id;
+}
+
+/* The call cache's entry for a call from caller's function and line to the
+ * function of key. */
+static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
+{
+    uint32_t h = (uint32_t)(key >> 3) * 0x9e3779b1u
+                 ^ (uint32_t)caller->fn * 0x85ebca6bu
+                 ^ (uint32_t)caller->line * 0xc2b2ae35u;
+    return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+}
+
+static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
+{
+    int32_t fn, edge;
+    int named;
+    uint64_t key = 0;
+    Frame *caller;
+    CallSeen *e;
+    if (ar->event == LUA_HOOKTAILCALL) {
+        sync(P, T, ar->i_ci);
+        if (top(T)->ci == ar->i_ci)
+            top(T)->tail = 1;
+    } else {
+        lua_Debug up;
+        if (lua_getstack(L, 1, &up)) {
+            if (top(T)->ci != up.i_ci)
+                sync(P, T, up.i_ci);
+        } else if (T->n > 1) {
+            /* the bottom of a new coroutine where a dead one had frames */
+            close_all(P, T);
+            T->f[0].fn = P->from_fn;
+            T->f[0].node = P->from_node;
+            T->fresh = 1;
+        }
+    }
+    caller = top(T);
+    named = ar->event != LUA_HOOKTAILCALL;
+    e = caller->fn >= 0 && P->l54.ci_ok
+                && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
+            ? call_slot(P, caller, key) : NULL;
+    if (e != NULL && e->caller == caller->fn && e->line == caller->line
+        && e->key == key) {
+        fn = e->fn;
+        edge = e->edge;
+        if (named && !P->fns[fn].asked)
+            name_from_call(P, L, ar, fn);
+    } else {
+        fn = resolve(P, L, ar, named);
+        caller = top(T);
+        edge = caller->fn < 0 ? -1
+                              : edge_id(P, L, caller->fn, caller->line, fn);
+        if (e != NULL) {
+            e->key = key;
+            e->caller = caller->fn;
+            e->line = caller->line;
+            e->fn = fn;
+            e->edge = edge;
+        }
+    }
+    caller = top(T);
+    if (!named && caller->ci == ar->i_ci && caller->fn == fn) {
+        /* a function tail-calling itself: one frame for the whole loop
+         * (its edge counts the call; the cost stays in the frame) */
+        if (edge >= 0)
+            P->edges[edge].count++;
+        caller->line = P->fns[fn].defined;
+        return;
+    }
+    push(P, L, T, ar->i_ci, fn, P->fns[fn].defined, edge);
+}
+
+static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
+{
+    const void *ci = ar->i_ci;
+    if (top(T)->ci != ci && !sync(P, T, ci))
+        return;                 /* a frame older than the profile */
+    pop(P, T);
+    while (T->n > 1 && top(T)->tail && top(T)->ci == ci)
+        pop(P, T);
+    if (T->fresh && T->n == 1)
+        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+}
+
+/* The fast paths of the common case (P->simple, T current): calls and
+ * returns that need no lookup, no allocation and no Lua API call. Each
+ * returns 0, having changed nothing, when the general path must take the
+ * event. */
+
+/* The call cache's entry for the call of ci from the frame on top of T,
+ * or NULL when it holds another call. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
+                                   const void *ci)
+{
+    const CallSeen *e;
+    uint64_t key;
+    if (!cg_l54_ci_key(&P->l54, ci, &key))
+        return NULL;
+    e = call_slot(P, caller, key);
+    return e->key == key && e->caller == caller->fn
+                   && e->line == caller->line ? e : NULL;
+}
+
+/* push() for Instr only: the frame of ci for the callee of e, unless its
+ * name is still to be asked (named) or, with stacks, its node under the
+ * caller's is still to be made (or the caller has none). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_push(Prof *P, Thread *T, const void *ci,
+                            const CallSeen *e, int named)
+{
+    Frame *caller = top(T), *f;
+    FnCost *d = &P->fns[e->fn];
+    if (named && !d->asked)
+        return 0;
+    if (P->stacks && d->np != caller->node) {
+        int32_t fn = e->fn, id;
+        if (caller->node < 0)
+            return 0;
+        id = kid_cached(P, caller->node, fn);
+        if (id < 0) {
+            id = find_kid(P, caller->node, fn);
+            if (id < 0)
+                return 0;
+            kid_remember(P, caller->node, fn, id);
+        }
+        d->np = caller->node;
+        d->nn = id;
+    }
+    f = &T->f[T->n++];
+    f->ci = ci;
+    f->fn = e->fn;
+    f->line = d->defined;
+    f->edge = e->edge;
+    f->node = P->stacks ? d->nn : caller->node;
+    f->tail = 0;
+    d->active++;
+    memset(&f->start, 0, sizeof f->start);
+    f->start.v[EV_INSTR] = P->G.v[EV_INSTR] - T->susp.v[EV_INSTR];
+    return 1;
+}
+
+/* on_call of a call: its caller on top of T. */
+static int fast_call(Prof *P, Thread *T, const void *ci)
+{
+    const Frame *caller = top(T);
+    const CallSeen *e;
+    if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
+        || caller->ci != cg_l54_ci_prev(ci))
+        return 0;
+    e = seen_callee(P, caller, ci);
+    return e != NULL && fast_push(P, T, ci, e, 1);
+}
+
+/* on_call of a tail call: the frame it replaces on top of T (same ci). */
+static int fast_tail(Prof *P, Thread *T, const void *ci)
+{
+    Frame *caller = top(T);
+    const CallSeen *e;
+    if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
+        return 0;
+    e = seen_callee(P, caller, ci);
+    if (e == NULL)
+        return 0;
+    if (e->fn == caller->fn) {
+        /* a function tail-calling itself: as on_call */
+        if (e->edge >= 0)
+            P->edges[e->edge].count++;
+        caller->line = P->fns[e->fn].defined;
+        return 1;
+    }
+    if (!fast_push(P, T, ci, e, 0))
+        return 0;
+    T->f[T->n - 2].tail = 1;
+    return 1;
+}
+
+/* pop() for Instr only, of a frame with a CallInfo. */
+static void pop_instr(Prof *P, Thread *T)
+{
+    const Frame *f = top(T);
+    FnCost *c = &P->fns[f->fn];
+    c->active--;
+    if (f->edge >= 0) {
+        Edge *e = &P->edges[f->edge];
+        e->count++;
+        if (c->active == 0)
+            e->incl.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp.v[EV_INSTR]
+                                   - f->start.v[EV_INSTR];
+    }
+    T->n--;
+}
+
+/* on_return: the frame of ci on top of T (frames of ci under it that
+ * tail calls replaced leave with it). */
+static int fast_return(Prof *P, Thread *T, const void *ci)
+{
+    if (ci == NULL || top(T)->ci != ci || top(T)->fn < 0)
+        return 0;
+    do
+        pop_instr(P, T);
+    while (top(T)->tail && top(T)->ci == ci && top(T)->fn >= 0);
+    if (T->fresh && T->n == 1)
+        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+    return 1;
+}
+
+/* ---- the collector's steps ----
+ *
+ * Finalizers run with hooks off, but the instruction counter keeps
+ * counting, so a finalizer that ran in the middle of a Lua function would
+ * be charged to the line that happened to allocate. While profiling, the
+ * automatic collector is stopped and its steps are taken here, inside the
+ * hook, at the pace it would have taken them itself (a step every 8 KB
+ * allocated, the next cycle once as much again is allocated as is in
+ * use): what finalizers run there is nobody's. A collectgarbage("restart")
+ * by the profiled code gives the collector back. */
+
+#define GC_STEP_BYTES 8192
+/* lines = false: the counter counts only where a line or count hook is
+ * set; a count hook this rare keeps it counting at no cost */
+#define COUNT_BASE INT32_MAX
+
+static void gc_take(Prof *P, lua_State *L)
+{
+    P->gc_ours = lua_gc(L, LUA_GCISRUNNING);
+    if (P->gc_ours)
+        lua_gc(L, LUA_GCSTOP);
+    P->gc_last = 0;
+    P->gc_next = P->gc_ours ? GC_STEP_BYTES : INT64_MAX;
+}
+
+static void gc_give_back(Prof *P, lua_State *L)
+{
+    if (P->gc_ours && !lua_gc(L, LUA_GCISRUNNING))
+        lua_gc(L, LUA_GCRESTART);
+    P->gc_ours = 0;
+}
+
+/* With in_hook set (the finalizers' allocations are not counted). A step
+ * does work in proportion to what was allocated since the last one, as
+ * the collector's own steps do. */
+static void gc_step(Prof *P, lua_State *L)
+{
+    int64_t kb = (P->alloc - P->gc_last + 1023) / 1024;
+    if (lua_gc(L, LUA_GCISRUNNING)) {
+        P->gc_ours = 0;         /* the profiled code restarted it */
+        P->gc_next = INT64_MAX;
+        return;
+    }
+    P->gc_last = P->alloc;
+    if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
+        P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
+    P->gc_next = P->gc_last + GC_STEP_BYTES;
+}
+
+/* The hook's general path: every event the fast paths of prof_hook do
+ * not take. T is non-NULL when prof_hook already charged the
+ * instructions to it (the common case, P->simple and T current). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
+{
+    Prof *P = running_prof(L);
+    int64_t now = 0;
+    int keep;
+    if (P == NULL || !P->running) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    if (P->in_hook)
+        return;
+    if (ar->event == LUA_HOOKCOUNT && !P->count_hook) {
+        /* lines = false: the counter of L ran down to 0 and started again
+         * from its base (every 2^31 - 1 instructions) */
+        int32_t i = thread_index(P, L);
+        if (i >= 0)
+            P->th[i].last = (int32_t)((uint32_t)P->th[i].last
+                                      + (uint32_t)COUNT_BASE);
+        return;
+    }
+    if (ar->event == LUA_HOOKCOUNT && P->cur >= 0 && P->th[P->cur].L == L) {
+        P->th[P->cur].counted++;
+        return;
+    }
+    keep = ar->event == LUA_HOOKLINE;
+    if (T != NULL) {
+        P->in_hook = 1;         /* charged by prof_hook */
+    } else {
+        P->in_hook = 1;
+        if (P->ev[EV_TIME])
+            now = now_ns();
+        T = enter(P, L, now, ar->event == LUA_HOOKCOUNT ? 0 : keep);
+        if (ar->event == LUA_HOOKCOUNT)
+            T->counted++;
+    }
+    switch (ar->event) {
+    case LUA_HOOKLINE:
+        if (top(T)->ci != ar->i_ci)
+            sync(P, T, ar->i_ci);
+        if (top(T)->ci == ar->i_ci)
+            top(T)->line = ar->currentline;
+        break;
+    case LUA_HOOKCALL:
+    case LUA_HOOKTAILCALL:
+        on_call(P, L, T, ar);
+        break;
+    case LUA_HOOKRET:
+        on_return(P, T, ar);
+        break;
+    default:
+        break;
+    }
+    if (P->gc_ours && P->alloc >= P->gc_next)
+        gc_step(P, L);
+    /* what our own work ran (finalizers of a collection) is not counted */
+    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
+        P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
+                                       + (uint32_t)keep);
+    P->alloc_last = P->alloc;
+    P->in_hook = 0;
+    if (P->ev[EV_TIME])
+        P->t_out = now_ns();
+}
+
+/* prof_hook's events of the common case but a new line of the function
+ * on top: P is the state, T the thread that ran last (P->cur). */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
+{
+    Frame *f;
+    if (T->L == L) {
+        charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
+    } else {
+        /* another thread runs: a resume or a yield */
+        P->in_hook = 1;
+        T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
+        P->in_hook = 0;
+    }
+    if (P->alloc < P->gc_next) {
+        switch (ar->event) {
+        case LUA_HOOKLINE:
+            f = top(T);
+            if (f->ci == ar->i_ci) {
+                f->line = ar->currentline;
+                return;
+            }
+            break;
+        case LUA_HOOKCALL:
+            if (fast_call(P, T, ar->i_ci))
+                return;
+            break;
+        case LUA_HOOKTAILCALL:
+            if (fast_tail(P, T, ar->i_ci))
+                return;
+            break;
+        case LUA_HOOKRET:
+            if (fast_return(P, T, ar->i_ci))
+                return;
+            break;
+        default:
+            break;
+        }
+    }
+    hook_general(L, ar, T);
+}
+
+/* The debug hook. The common case (Instr only, no collector step due) is
+ * taken without the general path: a new line of the function on top of
+ * the thread that ran last here, with no call but lua_getallocf; calls,
+ * returns and thread switches in hook_events; the rest in hook_general. */
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P;
+    Thread *T;
+    Frame *f;
+    if (lua_getallocf(L, &ud) != prof_alloc) {
+        hook_general(L, ar, NULL);
+        return;
+    }
+    P = (Prof *)ud;
+    if (!P->simple || !P->running || P->in_hook || P->cur < 0
+        || ar->event == LUA_HOOKCOUNT) {
+        hook_general(L, ar, NULL);
+        return;
+    }
+    T = &P->th[P->cur];
+    if (ar->event == LUA_HOOKLINE && T->L == L
+        && (f = top(T))->ci == ar->i_ci && P->alloc < P->gc_next) {
+        charge_instr(P, L, T, 1);
+        f->line = ar->currentline;
+        return;
+    }
+    hook_events(L, ar, P, T);
+}
+
+/* ---- allocation counting ---- */
+
+static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+    Prof *P = (Prof *)ud;
+    size_t had = ptr != NULL ? osize : 0;
+    if (nsize > had && !P->in_hook)
+        P->alloc += (int64_t)(nsize - had);
+    return P->old_f(P->old_ud, ptr, osize, nsize);
+}
+
+static void restore_alloc(Prof *P, lua_State *L)
+{
+    void *ud;
+    if (P->old_f != NULL && lua_getallocf(L, &ud) == prof_alloc && ud == P) {
+        lua_setallocf(L, P->old_f, P->old_ud);
+        P->old_f = NULL;
+    }
+}
+
+/* ---- the state ---- */
+
+static void reset_data(Prof *P)
+{
+    size_t i;
+    for (i = 0; i < P->nth; i++)
+        free(P->th[i].f);
+    for (i = 0; i < P->nfn; i++)
+        free(P->fns[i].lines);
+    free(P->th);
+    free(P->fns);
+    free(P->edges);
+    free(P->nodes);
+    P->nodes = NULL;
+    P->nnode = P->capnode = 0;
+    map_free(&P->nodemap);
+    map_free(&P->thmap);
+    map_free(&P->fnmap);
+    map_free(&P->edmap);
+    P->th = NULL;
+    P->fns = NULL;
+    P->edges = NULL;
+    P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
+    P->cur = P->prev = P->prev2 = -1;
+    memset(&P->G, 0, sizeof P->G);
+    for (i = 0; i < CALL_CACHE; i++)
+        P->cc[i].caller = -1;
+}
+
+static int state_gc(lua_State *L)
+{
+    Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
+    restore_alloc(P, L);
+    P->running = 0;
+    reset_data(P);
+    return 0;
+}
+
+Prof *cg_prof_state(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    if (P != NULL)
+        return P;
+    P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
+    memset(P, 0, sizeof *P);
+    P->cur = P->prev = P->prev2 = -1;
+    P->l54.hc_off = -1;
+    P->l54.proto_off = -1;
+    if (luaL_newmetatable(L, PROF_STATE)) {
+        lua_pushcfunction(L, state_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    return P;
+}
+
+/* Pushes the initial shadow stack: the frames from `level` down to the
+ * bottom of the thread, as callers of one another. */
+static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
+{
+    int n = 0, i;
+    lua_Debug ar;
+    while (lua_getstack(L, level + n, &ar))
+        n++;
+    for (i = n - 1; i >= 0; i--) {
+        int32_t fn, caller = top(T)->fn;
+        lua_getstack(L, level + i, &ar);
+        lua_getinfo(L, "l", &ar);
+        fn = resolve(P, L, &ar, 0);
+        push(P, L, T, ar.i_ci, fn, ar.currentline < 0 ? 0 : ar.currentline,
+             caller < 0 ? -1 : edge_id(P, L, caller, top(T)->line, fn));
+    }
+}
+
+/* opts[name] as a boolean; def when it is nil or opts is not a table. */
+static int get_flag(lua_State *L, int idx, const char *name, int def)
+{
+    int v = def;
+    if (lua_type(L, idx) != LUA_TTABLE)
+        return def;
+    lua_getfield(L, idx, name);
+    if (!lua_isnil(L, -1))
+        v = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    return v;
+}
+
+void cg_prof_start(lua_State *L, int opts, int level)
+{
+    Prof *P = cg_prof_state(L);
+    Thread *T;
+    if (P->running)
+        luaL_error(L, "the profiler is already running");
+    if (lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
+        luaL_error(L, "a debug hook is already set (debug.sethook); the "
+                      "profiler does not chain hooks: remove it first");
+    if (!P->calibrated)
+        calibrate(P, L, prof_hook);
+    cg_prof_drop(L);
+    P->count_hook = get_flag(L, opts, "count_hook", 0) || P->l54.hc_off < 0;
+    P->lines = get_flag(L, opts, "lines", 1);
+    P->stacks = get_flag(L, opts, "stacks", 0);
+    P->ev[EV_INSTR] = 1;
+    P->ev[EV_TIME] = get_flag(L, opts, "time", 0);
+    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc", 0);
+    P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
+    P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    P->from_node = -1;
+    T = add_thread(P, L, -1);
+    P->cur = 0;
+    if (level > 0)
+        initial_stack(P, L, T, level);
+    P->in_hook = 0;
+    P->old_f = lua_getallocf(L, &P->old_ud);
+    lua_setallocf(L, prof_alloc, P);
+    lua_sethook(L, prof_hook,
+                LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
+                    | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
+                P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
+    T->last = P->count_hook ? 0 : read_hookcount(P, L);
+    T->counted = T->lastc = 0;
+    P->alloc = P->alloc_last = 0;
+    gc_take(P, L);
+    P->running = 1;
+    P->t_out = now_ns();
+}
+
+int cg_prof_stop(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    Thread *T;
+    lua_Debug ar;
+    size_t i;
+    int ours = lua_gethook(L) == prof_hook;
+    P->in_hook = 1;
+    T = enter(P, L, now_ns(), 0);
+    if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
+        T->n--;
+    for (i = 0; i < P->nth; i++)
+        if (P->th[i].L != NULL) {
+            if (P->th[i].suspended)
+                activity(P, &P->th[i], 1);
+            close_all(P, &P->th[i]);
+        }
+    gc_give_back(P, L);
+    if (ours)
+        lua_sethook(L, NULL, 0, 0);
+    restore_alloc(P, L);
+    P->running = 0;
+    P->in_hook = 0;
+    return ours;
+}
+
+void cg_prof_drop(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    reset_data(P);
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_newtable(L);
+    lua_setiuservalue(L, -2, 1);
+    lua_pop(L, 1);
+}
+
+void cg_prof_push_info(lua_State *L)
+{
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
+    lua_getiuservalue(L, -1, 1);
+    lua_remove(L, -2);
+}

@@ -1,0 +1,150 @@
+/* The Lua profiler's collector (cg_prof_collect.c): its state and data,
+ * and the operations its Lua face (cg_prof.c) calls. Private to
+ * profiler/; the hook itself and everything it calls stay static in
+ * cg_prof_collect.c, one translation unit (their speed depends on it). */
+#ifndef CG_PROF_COLLECT_H
+#define CG_PROF_COLLECT_H
+
+#include "cg_prof_lua54.h"
+
+#include "lua.h"
+
+enum { EV_INSTR, EV_TIME, EV_ALLOC, NEV };
+
+typedef struct Cost {
+    int64_t v[NEV];
+} Cost;
+
+/* Open addressing (linear probing, backward-shift deletion). */
+typedef struct Slot {
+    uint64_t k1, k2;
+    int32_t val;                /* -1: empty */
+} Slot;
+
+typedef struct Map {
+    Slot *s;
+    size_t cap, n;              /* cap: 0 or a power of 2 */
+} Map;
+
+typedef struct FnCost {
+    int32_t defined;            /* line defined (0: main chunk, C) */
+    int asked;                  /* its call-site name was asked for */
+    int is_c;                   /* a C function: runs no VM instruction */
+    int32_t active;             /* its frames in the running threads */
+    int32_t np, nn;             /* stacks: its node nn under node np */
+    int32_t lo;                 /* line of lines[0] */
+    size_t n, cap;
+    Cost *lines;
+} FnCost;
+
+/* The call cache: a call site (caller, line, callee key) seen before ->
+ * its callee and edge, without lua_getinfo or a hash map (a loop or a
+ * recursion calls the same functions from the same lines again).
+ * Direct-mapped; a miss takes the general way, which fills the entry. */
+#define CALL_CACHE_BITS 12
+#define CALL_CACHE (1 << CALL_CACHE_BITS)   /* entries */
+
+typedef struct CallSeen {
+    uint64_t key;               /* the callee's key (cg_l54_ci_key) */
+    int32_t caller, line;       /* caller -1: an empty entry */
+    int32_t fn, edge;
+} CallSeen;
+
+typedef struct Edge {
+    int32_t caller, line, callee;
+    int64_t count;
+    Cost incl;
+} Edge;
+
+typedef struct Frame {
+    const void *ci;             /* the interpreter's CallInfo */
+    int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
+    int32_t node;               /* its stack (opts.stacks), else -1 */
+    int tail;                   /* replaced by a tail call (same ci above) */
+    Cost start;                 /* thread clock at the call */
+} Frame;
+
+typedef struct Thread {
+    lua_State *L;               /* NULL: a free record */
+    Frame *f;                   /* f[0] is the root */
+    size_t n, cap;
+    int32_t last;               /* hook counter at the last event */
+    int64_t counted, lastc;     /* count-hook mode */
+    Cost susp, susp_at;         /* time suspended; clock when it yielded */
+    int suspended, fresh;       /* fresh: started while profiling */
+} Thread;
+
+/* A node of the stack trie: one per distinct call stack (parent, fn). A
+ * call finds its node under the caller's node by the callee's one-entry
+ * cache (FnCost np, nn), else among the caller node's last children
+ * (kid_fn, kid: most recent first; a parser's function calls a few others
+ * in turn, each also called from elsewhere), else by walking the caller
+ * node's children (first, next) while it has at most KID_WALK of them,
+ * else by the hash map nodemap, which holds the children of the nodes
+ * with more, and the outermost nodes. Nodes are only added, never moved
+ * to another index. */
+#define NKID 4
+#define KID_WALK 8
+typedef struct Node {
+    int32_t parent, fn;         /* parent -1: outermost */
+    Cost self;
+    int32_t kid_fn[NKID];       /* -1: none */
+    int32_t kid[NKID];
+    int32_t first, next;        /* its newest child, its next older
+                                   sibling (-1: none) */
+    int32_t nkids;              /* its children */
+} Node;
+
+typedef struct Prof {
+    int running, count_hook, calibrated;
+    CgL54 l54;                  /* the Lua 5.4 shortcuts found */
+    int simple;                 /* Instr only, counted from lua_State */
+    int ev[NEV];                /* events collected */
+    Cost G;                     /* global clock: everything charged */
+    int64_t t_out, alloc, alloc_last;
+    int in_hook;
+    lua_Alloc old_f;
+    void *old_ud;
+    Thread *th;
+    size_t nth, capth;
+    int32_t cur, from_fn, from_node;
+    int32_t prev, prev2;        /* the threads that ran before cur, or -1 */
+    Map thmap;
+    int stacks;                 /* opts.stacks: a trie of call stacks */
+    int lines;                  /* opts.lines: a line hook (default) */
+    Node *nodes;
+    size_t nnode, capnode;
+    Map nodemap;
+    int gc_ours;                /* the collector is stepped from the hook */
+    int64_t gc_next;            /* at this P->alloc */
+    int64_t gc_last;            /* P->alloc its debt counts from */
+    FnCost *fns;
+    size_t nfn, capfn;
+    Map fnmap;
+    Edge *edges;
+    size_t ned, caped;
+    Map edmap;
+    CallSeen cc[CALL_CACHE];    /* the call cache */
+} Prof;
+
+/* The collector's state, or NULL before the first start. */
+CG_HIDDEN Prof *cg_prof_get(lua_State *L);
+/* The collector's state, made (kept in the registry for the life of the
+ * Lua state, freed by its __gc) when there is none. */
+CG_HIDDEN Prof *cg_prof_state(lua_State *L);
+/* Starts profiling (opts: the index of the options table, or of a
+ * non-table: the defaults); level 0 starts with an empty stack, level n
+ * with the frames from level n down. Raises when running, or when another
+ * hook is set. */
+CG_HIDDEN void cg_prof_start(lua_State *L, int opts, int level);
+/* Stops: charges what ran since the last event, drops the frame of the C
+ * function stopping (level 0) when it is on the stack, closes every open
+ * frame, removes the hook. Returns 0 when the hook was replaced. */
+CG_HIDDEN int cg_prof_stop(lua_State *L);
+/* Forgets the collected data (and the functions' info table). */
+CG_HIDDEN void cg_prof_drop(lua_State *L);
+/* Pushes the info table: info[fn + 1] = { the function, the name its
+ * call site gives it }. */
+CG_HIDDEN void cg_prof_push_info(lua_State *L);
+
+#endif

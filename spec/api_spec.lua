@@ -176,3 +176,17 @@ describe("the Lua layer", function()
     assert.are.same({}, bad)
   end)
 end)
+
+describe("the C core", function()
+  it("reads exactly the load options callgrind.api declares, and declares none itself", function()
+    local f = assert(io.open("csrc/binding/cg_lua_load.c"))
+    local text = f:read("a")
+    f:close()
+    local read = {}
+    for name in text:gmatch('lua_getfield%(L, arg, "([%w_]+)"%)') do read[name] = true end
+    local declared = {}
+    for _, o in ipairs(api.options.load) do declared[o[1]] = true end
+    assert.are.same(declared, read)
+    assert.is_nil(text:find("static const char %*const [%w_]*options"))
+  end)
+end)

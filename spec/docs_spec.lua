@@ -109,7 +109,11 @@ describe("CONTRIBUTING.md's layout", function()
     local block = text:match("## Layout\n.-```text\n(.-)```")
     assert.is_truthy(block, "CONTRIBUTING.md has no ## Layout with a ```text block")
     local listed = {}
-    for dir in block:gmatch("([%w_.%-/]+/)") do listed[dir:gsub("/$", "")] = true end
+    -- the first word of a line, when it ends in "/"
+    for line in block:gmatch("[^\n]+") do
+      local dir = line:match("^([%w_.%-/]+)/%s") or line:match("^([%w_.%-/]+)/$")
+      if dir then listed[dir] = true end
+    end
     local folders = lines_of("git ls-files | grep / | sed 's|/[^/]*$||' | sort -u "
       .. "| grep -v '^spec/corpus/.' | grep -v '^spec/fixtures/.' | grep -v '^examples/perf/.'")
     local missing = {}

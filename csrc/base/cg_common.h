@@ -38,7 +38,7 @@ enum {
 /* Position column kinds. */
 enum { CG_POS_INSTR = 0, CG_POS_BB = 1, CG_POS_LINE = 2, CG_POS_OTHER = 3 };
 
-/* Name kinds: one id table each (FORMAT.md, "Names"). */
+/* Name kinds: one id table each (docs/format.md, "Names"). */
 enum { CG_OBJ = 0, CG_FILE = 1, CG_FN = 2, CG_NKINDS = 3 };
 
 /* A run of bytes: into the loaded buffer or the profile's own arena. */

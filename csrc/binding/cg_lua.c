@@ -63,7 +63,6 @@ static const luaL_Reg internal_funcs[] = {
     {"state", cgl_profile_state},
     {"load_stats", cgl_profile_load_stats},
     {"vector_paths", cgl_vector_paths},
-    {"load_options", cgl_load_options},
     {"warning_kinds", cgl_warning_kinds},
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},

@@ -20,51 +20,12 @@ static lua_Integer int_option(lua_State *L, int arg, const char *k,
     return v;
 }
 
-/* The options load and parse know, sorted: the message of an unknown one
- * lists them as args.options does. */
-static const char *const load_options[] = {
-    "chunk", "lenient", "max_bytes", "progress", "threads", NULL
-};
-
-/* Raises "unknown option 'x'; options: a, b" for the key at -2, worded
- * as args.options words it. */
-static void unknown_option(lua_State *L, int arg)
-{
-    luaL_Buffer b;
-    int i, t = lua_type(L, -2);
-    if (t == LUA_TSTRING)
-        lua_pushfstring(L, "'%s'", lua_tostring(L, -2));
-    else if (t == LUA_TNUMBER || t == LUA_TBOOLEAN)
-        luaL_tolstring(L, -2, NULL);
-    else
-        lua_pushstring(L, luaL_typename(L, -2));
-    luaL_buffinit(L, &b);
-    for (i = 0; load_options[i]; i++) {
-        if (i)
-            luaL_addstring(&b, ", ");
-        luaL_addstring(&b, load_options[i]);
-    }
-    luaL_pushresult(&b);
-    luaL_argerror(L, arg, lua_pushfstring(L, "unknown option %s; options: %s",
-                  lua_tostring(L, -2), lua_tostring(L, -1)));
-}
-
-/* callgrind.core.internal.load_options: the names of load's options, so
- * the Lua layer checks them at its caller's level with args.options. */
-int cgl_load_options(lua_State *L)
-{
-    int i;
-    lua_newtable(L);
-    for (i = 0; load_options[i]; i++) {
-        lua_pushliteral(L, "any");
-        lua_setfield(L, -2, load_options[i]);
-    }
-    return 1;
-}
-
 /* The options table at arg into o: lenient, threads, max_bytes, chunk; and
- * progress,
- * a function left at *progress_idx (0 when none). */
+ * progress, a function left at *progress_idx (0 when none). Which options
+ * there are, their types and meanings are callgrind.api's declaration
+ * (`options.load`), checked by the Lua face before this runs
+ * (spec/api_spec.lua checks that these are the fields read here); what is
+ * checked here is what a type cannot say: a whole number of at least 1. */
 static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
                                int *progress_idx)
 {
@@ -72,32 +33,26 @@ static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
     if (lua_isnoneornil(L, arg))
         return;
     luaL_checktype(L, arg, LUA_TTABLE);
-    lua_pushnil(L);
-    while (lua_next(L, arg)) {
-        const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2)
-                                                      : NULL;
-        if (k && !strcmp(k, "lenient")) {
-            if (lua_toboolean(L, -1))
-                o->options |= CG_LENIENT;
-        } else if (k && !strcmp(k, "progress")) {
-            if (!lua_isfunction(L, -1))
-                luaL_argerror(L, arg, "option 'progress' must be a function");
-        } else if (k && !strcmp(k, "threads")) {
-            o->threads = int_option(L, arg, k, 1) > 1 ? 2 : 1;
-        } else if (k && !strcmp(k, "max_bytes")) {
-            o->max_bytes = (uint64_t)int_option(L, arg, k, 1);
-        } else if (k && !strcmp(k, "chunk")) {
-            lua_Integer v = int_option(L, arg, k, 1);
-            o->chunk = (uint64_t)v > SIZE_MAX ? SIZE_MAX : (size_t)v;
-        } else {
-            unknown_option(L, arg);
-        }
-        lua_pop(L, 1);
+    if (lua_getfield(L, arg, "lenient") != LUA_TNIL && lua_toboolean(L, -1))
+        o->options |= CG_LENIENT;
+    lua_pop(L, 1);
+    if (lua_getfield(L, arg, "threads") != LUA_TNIL)
+        o->threads = int_option(L, arg, "threads", 1) > 1 ? 2 : 1;
+    lua_pop(L, 1);
+    if (lua_getfield(L, arg, "max_bytes") != LUA_TNIL)
+        o->max_bytes = (uint64_t)int_option(L, arg, "max_bytes", 1);
+    lua_pop(L, 1);
+    if (lua_getfield(L, arg, "chunk") != LUA_TNIL) {
+        lua_Integer v = int_option(L, arg, "chunk", 1);
+        o->chunk = (uint64_t)v > SIZE_MAX ? SIZE_MAX : (size_t)v;
     }
+    lua_pop(L, 1);
     if (lua_getfield(L, arg, "progress") == LUA_TFUNCTION)
         *progress_idx = lua_gettop(L);
-    else
+    else if (lua_isnil(L, -1))
         lua_pop(L, 1);
+    else
+        luaL_argerror(L, arg, "option 'progress' must be a function");
 }
 
 /* The kind of a failure (README, "Errors"), the third result of a load

@@ -8,5 +8,4 @@ CG_HIDDEN int cgl_module_load(lua_State *L);
 CG_HIDDEN int cgl_filelist_gc(lua_State *L);
 CG_HIDDEN int cgl_module_files(lua_State *L);
 CG_HIDDEN int cgl_module_parse(lua_State *L);
-CG_HIDDEN int cgl_load_options(lua_State *L);
 #endif

@@ -22,7 +22,7 @@ static const CgGraph *check_graph(lua_State *L, CgProfile *P)
     return g;
 }
 
-/* internal.ab(fn, ev) -> A, B (FORMAT.md): calls in from outside its
+/* internal.ab(fn, ev) -> A, B (docs/format.md): calls in from outside its
  * component; self plus calls out of it. lua/callgrind/graph.lua gives
  * them meaning. When ev is no event: nil and why, so that the Lua layer
  * resolves the event once and raises in its own words. */

@@ -1,5 +1,5 @@
 /* The call graph's strongly connected components, and per function the two
- * sums inclusive cost is made of (FORMAT.md, "Inclusive cost"):
+ * sums inclusive cost is made of (docs/format.md, "Inclusive cost"):
  *   A(f) = calls into f from outside its component,
  *   B(f) = self(f) + calls from f to outside its component.
  * Computed once, on first use, without recursion. */

@@ -398,7 +398,7 @@ static int jump_line(CgLoader *L, const char *s, const char *e, int cond)
 }
 
 /* A name line (r->def->names says which kind of name). frfn= only
- * defines its id (FORMAT.md, "Calls and jumps"). */
+ * defines its id (docs/format.md, "Calls and jumps"). */
 static int name_line(CgLoader *L, const CgRec *r)
 {
     int32_t idx;

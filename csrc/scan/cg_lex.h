@@ -141,7 +141,7 @@ CG_INLINE const char *cg_scan_pos(const char *s, const char *e,
 
 /* Scans a signed cost (decimal or 0x hex, optional '-'). A cost from 2^63
  * to 2^64-1 is a 64-bit counter written unsigned: it keeps its bits
- * (FORMAT.md, "Cost lines"). */
+ * (docs/format.md, "Cost lines"). */
 CG_INLINE const char *cg_scan_cost(const char *s, const char *e,
                                        int64_t *out, int *why)
 {

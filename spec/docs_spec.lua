@@ -90,6 +90,19 @@ describe("the documents", function()
     assert.are.same({}, missing)
   end)
 
+  it("name only source files that exist", function()
+    local missing = {}
+    for _, path in ipairs(files) do
+      -- a whole path of the tree (not the tail of /usr/share/lua/...); a
+      -- placeholder (spec/NAME_spec.lua) is none
+      for src in read(path):gmatch("[%w_./-]+") do
+        local ours = src:match("^csrc/.+%.[ch]$") or src:match("^lua/.+%.lua$") or src:match("^spec/.+%.lua$")
+        if ours and not src:find("%u%u") and not io.open(src) then missing[#missing + 1] = path .. ": " .. src end
+      end
+    end
+    assert.are.same({}, missing)
+  end)
+
   it("named anywhere in the tree (a capitalised name ending in .md) exist", function()
     local named = lines_of("git grep -hoE '\\b[A-Z][A-Za-z_-]*\\.md\\b' -- '*.lua' '*.c' '*.h' '*.md' "
       .. "'Makefile' ':!spec/corpus' | sort -u")

@@ -131,6 +131,31 @@ describe("values at the REPL", function()
     end
   end)
 
+  it("print every iterator as what it walks, and rows of callers, diffs and trees as one line", function()
+    local prof = load("extended.callgrind")
+    local main = prof:func("main")
+    assert.are.same({
+      "callgrind.Iterator: 3 Functions", "callgrind.Iterator: 3 Calls", "callgrind.Iterator: 1 Parts",
+      "callgrind.Iterator: CostLines", "callgrind.Iterator: Jumps",
+      "callgrind.Iterator: cost lines (ulines: index, line, addr, costs)",
+      "callgrind.Iterator: 2 Calls", "callgrind.Iterator: 0 Calls", "callgrind.Iterator: CostLines",
+      "callgrind.Iterator: 0 Cycles", "callgrind.Iterator: stacks (frames, cost)",
+    }, {
+      tostring(prof:functions()), tostring(prof:calls()), tostring(prof:parts()), tostring(prof:lines()),
+      tostring(prof:jumps()), tostring(prof:ulines()), tostring(main:calls()), tostring(main:callers()),
+      tostring(main:lines()), tostring(prof:cycles()),
+      tostring(callgrind.profile(function() end, { stacks = true }):stacks()),
+    })
+    -- and they still walk as functions do, in a generic for or called
+    local names = {}
+    for fn in prof:functions() do names[#names + 1] = fn.name end
+    assert.are.same({ "main", "func1", "func2" }, names)
+    assert.are.equal("func1", main:calls()().callee.name)
+    assert.are.equal("func1 (1 call)", tostring(main:callee_functions().rows[1]))
+    assert.are.equal("100 -> 100, 0  func1 (file1.c)", tostring(callgrind.diff(prof, prof):movers(1)[1]))
+    assert.are.equal("main  820, 2 children", tostring(main:tree().root))
+  end)
+
   it("leave no bare table address in examples/explore.md", function()
     local f = assert(io.open("examples/explore.md"))
     local text = f:read("a")

@@ -21,6 +21,7 @@
 #define COSTLINE "callgrind.CostLine"
 #define PART "callgrind.Part"
 #define CURSOR "callgrind.cursor"
+#define ITERATOR "callgrind.Iterator"
 #define FILELIST "callgrind.filelist"
 #define FILELINES "callgrind.filelines"
 /* Registry key: a table with weak keys, part table -> its profile. */

@@ -181,6 +181,12 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     lua_pop(L, 1);
     luaL_newmetatable(L, CURSOR);
     lua_pop(L, 1);
+    luaL_newmetatable(L, ITERATOR);
+    lua_pushcfunction(L, cgl_iter_call);
+    lua_setfield(L, -2, "__call");
+    lua_pushcfunction(L, cgl_iter_tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1);
     luaL_newmetatable(L, NAMES);
     lua_pushcfunction(L, cgl_names_tostring);
     lua_setfield(L, -2, "__tostring");

@@ -14,19 +14,18 @@ typedef struct LCall {
     uint32_t index;
 } LCall;
 
-/* upvalues: profile, its handle cache, its handles' metatable, next
- * index, end index */
-static int functions_iter(lua_State *L)
+/* user values: profile, its handle cache, its handles' metatable */
+static int functions_iter(lua_State *L, CgIter *it)
 {
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(4));
-    lua_Integer n = lua_tointeger(L, lua_upvalueindex(5));
-    cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
-    if (i >= n)
+    lua_Integer i = it->i;
+    cgl_check_open(L, (LProfile *)it->ud[0]);
+    if (i >= it->end)
         return 0;
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(4));
-    cgl_push_cached_func(L, lua_upvalueindex(2), lua_upvalueindex(3),
-                         (int32_t)i);
+    it->i = i + 1;
+    lua_settop(L, 1);
+    lua_getiuservalue(L, 1, 2);
+    lua_getiuservalue(L, 1, 3);
+    cgl_push_cached_func(L, 2, 3, (int32_t)i);
     return 1;
 }
 
@@ -36,9 +35,8 @@ int cgl_profile_functions(lua_State *L)
     lua_settop(L, 1);
     cgl_push_func_cache(L, 1, 1);
     cgl_push_func_mt(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushinteger(L, (lua_Integer)P->nfuncs);
-    lua_pushcclosure(L, functions_iter, 5);
+    cgl_new_iter(L, functions_iter, "Functions", (lua_Integer)P->nfuncs, 3)
+        ->end = (lua_Integer)P->nfuncs;
     return 1;
 }
 
@@ -53,31 +51,29 @@ static void new_call(lua_State *L, int pidx, uint32_t i)
     lua_setiuservalue(L, -2, 1);
 }
 
-/* upvalues: profile, next, end, by-callee flag */
-static int calls_iter(lua_State *L)
+/* user value: the profile; flag: by callee (the callers' order) */
+static int calls_iter(lua_State *L, CgIter *it)
 {
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    lua_Integer n = lua_tointeger(L, lua_upvalueindex(3));
-    const CgProfile *P =
-        cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
-    if (i >= n)
+    lua_Integer i = it->i;
+    const CgProfile *P = cgl_check_open(L, (LProfile *)it->ud[0]);
+    if (i >= it->end)
         return 0;
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    new_call(L, lua_upvalueindex(1),
-             lua_toboolean(L, lua_upvalueindex(4)) ? P->callers[i]
-                                                   : (uint32_t)i);
+    it->i = i + 1;
+    lua_settop(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    new_call(L, 2, it->flag ? P->callers[i] : (uint32_t)i);
     return 1;
 }
 
 static void push_calls_iter(lua_State *L, int pidx, size_t from, size_t to,
                             int by_callee)
 {
+    CgIter *it;
     lua_pushvalue(L, pidx);
-    lua_pushinteger(L, (lua_Integer)from);
-    lua_pushinteger(L, (lua_Integer)to);
-    lua_pushboolean(L, by_callee);
-    lua_pushcclosure(L, calls_iter, 4);
+    it = cgl_new_iter(L, calls_iter, "Calls", (lua_Integer)(to - from), 1);
+    it->i = (lua_Integer)from;
+    it->end = (lua_Integer)to;
+    it->flag = by_callee;
 }
 
 int cgl_profile_calls(lua_State *L)

@@ -3,6 +3,8 @@
  * pushing the one handle of a function or a part. */
 #include "cg_lua_handle.h"
 
+#include <string.h>
+
 #include <limits.h>
 #include <stdio.h>
 
@@ -261,5 +263,50 @@ int cgl_profile_state(lua_State *L)
 {
     cgl_to_lprofile(L, 1);
     cgl_push_state(L, 1);
+    return 1;
+}
+
+/* An iterator as a value that prints: a userdata whose __call takes the
+ * next step, and whose __tostring says what it walks, so `prof:functions()`
+ * at the REPL reads "callgrind.Iterator: 3 Functions" and not a function's
+ * address. A generic for calls it as it calls a function. Its state: the
+ * nuv values below the top of the stack when it is made (its user values:
+ * the profile first; `ud[k]` points at the k-th when it is a userdata,
+ * kept alive by the user value), and the counters of CgIter. */
+CgIter *cgl_new_iter(lua_State *L, CgIterStep step, const char *what,
+                     lua_Integer n, int nuv)
+{
+    CgIter *it = (CgIter *)lua_newuserdatauv(L, sizeof *it, nuv);
+    int k;
+    memset(it, 0, sizeof *it);
+    it->step = step;
+    it->what = what;
+    it->n = n;
+    it->nuv = nuv;
+    for (k = nuv; k >= 1; k--) {
+        if (k <= 2)
+            it->ud[k - 1] = lua_touserdata(L, -2);
+        lua_pushvalue(L, -1 - 1);
+        lua_setiuservalue(L, -2, k);
+        lua_remove(L, -2);
+    }
+    luaL_setmetatable(L, ITERATOR);
+    return it;
+}
+
+/* __call(iterator, state, control): the step, the iterator at 1 */
+int cgl_iter_call(lua_State *L)
+{
+    CgIter *it = (CgIter *)lua_touserdata(L, 1);
+    return it->step(L, it);
+}
+
+int cgl_iter_tostring(lua_State *L)
+{
+    const CgIter *it = (const CgIter *)luaL_checkudata(L, 1, ITERATOR);
+    if (it->n >= 0)
+        lua_pushfstring(L, ITERATOR ": %I %s", it->n, it->what);
+    else
+        lua_pushfstring(L, ITERATOR ": %s", it->what);
     return 1;
 }

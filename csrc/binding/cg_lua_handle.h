@@ -38,5 +38,24 @@ CG_HIDDEN void cgl_add_where(lua_State *L, luaL_Buffer *b, const CgProfile *P,
                              int32_t file, uint32_t flags, uint32_t has_addr,
                              uint32_t has_line, uint64_t addr, uint64_t line);
 CG_HIDDEN LProfile *cgl_new_profile(lua_State *L);
+/* An iterator's state (cgl_new_iter): the step runs with the iterator at
+ * 1; it reads the userdata among its user values through ud[] (the
+ * profile's LProfile first), the others with lua_getiuservalue(L, 1, k),
+ * and its counters from here. */
+typedef struct CgIter CgIter;
+typedef int (*CgIterStep)(lua_State *L, CgIter *it);
+struct CgIter {
+    CgIterStep step;
+    const char *what;            /* a string literal: what it walks */
+    lua_Integer n;               /* how many, or -1 when not known */
+    lua_Integer i, end;          /* the step's own counters */
+    int flag;
+    int nuv;
+    void *ud[2];                 /* its first user values, when userdata */
+};
+CG_HIDDEN CgIter *cgl_new_iter(lua_State *L, CgIterStep step, const char *what,
+                               lua_Integer n, int nuv);
+CG_HIDDEN int cgl_iter_call(lua_State *L);
+CG_HIDDEN int cgl_iter_tostring(lua_State *L);
 CG_HIDDEN int cgl_profile_state(lua_State *L);
 #endif

@@ -24,11 +24,11 @@ typedef struct LCursor {
     int64_t cost[1];
 } LCursor;
 
-/* upvalues: profile, cursor */
-static int lines_iter(lua_State *L)
+/* user values: profile, cursor */
+static int lines_iter(lua_State *L, CgIter *it)
 {
-    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
-    LCursor *c = (LCursor *)lua_touserdata(L, lua_upvalueindex(2));
+    LProfile *lp = (LProfile *)it->ud[0];
+    LCursor *c = (LCursor *)it->ud[1];
     const CgProfile *P = cgl_check_open(L, lp);
     CgLine l;
     LLine *h;
@@ -42,15 +42,15 @@ static int lines_iter(lua_State *L)
     memcpy(h->cost, l.cost, P->stride * sizeof(int64_t));
     h->l.cost = h->cost;
     luaL_setmetatable(L, COSTLINE);
-    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_getiuservalue(L, 1, 1);
     lua_setiuservalue(L, -2, 1);
     return 1;
 }
 
-static int jumps_iter(lua_State *L)
+static int jumps_iter(lua_State *L, CgIter *it)
 {
-    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
-    LCursor *c = (LCursor *)lua_touserdata(L, lua_upvalueindex(2));
+    LProfile *lp = (LProfile *)it->ud[0];
+    LCursor *c = (LCursor *)it->ud[1];
     const CgProfile *P = cgl_check_open(L, lp);
     LJump *h;
     CgJump j;
@@ -61,13 +61,13 @@ static int jumps_iter(lua_State *L)
     h = (LJump *)lua_newuserdatauv(L, sizeof *h, 1);
     h->j = j;
     luaL_setmetatable(L, JUMP);
-    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_getiuservalue(L, 1, 1);
     lua_setiuservalue(L, -2, 1);
     return 1;
 }
 
 static void push_cursor_iter(lua_State *L, int pidx, const CgProfile *P,
-                             size_t first, size_t last, lua_CFunction f)
+                             size_t first, size_t last, CgIterStep f)
 {
     LCursor *c;
     pidx = lua_absindex(L, pidx);
@@ -77,7 +77,7 @@ static void push_cursor_iter(lua_State *L, int pidx, const CgProfile *P,
     luaL_setmetatable(L, CURSOR);
     c->P = P;
     cg_cursor_init(&c->c, P, first, last, c->cost);
-    lua_pushcclosure(L, f, 2);
+    cgl_new_iter(L, f, f == jumps_iter ? "Jumps" : "CostLines", -1, 2);
 }
 
 /* The light iterator (lsqlite3's urows beside rows): plain values per cost
@@ -92,10 +92,10 @@ typedef struct ULines {
     int64_t *cost;               /* stride: the cursor's line costs */
 } ULines;
 
-static int ulines_iter(lua_State *L)
+static int ulines_iter(lua_State *L, CgIter *it)
 {
-    LProfile *lp = (LProfile *)lua_touserdata(L, lua_upvalueindex(1));
-    ULines *u = (ULines *)lua_touserdata(L, lua_upvalueindex(2));
+    LProfile *lp = (LProfile *)it->ud[0];
+    ULines *u = (ULines *)it->ud[1];
     const CgProfile *P = cgl_check_open(L, lp);
     CgLine l;
     int i;
@@ -155,7 +155,7 @@ static void push_ulines(lua_State *L, int pidx, const CgProfile *P,
         }
     }
     cg_cursor_init(&u->c, P, first, last, u->cost);
-    lua_pushcclosure(L, ulines_iter, 2);
+    cgl_new_iter(L, ulines_iter, "cost lines (ulines: index, line, addr, costs)", -1, 2);
 }
 
 /* prof:ulines([ev, ...]) */

@@ -152,25 +152,25 @@ int cgl_vector_paths(lua_State *L)
     return 1;
 }
 
-static int parts_iter(lua_State *L)
+/* user value: the profile */
+static int parts_iter(lua_State *L, CgIter *it)
 {
-    lua_Integer i = lua_tointeger(L, lua_upvalueindex(2));
-    const CgProfile *P =
-        cgl_check_open(L, (LProfile *)lua_touserdata(L, lua_upvalueindex(1)));
+    lua_Integer i = it->i;
+    const CgProfile *P = cgl_check_open(L, (LProfile *)it->ud[0]);
     if ((size_t)i >= P->nparts)
         return 0;
-    lua_pushinteger(L, i + 1);
-    lua_replace(L, lua_upvalueindex(2));
-    cgl_push_part(L, lua_upvalueindex(1), (uint32_t)i);
+    it->i = i + 1;
+    lua_settop(L, 1);
+    lua_getiuservalue(L, 1, 1);
+    cgl_push_part(L, 2, (uint32_t)i);
     return 1;
 }
 
 int cgl_profile_parts(lua_State *L)
 {
-    cgl_check_profile(L, 1);
+    const CgProfile *P = cgl_check_profile(L, 1);
     lua_settop(L, 1);
-    lua_pushinteger(L, 0);
-    lua_pushcclosure(L, parts_iter, 2);
+    cgl_new_iter(L, parts_iter, "Parts", (lua_Integer)P->nparts, 1);
     return 1;
 }
 

@@ -93,4 +93,20 @@ function M.value(fn, ev, kind)
   return fn:self(ev)
 end
 
+--- An iterator that prints as what it walks, as the core's do
+-- (`callgrind.Iterator: 3 Cycles`): a generic for calls it as it calls f.
+-- @tparam function f the iteration function
+-- @tparam string what what it walks ("Cycles")
+-- @tparam[opt] integer n how many, when known
+-- @usage return util.iterator(function() ... end, "Cycles", #list)
+local iterator_mt = { __name = "callgrind.Iterator" }
+function iterator_mt.__call(self, ...) return self.f(...) end
+function iterator_mt.__tostring(self)
+  return self.n and string.format("callgrind.Iterator: %d %s", self.n, self.what)
+    or "callgrind.Iterator: " .. self.what
+end
+function M.iterator(f, what, n)
+  return setmetatable({ f = f, what = what, n = n }, iterator_mt)
+end
+
 return M

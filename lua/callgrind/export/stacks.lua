@@ -177,7 +177,7 @@ local function exact(prof, ev, threshold)
   local method = Profile.stacks
   if type(method) ~= "function" then return nil end
   local ok, f, s, c = pcall(method, prof, ev)
-  if not ok or type(f) ~= "function" then return nil end
+  if not ok or f == nil then return nil end
   local top = { total = 0, self = 0, children = {}, index = {} }
   for frames, cost in f, s, c do add_path(top, frames, cost) end
   sum_up(top)

@@ -13,6 +13,7 @@
 -- @module callgrind.model.graph
 local core = require "callgrind.core"
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 local query = require "callgrind.model.query"
 local show = require "callgrind.model.show"
 local internal = core.internal
@@ -175,10 +176,10 @@ end
 -- @usage for cycle in prof:cycles() do print(cycle) end
 function Profile:cycles()
   local list, i = cycles_of(self).list, 0
-  return function()
+  return util.iterator(function()
     i = i + 1
     return list[i]
-  end
+  end, "Cycles", #list)
 end
 
 --- The cycle this function is part of, or nil.

@@ -10,6 +10,7 @@
 -- @module callgrind.profiler
 local core = require "callgrind.core"
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 local loader = require "callgrind.model.load"
 
 local M = {}
@@ -316,13 +317,13 @@ function Profile:stacks(ev)
     return f
   end
   local node, n = 0, #data // width
-  return function()
+  return util.iterator(function()
     while node < n do
       node = node + 1
       local cost = data[(node - 1) * width + 2 + col]
       if cost ~= 0 then return frames(node), cost end
     end
-  end
+  end, "stacks (frames, cost)")
 end
 
 -- The names of the functions as folded frames, by our index: escaped as

@@ -222,3 +222,48 @@ describe("atomic writes where the file system has no O_TMPFILE", function()
   end)
 end)
 
+
+describe("a write to what is not a regular file", function()
+  local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\n", "small"))
+
+  it("writes a FIFO in place, for the reader at its other end, and leaves it a FIFO", function()
+    local dir = fresh_dir()
+    local fifo, out = dir .. "/fifo", dir .. "/read"
+    assert.is_true(os.execute("mkfifo " .. shq(fifo)))
+    -- the reader, in the background: cat until the writer closes
+    assert.is_true(os.execute("(cat " .. shq(fifo) .. " > " .. shq(out) .. " &)"))
+    assert.is_true(prof:write(fifo))
+    assert.is_true(os.execute("sleep 0.1; test -p " .. shq(fifo)))
+    local text = H.read_file(out)
+    assert.are.equal(5, assert(callgrind.parse(text, "read")):total("Ir"))
+    assert.are.same({ "fifo", "read" }, entries(dir))
+  end)
+
+  it("writes /dev/stdout in place: through a pipe, every byte and nothing replaced", function()
+    local text = H.fresh_lua([[
+      local callgrind = require "callgrind"
+      local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 5\n", "small"))
+      io.stdout:setvbuf("no")
+      assert(prof:write("/dev/stdout"))
+      assert(callgrind.write_file_atomic("/dev/stdout", "and more\n"))]])
+    assert.are.equal(5, assert(callgrind.parse(text:gsub("and more\n$", ""), "piped")):total("Ir"))
+    assert.is_truthy(text:find("\nand more\n$"))
+  end)
+
+  it("replaces the file a link names, and keeps the link", function()
+    local dir = fresh_dir()
+    H.write_file(dir .. "/target", "old\n")
+    assert.is_true(os.execute("ln -s target " .. shq(dir .. "/link")))
+    assert.is_true(callgrind.write_file_atomic(dir .. "/link", "new\n"))
+    assert.is_true(os.execute("test -L " .. shq(dir .. "/link")))
+    assert.are.equal("new\n", H.read_file(dir .. "/target"))
+    assert.are.same({ "link", "target" }, entries(dir))
+  end)
+
+  it("refuses a directory, naming it", function()
+    local dir = fresh_dir()
+    assert.are.same({ nil, dir .. ": Is a directory", "io" }, { prof:write(dir) })
+    assert.are.same({ nil, dir .. ": Is a directory", "io" }, { callgrind.write_file_atomic(dir, "x") })
+    assert.are.same({}, entries(dir))
+  end)
+end)

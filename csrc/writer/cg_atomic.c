@@ -42,14 +42,62 @@ static int tmp_name(CgAtomic *a, size_t tlen, int create)
     return -1;
 }
 
+/* A target that exists and is not a regular file, after following links:
+ * opened for writing in place (a->inplace), or a directory refused.
+ * Returns 1 when it dealt with the target (a->fd open, or msg filled and
+ * *rc the error), 0 for a regular file or none. */
+static int open_special(CgAtomic *a, const char *path, const struct stat *st,
+                        char *msg, size_t size, int *rc)
+{
+    if (S_ISREG(st->st_mode))
+        return 0;
+    *rc = CG_OK;
+    if (S_ISDIR(st->st_mode)) {
+        msg_errno(msg, size, path, EISDIR);
+        *rc = CG_EIO;
+        return 1;
+    }
+    a->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+    if (a->fd < 0) {
+        msg_errno(msg, size, path, errno);
+        *rc = CG_EIO;
+        return 1;
+    }
+    a->inplace = 1;
+    return 1;
+}
+
 int cg_atomic_open(CgAtomic *a, const char *path, char *msg, size_t size)
 {
-    const char *slash = strrchr(path, '/');
-    size_t tlen = strlen(path) + 64;
-    struct stat st;
-    int have = stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    const char *slash;
+    size_t tlen;
+    struct stat st, lst;
+    int have = stat(path, &st) == 0, rc;
+    char *real = NULL;
     a->fd = -1;
     a->unnamed = 0;
+    a->inplace = 0;
+    a->tmp = a->path = NULL;
+    if (have && open_special(a, path, &st, msg, size, &rc)) {
+        if (rc == CG_OK && !(a->path = (char *)malloc(strlen(path) + 1))) {
+            cg_atomic_abort(a);
+            snprintf(msg, size, "%s: out of memory", path);
+            return CG_ENOMEM;
+        }
+        if (rc == CG_OK)
+            strcpy(a->path, path);
+        return rc;
+    }
+    /* a link to a regular file: replace the file, keep the link */
+    if (have && lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
+        path = real = realpath(path, NULL);
+    if (!path) {
+        msg_errno(msg, size, "(link)", errno);
+        return CG_EIO;
+    }
+    slash = strrchr(path, '/');
+    tlen = strlen(path) + 64;
+    have = have && S_ISREG(st.st_mode);
     a->tmp = (char *)malloc(tlen);
     a->path = (char *)malloc(strlen(path) + 1);
     if (!a->tmp || !a->path) {
@@ -57,9 +105,13 @@ int cg_atomic_open(CgAtomic *a, const char *path, char *msg, size_t size)
         free(a->path);
         a->tmp = a->path = NULL;
         snprintf(msg, size, "%s: out of memory", path);
+        free(real);
         return CG_ENOMEM;
     }
     strcpy(a->path, path);
+    free(real);
+    path = a->path;
+    slash = strrchr(path, '/');
     a->tmp_len = tlen;
     if (!*(slash ? slash + 1 : path)) {
         msg_errno(msg, size, path, EISDIR);
@@ -119,6 +171,20 @@ int cg_atomic_commit(CgAtomic *a, char *msg, size_t size)
     int e = 0, dfd;
     char *dir;
     const char *slash;
+    if (a->inplace) {
+        /* a device, FIFO or terminal: written as it went; only the close
+         * can still fail */
+        if (close(a->fd) != 0)
+            e = errno;
+        a->fd = -1;
+        if (e) {
+            msg_errno(msg, size, a->path, e);
+            cg_atomic_abort(a);
+            return CG_EIO;
+        }
+        cg_atomic_abort(a);
+        return CG_OK;
+    }
     if (fsync(a->fd) != 0 && errno != EINVAL)
         e = errno;
     if (!e && a->unnamed) {

@@ -1,5 +1,9 @@
 /* Atomic files: a temporary in the target's directory, fsync'd and
- * renamed into place; removed on any failure. Lua sees them as
+ * renamed into place; removed on any failure. A target that is not a
+ * regular file (a character device such as /dev/null, a FIFO, a terminal,
+ * /dev/stdout: symlinks followed) is written in place instead, never
+ * replaced; a link to a regular file replaces the file it names, not the
+ * link; a directory is an error. Lua sees them as
  * core.write_file_atomic(path, text) (csrc/binding/cg_lua_write.c);
  * prof:write and the profiler's folded stacks write through them. No
  * lua.h. */
@@ -14,7 +18,8 @@ typedef struct CgAtomic {
     char *tmp;                   /* its path: DIR/.NAME.tmp.PID.N (NULL
                                     while unnamed) */
     size_t tmp_len;
-    char *path;                  /* the target */
+    char *path;                  /* the target (a link resolved) */
+    int inplace;                 /* fd is the target itself: no rename */
 } CgAtomic;
 
 /* Creates the temporary (mode 0666 less the umask, or the target's mode

@@ -112,8 +112,10 @@ for _ = 1, 200 do callgrind.check_cost_at_most(10, prof, "Ir") end
     local rec = { check = "cost_at_most", target = "a \"b\"\n\tc\\", new = 2 ^ 70, limit = 1.5, status = "pass" }
     H.write_file(path, record.encode(rec) .. "\n" .. record.encode({ check = "x", old = -3 }))
     assert.are.same({ rec, { check = "x", old = -3 } }, assert(record.read(path)))
-    H.write_file(path, record.encode(rec) .. "{\"check\": oops}\n")
-    assert.are.same({ nil, path .. ":2: not a JSON object (at column 11)", "format" }, { record.read(path) })
+    -- a damaged line is named and left out; every whole line is kept
+    H.write_file(path, record.encode(rec) .. "{\"check\": oops}\n" .. record.encode({ check = "y" }))
+    assert.are.same({ { rec, { check = "y" } }, { path .. ":2: not a JSON object (at column 11), left out" } },
+      { record.read(path) })
     assert.are.same({ nil, lab.dir .. "/none.jsonl: No such file or directory", "io" },
       { callgrind.report_summary(lab.dir .. "/none.jsonl") })
   end)
@@ -162,5 +164,43 @@ describe("callgrind.report_summary", function()
       "bad argument #2 to 'report_summary' (invalid option 'html'; expected one of: text, markdown)")
     assert.has_error(function() callgrind.report_summary(nil) end,
       "bad argument #1 to 'report_summary' (string expected, got no value)")
+  end)
+end)
+
+describe("the record on a full disk", function()
+  -- /dev/full: every write fails with ENOSPC; a file on a tiny filesystem
+  -- would need root, so the C append's cut-back is checked on a file
+  -- whose write stops short through a file-size limit (ulimit -f)
+  it("leaves the file as it was when an append fails, and the summary keeps every whole line", function()
+    local path = lab.dir .. "/full.jsonl"
+    H.write_file(path, record.encode({ check = "a", status = "pass" }))
+    local before = H.read_file(path)
+    -- a record of 20,000 bytes against a limit of 10 blocks of 512 bytes
+    local big = string.rep("x", 20000)
+    local out = H.fresh_lua(([[
+      local record = require "callgrind.check.record"
+      local ok, err = pcall(require("callgrind.core").internal.append, %q, record.encode({ check = %q }))
+      print(ok)]]):format(path, big), "ulimit -f 10;")
+    assert.is_truthy(out:find("true", 1, true) or out:find("false", 1, true), out)
+    assert.are.equal(before, H.read_file(path))
+    -- a line cut by a crash (not by us) is named, and the rest is kept
+    local f = assert(io.open(path, "ab"))
+    f:write('{"check":"cut","sta')
+    f:close()
+    local text = assert(callgrind.record_summary(path))
+    assert.is_truthy(text:find("1 check: 1 passed", 1, true), text)
+    assert.is_truthy(text:find(path .. ":2: not a JSON object", 1, true), text)
+  end)
+
+  it("escapes what it shows: control bytes in text, HTML, pipes and line breaks in Markdown", function()
+    local path = lab.dir .. "/hostile.jsonl"
+    H.write_file(path, record.encode({ check = "cost_at_most", name = "n", target = "<b>x|y</b>\n\27]0;t\7",
+      status = "fail", message = "m" }))
+    local md = assert(callgrind.record_summary(path, "markdown"))
+    assert.is_truthy(md:find("&lt;b&gt;x\\|y&lt;/b&gt; \\x1B]0;t\\x07", 1, true), md)
+    assert.is_nil(md:find("<b>", 1, true))
+    local text = assert(callgrind.record_summary(path))
+    assert.is_nil(text:find("\27", 1, true))
+    assert.is_truthy(text:find("\\x1B]0;t\\x07", 1, true), text)
   end)
 end)

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LOCK "callgrind.lock"
@@ -81,14 +82,28 @@ int cgl_fs_append(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     const char *s = luaL_checklstring(L, 2, &n);
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    struct stat st;
     ssize_t w;
     int e;
     if (fd < 0)
         goto fail;
+    /* whole or not at all: under an exclusive lock (appenders in other
+     * processes wait), a write that stops short (a full disk) is cut back
+     * to where the file ended, so no half line is ever left */
+    while (flock(fd, LOCK_EX) != 0 && errno == EINTR)
+        ;
+    if (fstat(fd, &st) != 0) {
+        e = errno;
+        close(fd);
+        errno = e;
+        goto fail;
+    }
     do
         w = write(fd, s, n);
     while (w < 0 && errno == EINTR);
     e = errno;
+    if (w != (ssize_t)n && S_ISREG(st.st_mode))
+        (void)ftruncate(fd, st.st_size);
     close(fd);
     if (w == (ssize_t)n) {
         lua_pushboolean(L, 1);

@@ -42,6 +42,34 @@ static int tmp_name(CgAtomic *a, size_t tlen, int create)
     return -1;
 }
 
+/* The temporary for path: unnamed (O_TMPFILE) in the target's directory
+ * where the system has it, so a writer killed before the end leaves
+ * nothing behind (it gets a name at commit, linkat through /proc, so only
+ * where /proc is there); else DIR/.NAME.tmp.PID.N. The fd, or -1. */
+static int open_temporary(CgAtomic *a, const char *path, const char *slash,
+                          size_t tlen)
+{
+    int fd = -1;
+#ifdef O_TMPFILE
+    if (access("/proc/self/fd", X_OK) == 0) {
+        if (slash) {
+            size_t dl = (size_t)(slash - path) + 1;
+            memcpy(a->tmp, path, dl);
+            a->tmp[dl] = '\0';
+        } else {
+            strcpy(a->tmp, ".");
+        }
+        fd = open(a->tmp, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+        a->unnamed = fd >= 0;
+    }
+#else
+    (void)slash;
+#endif
+    if (fd < 0)
+        fd = tmp_name(a, tlen, 1);
+    return fd;
+}
+
 /* A target that exists and is not a regular file, after following links:
  * opened for writing in place (a->inplace), or a directory refused.
  * Returns 1 when it dealt with the target (a->fd open, or msg filled and
@@ -120,24 +148,7 @@ int cg_atomic_open(CgAtomic *a, const char *path, char *msg, size_t size)
         cg_atomic_abort(a);
         return CG_EIO;
     }
-#ifdef O_TMPFILE
-    /* An unnamed file in the target's directory: a writer killed before
-     * the end leaves nothing behind. It gets a name at commit (linkat
-     * through /proc), so only where /proc is there. */
-    if (access("/proc/self/fd", X_OK) == 0) {
-        if (slash) {
-            size_t dl = (size_t)(slash - path) + 1;
-            memcpy(a->tmp, path, dl);
-            a->tmp[dl] = '\0';
-        } else {
-            strcpy(a->tmp, ".");
-        }
-        a->fd = open(a->tmp, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-        a->unnamed = a->fd >= 0;
-    }
-#endif
-    if (a->fd < 0)
-        a->fd = tmp_name(a, tlen, 1);
+    a->fd = open_temporary(a, path, slash, tlen);
     if (a->fd < 0) {
         msg_errno(msg, size, path, errno);
         free(a->tmp);

@@ -25,10 +25,13 @@ end
 
 -- CSV --------------------------------------------------------------------
 
+-- A text cell a spreadsheet would take for a formula (=, +, -, @, a tab
+-- or a carriage return first) gets a leading ' (numbers stay numbers).
 local function csv_field(v)
   if v == nil then return "" end
   if type(v) == "number" then return number(v) end
   v = tostring(v)
+  if v:find("^[=+%-@\t\r]") then v = "'" .. v end
   if v:find('[,"\r\n]') then return '"' .. v:gsub('"', '""') .. '"' end
   return v
 end

@@ -8,6 +8,8 @@ local core = require "callgrind.core"
 local getmetatable, io_open, os_execute, table_concat, tostring, type =
   getmetatable, io.open, os.execute, table.concat, tostring, type
 
+local string_format = string.format
+
 local M = {}
 
 --- Quotes a string (or anything tostring accepts) as one word for sh.
@@ -107,6 +109,38 @@ function iterator_mt.__tostring(self)
 end
 function M.iterator(f, what, n)
   return setmetatable({ f = f, what = what, n = n }, iterator_mt)
+end
+
+local function printable_bytes(s)
+  local out, i, n = {}, 1, #s
+  while i <= n do
+    local c = s:byte(i)
+    local len = c < 0x80 and 1 or c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and 3 or c >= 0xC2 and c < 0xE0 and 2 or 0
+    local chunk = len > 0 and s:sub(i, i + len - 1)
+    if len == 1 and (c < 0x20 or c == 0x7f) then
+      out[#out + 1] = string_format("\\x%02X", c)
+      i = i + 1
+    elseif len > 1 and utf8.len(chunk) == 1 and #chunk == len then
+      out[#out + 1] = chunk
+      i = i + len
+    elseif len == 1 then
+      out[#out + 1] = chunk
+      i = i + 1
+    else
+      out[#out + 1] = string_format("\\x%02X", c)
+      i = i + 1
+    end
+  end
+  return table_concat(out)
+end
+
+--- A name as text a table or a picture can show: valid UTF-8, with
+-- control characters and bytes that are not UTF-8 written `\xNN` (a
+-- terminal's escapes shown, never obeyed).
+-- @usage util.printable("a\255") --> "a\\xFF"
+function M.printable(name)
+  if not name:find("[%z\1-\31\127]") and utf8.len(name) then return name end
+  return printable_bytes(name)
 end
 
 return M

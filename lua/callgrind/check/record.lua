@@ -25,6 +25,8 @@
 -- never interleave.
 -- @module callgrind.check.record
 local args = require "callgrind.args"
+local encode = require "callgrind.encode"
+local util = require "callgrind.util"
 
 local error, ipairs, math_type, pairs, tostring, type = error, ipairs, math.type, pairs, tostring, type
 local string_format, table_concat = string.format, table.concat
@@ -36,11 +38,8 @@ local M = {}
 M.fields = { "check", "name", "target", "event", "kind", "old", "new", "limit", "diff_pct", "status", "message",
   "profile", "old_profile", "where" }
 
-local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-
-local function json_string(s)
-  return '"' .. s:gsub('[%c"\\]', function(c) return ESC[c] or string_format("\\u%04x", c:byte()) end) .. '"'
-end
+-- strings: the library's one JSON escaping (valid UTF-8 whatever the bytes)
+local json_string = encode.json_string
 
 local function json_value(v)
   local t = type(v)
@@ -164,26 +163,28 @@ function M.add(rec)
   if not ok then error("CALLGRIND_RECORD: cannot append the check's record: " .. err, 0) end
 end
 
---- Reads a record file: an array of records, or nil, "path:LINE: message",
--- kind (`"io"` or `"format"`).
--- @usage local recs = assert(record.read("checks.jsonl"))
+--- Reads a record file: an array of records and an array of the lines
+-- that are none ("path:LINE: not a JSON object (at column N)": a line cut
+-- by a crash, or written by something else), or nil, "path: reason", "io".
+-- Every whole line is kept.
+-- @usage local recs, damaged = assert(record.read("checks.jsonl"))
 function M.read(path)
   local f, err = io.open(path, "rb")
   if not f then return nil, err, "io" end
-  local out, n = {}, 0
+  local out, damaged, n = {}, {}, 0
   for line in f:lines() do
     n = n + 1
     if line:find("%S") then
       local rec, at = decode(line)
-      if not rec then
-        f:close()
-        return nil, string_format("%s:%d: not a JSON object (at column %d)", path, n, at), "format"
+      if rec then
+        out[#out + 1] = rec
+      else
+        damaged[#damaged + 1] = string_format("%s:%d: not a JSON object (at column %d), left out", path, n, at)
       end
-      out[#out + 1] = rec
     end
   end
   f:close()
-  return out
+  return out, damaged
 end
 
 local function commas(v)
@@ -232,10 +233,16 @@ end
 function M.summary(path, format)
   args.check_type(path, "string", "report_summary", 1)
   format = args.option(format, "report_summary", 2, { "text", "markdown" }, "text")
-  local recs, err, kind = M.read(path)
-  if not recs then return nil, err, kind end
+  local recs, damaged, kind = M.read(path)
+  if not recs then return nil, damaged, kind end
   local rows = { COLUMNS }
-  for _, r in ipairs(recs) do rows[#rows + 1] = cells(r) end
+  for _, r in ipairs(recs) do
+    local row = cells(r)
+    if format == "text" then
+      for j, c in ipairs(row) do row[j] = util.printable(c) end
+    end
+    rows[#rows + 1] = row
+  end
   local notes = {}
   for _, r in ipairs(recs) do
     if r.status == "fail" and r.message then
@@ -246,7 +253,9 @@ function M.summary(path, format)
   end
   local out = {}
   if format == "markdown" then
-    local function esc(s) return (tostring(s):gsub("|", "\\|")) end
+    -- a cell is text: no HTML, no column break, no line break
+    local HTML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ["|"] = "\\|", ["\n"] = " ", ["\r"] = " " }
+    local function esc(s) return (util.printable(tostring(s):gsub("[&<>|\r\n]", HTML))) end
     local right = { old = true, new = true, change = true, limit = true }
     for i, row in ipairs(rows) do
       local t = {}
@@ -261,6 +270,7 @@ function M.summary(path, format)
     out[#out + 1] = ""
     out[#out + 1] = "**" .. counts(recs) .. "**"
     for _, n in ipairs(notes) do out[#out + 1] = "- " .. esc(n) end
+    for _, d in ipairs(damaged) do out[#out + 1] = "- " .. esc(d) end
   else
     local widths = {}
     for _, row in ipairs(rows) do
@@ -278,7 +288,8 @@ function M.summary(path, format)
       out[#out + 1] = (table_concat(t, "  "):gsub("%s+$", ""))
     end
     out[#out + 1] = counts(recs)
-    for _, n in ipairs(notes) do out[#out + 1] = "  " .. n end
+    for _, n in ipairs(notes) do out[#out + 1] = "  " .. util.printable(n) end
+    for _, d in ipairs(damaged) do out[#out + 1] = "  " .. util.printable(d) end
   end
   return table_concat(out, "\n")
 end

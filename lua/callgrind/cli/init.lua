@@ -140,6 +140,7 @@ local function integer(v, what, name)
 end
 
 local exists = require("callgrind.util").file_exists
+local printable = require("callgrind.util").printable
 
 -- Loads the profile of some files (see the module's comment).
 local function load(files, name)
@@ -227,8 +228,8 @@ function run.top(argv, out)
   say("%15s %6s  %s", event, "%", "function  (file; object)")
   for _, fn in ipairs(prof:top(n, event)) do
     local v = fn:self(event)
-    say("%15s %5.1f%%  %s  (%s; %s)", commas(v), total ~= 0 and 100 * v / total or 0, fn.name, fn.file or "?",
-      fn.object or "?")
+    say("%15s %5.1f%%  %s  (%s; %s)", commas(v), total ~= 0 and 100 * v / total or 0, printable(fn.name),
+      printable(fn.file or "?"), printable(fn.object or "?"))
   end
 end
 

@@ -267,36 +267,8 @@ function M.escape(name)
 end
 
 -- Bytes that are not valid UTF-8, and control characters, as \xNN.
-local function printable_bytes(s)
-  local out, i, n = {}, 1, #s
-  while i <= n do
-    local c = s:byte(i)
-    local len = c < 0x80 and 1 or c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and 3 or c >= 0xC2 and c < 0xE0 and 2 or 0
-    local chunk = len > 0 and s:sub(i, i + len - 1)
-    if len == 1 and (c < 0x20 or c == 0x7f) then
-      out[#out + 1] = string_format("\\x%02X", c)
-      i = i + 1
-    elseif len > 1 and utf8.len(chunk) == 1 and #chunk == len then
-      out[#out + 1] = chunk
-      i = i + len
-    elseif len == 1 then
-      out[#out + 1] = chunk
-      i = i + 1
-    else
-      out[#out + 1] = string_format("\\x%02X", c)
-      i = i + 1
-    end
-  end
-  return table_concat(out)
-end
-
---- A name as text a picture can show: valid UTF-8, with control
--- characters and bytes that are not UTF-8 written `\xNN`.
--- @usage stacks.printable("a\255") --> "a\\xFF"
-function M.printable(name)
-  if not name:find("[%z\1-\31\127]") and utf8.len(name) then return name end
-  return printable_bytes(name)
-end
+--- A name as text a picture can show (util.printable).
+M.printable = util.printable
 
 --- Walks a tree depth first, calling visit(node, depth, parent) for each
 -- node below the top, children in order.

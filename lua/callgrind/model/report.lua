@@ -6,6 +6,7 @@ local core = require "callgrind.core"
 local query = require "callgrind.model.query"
 local show = require "callgrind.model.show"
 local args = require "callgrind.args"
+local util = require "callgrind.util"
 
 local Profile, Selection = core.methods.Profile, query.Selection
 
@@ -59,9 +60,9 @@ function Selection:report(opts)
       local v = kind == "inclusive" and fn:inclusive(ev) or fn:self(ev)
       row[i] = show_pct and show.cost(v, totals[i]) or M.commas(v)
     end
-    row.name = M.shorten(fn.name, width)
-    row.file = fn.file or "?"
-    row.object = fn.object or "?"
+    row.name = M.shorten(util.printable(fn.name), width)
+    row.file = util.printable(fn.file or "?")
+    row.object = util.printable(fn.object or "?")
     rows[r] = row
   end
   local widths = {}
@@ -104,7 +105,7 @@ query.edges_mt.__tostring = function(e)
   local total = ev and e.profile:total(ev) or 0
   local costs = {}
   for i, row in ipairs(e.rows) do costs[row] = ev and e:cost(i, ev) or 0 end
-  return string_format("%s of %s\n", e.direction == "callee" and "callees" or "callers", e.of.name)
+  return string_format("%s of %s\n", e.direction == "callee" and "callees" or "callers", util.printable(e.of.name))
     .. show.table({
       { "calls", cell = function(row) return M.commas(row.count) end },
       { tostring(ev or "cost"), cell = function(row) return show.cost(costs[row], total) end },

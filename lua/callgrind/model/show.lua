@@ -3,6 +3,7 @@
 -- a count of the rest, and cost tables in the profile's event order.
 -- @module callgrind.model.show
 local encode = require "callgrind.encode"
+local util = require "callgrind.util"
 
 local getmetatable, ipairs, setmetatable, tonumber, tostring = getmetatable, ipairs, setmetatable, tonumber,
   tostring
@@ -72,7 +73,7 @@ function M.table(columns, rows, opts)
   for r = 1, shown do
     local line = {}
     for c, col in ipairs(columns) do
-      local s = col.cell(rows[r])
+      local s = util.printable(col.cell(rows[r]))
       line[c] = s
       if #s > widths[c] then widths[c] = #s end
     end

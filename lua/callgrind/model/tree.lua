@@ -7,6 +7,7 @@
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local show = require "callgrind.model.show"
+local util = require "callgrind.util"
 
 local Function = core.methods.Function
 
@@ -71,7 +72,7 @@ end
 --- A node of a tree prints as one line: its function, value and calls.
 M.node_mt = { __name = "callgrind.TreeNode" }
 function M.node_mt.__tostring(node)
-  return string_format("%s  %s%s%s", node.fn.name, show.commas(node.value),
+  return string_format("%s  %s%s%s", util.printable(node.fn.name), show.commas(node.value),
     node.count and string_format(" (%s call%s)", show.commas(node.count), node.count == 1 and "" or "s") or "",
     #node.children > 0 and string_format(", %d children", #node.children) or "")
 end
@@ -123,7 +124,8 @@ function Tree:report()
     if node.level > 0 then notes[#notes + 1] = show.commas(node.count) .. (node.count == 1 and " call" or " calls") end
     if node.recursive then notes[#notes + 1] = "recursive: on the path above, not expanded" end
     if node.cut then notes[#notes + 1] = "..." end
-    local text = branch .. node.fn.name .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "")
+    local text = branch .. util.printable(node.fn.name)
+      .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "")
     rows[#rows + 1] = { show.cost(node.value, self.total), text }
     local inner = node.level == 0 and "" or (prefix .. (last and "   " or "│  "))
     for i, child in ipairs(node.children) do walk(child, inner, i == #node.children and node.hidden == 0) end
@@ -134,7 +136,8 @@ function Tree:report()
   walk(self.root, "", true)
   local w = 0
   for _, r in ipairs(rows) do if #r[1] > w then w = #r[1] end end
-  local out = { string_format("%s of %s: %s, depth %d, threshold %g%%", self.direction, self.root.fn.name,
+  local out = { string_format("%s of %s: %s, depth %d, threshold %g%%", self.direction,
+    util.printable(self.root.fn.name),
     tostring(self.ev), self.depth, self.threshold * 100) }
   for _, r in ipairs(rows) do out[#out + 1] = string_rep(" ", w - #r[1]) .. r[1] .. "  " .. r[2] end
   return table_concat(out, "\n")

@@ -107,6 +107,7 @@ describe("callgrind.check_within_baseline", function()
       "  100  130  +30 (+30.0%)  parse (/ci/b/src/main.c; /ci/b/build/prog)",
       "    7    0  -7 (-100.0%)  helper (/home/a/src/util.c; /home/a/build/prog)",
       "    0    4      +4 (new)  fresh (/ci/b/src/main.c; /ci/b/build/prog)",
+      "matched 2 functions: 94.0% of the old Ir, 97.2% of the new",
       "old: " .. dir .. "/parse.callgrind",
       "new: " .. dir .. "/parse.new.callgrind",
       "accept the new numbers: CALLGRIND_BASELINES=update (or opts.update = true) replaces "
@@ -212,7 +213,9 @@ print(msg)
     local renamed = assert(callgrind.parse(OLD:gsub("build/prog", "build/prog-O0"), "renamed"))
     local note = "note: baseline x is of another command: /home/a/build/prog --fast; this profile ran "
       .. "/home/a/build/prog-O0 --fast (compared function by function; opts.same_command = true fails)"
+    -- the program under another name matches as one program: every function
     assert.are.same({ true, note .. "\nwithin the limits\nevent  old  new  change\n   Ir  117  117       0\n"
+      .. "matched 3 functions: 100.0% of the old Ir, 100.0% of the new\n"
       .. "old: " .. path .. "\nnew: renamed" }, { callgrind.check_within_baseline("x", renamed, { Ir = "5%" },
       { dir = dir }) })
     -- a regression under the new name fails with its numbers

@@ -57,6 +57,8 @@ describe("callgrind.check.diff", function()
       "  100  130  +30 (+30.0%)  parse (/ci/b/src/main.c; /ci/b/build/prog)",
       "    7    0  -7 (-100.0%)  helper (/home/a/src/util.c; /home/a/build/prog)",
       "    0    4      +4 (new)  fresh (/ci/b/src/main.c; /ci/b/build/prog)",
+      -- main and parse: 110 of 117 old Ir, 140 of 144 new
+      "matched 2 functions: 94.0% of the old Ir, 97.2% of the new",
     }, "\n"), tostring(d))
     assert.are.equal(table.concat({
       "event  old  new      change",
@@ -64,6 +66,8 @@ describe("callgrind.check.diff", function()
       "biggest changes in Dr (inclusive):",
       "  old  new      change  function",
       "   22   23  +1 (+4.5%)  main (/ci/b/src/main.c; /ci/b/build/prog)",
+      -- fresh, the one unmatched function, costs no Dr
+      "matched 2 functions: 100.0% of the old Dr, 100.0% of the new",
     }, "\n"), d:report({ events = { "Dr" }, kind = "inclusive", top = 1 }))
   end)
 
@@ -104,7 +108,10 @@ describe("callgrind.check.diff", function()
     assert.has_error(function() callgrind.diff(1, new) end, "bad argument #1 to 'diff' (Profile expected, got 1)")
     assert.has_error(function() callgrind.diff(old, "x") end, "bad argument #2 to 'diff' (Profile expected, got 'x')")
     assert.has_error(function() callgrind.diff(old, new, { match = 1 }) end,
-      "bad argument #3 to 'diff' (option 'match' must be function, got 1)")
+      "bad argument #3 to 'diff' (option 'match' must be string or function, got 1)")
+    assert.has_error(function() callgrind.diff(old, new, { match = "object" }) end,
+      "bad argument #3 to 'diff' (opts.match must be a function or one of: name, name+file, name+file+object; "
+      .. "got 'object')")
     assert.has_error(function() callgrind.diff(old, new, { macth = 1 }) end,
       "bad argument #3 to 'diff' (unknown option 'macth'; options: match)")
     assert.has_error(function() d:report({ top = 3, ev = "Ir" }) end,

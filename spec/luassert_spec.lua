@@ -62,6 +62,7 @@ describe("callgrind.check.luassert", function()
       "biggest changes in Ir (self):",
       "  old  new        change  function",
       "  100  130  +30 (+30.0%)  parse (/home/a/src/main.c; /home/a/build/prog)",
+      "matched 3 functions: 100.0% of the old Ir, 100.0% of the new",
       "old: old",
       "new: new",
     }, "\n"), failure(function() assert.no_regression(old, new, { Ir = "5%" }) end))

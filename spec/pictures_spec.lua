@@ -117,6 +117,29 @@ describe("prof:flamegraph", function()
     F.remove(dir)
   end)
 
+  it("colours stacks only in the new profile apart, and says what share they and the stacks gone hold", function()
+    local old = assert(callgrind.load("spec/fixtures/moved-old.callgrind"))
+    local new = assert(callgrind.load("spec/fixtures/moved-new.callgrind"))
+    local d = callgrind.diff(old, new)
+    -- fresh (4 of 144 new Ir) has no path in the old profile; helper (7 of 117 old Ir) none in the new
+    local legend = "(red: more, blue: less, purple: only in the new, 2.8% of its cost; "
+      .. "6.0% of the old cost is in stacks gone)"
+    local svg = d:flamegraph("Ir")
+    assert.is_truthy(svg:find(">117 Ir -&gt; 144 Ir " .. legend .. "</text>", 1, true), svg:sub(1, 900))
+    -- a title of the caller's keeps the legend
+    assert.is_truthy(d:flamegraph("Ir", { title = "O0 vs O2" }):find(">O0 vs O2 " .. legend .. "</text>", 1, true))
+    local dir = tmpdir()
+    H.write_file(dir .. "/d.svg", svg)
+    local fill = {}
+    for line in python(SVG_FRAMES, dir .. "/d.svg"):gmatch("[^\n]+") do
+      local name, _, colour = line:match("^(.-)|(.-)|(.*)$")
+      fill[name] = colour
+    end
+    F.remove(dir)
+    assert.are.equal("#b07cd8", fill.fresh)
+    assert.are_not.equal("#b07cd8", fill.parse)
+  end)
+
   it("returns nil, message, \"io\" for a path it cannot write, and leaves no file", function()
     local dir = tmpdir()
     local ok, err, kind = prof:write_flamegraph(dir .. "/missing/f.svg")

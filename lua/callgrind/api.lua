@@ -112,9 +112,11 @@ O.d_report = {
   { "kind", "\"self\"|\"inclusive\"", "\"self\"", "which cost the movers compare" },
   { "top", "integer", "10", "how many movers" },
 }
+local MATCH = "\"name\"|\"name+file\"|\"name+file+object\"|fun(fn: callgrind.Function): string"
 O.diff = {
-  { "match", "fun(fn: callgrind.Function): string", "name, file and object without directories",
-    "the key that matches a function of one profile with one of the other" },
+  { "match", MATCH, "\"name+file+object\"",
+    "the key that matches a function of one profile with one of the other: name, file and object without "
+    .. "directories (each profile's own program counting as one object), fewer of them, or a function" },
 }
 O.check = {
   { "allow_warnings", "boolean", "false", "pass a profile that lost data (its lossy warnings fail the check)" },
@@ -122,14 +124,14 @@ O.check = {
 O.no_regression = with(O.check, {
   { "fail_on_improvement", "boolean", "false", "fail when a cost fell past its limit too" },
   { "kind", "\"self\"|\"inclusive\"", "\"inclusive\"", "which cost per function is compared" },
-  { "match", "fun(fn: callgrind.Function): string", "as callgrind.diff", "the match key" },
+  { "match", MATCH, "as callgrind.diff", "the match key" },
   { "top", "integer", "5", "how many movers the message shows" },
   { "hint", "string", false, "a line the failure message ends with" },
 })
 O.within_baseline = with(O.check, {
   { "fail_on_improvement", "boolean", "false", "fail when a cost fell past its limit too" },
   { "kind", "\"self\"|\"inclusive\"", "\"inclusive\"", "which cost per function is compared" },
-  { "match", "fun(fn: callgrind.Function): string", "as callgrind.diff", "the match key" },
+  { "match", MATCH, "as callgrind.diff", "the match key" },
   { "top", "integer", "5", "how many movers the message shows" },
   { "dir", "string", "$CALLGRIND_BASELINE_DIR, else spec/baselines under the project root",
     "the baselines' directory" },
@@ -471,6 +473,11 @@ M.objects = {
     { "d:report([opts])", "totals per event and the biggest movers (also tostring)",
       "string", opts = "d_report" },
     { "d.collisions", "functions of one profile that share a match key", "string[]" },
+    { "d:matched([ev])", "how many functions matched and what share of each side's cost they hold",
+      "{ functions: integer, old: integer, new: integer, old_total: integer, new_total: integer, "
+      .. "old_share: number, new_share: number }" },
+    { "d:warnings([ev])", "why the comparison is doubtful (less than half of a side matched) and the fix",
+      "string[]" },
     { "d:flamegraph([ev [, opts]])", "the new profile's flame graph, red where it costs more, blue where less",
       "string", opts = "flame" },
     { "d:write_flamegraph(path [, ev [, opts]])", "writes the diff's flame graph to a file",

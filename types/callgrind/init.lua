@@ -38,7 +38,7 @@
 ---@field valgrind? string the valgrind executable
 
 ---@class callgrind.DiffOptions
----@field match? fun(fn: callgrind.Function): string the key that matches a function of one profile with one of the other
+---@field match? "name"|"name+file"|"name+file+object"|fun(fn: callgrind.Function): string the key that matches a function of one profile with one of the other: name, file and object without directories (each profile's own program counting as one object), fewer of them, or a function
 
 ---@class callgrind.CheckCostAtMostOptions
 ---@field allow_warnings? boolean pass a profile that lost data (its lossy warnings fail the check)
@@ -48,7 +48,7 @@
 ---@field fail_on_improvement? boolean fail when a cost fell past its limit too
 ---@field hint? string a line the failure message ends with
 ---@field kind? "self"|"inclusive" which cost per function is compared
----@field match? fun(fn: callgrind.Function): string the match key
+---@field match? "name"|"name+file"|"name+file+object"|fun(fn: callgrind.Function): string the match key
 ---@field top? integer how many movers the message shows
 
 ---@class callgrind.CheckWithinBaselineOptions
@@ -56,7 +56,7 @@
 ---@field dir? string the baselines' directory
 ---@field fail_on_improvement? boolean fail when a cost fell past its limit too
 ---@field kind? "self"|"inclusive" which cost per function is compared
----@field match? fun(fn: callgrind.Function): string the match key
+---@field match? "name"|"name+file"|"name+file+object"|fun(fn: callgrind.Function): string the match key
 ---@field quiet? boolean say nothing on stderr when a baseline is saved
 ---@field same_command? boolean fail when the baseline is of another command
 ---@field top? integer how many movers the message shows
@@ -722,6 +722,16 @@ function Diff:functions(ev, kind) end
 ---@param opts? callgrind.DiffReportOptions
 ---@return string
 function Diff:report(opts) end
+
+--- how many functions matched and what share of each side's cost they hold
+---@param ev? string|integer
+---@return { functions: integer, old: integer, new: integer, old_total: integer, new_total: integer, old_share: number, new_share: number }
+function Diff:matched(ev) end
+
+--- why the comparison is doubtful (less than half of a side matched) and the fix
+---@param ev? string|integer
+---@return string[]
+function Diff:warnings(ev) end
 
 --- the new profile's flame graph, red where it costs more, blue where less
 ---@param ev? string|integer

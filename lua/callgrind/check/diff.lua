@@ -3,10 +3,16 @@
 -- Functions are matched across the two profiles by a key that survives
 -- moving the checkout or building in another directory: by default the
 -- function's name, plus its file and object with their directories
--- dropped (`sort_numbers`, `sortnum.c`, `sortnum`). `opts.match =
--- function(fn) return key end` replaces it. Two different functions of one
--- profile that get the same key are not summed: each keeps its own row
--- (matched by name, full file and full object) and `d.collisions` says so.
+-- dropped (`sort_numbers`, `sortnum.c`, `sortnum`), where each profile's
+-- own program (the executable its `cmd:` runs) counts as one object, so
+-- two builds of a program under different names (`pigz-O0`, `pigz-O2`)
+-- match. `opts.match` takes another key: "name", "name+file",
+-- "name+file+object" (the default), or `function(fn) return key end`. Two
+-- different functions of one profile that get the same key are not
+-- summed: each keeps its own row (matched by name, full file and full
+-- object) and `d.collisions` says so. `d:matched(ev)` says how many
+-- functions matched and what share of each side's cost they hold; below
+-- half of either side, `d:warnings()` says why and how to match better.
 -- @module callgrind.check.diff
 local args = require "callgrind.args"
 local util = require "callgrind.util"
@@ -30,6 +36,45 @@ M.Diff = Diff
 -- @usage diff.default_key(prof:func("main")) --> "main\0main.c\0prog"
 function M.default_key(fn)
   return fn.name .. "\0" .. util.basename(fn.file) .. "\0" .. util.basename(fn.object)
+end
+
+--- A profile's own program: the basename of the executable its `cmd:`
+-- runs when an object of the profile has that name, else the object of its
+-- `main`; nil when neither tells (a Lua profile, a file without objects).
+-- @usage diff.program(prof) --> "pigz-O2"
+function M.program(prof)
+  local exe = prof.cmd and util.basename(prof.cmd:match("^%s*(%S+)"))
+  local main
+  for fn in prof:functions() do
+    local ob = fn.object and util.basename(fn.object)
+    if ob and ob == exe then return ob end
+    if fn.name == "main" and ob then main = main or ob end
+  end
+  return main
+end
+
+-- The keys opts.match names, as functions of (fn, program).
+local KEYS = {
+  name = function(fn) return fn.name end,
+  ["name+file"] = function(fn) return fn.name .. "\0" .. util.basename(fn.file) end,
+  ["name+file+object"] = function(fn, program)
+    local ob = util.basename(fn.object)
+    if program and ob == program then ob = "(program)" end
+    return fn.name .. "\0" .. util.basename(fn.file) .. "\0" .. ob
+  end,
+}
+M.KEYS = { "name", "name+file", "name+file+object" }
+
+-- The match function of opts.match for one profile.
+local function matcher(match, prof)
+  if type(match) == "function" then return match end
+  local key = KEYS[match or "name+file+object"]
+  if not key then
+    args.fail("diff", 3, string_format("opts.match must be a function or one of: %s; got %s",
+      table_concat(M.KEYS, ", "), args.show(match)), 4)
+  end
+  local program = M.program(prof)
+  return function(fn) return key(fn, program) end
 end
 
 local function full_key(fn)
@@ -106,11 +151,11 @@ function M.diff(old, new, opts)
   args.profile(old, "diff", 1)
   args.profile(new, "diff", 2)
   opts = args.options(opts, "diff", 3, "diff")
-  local match = opts.match or M.default_key
   local collisions = {}
-  local d = setmetatable({ old = old, new = new, collisions = collisions }, diff_mt)
-  d.old_by, d.old_key = index(old, match, "old", collisions)
-  d.new_by, d.new_key = index(new, match, "new", collisions)
+  local d = setmetatable({ old = old, new = new, collisions = collisions, match = opts.match or "name+file+object" },
+    diff_mt)
+  d.old_by, d.old_key = index(old, matcher(opts.match, old), "old", collisions)
+  d.new_by, d.new_key = index(new, matcher(opts.match, new), "new", collisions)
   return d
 end
 
@@ -120,6 +165,75 @@ end
 function Diff:total(ev)
   check_event(self, ev, "total")
   return self.old:total(ev), self.new:total(ev)
+end
+
+-- The first event both profiles have.
+local function common_event(d)
+  for _, ev in ipairs(d.old.events) do
+    if has_event(d.new, ev) then return ev end
+  end
+end
+
+--- How much the match found: `{ functions = n, old = x, new = y,
+-- old_total =, new_total =, old_share =, new_share = }`, n the functions
+-- matched on both sides, x and y their self cost in ev on each side and
+-- the shares those costs' fractions of each side's total (1 for a total
+-- of 0). The default event: the first both profiles have.
+-- @usage local m = d:matched("Ir"); print(m.functions, m.old_share)
+function Diff:matched(ev)
+  if ev == nil then ev = common_event(self) end
+  if ev == nil then return { functions = 0, old = 0, new = 0, old_total = 0, new_total = 0, old_share = 1,
+    new_share = 1 } end
+  check_event(self, ev, "matched")
+  local n, o, nw = 0, 0, 0
+  for k, fo in pairs(self.old_by) do
+    local fnew = self.new_by[k]
+    if fnew then
+      n = n + 1
+      o = o + fo:self(ev)
+      nw = nw + fnew:self(ev)
+    end
+  end
+  local ot, nt = self.old:total(ev), self.new:total(ev)
+  return { functions = n, old = o, new = nw, old_total = ot, new_total = nt,
+    old_share = ot == 0 and 1 or o / ot, new_share = nt == 0 and 1 or nw / nt, event = ev }
+end
+
+-- The objects that hold most of a profile's self cost in ev (basenames).
+local function main_objects(prof, ev)
+  local by = {}
+  for fn in prof:functions() do
+    local ob = util.basename(fn.object)
+    if ob ~= "" then by[ob] = (by[ob] or 0) + fn:self(ev) end
+  end
+  local best, bv = nil, -1
+  for ob, v in pairs(by) do
+    if v > bv or (v == bv and ob < best) then best, bv = ob, v end
+  end
+  return best
+end
+
+--- What makes this comparison doubtful: less than half of either side's
+-- cost matched, with the likely cause and the option that fixes it.
+-- @return an array of messages (empty when the match is good)
+-- @usage for _, w in ipairs(d:warnings()) do print(w) end
+function Diff:warnings(ev)
+  local m = self:matched(ev)
+  local out = {}
+  if m.old_share >= 0.5 and m.new_share >= 0.5 then return out end
+  local cause, fix = "", ""
+  if m.event then
+    local a, b = main_objects(self.old, m.event), main_objects(self.new, m.event)
+    if a and b and a ~= b then
+      cause = string_format(": the objects differ (%s vs %s)", a, b)
+      fix = "; match = \"name+file\" (--match name+file) compares them function by function"
+    elseif self.match ~= "name" then
+      fix = "; match = \"name\" (--match name) matches by name alone"
+    end
+  end
+  out[1] = string_format("only %.1f%% of the old cost and %.1f%% of the new matched function by function "
+    .. "(%d functions)%s%s", 100 * m.old_share, 100 * m.new_share, m.functions, cause, fix)
+  return out
 end
 
 --- The change of one value, as a percentage of the old one (nil when the
@@ -234,7 +348,7 @@ function Diff:report(opts)
   if top > 0 and ev then
     local kind = args.kind(opts.kind, "report", 1)
     local movers = { { "old", "new", "change", "function" } }
-    for _, r in ipairs(self:functions(ev, kind)) do
+    for _, r in ipairs(self:movers(ev, kind)) do
       if #movers > top or r.delta == 0 then break end
       movers[#movers + 1] = { commas(r.old), commas(r.new), M.change(r.old, r.new),
         describe_fn(r.new_fn or r.old_fn) }
@@ -245,6 +359,10 @@ function Diff:report(opts)
     end
   end
   for _, c in ipairs(self.collisions) do lines[#lines + 1] = c end
+  local m = self:matched(ev)
+  lines[#lines + 1] = string_format("matched %s functions: %.1f%% of the old %s, %.1f%% of the new",
+    commas(m.functions), 100 * m.old_share, tostring(m.event or "cost"), 100 * m.new_share)
+  for _, w in ipairs(self:warnings(ev)) do lines[#lines + 1] = "warning: " .. w end
   return table_concat(lines, "\n")
 end
 

@@ -493,6 +493,13 @@ function M.compare(old, new, limits, opts, ctx)
     fails[#fails + 1] = problem
     rec({ status = "fail", message = problem })
   end
+  -- a comparison that matched less than half of either side compares
+  -- nothing: it fails, saying why and how to match
+  local first = evl[1] and evl[1].event
+  for _, w in ipairs(first and pcall(d.total, d, first) and d:warnings(first) or d:warnings()) do
+    fails[#fails + 1] = w
+    rec({ status = "fail", message = w })
+  end
   local shown = {}
   for _, l in ipairs(evl) do
     local ok = pcall(d.total, d, l.event)
@@ -513,10 +520,19 @@ function M.compare(old, new, limits, opts, ctx)
   for _, name in ipairs(names) do
     for _, l in ipairs(fevls[name]) do
       if pcall(d.total, d, l.event) then
-        local rows = d:functions(l.event, kind)
+        local rows = d:movers(l.event, kind)
         local found = false
         for _, r in ipairs(rows) do
-          if name == "*" or r.name == name then
+          if name ~= "*" and r.name == name and not r.new_fn then
+            -- a limit on a function the new profile lacks fails: renamed,
+            -- inlined or no longer run, its limit must not pass unseen
+            found = true
+            local close = M.closest_names(new, name)
+            local line = string_format("function %s: not in the new profile%s (renamed, inlined, or no longer run?)",
+              name, #close > 0 and ("; closest names: " .. table_concat(close, ", ")) or "")
+            fails[#fails + 1] = line
+            rec({ target = name, event = l.event, kind = kind, limit = limit_text(l), status = "fail", message = line })
+          elseif name == "*" or r.name == name then
             found = true
             if name ~= "*" or (r.old_fn and r.new_fn) then
               local v, line = judge(string_format("%s of %s (%s)", l.event, r.name, kind), r.old, r.new, l,

@@ -37,12 +37,15 @@ local COMMANDS = {
       "  --source FILE         annotate the lines of one source file (or give it as SOURCE)",
       "  --root DIR            with a source file, print the source text found under DIR" }, "\n") },
   diff = { args = "OLD NEW", what = "totals and the functions that changed most",
-    opts = { event = "value", top = "value", inclusive = "flag" },
-    more = "  --event EV (ranks the movers)  --top N (default 10)  --inclusive" },
+    opts = { event = "value", top = "value", inclusive = "flag", match = "value" },
+    more = "  --event EV (ranks the movers)  --top N (default 10)  --inclusive\n"
+      .. "  --match name|name+file|name+file+object (default; each run's program counts as one object)" },
   flame = { args = "FILE... -o OUT.svg", output = "OUT.svg",
     what = "an interactive SVG flame graph (--old FILE: a differential one; FILE.folded: folded stacks)",
-    opts = { o = "value", event = "value", threshold = "value", title = "value", old = "value", color = "value" },
-    more = "  --event EV  --threshold FRACTION (default 0.0001)  --title T  --color object|file  --old FILE" },
+    opts = { o = "value", event = "value", threshold = "value", title = "value", old = "value", color = "value",
+      match = "value" },
+    more = "  --event EV  --threshold FRACTION (default 0.0001)  --title T  --color object|file  --old FILE"
+      .. "  --match KEY" },
   dot = { args = "FILE... -o OUT.svg|OUT.png|OUT.dot", what = "a call graph (Graphviz; DOT text to stdout without -o)",
     opts = { o = "value", event = "value", root = "value", leaf = "value", depth = "value",
       ["node-threshold"] = "value", ["edge-threshold"] = "value" },
@@ -58,8 +61,9 @@ local COMMANDS = {
     opts = { o = "value", events = "value", top = "value", json = "flag", by = "value" },
     more = "  --events EV,EV  --top N (by the first event's self cost)  --by file|object (grouped)  --json  -o OUT" },
   check = { args = "LIMITS OLD NEW", what = "checks NEW against OLD with a limits file; exit 1 on a regression",
-    opts = { top = "value" },
-    more = "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
+    opts = { top = "value", match = "value" },
+    more = "  --match name|name+file|name+file+object (as diff's)\n"
+      .. "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
       .. "{ Ir = \"2%\" } } }" },
 }
 local ORDER = { "top", "tree", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "check" }
@@ -195,6 +199,15 @@ local function try(name, f, ...)
   return table.unpack(res, 2, res.n)
 end
 
+-- --match KEY: one of the keys callgrind.diff's opts.match takes.
+local function match_of(v, cmd)
+  if v == nil then return nil end
+  for _, k in ipairs(require("callgrind.check.diff").KEYS) do
+    if v == k then return v end
+  end
+  usage(string_format("--match takes %s; got %s", table_concat(require("callgrind.check.diff").KEYS, ", "), v), cmd)
+end
+
 local run = {}
 
 function run.top(argv, out)
@@ -299,7 +312,7 @@ function run.diff(argv, out)
   local opts, pos = parse("diff", argv, 2)
   if #pos ~= 2 then usage("two profiles are needed: OLD NEW", "diff") end
   local old, new = load({ pos[1] }, "diff"), load({ pos[2] }, "diff")
-  local d = callgrind.diff(old, new)
+  local d = callgrind.diff(old, new, { match = match_of(opts.match, "diff") })
   local ev = opts.event and event_of(new, opts.event, "diff") or nil
   out:write(try("diff", d.report, d, { event = ev, top = opts.top and integer(opts.top, "--top", "diff") or 10,
     kind = opts.inclusive and "inclusive" or nil }), "\n")
@@ -336,7 +349,7 @@ function run.flame(argv)
   local prof = load(pos, "flame")
   fopts.ev = opts.event and event_of(prof, opts.event, "flame") or nil
   if opts.old then
-    local d = callgrind.diff(load({ opts.old }, "flame"), prof)
+    local d = callgrind.diff(load({ opts.old }, "flame"), prof, { match = match_of(opts.match, "flame") })
     fopts.color = nil
     checked(try("flame", d.write_flamegraph, d, opts.o, nil, fopts))
   else
@@ -416,7 +429,7 @@ function run.check(argv, out)
     type(limits))) end
   local old, new = load({ pos[2] }, "check"), load({ pos[3] }, "check")
   local passed, msg = try("check", callgrind.check_no_regression, old, new, limits,
-    { top = opts.top and integer(opts.top, "--top", "check") or nil })
+    { top = opts.top and integer(opts.top, "--top", "check") or nil, match = match_of(opts.match, "check") })
   out:write(msg, "\n")
   if not passed then return nil, 1 end
 end

@@ -355,11 +355,31 @@ local function diff_svg(d, ev, opts, fname, n)
     local o = old_of[nd]
     return nd.total - (o and o.total or 0), o and o.total or 0
   end
+  -- a stack the old profile has no path to (new code, or new only because
+  -- of inlining) is coloured apart: its "more" is no regression
+  local NEW_ONLY = "#b07cd8"
   local function colour(nd)
+    if old_of[nd] == false then return NEW_ONLY end
     if biggest == 0 then return diverging(0) end
     local delta = change(nd)
     return diverging(delta / biggest)
   end
+  -- the cost of the new-only stacks, and of the old stacks the new profile
+  -- has no path to (gone)
+  local new_only, gone = 0, 0
+  stacks.walk(new, function(nd, _, up)
+    if old_of[nd] == false and old_of[up] ~= false then new_only = new_only + nd.total end
+  end)
+  local function lost(o, nd)
+    for _, kid in ipairs(o.children) do
+      local match
+      for _, k in ipairs(nd and nd.children or {}) do
+        if k.fn.name == kid.fn.name then match = k end
+      end
+      if match then lost(kid, match) else gone = gone + kid.total end
+    end
+  end
+  lost(old, new)
   local function describe(nd)
     local delta, before = change(nd)
     local p = before ~= 0 and string_format("%+.2f%%", delta * 100 / before) or "new"
@@ -367,8 +387,12 @@ local function diff_svg(d, ev, opts, fname, n)
       delta > 0 and "+" or "", report.commas(delta), p)
   end
   local o_total, n_total = d.old:total(ev), d.new:total(ev)
-  local title = opts.title or string_format("%s %s -> %s %s (red: more, blue: less)", report.commas(o_total), ev,
-    report.commas(n_total), ev)
+  local function share(v, t) return t == 0 and 0 or 100 * v / t end
+  -- the legend and the shares stay under a title of the caller's
+  local legend = string_format("(red: more, blue: less, purple: only in the new, %.1f%% of its cost; "
+    .. "%.1f%% of the old cost is in stacks gone)", share(new_only, n_total), share(gone, o_total))
+  local title = (opts.title or string_format("%s %s -> %s %s", report.commas(o_total), ev,
+    report.commas(n_total), ev)) .. " " .. legend
   return table_concat(svg(new, title, colour, describe, math_max(width, 100)))
 end
 

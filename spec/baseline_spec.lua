@@ -270,6 +270,30 @@ print(msg)
     assert.is_true((callgrind.check_within_baseline("cut", prof, { Ir = "0%" }, { dir = dir })))
   end)
 
+  it("refuses a baseline changed after it was written (its digest), whatever line changed", function()
+    local dir = fresh_dir()
+    local path = dir .. "/calls.callgrind"
+    local prof = assert(callgrind.parse("events: Ir\nfl=a.c\nfn=main\n1 10\ncfn=f\ncalls=3 5\n2 400\nfn=f\n5 400\n",
+      "p"))
+    assert.is_true((callgrind.check_within_baseline("calls", prof, { Ir = "5%" }, { dir = dir, quiet = true })))
+    local text = H.read_file(path)
+    -- the changes a bit flip makes and no sum catches: a call's cost, a call count
+    for _, edit in ipairs({ { "\n+1 400\n", "\n+1 40\n" }, { "calls=3 ", "calls=3000 " }, { "\n", "\n\n" } }) do
+      local a = assert(text:find(edit[1], 1, true))
+      H.write_file(path, text:sub(1, a - 1) .. edit[2] .. text:sub(a + #edit[1]))
+      local changed = assert(callgrind.load(path)):warnings("changed")
+      assert.are.equal(1, #changed, edit[2])
+      assert.matches(": the file was changed after it was written: its digest %(last line%) does not match", changed[1])
+      local ok, msg = callgrind.check_within_baseline("calls", prof, { Ir = "5%" }, { dir = dir })
+      assert.is_false(ok)
+      assert.are.equal("baseline calls is refused: " .. path .. " has lost data (1 warning):", msg:match("^[^\n]*"))
+      assert.matches("CALLGRIND_BASELINES=update", msg)
+    end
+    -- as written, it loads clean
+    H.write_file(path, text)
+    assert.are.same({}, assert(callgrind.load(path)):warnings())
+  end)
+
   it("writes the same bytes for the same numbers: canonical order, no pid:, paths under the root relative", function()
     local root = assert(require("callgrind.check.baseline").root())
     local text = table.concat({

@@ -603,7 +603,7 @@ out:
 }
 
 const char *const cg_warning_kinds[CG_NWKINDS] = {
-    "truncated", "skipped", "mismatch", "unknown", "name", "lost"
+    "truncated", "skipped", "mismatch", "unknown", "name", "lost", "changed"
 };
 
 int cg_model_warn_text(CgProfile *P, int kind, const char *text)

@@ -24,15 +24,35 @@ enum {
     CG_W_NAME = 4,         /* an id redefined or never defined */
     CG_W_LOST = 5,         /* totals: differs from the cost lines: lines
                               were lost (or added), whatever wrote it */
-    CG_NWKINDS = 6
+    CG_W_CHANGED = 6,      /* a written file's digest does not match: a
+                              byte was changed, added or removed */
+    CG_NWKINDS = 7
 };
 
 /* How the files of this library's writer (cg_emit.h) start and end: the
  * loader takes such a file as cut short ("truncated") when a part lacks
  * its totals: or the end line is missing. */
 #define CG_WRITTEN_HEAD "# callgrind format\n# callgrind.lua: every part " \
+    "ends with totals:, the file with \"# end\" and its digest\n"
+/* The head before 0.2.0: an end line without a digest. */
+#define CG_WRITTEN_HEAD_V1 "# callgrind format\n# callgrind.lua: every part " \
     "ends with totals:, the file with \"# end\"\n"
 #define CG_WRITTEN_END "# end\n"
+/* Since 0.2.0 the end line carries the digest of every byte before it:
+ * "# end digest=fnv1a64:" and 16 lowercase hex digits (FNV-1a, 64 bits). */
+#define CG_WRITTEN_DIGEST "# end digest=fnv1a64:"
+#define CG_FNV_OFFSET 0xcbf29ce484222325u
+#define CG_FNV_PRIME 0x100000001b3u
+
+/* FNV-1a of n bytes, continuing from h (CG_FNV_OFFSET to start). */
+static inline uint64_t cg_fnv1a(uint64_t h, const char *p, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)p;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ s[i]) * CG_FNV_PRIME;
+    return h;
+}
 CG_HIDDEN extern const char *const cg_warning_kinds[CG_NWKINDS];
 
 typedef struct CgWarning {

@@ -159,6 +159,56 @@ static int ends_written(const char *buf, size_t len)
            !memcmp(buf + len - n, CG_WRITTEN_END, n);
 }
 
+/* The end line with a digest (CG_WRITTEN_DIGEST, 16 hex digits, a
+ * newline, which may be cut: it ends the file) that ends the text: where
+ * it starts (*at) and the digest, or 0 when the text does not end so. */
+static int ends_digest(const char *buf, size_t len, size_t *at, uint64_t *d)
+{
+    size_t nl = len && buf[len - 1] == '\n';
+    size_t n = sizeof CG_WRITTEN_DIGEST - 1 + 16 + nl, i;
+    const char *p;
+    uint64_t v = 0;
+    if (len < n + 1 || buf[len - n - 1] != '\n' ||
+        memcmp(buf + len - n, CG_WRITTEN_DIGEST, sizeof CG_WRITTEN_DIGEST - 1))
+        return 0;
+    p = buf + len - nl - 16;
+    for (i = 0; i < 16; i++) {
+        int c = (unsigned char)p[i];
+        int x = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (x < 0)
+            return 0;
+        v = v << 4 | (uint64_t)x;
+    }
+    *at = len - n;
+    *d = v;
+    return 1;
+}
+
+/* A written file's end: "# end" with the digest of every byte before it,
+ * checked; "# end" alone in a file of the head before 0.2.0. Returns CG_OK
+ * or a failure status. */
+static int check_written_end(CgLoader *L)
+{
+    size_t at;
+    uint64_t want;
+    int digest = ends_digest(L->buf, L->len, &at, &want);
+    if (L->written == 2 && !digest)
+        return cut_short(L, "its last line '# end digest=...' (its writer ends every file with it)");
+    /* a digest line ends the file: checked even when the head was changed */
+    if (digest) {
+        if (cg_fnv1a(CG_FNV_OFFSET, L->buf, at) != want)
+            return cg_ld_warn_at(L, CG_W_CHANGED, L->lineno,
+                                 "the file was changed after it was written: "
+                                 "its digest (last line) does not match its "
+                                 "content");
+        return CG_OK;
+    }
+    if (L->written == 1 && !ends_written(L->buf, L->len))
+        return cut_short(L, "its last line '# end' (its writer ends every "
+                         "file with it)");
+    return CG_OK;
+}
+
 /* The end of one file: a call or jump waiting for its line, no events:
  * line, a callgrind file cut short. */
 static int end_text(CgLoader *L)
@@ -198,10 +248,7 @@ static int end_text(CgLoader *L)
         return cut_short(L, L->callgrind ? "totals: (callgrind ends every "
                          "part with one)" : "totals: (its writer ends every "
                          "part with one)");
-    if (L->written && !ends_written(L->buf, L->len))
-        return cut_short(L, "its last line '# end' (its writer ends every "
-                         "file with it)");
-    return CG_OK;
+    return check_written_end(L);
 }
 
 /* The start of file i: a part of its own, compression ids of its own, no
@@ -219,7 +266,11 @@ static int begin_text(CgLoader *L, uint32_t i)
     L->file_events = 0;
     L->callgrind = 0;
     L->written = t->len >= sizeof CG_WRITTEN_HEAD - 1 &&
-                 !memcmp(t->buf, CG_WRITTEN_HEAD, sizeof CG_WRITTEN_HEAD - 1);
+                 !memcmp(t->buf, CG_WRITTEN_HEAD, sizeof CG_WRITTEN_HEAD - 1)
+                     ? 2
+                 : t->len >= sizeof CG_WRITTEN_HEAD_V1 - 1 &&
+                         !memcmp(t->buf, CG_WRITTEN_HEAD_V1, sizeof CG_WRITTEN_HEAD_V1 - 1)
+                     ? 1 : 0;
     L->skip_cost = 0;
     if (!L->P->nparts || L->touched) {
         int rc = cg_ld_new_part(L, 0);

@@ -62,9 +62,10 @@ typedef struct CgLoader {
                                     part with totals: ("# callgrind format"
                                     alone is no sign: the format's own
                                     examples start so and have none) */
-    int written;                 /* starts with CG_WRITTEN_HEAD: every part
-                                    ends with totals:, the file with
-                                    CG_WRITTEN_END */
+    int written;                 /* 2: starts with CG_WRITTEN_HEAD: every part
+                                    ends with totals:, the file with the
+                                    digest line; 1: the head before 0.2.0,
+                                    the file with CG_WRITTEN_END; 0: neither */
     int32_t unspecified;
     int32_t *last_func;          /* function name index -> the function
                                     last found with it, or -1: most names

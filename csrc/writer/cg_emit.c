@@ -15,6 +15,7 @@
 static void writer_init(CgWriter *w, int out, int compress)
 {
     memset(w, 0, sizeof *w);
+    w->digest = CG_FNV_OFFSET;
     w->out = out;
     w->fd = -1;
     w->compress = compress != 0;
@@ -51,6 +52,7 @@ static int drain(CgWriter *w)
     size_t off = 0;
     if (w->status != CG_OK || w->out == CG_WOUT_MEM)
         return w->status;
+    w->digest = cg_fnv1a(w->digest, w->buf, w->len);
     if (w->out == CG_WOUT_FILE) {
         if (w->len && fwrite(w->buf, 1, w->len, w->file) != w->len)
             fail(w, CG_EIO, errno ? errno : EIO);
@@ -703,7 +705,13 @@ int cg_write_totals(CgWriter *w, const int64_t *totals)
 
 int cg_write_end(CgWriter *w)
 {
-    PUTS(w, CG_WRITTEN_END);
+    char line[sizeof CG_WRITTEN_DIGEST + 18];
+    /* the digest of every byte before the end line: sent out already, or
+     * still in memory */
+    uint64_t h = w->out == CG_WOUT_MEM ? cg_fnv1a(CG_FNV_OFFSET, w->buf, w->len)
+                                       : cg_fnv1a(w->digest, w->buf, w->len);
+    snprintf(line, sizeof line, "%s%016llx\n", CG_WRITTEN_DIGEST, (unsigned long long)h);
+    put(w, line, strlen(line));
     return cg_writer_flush(w);
 }
 

@@ -117,6 +117,7 @@ typedef struct CgWriter {
     char *buf;
     size_t len, cap;
     uint64_t written;            /* bytes passed to write(2) */
+    uint64_t digest;             /* FNV-1a of the bytes sent out so far */
     int compress;                /* (N) ids and relative positions */
 
     /* the part in writing */

@@ -111,12 +111,12 @@ describe("examples/perf", function()
     -- both builds run the same code: every function of one is in the other
     do
       local base, kept = H.load(dir .. "/sortnum.callgrind"), H.load(dir .. "/sortnum.new.callgrind")
-      local names, n, o, k = {}, 0, 0, 0
+      local names, count, o, k = {}, 0, 0, 0
       for fn in kept:functions() do names[fn.name] = fn end
       for fn in base:functions() do
-        if names[fn.name] then n, o, k = n + 1, o + fn:self("Ir"), k + names[fn.name]:self("Ir") end
+        if names[fn.name] then count, o, k = count + 1, o + fn:self("Ir"), k + names[fn.name]:self("Ir") end
       end
-      expected[#expected + 1] = ("matched %d functions: %.1f%% of the old Ir, %.1f%% of the new"):format(n,
+      expected[#expected + 1] = ("matched %d functions: %.1f%% of the old Ir, %.1f%% of the new"):format(count,
         100 * o / base:total("Ir"), 100 * k / kept:total("Ir"))
     end
     expected[#expected + 1] = "old: " .. dir .. "/sortnum.callgrind"

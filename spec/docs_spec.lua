@@ -1,15 +1,11 @@
 -- The documents explain the repository as it is: every ```lua example of
--- docs/*.md runs and prints what its "--> " comments say (README.md's run
--- in readme_spec.lua, with the same rules), every relative link and every
--- document named in the tree points to a file that exists, and
--- CONTRIBUTING.md's layout names every folder the repository has.
-
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+-- README.md and docs/*.md runs from the repository's root, `callgrind`
+-- already required, and prints what its "--> " comments say, in order
+-- (printed values joined by two spaces; an expectation ending in "..."
+-- matches a prefix); every relative link and every document named in the
+-- tree points to a file that exists; CONTRIBUTING.md's layout names every
+-- folder the repository has.
+local read = require("spec.support.helpers").read_file
 
 local function lines_of(cmd)
   local p = assert(io.popen(cmd))
@@ -44,14 +40,20 @@ end
 
 local DOCS = lines_of("ls docs/*.md")
 
-describe("docs/", function()
+describe("README.md and docs/", function()
   it("has the reference and the hand-written notes", function()
     for _, name in ipairs({ "reference", "format", "design", "profiling-lua", "ci" }) do
       assert.is_truthy(io.open("docs/" .. name .. ".md"), "docs/" .. name .. ".md")
     end
   end)
 
-  for _, path in ipairs(DOCS) do
+  it("have Lua examples: the README one for each job", function()
+    local n = 0
+    for _ in read("README.md"):gmatch("```lua\n") do n = n + 1 end
+    assert.is_true(n >= 5, n .. " examples")
+  end)
+
+  for _, path in ipairs({ "README.md", table.unpack(DOCS) }) do
     local k = 0
     for code in read(path):gmatch("```lua\n(.-)```") do
       k = k + 1

@@ -18,12 +18,7 @@ local floors = {
 local MAX_FILE_LINES, MAX_FUNCTION_LINES = 1000, 80
 local WHOLE_FILE = "(whole file)"
 
-local function read(path)
-  local f = assert(io.open(path, "rb"))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = require("spec.support.helpers").read_file
 
 local function ls(pattern)
   local p = assert(io.popen("ls " .. pattern .. " 2>/dev/null"))

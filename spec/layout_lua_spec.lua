@@ -65,12 +65,7 @@ local function requires_of(text)
   return out
 end
 
-local function read(path)
-  local f = assert(io.open(path))
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = require("spec.support.helpers").read_file
 
 describe("lua/callgrind/", function()
   local mods = modules()

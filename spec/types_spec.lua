@@ -86,3 +86,9 @@ describe("docs/reference.md", function()
     end
   end)
 end)
+
+describe("README.md", function()
+  it("says how to point an editor at the types", function()
+    assert.is_truthy(read("README.md"):find('"workspace.library"', 1, true))
+  end)
+end)

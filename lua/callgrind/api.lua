@@ -76,7 +76,8 @@ O.write = {
   { "functions", "callgrind.Selection|callgrind.Function[]", false,
     "write only these functions (and the calls between them)" },
   { "compress", "boolean", "true", "name compression: each name written once, then by number" },
-  { "pid", "boolean", "true", "write the pid: line (false: baselines, byte-stable files)" },
+  { "pid", "boolean", "false",
+    "write the pid: line (it changes at every run; left out, the same numbers give the same bytes)" },
   { "cmd", "boolean|string", "true", "write the cmd: line (false: none; a string: that command)" },
 }
 O.find = {
@@ -91,10 +92,11 @@ O.tree = {
   { "threshold", "number", "0.01", "leave out entries below this fraction of the profile's total" },
 }
 O.annotate = {
-  { "source", "boolean|string", "true", "read the source text (a string: the directory to find it in)" },
+  { "source", "boolean|string", "false",
+    "read the source text beside the costs (a string: the directory to find it in)" },
 }
 O.ann_report = {
-  { "context", "integer", "0", "source lines shown around each costly line" },
+  { "context", "integer", "3", "source lines shown around each costly line" },
 }
 O.sel_report = {
   { "events", "(string|integer)[]", "the first event", "the events shown, a column each" },
@@ -102,15 +104,15 @@ O.sel_report = {
   { "kind", "\"self\"|\"inclusive\"", "\"self\"", "which cost is shown" },
   { "width", "integer", "60", "the name column's width" },
   { "percent", "boolean", "true", "show each cost's share of the total" },
-  { "file", "boolean", "false", "a column for the file" },
-  { "object", "boolean", "false", "a column for the object" },
-  { "limit", "integer", "25", "the most rows shown" },
+  { "file", "boolean", "true", "a column for the file" },
+  { "object", "boolean", "true", "a column for the object" },
+  { "limit", "integer", "every row (tostring: 25)", "the most rows shown" },
 }
 O.d_report = {
   { "events", "string[]", "the events both profiles have", "the events whose totals are shown" },
   { "event", "string", "the first event", "the event of the movers" },
   { "kind", "\"self\"|\"inclusive\"", "\"self\"", "which cost the movers compare" },
-  { "top", "integer", "10", "how many movers" },
+  { "top", "integer", "5", "how many movers (0: none)" },
 }
 local MATCH = "\"name\"|\"name+file\"|\"name+file+object\"|fun(fn: callgrind.Function): string"
 O.diff = {
@@ -163,7 +165,7 @@ O.write_dot = with(O.dot, {
 })
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
-  { "threshold", "number", "0", "leave out stacks below this fraction of the total" },
+  { "threshold", "number", "0.0001", "leave out stacks below this fraction of the total" },
 }
 O.none = {}
 -- The keys of a limits table (check_no_regression, check_within_baseline

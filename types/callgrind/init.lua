@@ -83,13 +83,13 @@
 ---@field plain? boolean the pattern is plain text, not a Lua pattern
 
 ---@class callgrind.ProfileAnnotateOptions
----@field source? boolean|string read the source text (a string: the directory to find it in)
+---@field source? boolean|string read the source text beside the costs (a string: the directory to find it in)
 
 ---@class callgrind.ProfileWriteOptions
 ---@field cmd? boolean|string write the cmd: line (false: none; a string: that command)
 ---@field compress? boolean name compression: each name written once, then by number
 ---@field functions? callgrind.Selection|callgrind.Function[] write only these functions (and the calls between them)
----@field pid? boolean write the pid: line (false: baselines, byte-stable files)
+---@field pid? boolean write the pid: line (it changes at every run; left out, the same numbers give the same bytes)
 
 ---@class callgrind.ProfileFoldedOptions
 ---@field threshold? number leave out stacks below this fraction of the total
@@ -146,7 +146,7 @@
 ---@field event? string the event of the movers
 ---@field events? string[] the events whose totals are shown
 ---@field kind? "self"|"inclusive" which cost the movers compare
----@field top? integer how many movers
+---@field top? integer how many movers (0: none)
 
 ---@class callgrind.AnnotationReportOptions
 ---@field context? integer source lines shown around each costly line

@@ -114,7 +114,7 @@ check-asan:
 # fails. lua5.4 runs busted's runner itself (--ignore-lua: no child
 # interpreter, so nothing to trace into); the specs that run valgrind
 # themselves many times (valgrind, writer_*, run, baseline, perf_example) are
-# left out.
+# left out, and so are truth_spec and match_spec (valgrind runs of their own too).
 VALGRIND ?= valgrind
 memcheck: deps-test
 	@$(MAKE) --no-print-directory all
@@ -123,7 +123,8 @@ memcheck: deps-test
 	  --trace-children=no $(LUA) "$$(command -v $(BUSTED))" --ignore-lua \
 	  --exclude-pattern=valgrind_spec --exclude-pattern=writer_ \
 	  --exclude-pattern=run_spec --exclude-pattern=baseline_spec \
-	  --exclude-pattern=perf_example_spec $(BUSTED_ARGS)
+	  --exclude-pattern=perf_example_spec --exclude-pattern=truth_spec \
+	  --exclude-pattern=match_spec $(BUSTED_ARGS)
 
 # The main job: profile a workload under valgrind, load it, report.
 demo: deps-demo

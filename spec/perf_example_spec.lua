@@ -108,6 +108,10 @@ describe("examples/perf", function()
     for _, l in ipairs(rjust(movers)) do
       expected[#expected + 1] = "  " .. l
     end
+    -- every function of the run is in both profiles: all matched
+    local nfuncs = 0
+    for _ in H.load(dir .. "/sortnum.new.callgrind"):functions() do nfuncs = nfuncs + 1 end
+    expected[#expected + 1] = ("matched %d functions: 100.0%% of the old Ir, 100.0%% of the new"):format(nfuncs)
     expected[#expected + 1] = "old: " .. dir .. "/sortnum.callgrind"
     expected[#expected + 1] = "new: " .. dir .. "/sortnum.new.callgrind"
     expected[#expected + 1] = "accept the new numbers: CALLGRIND_BASELINES=update (or opts.update = true) replaces "

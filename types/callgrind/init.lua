@@ -28,11 +28,12 @@
 ---@field collect_jumps? boolean record jumps
 ---@field cwd? string the program's working directory
 ---@field dump_instr? boolean costs per instruction address
----@field env? table<string, string|false> variables to set (keys matching ^[%a_][%w_]*$); false unsets one
+---@field env? table<string, string|false> variables to add (keys matching ^[%a_][%w_]*$); false unsets one
+---@field env_clear? boolean start from a fixed environment: PATH, and TMPDIR and VALGRIND_LIB when set, then env (false: the caller's)
 ---@field keep? string a directory to keep the files in (a fresh run.XXXXXX inside it if it exists)
 ---@field separate_threads? boolean a part per thread
 ---@field stdin? string the program's standard input
----@field timeout? number seconds: the program gets SIGTERM, then SIGKILL 5 s later
+---@field timeout? number seconds: every process of the run gets SIGTERM, then SIGKILL 5 s later
 ---@field toggle_collect? string|string[] count only these functions and what they call (collect_atstart then defaults to false)
 ---@field trace_children? boolean follow child processes
 ---@field valgrind? string the valgrind executable

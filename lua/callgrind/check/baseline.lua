@@ -249,7 +249,7 @@ function M.check(name, prof, limits, opts)
     end
     return ok, msg, saved
   end
-  if not os.execute("mkdir -p " .. shq(dir)) then
+  if not os.execute("mkdir -p " .. shq(util.argpath(dir))) then
     return finish(false, "baseline " .. name .. ": cannot create the directory " .. dir, nil, {})
   end
   local lock <close>, lerr = require("callgrind.core").internal.lock(dir)

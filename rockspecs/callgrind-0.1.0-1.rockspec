@@ -60,6 +60,7 @@ build = {
       ["callgrind.check.luassert"] = "lua/callgrind/check/luassert.lua",
       ["callgrind.check.record"] = "lua/callgrind/check/record.lua",
       ["callgrind.check.run"] = "lua/callgrind/check/run.lua",
+      ["callgrind.check.spread"] = "lua/callgrind/check/spread.lua",
       ["callgrind.cli"] = "lua/callgrind/cli/init.lua",
       ["callgrind.diff"] = "lua/callgrind/diff.lua",
       ["callgrind.encode"] = "lua/callgrind/encode.lua",

@@ -47,8 +47,14 @@ O.profiler = {
   { "count_hook", "boolean", "false", "count with a count hook instead of the fast paths (for tests)" },
 }
 O.profile = with(O.profiler, {
-  { "runs", "integer", "1", "run fn this many times in this process; the profile says the spread of Instr" },
+  { "runs", "integer", "1",
+    "run fn this many times in this process: one process's spread of Instr only (callgrind.spread: across processes)" },
 })
+O.spread = {
+  { "lua", "string", "\"lua5.4\"", "the interpreter each run starts (with -lcallgrind.start)" },
+  { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
+  { "top", "integer", "10", "the most functions the text lists" },
+}
 O.until_exit = with(O.profiler, {
   { "out", "string", "\"callgrind.out.<pid>\"", "the file written when the Lua state closes" },
 })
@@ -277,6 +283,11 @@ M.objects = {
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info",
       "callgrind.Profile?, table|string, callgrind.ErrorKind?, table?", opts = "run",
       errors = { "valgrind", "io", "format", "truncated", "memory" } },
+    { "callgrind.spread(script, n [, opts])",
+      "profiles a Lua script in n fresh processes: min, max and the functions that vary",
+      "{ event: string, runs: integer, totals: integer[], min: integer, max: integer, spread_pct: number, "
+        .. "functions: { name: string, file: string?, min: integer, max: integer }[], text: string }?, string?, "
+        .. "callgrind.ErrorKind?", opts = "spread", params = { script = "string|string[]" }, errors = { "io" } },
     { "callgrind.write_file_atomic(path, text)", "writes text to a temporary file, synced and renamed over path",
       "true?, string?, callgrind.ErrorKind?", errors = { "io" } },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)",

@@ -274,6 +274,12 @@ local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n", "p"))
 io.write(tostring(callgrind.check_within_baseline("b", prof, { Ir = "5%" }, { dir = "--version", quiet = true })))]]
     assert.are.equal("true", H.run("cd " .. shq(work) .. " && lua5.4 -e " .. shq(script) .. " 2>&1", "lua5.4"))
     assert.is_truthy(H.read_file(work .. "/--version/b.callgrind"))
+    -- a program path starting with "-" is not read as valgrind's option
+    lab:run("mkdir -p " .. shq(work .. "/-bin") .. " && cp /bin/true " .. shq(work .. "/-bin/true"), "cp true")
+    script = ("package.path = %q package.cpath = %q\n"):format(absolute(package.path), absolute(package.cpath))
+      .. [[local prof, err = require("callgrind").run({ "-bin/true" })
+io.write(prof and "ran" or err)]]
+    assert.are.equal("ran", H.run("cd " .. shq(work) .. " && lua5.4 -e " .. shq(script) .. " 2>&1", "lua5.4"))
   end)
 
   it("starts the program from a fixed environment: its count does not move with the caller's", function()

@@ -223,6 +223,7 @@ static void supervisor(const char *code, double timeout, double kill_after, int 
         put(fd, "error fork failed\n");
         _exit(1);
     }
+    signal(SIGPIPE, SIG_IGN); /* a caller gone: still end every process */
     deadline = timeout > 0 ? now_s() + timeout : -1;
     while (!reap(w, &st)) {
         double t = now_s();

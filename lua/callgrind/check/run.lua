@@ -366,6 +366,8 @@ function M.run(argv, opts)
   local words = { valgrind }
   for _, o in ipairs(vopts) do words[#words + 1] = o end
   for _, a in ipairs(argv) do words[#words + 1] = tostring(a) end
+  -- a program path (it has a /) that starts with "-" is no option of valgrind's
+  if prog:find("/", 1, true) then words[#vopts + 2] = util.argpath(prog) end
   local quoted = {}
   for i, w in ipairs(words) do quoted[i] = shq(w) end
   local stdin = "/dev/null"

@@ -33,7 +33,7 @@ build = {
       ["callgrind.core"] = {
          sources = {
             "csrc/base/cg_mem.c", "csrc/binding/cg_lua.c", "csrc/binding/cg_lua_cost.c",
-            "csrc/binding/cg_lua_fs.c", "csrc/binding/cg_lua_func.c", "csrc/binding/cg_lua_handle.c",
+            "csrc/binding/cg_lua_fs.c", "csrc/binding/cg_lua_proc.c", "csrc/binding/cg_lua_func.c", "csrc/binding/cg_lua_handle.c",
             "csrc/binding/cg_lua_lines.c", "csrc/binding/cg_lua_load.c", "csrc/binding/cg_lua_profile.c",
             "csrc/binding/cg_lua_query.c", "csrc/binding/cg_lua_visuals.c", "csrc/binding/cg_lua_write.c",
             "csrc/model/cg_cursor.c", "csrc/model/cg_graph.c", "csrc/model/cg_model.c",
@@ -60,6 +60,7 @@ build = {
       ["callgrind.check.luassert"] = "lua/callgrind/check/luassert.lua",
       ["callgrind.check.record"] = "lua/callgrind/check/record.lua",
       ["callgrind.check.run"] = "lua/callgrind/check/run.lua",
+      ["callgrind.check.spread"] = "lua/callgrind/check/spread.lua",
       ["callgrind.cli"] = "lua/callgrind/cli/init.lua",
       ["callgrind.diff"] = "lua/callgrind/diff.lua",
       ["callgrind.encode"] = "lua/callgrind/encode.lua",

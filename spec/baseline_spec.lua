@@ -105,7 +105,8 @@ describe("callgrind.check_within_baseline", function()
       "biggest changes in Ir (self):",
       "  old  new        change  function",
       "  100  130  +30 (+30.0%)  parse (/ci/b/src/main.c; /ci/b/build/prog)",
-      "    7    0  -7 (-100.0%)  helper (/home/a/src/util.c; /home/a/build/prog)",
+      -- the baseline's object is relative to the program's build directory
+      "    7    0  -7 (-100.0%)  helper (/home/a/src/util.c; prog)",
       "    0    4      +4 (new)  fresh (/ci/b/src/main.c; /ci/b/build/prog)",
       "matched 2 functions: 94.0% of the old Ir, 97.2% of the new",
       "old: " .. dir .. "/parse.callgrind",
@@ -211,7 +212,7 @@ print(msg)
     callgrind.check_within_baseline("x", old, {}, { dir = dir })
     local path = dir .. "/x.callgrind"
     local renamed = assert(callgrind.parse(OLD:gsub("build/prog", "build/prog-O0"), "renamed"))
-    local note = "note: baseline x is of another command: /home/a/build/prog --fast; this profile ran "
+    local note = "note: baseline x is of another command: prog --fast; this profile ran "
       .. "/home/a/build/prog-O0 --fast (compared function by function; opts.same_command = true fails)"
     -- the program under another name matches as one program: every function
     assert.are.same({ true, note .. "\nwithin the limits\nevent  old  new  change\n   Ir  117  117       0\n"
@@ -226,7 +227,7 @@ print(msg)
       msg:match("^[^\n]*\n[^\n]*\n[^\n]*"))
     ok, msg = callgrind.check_within_baseline("x", renamed, { Ir = "5%" }, { dir = dir, same_command = true })
     assert.is_false(ok)
-    assert.are.equal("1 limit exceeded:\n  baseline x is of another command: /home/a/build/prog --fast; this "
+    assert.are.equal("1 limit exceeded:\n  baseline x is of another command: prog --fast; this "
       .. "profile ran /home/a/build/prog-O0 --fast (opts.same_command)", msg:match("^[^\n]*\n[^\n]*"))
   end)
 
@@ -318,10 +319,53 @@ print(msg)
     assert.is_nil(first:find("pid:", 1, true))
     assert.is_nil(first:find(root, 1, true))
     local back = H.load(dir .. "/c.callgrind")
-    assert.are.equal("build/prog --fast", back.cmd)
+    -- the program's own directory is its build directory: paths under it
+    -- are relative to it, the others under the root to the root
+    assert.are.equal("prog --fast", back.cmd)
+    assert.are.equal("prog", back:func("alpha").object)
     assert.are.equal("src/a.c", back:func("alpha").file)
     assert.are.equal("/usr/include/b.h", back:func("mid").file)
     assert.are.same({ Ir = 13 }, back:totals())
+  end)
+
+  it("writes the same bytes wherever the program was built: paths relative to its build directory", function()
+    lab:need_tools()
+    local bytes = {}
+    for _, name in ipairs { "build1", "build2" } do
+      local build = lab.dir .. "/" .. name
+      lab:run(("mkdir -p %s && cp examples/perf/sortnum.c %s/ && cd %s && gcc -g -O1 -o sortnum sortnum.c")
+        :format(shq(build), shq(build), shq(build)), "build sortnum")
+      local prof = assert(callgrind.run({ build .. "/sortnum", "500" }, { toggle_collect = "sort_numbers" }))
+      assert.are.equal(build .. "/sortnum.c", prof:func("sort_numbers").file)
+      local dir = fresh_dir()
+      assert.is_true((callgrind.check_within_baseline("sortnum", prof, {}, { dir = dir, update = true })))
+      bytes[#bytes + 1] = H.read_file(dir .. "/sortnum.callgrind")
+      -- recorded again, unchanged
+      assert.is_true((callgrind.check_within_baseline("sortnum", prof, {}, { dir = dir, update = true })))
+      assert.are.equal(bytes[#bytes], H.read_file(dir .. "/sortnum.callgrind"))
+    end
+    assert.are.equal(bytes[1], bytes[2])
+    assert.is_nil(bytes[1]:find(lab.dir, 1, true))
+    assert.matches("\nfl=%(%d+%) sortnum%.c\n", bytes[1])
+    assert.matches("\ncmd: sortnum 500\n", bytes[1])
+  end)
+
+  it("leaves no .new file when a check passes, an improvement included", function()
+    local dir = fresh_dir()
+    local keep = dir .. "/p.new.callgrind"
+    assert.is_true((callgrind.check_within_baseline("p", old, {}, { dir = dir, quiet = true })))
+    -- a failure keeps the new profile beside the baseline
+    assert.is_false((callgrind.check_within_baseline("p", new, { Ir = "5%" }, { dir = dir })))
+    assert.is_truthy(H.read_file(keep))
+    -- a pass removes it
+    assert.is_true((callgrind.check_within_baseline("p", old, { Ir = "5%" }, { dir = dir })))
+    assert.is_nil(io.open(keep))
+    -- an improvement beyond the limit passes, and leaves none
+    assert.is_true((callgrind.check_within_baseline("p", new, {}, { dir = dir, update = true })))
+    local ok, msg = callgrind.check_within_baseline("p", old, { Ir = "5%" }, { dir = dir })
+    assert.is_true(ok)
+    assert.matches("improved beyond the limits", msg, 1, true)
+    assert.is_nil(io.open(keep))
   end)
 
   it("serializes concurrent updates: the file always loads whole and is one run's", function()

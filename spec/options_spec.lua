@@ -19,6 +19,9 @@ local CALLS = {
   ["callgrind.load({ path, ... } [, opts])"] = { function(o) return callgrind.load({ tmp }, o) end, 2, "load" },
   ["callgrind.parse(text [, name [, opts]])"] = { function(o) return callgrind.parse(TEXT, "x", o) end, 3, "parse" },
   ["callgrind.profile(fn [, opts])"] = { function(o) return callgrind.profile(function() end, o) end, 2, "profile" },
+  ["callgrind.spread(script, n [, opts])"] = { function(o)
+    return callgrind.spread("no/such/script-for-a-spec.lua", 2, o)   -- if the key is not refused, nothing runs
+  end, 3, "spread" },
   ["callgrind.run(argv [, opts])"] = { function(o)
     o.valgrind = "no-such-valgrind-for-a-spec"   -- if the key is not refused, nothing runs
     return callgrind.run({ "true" }, o)

@@ -185,10 +185,125 @@ describe("callgrind.check.run", function()
       finally(function() os.execute("kill " .. pid .. " 2>/dev/null") end)
       assert.is_nil(prof)
       assert.are.equal("valgrind", kind)
-      assert.are.equal(("sh left 1 process running after it exited (not in the profile; wait for them, or "
-        .. "trace_children = true and wait):\n  %s sleep"):format(pid), err)
+      assert.are.equal(("sh left 1 process running after it exited (ended now; not in the profile: wait for "
+        .. "them, or trace_children = true and wait):\n  %s sleep"):format(pid), err)
       assert.are.same({ pid .. " sleep" }, info.left_running)
     end)
+  end)
+
+  describe("keeps every descendant under the runner", function()
+    -- forks a child that leaves the session (setsid) and sleeps; the
+    -- child writes its pid to argv[1]; the parent then sleeps argv[2] s
+    local daemon
+    local function build()
+      if daemon then return daemon end
+      local src = lab.dir .. "/daemon.c"
+      H.write_file(src, [[
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+    pid_t p = fork();
+    if (p == 0) {
+        FILE *f;
+        setsid();
+        f = fopen(argv[1], "w");
+        fprintf(f, "%d\n", (int)getpid());
+        fclose(f);
+        sleep(30);
+        return 0;
+    }
+    while (access(argv[1], F_OK) != 0)
+        usleep(10000);
+    if (argc > 2)
+        sleep((unsigned)atoi(argv[2]));
+    return 0;
+}
+]])
+      daemon = lab.dir .. "/daemon"
+      lab:run(("gcc -O1 -o %s %s"):format(shq(daemon), shq(src)), "gcc (daemon.c)")
+      return daemon
+    end
+    local function alive(pid) return os.execute("kill -0 " .. pid .. " 2>/dev/null") == true end
+
+    it("reports and ends a child that called setsid() and outlived the program", function()
+      local prog, pidfile = build(), lab.dir .. "/setsid-left.pid"
+      os.remove(pidfile)
+      local prof, err, kind, info = callgrind.run({ prog, pidfile })
+      local pid = H.read_file(pidfile):match("%d+")
+      finally(function() os.execute("kill -9 " .. pid .. " 2>/dev/null") end)
+      assert.is_nil(prof)
+      assert.are.equal("valgrind", kind)
+      assert.matches("^" .. prog:gsub("%p", "%%%0") .. " left 1 process running after it exited %(ended now", err)
+      assert.are.equal(1, #info.left_running)
+      assert.are.equal(pid, info.left_running[1]:match("^%d+"))
+      assert.is_false(alive(pid))
+    end)
+
+    it("times out and kills a child that called setsid()", function()
+      local prog, pidfile = build(), lab.dir .. "/setsid-timeout.pid"
+      os.remove(pidfile)
+      local started = os.time()
+      local prof, err = callgrind.run({ prog, pidfile, "30" }, { timeout = 1 })
+      local pid = H.read_file(pidfile):match("%d+")
+      finally(function() os.execute("kill -9 " .. pid .. " 2>/dev/null") end)
+      assert.is_nil(prof)
+      assert.are.equal("timed out after 1 s (terminated): " .. prog, err)
+      assert.is_false(alive(pid))
+      assert.is_true(os.time() - started < 10)
+    end)
+  end)
+
+  it("passes every path so that it cannot read as an option", function()
+    local here = H.run("pwd"):gsub("%s+$", "")
+    local work = lab.dir .. "/dash"
+    assert(os.execute("mkdir -p " .. shq(work .. "/-C")))
+    -- keep and cwd starting with "-", relative to the working directory
+    local function absolute(path) return (path:gsub("%f[^;\0]([^;/][^;]*)", here .. "/%1")) end
+    local script = ("package.path = %q package.cpath = %q\n"):format(absolute(package.path), absolute(package.cpath))
+      .. [[local prof, info = assert(require("callgrind").run({ "true" }, { keep = "--version", cwd = "-C" }))
+io.write(info.dir, "\n", prof:total("Ir") > 0 and "ran" or "empty")]]
+    local out = H.run("cd " .. shq(work) .. " && lua5.4 -e " .. shq(script) .. " 2>&1", "lua5.4")
+    assert.are.equal(work .. "/--version\nran", out)
+    assert.matches("^callgrind%.out%.%d+\n", H.run("ls " .. shq(work .. "/--version")))
+    -- a baseline directory starting with "-"
+    script = ("package.path = %q package.cpath = %q\n"):format(absolute(package.path), absolute(package.cpath))
+      .. [[local callgrind = require "callgrind"
+local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n", "p"))
+io.write(tostring(callgrind.check_within_baseline("b", prof, { Ir = "5%" }, { dir = "--version", quiet = true })))]]
+    assert.are.equal("true", H.run("cd " .. shq(work) .. " && lua5.4 -e " .. shq(script) .. " 2>&1", "lua5.4"))
+    assert.is_truthy(H.read_file(work .. "/--version/b.callgrind"))
+    -- a program path starting with "-" is not read as valgrind's option
+    lab:run("mkdir -p " .. shq(work .. "/-bin") .. " && cp /bin/true " .. shq(work .. "/-bin/true"), "cp true")
+    script = ("package.path = %q package.cpath = %q\n"):format(absolute(package.path), absolute(package.cpath))
+      .. [[local prof, err = require("callgrind").run({ "-bin/true" })
+io.write(prof and "ran" or err)]]
+    assert.are.equal("ran", H.run("cd " .. shq(work) .. " && lua5.4 -e " .. shq(script) .. " 2>&1", "lua5.4"))
+  end)
+
+  it("starts the program from a fixed environment: its count does not move with the caller's", function()
+    -- the caller's environment with n more variables of 1 KiB
+    local function total(n, opts)
+      local vars = {}
+      for i = 1, n do vars[i] = ("CALLER_VAR_%d=%s"):format(i, ("x"):rep(1024)) end
+      local out = H.fresh_lua(("local p = assert(require('callgrind').run({ %q, '100' }, %s)) io.write(p:total('Ir'))")
+        :format(exe, opts), "env " .. table.concat(vars, " "))
+      return assert(tonumber(out), out)
+    end
+    assert.are.equal(total(0, "nil"), total(100, "nil"))
+    -- the caller's environment, kept, moves it: the spec would see that
+    assert.are_not.equal(total(0, "{ env_clear = false }"), total(100, "{ env_clear = false }"))
+    -- what the program sees: PATH and what opts.env adds
+    local _, info = assert(callgrind.run({ "sh", "-c", "env | sort" }, { env = { GREETING = "hi" } }))
+    local names = {}
+    for name in info.stdout:gmatch("([%w_]+)=[^\n]*") do names[#names + 1] = name end
+    -- PWD is sh's; valgrind adds its own (its preload, GLIBCXX_FORCE_NEW
+    -- ...; Debian's valgrind LD_LIBRARY_PATH=/usr/lib/debug)
+    local allowed = { GREETING = true, PATH = true, PWD = true, TMPDIR = true, VALGRIND_LIB = true, LD_PRELOAD = true,
+      GLIBCPP_FORCE_NEW = true, GLIBCXX_FORCE_NEW = true, LD_LIBRARY_PATH = true }
+    for _, name in ipairs(names) do assert.is_true(allowed[name] ~= nil, name) end
+    assert.matches("GREETING=hi\n", info.stdout, 1, true)
   end)
 
   it("raises on misuse, naming the argument", function()
@@ -198,7 +313,7 @@ describe("callgrind.check.run", function()
       "bad argument #2 to 'run' (option 'toggle_collect' must be string or table, got 5)")
     assert.has_error(function() callgrind.run({ exe }, { timeot = 5 }) end,
       "bad argument #2 to 'run' (unknown option 'timeot'; options: allow_failure, args, branch_sim, cache_sim, "
-      .. "collect_atstart, collect_jumps, cwd, dump_instr, env, keep, separate_threads, stdin, timeout, "
+      .. "collect_atstart, collect_jumps, cwd, dump_instr, env, env_clear, keep, separate_threads, stdin, timeout, "
       .. "toggle_collect, trace_children, valgrind)")
     for _, t in ipairs { 0, -1, 0 / 0, math.huge } do
       assert.has_error(function() callgrind.run({ exe }, { timeout = t }) end,

@@ -22,6 +22,7 @@ local tmp = os.tmpname()]],
       [[print(callgrind.profile(function() return ("x"):rep(3) end):func("string.rep").file)]],
     ["callgrind.run(argv [, opts])"] =
       [[print(callgrind.run({ "true" }, { toggle_collect = "main" }).events[1])]],
+    ["callgrind.spread(script, n [, opts])"] = [[print(callgrind.spread("examples/pairs_order.lua", 2).runs)]],
     ["callgrind.write_file_atomic(path, text)"] = [[print(callgrind.write_file_atomic(tmp, "hello\n"))]],
     ["callgrind.diff(old, new [, opts])"] = [[print(select(2, callgrind.diff(old, new):total("Ir")))]],
     ["callgrind.check_cost_at_most(limit, target, ev [, kind [, opts]])"] =

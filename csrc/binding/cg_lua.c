@@ -9,6 +9,7 @@
 #include "cg_lua_query.h"
 #include "cg_lua_load.h"
 #include "cg_lua_fs.h"
+#include "cg_lua_proc.h"
 #include "cg_lua_write.h"
 #include "cg_lua_visuals.h"
 #include "cg_prof.h"
@@ -66,6 +67,7 @@ static const luaL_Reg internal_funcs[] = {
     {"warning_kinds", cgl_warning_kinds},
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},
+    {"supervise", cgl_proc_supervise},
     {"gzip", cgl_gzip},
     {"estimate", cgl_profile_estimate},
     {NULL, NULL}

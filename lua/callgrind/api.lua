@@ -47,8 +47,14 @@ O.profiler = {
   { "count_hook", "boolean", "false", "count with a count hook instead of the fast paths (for tests)" },
 }
 O.profile = with(O.profiler, {
-  { "runs", "integer", "1", "run fn this many times in this process; the profile says the spread of Instr" },
+  { "runs", "integer", "1",
+    "run fn this many times in this process: one process's spread of Instr only (callgrind.spread: across processes)" },
 })
+O.spread = {
+  { "lua", "string", "\"lua5.4\"", "the interpreter each run starts (with -lcallgrind.start)" },
+  { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
+  { "top", "integer", "10", "the most functions the text lists" },
+}
 O.until_exit = with(O.profiler, {
   { "out", "string", "\"callgrind.out.<pid>\"", "the file written when the Lua state closes" },
 })
@@ -64,9 +70,12 @@ O.run = {
   { "trace_children", "boolean", "false", "follow child processes" },
   { "args", "string[]", false, "more valgrind options" },
   { "env", "table<string, string|false>", false,
-    "variables to set (keys matching ^[%a_][%w_]*$); false unsets one" },
+    "variables to add (keys matching ^[%a_][%w_]*$); false unsets one" },
+  { "env_clear", "boolean", "true",
+    "start from a fixed environment: PATH, and TMPDIR and VALGRIND_LIB when set, then env (false: the caller's)" },
   { "stdin", "string", false, "the program's standard input" },
-  { "timeout", "number", false, "seconds: the program gets SIGTERM, then SIGKILL 5 s later" },
+  { "timeout", "number", false,
+    "seconds: every process of the run gets SIGTERM, then SIGKILL 5 s later" },
   { "cwd", "string", false, "the program's working directory" },
   { "keep", "string", false, "a directory to keep the files in (a fresh run.XXXXXX inside it if it exists)" },
   { "valgrind", "string", "\"valgrind\"", "the valgrind executable" },
@@ -276,6 +285,11 @@ M.objects = {
     { "callgrind.run(argv [, opts])", "runs a command under valgrind --tool=callgrind: Profile, info",
       "callgrind.Profile?, table|string, callgrind.ErrorKind?, table?", opts = "run",
       errors = { "valgrind", "io", "format", "truncated", "memory" } },
+    { "callgrind.spread(script, n [, opts])",
+      "profiles a Lua script in n fresh processes: min, max and the functions that vary",
+      "{ event: string, runs: integer, totals: integer[], min: integer, max: integer, spread_pct: number, "
+        .. "functions: { name: string, file: string?, min: integer, max: integer }[], text: string }?, string?, "
+        .. "callgrind.ErrorKind?", opts = "spread", params = { script = "string|string[]" }, errors = { "io" } },
     { "callgrind.write_file_atomic(path, text)", "writes text to a temporary file, synced and renamed over path",
       "true?, string?, callgrind.ErrorKind?", errors = { "io" } },
     { "callgrind.diff(old, new [, opts])", "compares two profiles, function by function (Diff)",

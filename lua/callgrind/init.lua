@@ -177,6 +177,12 @@ M.methods = core.methods
 -- @usage local prof, info = assert(callgrind.run({ "./prog" }, { toggle_collect = "work" }))
 M.run = lazy("callgrind.check.run", "run")
 
+--- Profiles a Lua script n times, each in a fresh process, and says how
+-- much its counts vary: `{ min, max, spread_pct, totals, functions, text }`
+-- (see `callgrind.check.spread`).
+-- @usage print(assert(callgrind.spread("bench.lua", 10)).text)
+M.spread = lazy("callgrind.check.spread", "spread")
+
 --- Compares two profiles (see the `callgrind.diff` module).
 -- @usage local d = callgrind.diff(old, new); print(d)
 M.diff = lazy("callgrind.check.diff", "diff")

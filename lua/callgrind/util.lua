@@ -18,6 +18,15 @@ function M.shq(s)
   return "'" .. (tostring(s):gsub("'", [['\'']])) .. "'"
 end
 
+--- A path for another program's command line that cannot read as an
+-- option: a path starting with "-" gets "./" in front (shq it too).
+-- @usage os.execute("mkdir -p " .. util.shq(util.argpath("--version")))  -- mkdir -p ./--version
+function M.argpath(path)
+  path = tostring(path)
+  if path:sub(1, 1) == "-" then return "./" .. path end
+  return path
+end
+
 --- Runs sh code: true when it exits 0, else false and the exit code
 -- (128 + n for signal n).
 -- @usage local ok, code = util.sh("make -q")

@@ -15,7 +15,7 @@
 ---@field alloc? boolean add event Alloc: bytes allocated
 ---@field count_hook? boolean count with a count hook instead of the fast paths (for tests)
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
----@field runs? integer run fn this many times in this process; the profile says the spread of Instr
+---@field runs? integer run fn this many times in this process: one process's spread of Instr only (callgrind.spread: across processes)
 ---@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
 ---@field time? boolean add event Time: nanoseconds, the hook's own time left out
 
@@ -28,14 +28,20 @@
 ---@field collect_jumps? boolean record jumps
 ---@field cwd? string the program's working directory
 ---@field dump_instr? boolean costs per instruction address
----@field env? table<string, string|false> variables to set (keys matching ^[%a_][%w_]*$); false unsets one
+---@field env? table<string, string|false> variables to add (keys matching ^[%a_][%w_]*$); false unsets one
+---@field env_clear? boolean start from a fixed environment: PATH, and TMPDIR and VALGRIND_LIB when set, then env (false: the caller's)
 ---@field keep? string a directory to keep the files in (a fresh run.XXXXXX inside it if it exists)
 ---@field separate_threads? boolean a part per thread
 ---@field stdin? string the program's standard input
----@field timeout? number seconds: the program gets SIGTERM, then SIGKILL 5 s later
+---@field timeout? number seconds: every process of the run gets SIGTERM, then SIGKILL 5 s later
 ---@field toggle_collect? string|string[] count only these functions and what they call (collect_atstart then defaults to false)
 ---@field trace_children? boolean follow child processes
 ---@field valgrind? string the valgrind executable
+
+---@class callgrind.SpreadOptions
+---@field lines? boolean count per source line too (false: functions and calls only, faster)
+---@field lua? string the interpreter each run starts (with -lcallgrind.start)
+---@field top? integer the most functions the text lists
 
 ---@class callgrind.DiffOptions
 ---@field match? "name"|"name+file"|"name+file+object"|fun(fn: callgrind.Function): string the key that matches a function of one profile with one of the other: name, file and object without directories (each profile's own program counting as one object), fewer of them, or a function
@@ -204,6 +210,15 @@ function callgrind.profile(fn, opts) end
 ---@return callgrind.ErrorKind?
 ---@return table?
 function callgrind.run(argv, opts) end
+
+--- profiles a Lua script in n fresh processes: min, max and the functions that vary
+---@param script string|string[]
+---@param n integer
+---@param opts? callgrind.SpreadOptions
+---@return { event: string, runs: integer, totals: integer[], min: integer, max: integer, spread_pct: number, functions: { name: string, file: string?, min: integer, max: integer }[], text: string }?
+---@return string?
+---@return callgrind.ErrorKind?
+function callgrind.spread(script, n, opts) end
 
 --- writes text to a temporary file, synced and renamed over path
 ---@param path string

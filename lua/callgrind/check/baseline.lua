@@ -15,15 +15,16 @@
 -- or `opts.update = true`) replaces baselines with the new profiles.
 --
 -- A baseline is written canonically (`prof:write`), with the paths under
--- the project root (the `.busted` directory, else the working directory)
--- made relative to it and no `pid:` line, so re-recording the same
+-- the program's build directory (the directory of the executable it ran)
+-- or the project root (the `.busted` directory, else the working
+-- directory) made relative to it and no `pid:` line, so re-recording the same
 -- numbers gives the same bytes. It is written to a temporary file in the
 -- same directory, synced and renamed into place, under an exclusive lock
 -- (`flock(2)`) on the directory: concurrent updaters never mix files,
 -- and a reader sees the old file or the new one, whole.
 -- A baseline with lost data (cut short, or costs that do not add up to
--- `totals:`) is refused. When a check fails or finds an improvement, the
--- new profile is kept beside the baseline as `NAME.new.callgrind`.
+-- `totals:`) is refused. When a check fails, the new profile is kept
+-- beside the baseline as `NAME.new.callgrind`; a passing check removes it.
 -- @module callgrind.check.baseline
 local args = require "callgrind.args"
 local check = require "callgrind.check.limits"
@@ -140,14 +141,37 @@ end
 
 local NAME_LINE = { ob = true, cob = true, fl = true, fi = true, fe = true, cfi = true, cfl = true }
 
+-- The program's build directory in a written profile's text: the
+-- directory of the executable it ran (cmd:'s first word when absolute,
+-- else the absolute ob= path of that name); nil when there is none.
+local function build_dir(text)
+  local prog = text:match("^cmd:%s*(%S+)") or text:match("\ncmd:%s*(%S+)")
+  if not prog then return nil end
+  if prog:sub(1, 1) == "/" then return prog:match("^(.+)/[^/]*$") end
+  local name = prog:match("([^/]*)$")
+  for path in text:gmatch("\nc?ob=[^\n/]*(/[^\n]*)") do
+    local dir, base = path:match("^(.+)/([^/]*)$")
+    if base == name then return dir end
+  end
+  return nil
+end
+
 --- A written profile's text made canonical for a baseline: no `pid:`
--- lines, and the paths under root (in `ob=`, `fl=`, `fi=`, `fe=` ... and
--- `cmd:`) relative to it.
+-- lines, and the paths (in `ob=`, `fl=`, `fi=`, `fe=` ... and `cmd:`)
+-- under the program's build directory (the directory of the executable
+-- it ran) or under root made relative to it (the longer one first), so
+-- the same numbers give the same bytes wherever the program was built.
 -- @usage text = baseline.canonical(text, "/home/me/project")
 function M.canonical(text, root)
-  local prefix = root and root ~= "/" and (root:gsub("/+$", "") .. "/") or nil
+  local prefixes = {}
+  for _, dir in ipairs { build_dir(text), root } do
+    if dir and dir ~= "/" then prefixes[#prefixes + 1] = dir:gsub("/+$", "") .. "/" end
+  end
+  table.sort(prefixes, function(a, b) return #a > #b end)
   local function rel(path)
-    if prefix and path:sub(1, #prefix) == prefix and #path > #prefix then return path:sub(#prefix + 1) end
+    for _, prefix in ipairs(prefixes) do
+      if path:sub(1, #prefix) == prefix and #path > #prefix then return path:sub(#prefix + 1) end
+    end
     return path
   end
   local out = {}
@@ -249,7 +273,7 @@ function M.check(name, prof, limits, opts)
     end
     return ok, msg, saved
   end
-  if not os.execute("mkdir -p " .. shq(dir)) then
+  if not os.execute("mkdir -p " .. shq(util.argpath(dir))) then
     return finish(false, "baseline " .. name .. ": cannot create the directory " .. dir, nil, {})
   end
   local lock <close>, lerr = require("callgrind.core").internal.lock(dir)
@@ -296,10 +320,13 @@ function M.check(name, prof, limits, opts)
   local copts = setmetatable({ hint = accept }, { __index = opts })
   if cctx.notes and opts.match == nil then copts.match = program_key(base, prof) end
   local ok, msg = check.compare(base, prof, limits, copts, cctx)
-  if not ok or msg:find("\nimproved beyond the limits", 1, true) then
+  local keep = dir .. "/" .. name .. ".new.callgrind"
+  if ok then
+    -- a passing check leaves no new profile (nor an earlier failure's)
+    os.remove(keep)
+  else
     -- the new profile, beside the baseline (the run's own file is often
     -- a temporary one)
-    local keep = dir .. "/" .. name .. ".new.callgrind"
     local line = "\nnew: " .. check.file_of(prof) .. "\n"
     local at = msg:find(line, 1, true)
     if at and M.write(prof, keep, root) then

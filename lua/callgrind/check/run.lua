@@ -5,11 +5,15 @@
 -- randomisation is off (`setarch -R`, where it works), the cache
 -- simulation has a fixed geometry (I1 and D1 32 KiB 8-way, LL 8 MiB 16-way,
 -- 64-byte lines) instead of the host CPU's, stdin is /dev/null unless given,
--- and LD_PRELOAD is unset unless `opts.env` sets it. What still varies: the
--- environment's size (it shifts the stack: pass `env` to pin variables),
--- the program's own sources of variation (time, pids, hash seeds: Lua 5.4
--- seeds its string hashes from the clock and an address, so a profile of
--- `lua5.4` itself varies a little between runs), and valgrind's version.
+-- and the program starts from a fixed environment (`env_clear`, the
+-- default: PATH, TMPDIR and VALGRIND_LIB when set, and `opts.env`; the
+-- size of the caller's environment moves the dynamic loader's count).
+-- Every process of the run stays under a supervisor that is a child
+-- subreaper (Linux), so a child that calls setsid() is still timed out,
+-- reported as left running and ended. What still varies: the program's
+-- own sources of variation (time, pids, hash seeds: Lua 5.4 seeds its
+-- string hashes per process, so a profile of `lua5.4` itself varies a
+-- little between runs), the length of PATH, and valgrind's version.
 -- @module callgrind.check.run
 local args = require "callgrind.args"
 local util = require "callgrind.util"
@@ -203,6 +207,73 @@ local function session_processes(sid)
   return out
 end
 
+-- The variables a cleared environment (opts.env_clear, the default)
+-- keeps from the caller's: PATH, so the same programs are found, and,
+-- when set, TMPDIR and VALGRIND_LIB (where valgrind writes its temporary
+-- files and finds its tools).
+local KEPT = { "PATH", "TMPDIR", "VALGRIND_LIB" }
+local DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+-- The environment of the run as sh code: a prefix run before `cd` (the
+-- caller's environment changed: env_clear = false) and one put before the
+-- command (`env -i` and the variables: env_clear, the default).
+local function environment(opts)
+  local names, vars = {}, {}
+  if opts.env_clear == false then
+    local out = { "unset LD_PRELOAD;" }
+    for k in pairs(opts.env or {}) do names[#names + 1] = k end
+    table_sort(names)
+    for _, k in ipairs(names) do
+      local v = opts.env[k]
+      out[#out + 1] = v == false and ("unset " .. k .. ";") or ("export " .. k .. "=" .. shq(v) .. ";")
+    end
+    return table_concat(out, " ") .. " ", ""
+  end
+  for _, k in ipairs(KEPT) do
+    local v = os.getenv(k)
+    if v and v ~= "" then vars[k] = v end
+  end
+  vars.PATH = vars.PATH or DEFAULT_PATH
+  for k, v in pairs(opts.env or {}) do
+    if v == false then vars[k] = nil else vars[k] = tostring(v) end
+  end
+  for k in pairs(vars) do names[#names + 1] = k end
+  table_sort(names)
+  local words = { "env -i" }
+  for _, k in ipairs(names) do words[#words + 1] = shq(k .. "=" .. vars[k]) end
+  return "", table_concat(words, " ") .. " "
+end
+
+-- The supervisor's report (core.internal.supervise): status, timed out,
+-- killed, the processes left running ("pid name").
+local function parse_report(report)
+  local left = {}
+  for pid, name in report:gmatch("\nleft (%d+) ([^\n]*)") do left[#left + 1] = pid .. " " .. name end
+  table_sort(left, function(a, b) return tonumber(a:match("%d+")) < tonumber(b:match("%d+")) end)
+  return tonumber(report:match("status (%d+)")) or 255, report:match("timeout 1") ~= nil,
+    report:match("killed 1") ~= nil, left
+end
+
+-- Where no subreaper can keep the children (not Linux): the command in a
+-- session of its own under timeout(1); what that session still runs after
+-- it exits is reported (a child that leaves the session is not seen).
+local function run_in_session(code_for, command, opts, dir)
+  local timeout = opts.timeout and string_format("timeout -k %d %g ", KILL_AFTER, opts.timeout) or ""
+  local code = code_for(timeout .. command)
+  local sidfile = dir .. "/.sid"
+  if exists("setsid") then
+    code = "setsid -w sh -c " .. shq("echo $$ >" .. shq(sidfile) .. "; " .. code)
+  end
+  local started = os.time()
+  local _, status = sh(code)
+  local elapsed = os.time() - started
+  local sid = util.read_file(sidfile)
+  os_remove(sidfile)
+  local left = sid and session_processes(sid:match("%d+")) or {}
+  local timed = opts.timeout and (status == 124 or (status == 128 + 9 and elapsed >= opts.timeout))
+  return status, timed, timed and status ~= 124, left
+end
+
 --- Runs a command under `valgrind --tool=callgrind` and loads its profile.
 -- @tparam table argv `{ program, arg1, ... }` (the program is looked up on
 --   PATH unless it has a `/`)
@@ -211,10 +282,14 @@ end
 --   what they call are counted; `collect_atstart` then defaults to false),
 --   `collect_atstart`, `cache_sim` and `branch_sim` (fixed cache geometry,
 --   `run.cache_geometry`), `dump_instr`, `collect_jumps`,
---   `separate_threads`, `trace_children` (booleans), `env` (variables to
---   set, keys matching `^[%a_][%w_]*$`; `false` unsets one), `cwd`,
---   `stdin` (a string), `timeout` (seconds, positive and finite: the
---   program gets SIGTERM, then SIGKILL 5 s later), `keep` (a directory to
+--   `separate_threads`, `trace_children` (booleans), `env_clear` (default
+--   true: the program's environment is PATH (the caller's, or
+--   /usr/local/bin:/usr/bin:/bin), TMPDIR and VALGRIND_LIB when the caller
+--   sets them, and `env`; false: the caller's, LD_PRELOAD unset), `env`
+--   (variables to add, keys matching `^[%a_][%w_]*$`; `false` unsets
+--   one), `cwd`, `stdin` (a string), `timeout` (seconds, positive and
+--   finite: every process of the run gets SIGTERM, then SIGKILL 5 s
+--   later), `keep` (a directory to
 --   keep the files in: created for this run, or, when it exists already, a
 --   fresh `run.XXXXXX` directory is made in it, so runs sharing one `keep`
 --   never see each other's files; `info.dir` says which), `valgrind` (the
@@ -227,7 +302,12 @@ end
 --   timeout, processes left running; `"io"`; or the load's kind) and info
 --   (when valgrind ran). The program runs in a session of its own: the
 --   processes of that session still running after it exits are a failure
---   ("left N processes running"), listed in `info.left_running`.
+--   ("left N processes running"), listed in `info.left_running`, and are
+--   ended (SIGTERM, SIGKILL 5 s later). On Linux every descendant is kept
+--   under a supervisor (PR_SET_CHILD_SUBREAPER), so one that calls
+--   setsid() or double-forks is seen too; elsewhere the program runs in a
+--   session of its own and what leaves the session is not seen. A path
+--   starting with `-` (keep, cwd) is passed as `./-...`.
 -- @usage local prof, info = assert(callgrind.run({ "./prog", "arg" }, { toggle_collect = "work" }))
 function M.run(argv, opts)
   opts = check_opts(argv, opts)
@@ -241,7 +321,8 @@ function M.run(argv, opts)
   if prog:find("/", 1, true) then
     local path = prog
     if opts.cwd and prog:sub(1, 1) ~= "/" then path = opts.cwd .. "/" .. prog end
-    found = sh("test -f " .. shq(path) .. " && test -x " .. shq(path))
+    local q = shq(util.argpath(path))
+    found = sh("test -f " .. q .. " && test -x " .. q)
   else
     found = exists(prog)
   end
@@ -253,9 +334,9 @@ function M.run(argv, opts)
     -- earlier run's, or another run's now) the run takes a fresh one
     dir = opts.keep
     local parent = dir:match("^(.*)/[^/]+/*$")
-    if parent and parent ~= "" then sh("mkdir -p " .. shq(parent)) end
-    if not sh("mkdir " .. shq(dir) .. " 2>/dev/null") then
-      local p = io.popen("mktemp -d " .. shq(dir .. "/run.XXXXXX") .. " 2>/dev/null")
+    if parent and parent ~= "" then sh("mkdir -p " .. shq(util.argpath(parent))) end
+    if not sh("mkdir " .. shq(util.argpath(dir)) .. " 2>/dev/null") then
+      local p = io.popen("mktemp -d " .. shq(util.argpath(dir .. "/run.XXXXXX")) .. " 2>/dev/null")
       local made = p and p:read("l")
       if p then p:close() end
       if not made or made == "" then return nil, "cannot create a directory in " .. dir, "io" end
@@ -285,20 +366,10 @@ function M.run(argv, opts)
   local words = { valgrind }
   for _, o in ipairs(vopts) do words[#words + 1] = o end
   for _, a in ipairs(argv) do words[#words + 1] = tostring(a) end
+  -- a program path (it has a /) that starts with "-" is no option of valgrind's
+  if prog:find("/", 1, true) then words[#vopts + 2] = util.argpath(prog) end
   local quoted = {}
   for i, w in ipairs(words) do quoted[i] = shq(w) end
-  local env = { "unset LD_PRELOAD;" }
-  local names = {}
-  for k in pairs(opts.env or {}) do names[#names + 1] = k end
-  table_sort(names)
-  for _, k in ipairs(names) do
-    local v = opts.env[k]
-    if v == false then
-      env[#env + 1] = "unset " .. k .. ";"
-    else
-      env[#env + 1] = "export " .. k .. "=" .. shq(v) .. ";"
-    end
-  end
   local stdin = "/dev/null"
   if opts.stdin then
     stdin = dir .. "/stdin"
@@ -308,23 +379,19 @@ function M.run(argv, opts)
       return nil, err, "io"
     end
   end
-  local timeout = opts.timeout and string_format("timeout -k %d %g ", KILL_AFTER, opts.timeout) or ""
-  local command = setarch() .. timeout .. table_concat(quoted, " ")
-  local code = table_concat(env, " ") .. (opts.cwd and ("cd " .. shq(opts.cwd) .. " && ") or "")
-    .. command .. " <" .. shq(stdin) .. " >" .. shq(dir .. "/stdout") .. " 2>" .. shq(dir .. "/stderr")
-  -- in a session of its own (setsid), so that what the program leaves
-  -- running is found by the session id afterwards
-  local sidfile = dir .. "/.sid"
-  if exists("setsid") then
-    code = "setsid -w sh -c " .. shq("echo $$ >" .. shq(sidfile) .. "; " .. code)
+  local command = setarch() .. table_concat(quoted, " ")
+  local prefix, clean = environment(opts)
+  local function code_for(cmd)
+    return prefix .. (opts.cwd and ("cd " .. shq(util.argpath(opts.cwd)) .. " && ") or "") .. "exec " .. clean .. cmd
+      .. " <" .. shq(stdin) .. " >" .. shq(dir .. "/stdout") .. " 2>" .. shq(dir .. "/stderr")
   end
-  local started = os.time()
-  local _, status = sh(code)
-  local elapsed = os.time() - started
-  local sid = util.read_file(sidfile)
-  os_remove(sidfile)
-  local left = sid and session_processes(sid:match("%d+")) or {}
-
+  local report = require("callgrind.core").internal.supervise(code_for(command), opts.timeout, KILL_AFTER)
+  local status, timed, killed, left
+  if report then
+    status, timed, killed, left = parse_report(report)
+  else
+    status, timed, killed, left = run_in_session(code_for, command, opts, dir)
+  end
   local pids, all = profile_files(dir)
   local logs = {}
   for _, name in ipairs(list_dir(dir)) do
@@ -336,9 +403,9 @@ function M.run(argv, opts)
     messages = table_concat(logs), left_running = left,
   }
   local err, kind
-  if opts.timeout and status == 124 then
+  if timed and not killed then
     err, kind = string_format("timed out after %g s (terminated): %s", opts.timeout, prog), "valgrind"
-  elseif opts.timeout and status == 128 + 9 and elapsed >= opts.timeout then
+  elseif timed then
     err, kind = string_format("timed out after %g s (killed): %s ignored SIGTERM and got SIGKILL %d s later",
       opts.timeout, prog, KILL_AFTER), "valgrind"
   elseif #all == 0 then
@@ -355,8 +422,9 @@ function M.run(argv, opts)
     if tail ~= "" then err = err .. "; its stderr ends:\n" .. tail end
     kind = "valgrind"
   elseif #left > 0 then
-    err = string_format("%s left %d process%s running after it exited (not in the profile; wait for them, or "
-      .. "trace_children = true and wait):\n  %s", prog, #left, #left == 1 and "" or "es", table_concat(left, "\n  "))
+    err = string_format("%s left %d process%s running after it exited (ended now; not in the profile: wait for "
+      .. "them, or trace_children = true and wait):\n  %s", prog, #left, #left == 1 and "" or "es",
+      table_concat(left, "\n  "))
     kind = "valgrind"
   end
   local prof

@@ -434,6 +434,31 @@ function run.check(argv, out)
   if not passed then return nil, 1 end
 end
 
+-- spread N SCRIPT [ARGS...]: the script under -lcallgrind.start in N
+-- fresh processes (callgrind.spread); its options come before N.
+COMMANDS.spread = { args = "[--lua LUA] [--top N] N SCRIPT [ARGS...]",
+  what = "a Lua script profiled in N fresh processes: min, max and the functions that vary",
+  opts = { lua = "value", top = "value" },
+  more = "  --lua LUA (default lua5.4)  --top N (functions listed, default 10); size a tolerance from the spread" }
+ORDER[#ORDER + 1] = "spread"
+function run.spread(argv)
+  local i, opts = 2, {}
+  while argv[i] == "--lua" or argv[i] == "--top" do
+    local key = argv[i]:sub(3)
+    opts[key] = argv[i + 1] or usage("missing value for --" .. key, "spread")
+    i = i + 2
+  end
+  local n = integer(argv[i] or usage("the number of runs and a script are needed: N SCRIPT", "spread"), "N",
+    "spread")
+  if n < 2 then usage("N must be 2 or more", "spread") end
+  if not argv[i + 1] then usage("a script is needed: N SCRIPT", "spread") end
+  local script = table.move(argv, i + 1, #argv, 1, {})
+  local r, err = callgrind.spread(script, n, { lua = opts.lua,
+    top = opts.top and integer(opts.top, "--top", "spread") or nil })
+  if not r then fail(err) end
+  return r.text .. "\n"
+end
+
 --- Runs one command line.
 -- @tparam table argv the arguments (without the program name)
 -- @param[opt] out where output goes (default io.stdout; anything with

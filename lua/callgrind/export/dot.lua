@@ -255,7 +255,8 @@ function Profile:write_dot(path, ev, opts)
   if not ok then return nil, err, kind end
   local tmp = string_format("%s.tmp.%d.%d", path, counter, os.time())
   local log = os.tmpname()
-  local ran = os.execute(string_format("%s -T%s -o %s %s 2>%s", shq(cmd), format, shq(tmp), shq(src), shq(log)))
+  local ran = os.execute(string_format("%s -T%s -o %s %s 2>%s", shq(cmd), format,
+    shq(util.argpath(tmp)), shq(util.argpath(src)), shq(log)))
   os.remove(src)
   local f = io.open(log)
   local msg = f and f:read("a") or ""

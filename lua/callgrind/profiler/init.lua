@@ -393,7 +393,9 @@ end
 -- @tparam[opt] table opts as for `start`, plus `runs = N`: runs fn N times
 --   (each profiled alone) and returns the Profile of the run with the
 --   largest `Instr` total, then `{ min =, max =, totals = { run 1, ... } }`
---   (the `Instr` totals) instead of fn's results
+--   (the `Instr` totals) instead of fn's results. The N runs share this
+--   process and its string-hash seed: the spread is one process's only
+--   (`callgrind.spread` runs a script in fresh processes)
 -- @return the Profile of what ran inside fn, then fn's results; an error in
 --   fn stops the profiler and is raised again
 -- @usage local prof, result = profiler.profile(function() return work() end)

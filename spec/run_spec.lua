@@ -304,6 +304,11 @@ io.write(prof and "ran" or err)]]
       GLIBCPP_FORCE_NEW = true, GLIBCXX_FORCE_NEW = true, LD_LIBRARY_PATH = true }
     for _, name in ipairs(names) do assert.is_true(allowed[name] ~= nil, name) end
     assert.matches("GREETING=hi\n", info.stdout, 1, true)
+    -- env_clear = false: the caller's environment, opts.env added
+    local home = os.getenv("HOME") or ""
+    _, info = assert(callgrind.run({ "sh", "-c", "echo \"$HOME $GREETING\"" },
+      { env_clear = false, env = { GREETING = "hi" } }))
+    assert.are.equal(home .. " hi\n", info.stdout)
   end)
 
   it("raises on misuse, naming the argument", function()

@@ -63,7 +63,7 @@ static int read_stat(const char *pid, Proc *out)
     char path[64], buf[512];
     FILE *f;
     size_t n;
-    char *open, *close;
+    char *lp, *rp;
     snprintf(path, sizeof path, "/proc/%s/stat", pid);
     f = fopen(path, "r");
     if (!f)
@@ -71,17 +71,17 @@ static int read_stat(const char *pid, Proc *out)
     n = fread(buf, 1, sizeof buf - 1, f);
     fclose(f);
     buf[n] = '\0';
-    open = strchr(buf, '(');
-    close = strrchr(buf, ')');
-    if (!open || !close || close < open)
+    lp = strchr(buf, '(');
+    rp = strrchr(buf, ')');
+    if (!lp || !rp || rp < lp)
         return 0;
     out->pid = (pid_t)atol(buf);
-    n = (size_t)(close - open - 1);
+    n = (size_t)(rp - lp - 1);
     if (n >= sizeof out->name)
         n = sizeof out->name - 1;
-    memcpy(out->name, open + 1, n);
+    memcpy(out->name, lp + 1, n);
     out->name[n] = '\0';
-    if (sscanf(close + 1, " %c %d", &out->state, &out->ppid) != 2)
+    if (sscanf(rp + 1, " %c %d", &out->state, &out->ppid) != 2)
         return 0;
     out->mark = 0;
     return 1;

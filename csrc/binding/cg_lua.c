@@ -67,6 +67,7 @@ static const luaL_Reg internal_funcs[] = {
     {"warning_kinds", cgl_warning_kinds},
     {"lock", cgl_fs_lock},
     {"append", cgl_fs_append},
+    {"digest_line", cgl_fs_digest_line},
     {"supervise", cgl_proc_supervise},
     {"gzip", cgl_gzip},
     {"estimate", cgl_profile_estimate},

@@ -4,9 +4,11 @@
  * processes never interleave. */
 #define _DEFAULT_SOURCE
 #include "cg_lua_fs.h"
+#include "cg_profile.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -118,3 +120,16 @@ fail:
     return 3;
 }
 
+/* internal.digest_line(text): the end line of a written file whose body
+ * is text ("# end digest=fnv1a64:" and the FNV-1a of text, cg_profile.h),
+ * for a body changed after the writer (a baseline's paths made relative). */
+int cgl_fs_digest_line(lua_State *L)
+{
+    size_t n;
+    const char *s = luaL_checklstring(L, 1, &n);
+    char line[sizeof CG_WRITTEN_DIGEST + 18];
+    snprintf(line, sizeof line, "%s%016llx\n", CG_WRITTEN_DIGEST,
+             (unsigned long long)cg_fnv1a(CG_FNV_OFFSET, s, n));
+    lua_pushstring(L, line);
+    return 1;
+}

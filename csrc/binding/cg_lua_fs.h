@@ -6,5 +6,6 @@
 
 CG_HIDDEN int cgl_fs_lock(lua_State *L);
 CG_HIDDEN int cgl_fs_append(lua_State *L);
+CG_HIDDEN int cgl_fs_digest_line(lua_State *L);
 
 #endif

@@ -17,6 +17,7 @@ local tmp = os.tmpname()
 local CALLS = {
   ["callgrind.load(path [, opts])"] = { function(o) return callgrind.load(tmp, o) end, 2, "load" },
   ["callgrind.load({ path, ... } [, opts])"] = { function(o) return callgrind.load({ tmp }, o) end, 2, "load" },
+  ["callgrind.files(path [, opts])"] = { function(o) return callgrind.files(tmp, o) end, 2, "files" },
   ["callgrind.parse(text [, name [, opts]])"] = { function(o) return callgrind.parse(TEXT, "x", o) end, 3, "parse" },
   ["callgrind.profile(fn [, opts])"] = { function(o) return callgrind.profile(function() end, o) end, 2, "profile" },
   ["callgrind.run(argv [, opts])"] = { function(o)

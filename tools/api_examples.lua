@@ -15,7 +15,7 @@ local tmp = os.tmpname()]],
     ["callgrind.load(path [, opts])"] = [[print(callgrind.load("spec/fixtures/extended.callgrind"):total(1))]],
     ["callgrind.load({ path, ... } [, opts])"] =
       [[print(callgrind.load({ "spec/fixtures/extended.callgrind", "spec/fixtures/extended.callgrind" }):total(1))]],
-    ["callgrind.files(path)"] = [[print(#callgrind.files("spec/fixtures/no-such-run.out"))]],
+    ["callgrind.files(path [, opts])"] = [[print(#callgrind.files("spec/fixtures/no-such-run.out"))]],
     ["callgrind.parse(text [, name [, opts]])"] = [[print(callgrind.parse("events: Ir\nfn=main\n1 5\n"):total("Ir"))]],
     ["callgrind.help([x])"] = [[print((callgrind.help("Cycle"):match("^[^\n]*")))]],
     ["callgrind.profile(fn [, opts])"] =

@@ -38,6 +38,16 @@ O.load = {
   { "chunk", "integer", "the reader's own", "the second thread's chunk size in bytes (for tests)" },
   { "max_bytes", "integer", "16 GiB, or 1,000 times a compressed file's size",
     "the most bytes of text a file may give (a decompression bomb fails with kind \"memory\")" },
+  { "merge", "boolean", "false",
+    "sum files of different runs (pid: or cmd: differ); without it they are refused (kind \"runs\")", lua = true },
+}
+O.parse = {}
+for _, o in ipairs(O.load) do
+  if o[1] ~= "merge" then O.parse[#O.parse + 1] = o end
+end
+O.files = {
+  { "merge", "boolean", "false",
+    "list the files of every run of that name (without it, several runs fail, kind \"runs\")" },
 }
 O.profiler = {
   { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
@@ -244,6 +254,7 @@ M.error_kinds = {
   { "valgrind", "running valgrind failed: missing, a non-zero exit, a timeout, processes left running" },
   { "not_found", "no function of that name (the message names the closest ones)" },
   { "ambiguous", "several functions of that name (the message lists them with their file or object)" },
+  { "runs", "files of different runs (pid: or cmd: differ) not summed: the message lists them (opts.merge sums them)" },
 }
 
 --- The objects, in the order help() lists them: `name`, `what` (one
@@ -258,13 +269,14 @@ M.objects = {
     { "callgrind.load(path [, opts])", "loads a profile file: Profile, or nil and \"path:LINE: message\"",
       "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "load",
       errors = { "io", "format", "truncated", "memory", "cancelled" } },
-    { "callgrind.load({ path, ... } [, opts])", "loads several files (threads, dumps) as one Profile",
+    { "callgrind.load({ path, ... } [, opts])",
+      "loads several files (threads, dumps) as one Profile; files of different runs only with merge",
       "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "load",
-      errors = { "io", "format", "truncated", "memory", "cancelled" } },
-    { "callgrind.files(path)", "the files one valgrind run wrote for that name, in order",
-      "string[]?, string?, callgrind.ErrorKind?", errors = { "io" } },
+      errors = { "io", "format", "truncated", "memory", "cancelled", "runs" } },
+    { "callgrind.files(path [, opts])", "the files one valgrind run wrote for that name, in order",
+      "string[]?, string?, callgrind.ErrorKind?", opts = "files", errors = { "io", "runs" } },
     { "callgrind.parse(text [, name [, opts]])", "loads a profile from a string",
-      "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "load",
+      "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "parse",
       errors = { "io", "format", "truncated", "memory", "cancelled" } },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x", "string" },
     { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions",

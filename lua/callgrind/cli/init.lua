@@ -2,8 +2,9 @@
 -- its logic, callable in-process as `cli.main(argv, out, err)`.
 --
 -- Every FILE may be several files (one profile: threads, dumps), a
--- compressed file (gzip, zstd, xz), or the name valgrind was given
--- (`callgrind.files` finds its thread and dump files).
+-- compressed file (gzip, zstd, xz), or the name valgrind was given: the
+-- library's resolution (callgrind.model.load.open) finds its thread and
+-- dump files, and refuses files of different runs unless --merge.
 -- Exit codes: 0 done, 1 a file could not be read or written (or `check`
 -- found a regression), 2 a usage error.
 -- @module callgrind.cli
@@ -62,6 +63,7 @@ local COMMANDS = {
     more = "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
       .. "{ Ir = \"2%\" } } }" },
 }
+for _, c in pairs(COMMANDS) do c.opts.merge = "flag" end
 local ORDER = { "top", "tree", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "check" }
 
 local function usage_of(name)
@@ -78,7 +80,8 @@ function M.help()
   end
   out[#out + 1] = ""
   out[#out + 1] = "A FILE may be several files of one run, compressed (gzip, zstd, xz), or the name valgrind"
-  out[#out + 1] = "was given (its thread and dump files are found)."
+  out[#out + 1] = "was given: its thread and dump files are found (an empty one is skipped), whether or not the"
+  out[#out + 1] = "name itself exists. Files of different runs (pid: or cmd: differ) are refused; --merge sums them."
   return table_concat(out, "\n") .. "\n"
 end
 
@@ -140,16 +143,14 @@ local function integer(v, what, name)
 end
 
 local exists = require("callgrind.util").file_exists
+local loader = require "callgrind.model.load"
 
--- Loads the profile of some files (see the module's comment).
-local function load(files, name)
+-- Loads the profile of some names through the library's own resolution
+-- (callgrind.model.load.open: a name is its run's thread and dump files;
+-- files of different runs only with --merge).
+local function load(files, name, opts)
   if #files == 0 then usage("no profile given", name) end
-  local list = files
-  if #files == 1 and not exists(files[1]) then
-    local found = callgrind.files(files[1])
-    if found and #found > 0 then list = found end
-  end
-  local prof, err = callgrind.load(#list == 1 and list[1] or list)
+  local prof, err = loader.open(files, { merge = opts and opts.merge or nil })
   if not prof then fail(err) end
   return prof
 end
@@ -197,14 +198,14 @@ end
 local run = {}
 
 function run.top(argv, out)
-  local _, pos = parse("top", argv, 2)
+  local opts, pos = parse("top", argv, 2)
   local files, n, event = {}, 15, nil
   for _, a in ipairs(pos) do
     if #files > 0 and not exists(a) and math_tointeger(tonumber(a)) then n = integer(a, "N", "top")
     elseif #files > 0 and not exists(a) then event = a
     else files[#files + 1] = a end
   end
-  local prof = load(files, "top")
+  local prof = load(files, "top", opts)
   event = event_of(prof, event, "top")
   local function say(fmt, ...) out:write(string_format(fmt, ...), "\n") end
   say("profile  %s", prof.name)
@@ -220,6 +221,8 @@ function run.top(argv, out)
   for _ in prof:functions() do nfuncs = nfuncs + 1 end
   for _ in prof:calls() do ncalls = ncalls + 1 end
   say("size     %d functions, %d calls, %d part(s)", nfuncs, ncalls, nparts)
+  local merged = loader.merged(prof)
+  if merged then say("merged   %s", merged) end
   for _, w in ipairs(prof:warnings()) do say("warning  %s", w) end
   local total = prof:total(event)
   say("")
@@ -236,7 +239,7 @@ function run.tree(argv, out)
   local opts, pos = parse("tree", argv, 2)
   if #pos < 2 then usage("a profile and a function are needed", "tree") end
   local fname = table.remove(pos)
-  local prof = load(pos, "tree")
+  local prof = load(pos, "tree", opts)
   local ev = event_of(prof, opts.event, "tree")
   local fn, err = prof:func(fname)
   if not fn then usage(string_format("function %s: %s", fname, tostring(err)), "tree") end
@@ -255,7 +258,7 @@ function run.annotate(argv, out)
   if opts.tree and opts.tree ~= "caller" and opts.tree ~= "callee" then
     usage("--tree takes caller or callee", "annotate")
   end
-  local prof = load(pos, "annotate")
+  local prof = load(pos, "annotate", opts)
   if not opts.event and not prof.events[1] then
     out:write(prof:summary(), "\n")
     return
@@ -297,7 +300,7 @@ end
 function run.diff(argv, out)
   local opts, pos = parse("diff", argv, 2)
   if #pos ~= 2 then usage("two profiles are needed: OLD NEW", "diff") end
-  local old, new = load({ pos[1] }, "diff"), load({ pos[2] }, "diff")
+  local old, new = load({ pos[1] }, "diff", opts), load({ pos[2] }, "diff", opts)
   local d = callgrind.diff(old, new)
   local ev = opts.event and event_of(new, opts.event, "diff") or nil
   out:write(try("diff", d.report, d, { event = ev, top = opts.top and integer(opts.top, "--top", "diff") or 10,
@@ -332,10 +335,10 @@ function run.flame(argv)
   local fopts = { title = opts.title, color = opts.color,
     threshold = opts.threshold and number(opts.threshold, "--threshold", "flame") or nil }
   if flame_folded(pos, opts, fopts) then return end
-  local prof = load(pos, "flame")
+  local prof = load(pos, "flame", opts)
   fopts.ev = opts.event and event_of(prof, opts.event, "flame") or nil
   if opts.old then
-    local d = callgrind.diff(load({ opts.old }, "flame"), prof)
+    local d = callgrind.diff(load({ opts.old }, "flame", opts), prof)
     fopts.color = nil
     checked(try("flame", d.write_flamegraph, d, opts.o, nil, fopts))
   else
@@ -345,7 +348,7 @@ end
 
 function run.dot(argv, out)
   local opts, pos = parse("dot", argv, 2)
-  local prof = load(pos, "dot")
+  local prof = load(pos, "dot", opts)
   local ev = event_of(prof, opts.event, "dot")
   local dopts = { root = opts.root, leaf = opts.leaf,
     depth = opts.depth and integer(opts.depth, "--depth", "dot") or nil,
@@ -367,7 +370,7 @@ end
 
 function run.pprof(argv)
   local opts, pos = parse("pprof", argv, 2)
-  local prof = load(pos, "pprof")
+  local prof = load(pos, "pprof", opts)
   local events
   if opts.events then
     events = list_of(opts.events)
@@ -379,7 +382,7 @@ end
 
 function run.folded(argv, out)
   local opts, pos = parse("folded", argv, 2)
-  local prof = load(pos, "folded")
+  local prof = load(pos, "folded", opts)
   local ev = event_of(prof, opts.event, "folded")
   emit(try("folded", prof.folded, prof, ev,
     { threshold = opts.threshold and number(opts.threshold, "--threshold", "folded") or nil }), opts.o, out)
@@ -387,7 +390,7 @@ end
 
 function run.csv(argv, out)
   local opts, pos = parse("csv", argv, 2)
-  local prof = load(pos, "csv")
+  local prof = load(pos, "csv", opts)
   local events = opts.events and list_of(opts.events) or nil
   for _, ev in ipairs(events or {}) do event_of(prof, ev, "csv") end
   local method = opts.json and "to_json" or "to_csv"
@@ -413,7 +416,7 @@ function run.check(argv, out)
   if not ok then fail(string_format("%s: %s", pos[1], tostring(limits))) end
   if type(limits) ~= "table" then fail(string_format("%s: returns %s, a table of limits expected", pos[1],
     type(limits))) end
-  local old, new = load({ pos[2] }, "check"), load({ pos[3] }, "check")
+  local old, new = load({ pos[2] }, "check", opts), load({ pos[3] }, "check", opts)
   local passed, msg = try("check", callgrind.check_no_regression, old, new, limits,
     { top = opts.top and integer(opts.top, "--top", "check") or nil })
   out:write(msg, "\n")

@@ -82,6 +82,11 @@ local CALLS = {
   ["prof:dot([ev [, opts]])"] = { function(o) return prof:dot("Ir", o) end, 2, "dot" },
   ["prof:write_dot(path [, ev [, opts]])"] = { function(o) return prof:write_dot(tmp, "Ir", o) end, 3, "write_dot" },
   ["prof:write_pprof(path [, opts])"] = { function(o) return prof:write_pprof(tmp, o) end, 2, "write_pprof" },
+  ["prof:html([opts])"] = { function(o) return prof:html(o) end, 1, "html" },
+  ["prof:write_html(path [, opts])"] = { function(o) return prof:write_html(tmp, o) end, 2, "write_html" },
+  ["d:html([opts])"] = { function(o) return callgrind.diff(prof, prof):html(o) end, 1, "html" },
+  ["d:write_html(path [, opts])"] = {
+    function(o) return callgrind.diff(prof, prof):write_html(tmp, o) end, 2, "write_html" },
   ["sel:to_csv([opts])"] = { function(o) return prof:all():to_csv(o) end, 1, "to_csv" },
   ["sel:to_json([opts])"] = { function(o) return prof:all():to_json(o) end, 1, "to_json" },
   ["edges:to_csv([opts])"] = { function(o) return fn:callee_functions():to_csv(o) end, 1, "to_csv" },

@@ -88,6 +88,8 @@ local tmp = os.tmpname()]],
     ["prof:dot([ev [, opts]])"] = [[print((prof:dot():match("^[^\n]*")))]],
     ["prof:write_dot(path [, ev [, opts]])"] = [[print(prof:write_dot(tmp))]],
     ["prof:write_pprof(path [, opts])"] = [[print(prof:write_pprof(tmp))]],
+    ["prof:html([opts])"] = [[print(prof:html():sub(1, 15))]],
+    ["prof:write_html(path [, opts])"] = [[print(prof:write_html(tmp))]],
     ["prof:stacks([ev])"] = [[
 local lp = callgrind.profile(function() return ("x"):rep(3) end, { stacks = true })
 local sum = 0
@@ -199,6 +201,8 @@ local tmp = os.tmpname()]],
     ["d.collisions"] = [[print(#d.collisions)]],
     ["d:flamegraph([ev [, opts]])"] = [[print(d:flamegraph("Ir"):find("red: more", 1, true) ~= nil)]],
     ["d:write_flamegraph(path [, ev [, opts]])"] = [[print(d:write_flamegraph(tmp))]],
+    ["d:html([opts])"] = [[print(d:html():find("movers", 1, true) ~= nil)]],
+    ["d:write_html(path [, opts])"] = [[print(d:write_html(tmp))]],
   },
   Cycle = { setup = [[local cycle = assert(callgrind.load("spec/fixtures/mutual.callgrind")):func("a"):cycle()]],
     ["cycle.number"] = [[print(cycle.number)]],

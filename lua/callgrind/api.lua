@@ -99,6 +99,8 @@ O.tree = {
   { "direction", "\"callees\"|\"callers\"", "\"callees\"", "walk down to callees or up to callers" },
   { "depth", "integer", "3", "levels below the root" },
   { "threshold", "number", "0.01", "leave out entries below this fraction of the profile's total" },
+  { "relative", "boolean", "false",
+    "the threshold and the percentages are shares of the root function's inclusive cost, not of the total" },
 }
 O.annotate = {
   { "source", "boolean|string", "true", "read the source text (a string: the directory to find it in)" },
@@ -172,6 +174,16 @@ O.write_dot = with(O.dot, {
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
   { "threshold", "number", "0", "leave out stacks below this fraction of the total" },
+}
+O.html = {
+  { "title", "string", "\"callgrind report: \" and the profile's name", "the page's title" },
+  { "threshold", "number", "0.0005", "leave out flame frames below this fraction of the total" },
+  { "max_functions", "integer", "2000", "the most functions in the table, by inclusive cost (the page says how many "
+    .. "were left out)" },
+  { "source_functions", "integer", "30", "how many of the costliest functions keep their hottest lines" },
+  { "max_lines", "integer", "20", "the most lines kept per function (source text, when readable, embedded)" },
+  { "source_root", "string", false, "the directory relative source paths are read under (default: as written)" },
+  { "movers", "integer", "50", "a diff: how many movers per event" },
 }
 O.none = {}
 -- The keys of a limits table (check_no_regression, check_within_baseline
@@ -379,6 +391,10 @@ M.objects = {
       "true?, string?, callgrind.ErrorKind?", opts = "write_dot", errors = { "io" } },
     { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)",
       "true?, string?, callgrind.ErrorKind?", opts = "pprof", errors = { "io" } },
+    { "prof:html([opts])", "one self-contained HTML report: header, function table, flame graph, "
+      .. "callers, callees, source lines", "string", opts = "html" },
+    { "prof:write_html(path [, opts])", "writes the HTML report to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
     { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
       "fun(): callgrind.Function[]?, integer?" },
   } },
@@ -487,6 +503,9 @@ M.objects = {
       "string", opts = "flame" },
     { "d:write_flamegraph(path [, ev [, opts]])", "writes the diff's flame graph to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "flame", errors = { "io" } },
+    { "d:html([opts])", "the new profile's HTML report with the diff's totals and movers", "string", opts = "html" },
+    { "d:write_html(path [, opts])", "writes the diff's HTML report to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
   } },
   { name = "Cycle", what = "functions that call each other (a strongly connected component)", var = "cycle",
     entries = {

@@ -134,10 +134,20 @@
 ---@field events? string[] the sample types
 ---@field threshold? number leave out stacks below this fraction of the total
 
+---@class callgrind.ProfileHtmlOptions
+---@field max_functions? integer the most functions in the table, by inclusive cost (the page says how many were left out)
+---@field max_lines? integer the most lines kept per function (source text, when readable, embedded)
+---@field movers? integer a diff: how many movers per event
+---@field source_functions? integer how many of the costliest functions keep their hottest lines
+---@field source_root? string the directory relative source paths are read under (default: as written)
+---@field threshold? number leave out flame frames below this fraction of the total
+---@field title? string the page's title
+
 ---@class callgrind.FunctionTreeOptions
 ---@field depth? integer levels below the root
 ---@field direction? "callees"|"callers" walk down to callees or up to callers
 ---@field ev? string|integer the event (the positional ev wins)
+---@field relative? boolean the threshold and the percentages are shares of the root function's inclusive cost, not of the total
 ---@field threshold? number leave out entries below this fraction of the profile's total
 
 ---@class callgrind.SelectionReportOptions
@@ -479,6 +489,19 @@ function Profile:write_dot(path, ev, opts) end
 ---@return callgrind.ErrorKind?
 function Profile:write_pprof(path, opts) end
 
+--- one self-contained HTML report: header, function table, flame graph, callers, callees, source lines
+---@param opts? callgrind.ProfileHtmlOptions
+---@return string
+function Profile:html(opts) end
+
+--- writes the HTML report to a file
+---@param path string
+---@param opts? callgrind.ProfileHtmlOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Profile:write_html(path, opts) end
+
 --- iterator of frames, cost per call stack (a Lua profile made with stacks = true)
 ---@param ev? string|integer
 ---@return fun(): callgrind.Function[]?, integer?
@@ -749,6 +772,19 @@ function Diff:flamegraph(ev, opts) end
 ---@return string?
 ---@return callgrind.ErrorKind?
 function Diff:write_flamegraph(path, ev, opts) end
+
+--- the new profile's HTML report with the diff's totals and movers
+---@param opts? callgrind.ProfileHtmlOptions
+---@return string
+function Diff:html(opts) end
+
+--- writes the diff's HTML report to a file
+---@param path string
+---@param opts? callgrind.ProfileHtmlOptions
+---@return true?
+---@return string?
+---@return callgrind.ErrorKind?
+function Diff:write_html(path, opts) end
 
 --- functions that call each other (a strongly connected component)
 ---@class callgrind.Cycle

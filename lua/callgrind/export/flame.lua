@@ -367,8 +367,9 @@ local function diff_svg(d, ev, opts, fname, n)
       delta > 0 and "+" or "", report.commas(delta), p)
   end
   local o_total, n_total = d.old:total(ev), d.new:total(ev)
-  local title = opts.title or string_format("%s %s -> %s %s (red: more, blue: less)", report.commas(o_total), ev,
-    report.commas(n_total), ev)
+  -- a title of the caller's own keeps the totals and the legend after it
+  local title = string_format("%s%s %s -> %s %s (red: more, blue: less)", opts.title and (opts.title .. ": ") or "",
+    report.commas(o_total), ev, report.commas(n_total), ev)
   return table_concat(svg(new, title, colour, describe, math_max(width, 100)))
 end
 

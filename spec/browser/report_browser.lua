@@ -82,6 +82,7 @@ describe("the HTML report in headless Chromium", function()
     local t = check(report, { filter = top.name, select = top.name, zoom = top.name })
     assert.are.same({}, t.errors)
     assert.are.same({}, t.requests)
+    assert.matches("^the new profile's stacks, coloured by change", t.flamenote)
     local ev = new.events[1]
     local o, n = d:total(ev)
     assert.are.same({ ev, commas(o), commas(n), (n - o > 0 and "+" or "") .. commas(n - o) }, t.diff.totals[1])

@@ -88,7 +88,24 @@ local function source_reader(root)
   end
 end
 
--- The data of one profile: header, functions, calls, flame graphs, lines.
+-- The old profile's stacks of an event, by path of names ("a;b;c" ->
+-- total), for a diff's flame graph.
+local function old_paths(old, ev, threshold)
+  local by = {}
+  local function go(nd, prefix)
+    for _, kid in ipairs(nd.children) do
+      local key = prefix .. "\0" .. ((kid.fn and kid.fn.name) or "?")
+      by[key] = (by[key] or 0) + kid.total
+      go(kid, key)
+    end
+  end
+  go(stacks.tree(old, ev, threshold), "")
+  return by
+end
+
+-- The data of one profile: header, functions, calls, flame graphs, lines
+-- (with opts.old, a profile to compare with: each frame also has the old
+-- cost of its path of names, nil where the path is new).
 local function profile_data(prof, opts)
   local evs = prof.events
   local ev1 = evs[1]
@@ -150,14 +167,16 @@ local function profile_data(prof, opts)
   for _, ev in ipairs(evs) do
     local top = stacks.tree(prof, ev, threshold)
     local nodes = array({})
-    local function go(nd, up)
+    local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold)
+    local function go(nd, up, prefix)
       for _, kid in ipairs(nd.children) do
         local fn = kid.fn
-        nodes[#nodes + 1] = { up, pos[fn] or (fn and fn.name) or "?", kid.total, kid.self }
-        go(kid, #nodes)
+        local key = was and (prefix .. "\0" .. ((fn and fn.name) or "?"))
+        nodes[#nodes + 1] = { up, pos[fn] or (fn and fn.name) or "?", kid.total, kid.self, was and (was[key] or -1) }
+        go(kid, #nodes, key)
       end
     end
-    go(top, 0)
+    go(top, 0, "")
     d.flame[ev] = { exact = top.exact or top.source ~= nil or false, source = top.source, total = top.total,
       nodes = nodes }
   end
@@ -255,14 +274,16 @@ function detail(){var f=P.fns[sel],h=[],t=total();if(!f){$('detail').innerHTML='
  document.querySelectorAll('#detail tr[data-i]').forEach(function(tr){tr.onclick=function(){select(+tr.dataset.i)}})}
 var COLORS=['#e8743b','#19a979','#945ecf','#ed4a7b','#13a4b4','#525df4','#bf399e','#6c8893','#ee6868','#2f6497'];
 function flame(){var F=P.flame[E[ev]],box=$('flame'),W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
- $('flamenote').textContent=(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
+ $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, dark red: a stack the old profile does not have); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
   '; frames below '+(100*D.threshold)+'% of the total left out. Click a frame to zoom, the top bar to zoom out.';
  N.forEach(function(nd,k){var p=nd[0];(kids[p]=kids[p]||[]).push(k+1)});
  var root=zoom,rt=root?N[root-1][2]:F.total,h=[],maxd=0;
  function name(k){var f=N[k-1][1];return typeof f==='number'?P.fns[f-1].n:f}
  function lay(k,d,x0){if(d>maxd)maxd=d;var w=N[k-1][2]/rt*W;if(w<0.5)return;var f=N[k-1][1],c=typeof f==='number'?(P.fns[f-1].o||P.fns[f-1].f||''):'';
-  var col=COLORS[Math.abs([].reduce.call(c,function(a,ch){return a*31+ch.charCodeAt(0)|0},7))%COLORS.length];
-  h.push('<div class="fr" data-k="'+k+'" style="left:'+x0+'px;width:'+w+'px;top:'+(d*18)+'px;background:'+col+'" title="'+esc(name(k))+' '+fmt(N[k-1][2])+' '+esc(E[ev])+' ('+pct(N[k-1][2],F.total)+')">'+esc(name(k))+'</div>');
+  var col=COLORS[Math.abs([].reduce.call(c,function(a,ch){return a*31+ch.charCodeAt(0)|0},7))%COLORS.length],was=N[k-1][4];
+  if(was!=null){if(was<0)col='#c0392b';else{var dl=(N[k-1][2]-was)/Math.max(1,was),a=Math.min(1,Math.abs(dl)*4);
+   col=dl>0?'rgb(255,'+Math.round(220-150*a)+','+Math.round(220-150*a)+')':dl<0?'rgb('+Math.round(220-150*a)+','+Math.round(220-150*a)+',255)':'#ddd'}}
+  h.push('<div class="fr" data-k="'+k+'" style="left:'+x0+'px;width:'+w+'px;top:'+(d*18)+'px;background:'+col+'" title="'+esc(name(k))+' '+fmt(N[k-1][2])+' '+esc(E[ev])+' ('+pct(N[k-1][2],F.total)+')'+(was==null?'':was<0?', new':', was '+fmt(was))+'">'+esc(name(k))+'</div>');
   var xx=x0;(kids[k]||[]).forEach(function(c2){lay(c2,d+1,xx);xx+=N[c2-1][2]/rt*W})}
  h.push('<div class="fr" data-k="0" id="flameall" style="left:0;width:'+W+'px;top:0;background:#999">all '+fmt(F.total)+' '+esc(E[ev])+(root?' (zoomed: '+esc(name(root))+')':'')+'</div>');
  if(root)lay(root,1,0);else{var xx=0;(kids[0]||[]).forEach(function(k){lay(k,1,xx);xx+=N[k-1][2]/rt*W})}
@@ -340,7 +361,10 @@ end
 local function diff_html(d, opts, fname, n)
   opts = args.options(opts, fname, n, "html")
   local new = d.new
-  local data = profile_data(new, opts)
+  local old_events = {}
+  for _, ev in ipairs(d.old.events) do old_events[ev] = true end
+  local popts = setmetatable({ old = d.old, old_events = old_events }, { __index = opts })
+  local data = profile_data(new, popts)
   local evs, totals, movers = array({}), {}, {}
   local has = {}
   for _, ev in ipairs(d.old.events) do has[ev] = true end

@@ -210,3 +210,29 @@ describe("callgrind-lua flame --old --title", function()
     assert.are.equal(d:flamegraph("Ir", { title = "My build" }), out)
   end)
 end)
+
+describe("callgrind-lua flame colours by object", function()
+  it("gives three objects three colours far apart, the costliest first", function()
+    local text = table.concat({ "events: Ir",
+      "ob=/usr/bin/pigz", "fn=main", "1 50", "cob=/lib/libc.so.6", "cfn=memcpy", "calls=1 1", "2 30",
+      "cob=/lib/ld.so", "cfn=_dl_start", "calls=1 1", "3 20",
+      "ob=/lib/libc.so.6", "fn=memcpy", "1 30", "ob=/lib/ld.so", "fn=_dl_start", "1 20", "" }, "\n")
+    local objs = dir .. "/objs.out"
+    H.write_file(objs, text)
+    local code, out = run("flame", objs, "-o", "-")
+    assert.are.equal(0, code)
+    local fill = {}
+    for name, c in out:gmatch('<title>([^\n<]+)\n[^<]*</title><rect[^>]-fill="(#%x+)"') do fill[name] = c end
+    local palette = require("callgrind.export.flame").PALETTE
+    assert.are.same({ main = palette[1], memcpy = palette[2], _dl_start = palette[3] },
+      { main = fill.main, memcpy = fill.memcpy, _dl_start = fill._dl_start })
+    local function rgb(c) return tonumber(c:sub(2, 3), 16), tonumber(c:sub(4, 5), 16), tonumber(c:sub(6, 7), 16) end
+    for i = 1, #palette do
+      for j = i + 1, #palette do
+        local r1, g1, b1 = rgb(palette[i])
+        local r2, g2, b2 = rgb(palette[j])
+        assert.is_true(math.sqrt((r1 - r2) ^ 2 + (g1 - g2) ^ 2 + (b1 - b2) ^ 2) > 60, palette[i] .. " " .. palette[j])
+      end
+    end
+  end)
+end)

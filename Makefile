@@ -53,9 +53,13 @@ DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
+# the HTML report in a real browser: Debian's chromium and node, and
+# puppeteer-core from npm into $(BUILD)/node (not in git)
+DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium nodejs
+PUPPETEER_CORE ?= puppeteer-core@22
 
 .PHONY: all build test lint check check-werror check-asan memcheck bench demo \
-        install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
+        install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test check-browser
 
 all: $(MODULE)
 
@@ -87,6 +91,17 @@ deps-bench:
 test: deps-test
 	@$(MAKE) --no-print-directory all
 	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
+
+# The HTML report opened in headless Chromium (spec/browser/): no console
+# error, no network request, sorting, filtering, the numbers of a clicked
+# function and of a diff against the API, the flame graph's zoom.
+check-browser:
+	@sh .ci/deps $(DEPS_BROWSER)
+	@command -v npm >/dev/null || sh .ci/deps npm
+	@$(MAKE) --no-print-directory all
+	@test -d $(BUILD)/node/node_modules/puppeteer-core || \
+	  (mkdir -p $(BUILD)/node && cd $(BUILD)/node && npm install --no-audit --no-fund --silent $(PUPPETEER_CORE))
+	NODE_PATH=$(BUILD)/node/node_modules $(BUSTED) --lua=$(LUA) --pattern=_browser spec/browser
 
 lint: deps-lint
 	$(LUACHECK) lua spec examples bench tools bin/callgrind-lua

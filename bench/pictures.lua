@@ -1,5 +1,6 @@
 -- The pictures and exports on one profile: prof:folded(), prof:dot(),
--- prof:flamegraph() and prof:write_pprof() at their default thresholds,
+-- prof:flamegraph(), prof:write_pprof() and prof:write_html() (the HTML
+-- report) at their default thresholds,
 -- each timed after the load, RUNS times (the median and the fastest of
 -- os.clock(): CPU seconds of this process, which runs one thread).
 --   lua5.4 bench/pictures.lua FILE [RUNS]    (BUILD=dir as for bench/load.lua)
@@ -24,6 +25,7 @@ local rows = {
   { "prof:dot()", function() return #p:dot() end },
   { "prof:write_flamegraph()", function() assert(p:write_flamegraph(out)); return size(out) end },
   { "prof:write_pprof()", function() assert(p:write_pprof(out)); return size(out) end },
+  { "prof:write_html()", function() assert(p:write_html(out)); return size(out) end },
 }
 for _, row in ipairs(rows) do
   local times, bytes = {}, 0

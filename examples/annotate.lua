@@ -1,7 +1,7 @@
 #!/usr/bin/env lua5.4
 -- A callgrind_annotate-like report, with inclusive costs that count
 -- recursion once: what `callgrind-lua annotate` prints
--- (lua/callgrind/cli.lua; `callgrind-lua annotate --help` lists the options).
+-- (lua/callgrind/cli/init.lua; `callgrind-lua annotate --help` lists the options).
 --
 --   lua5.4 examples/annotate.lua FILE [options]
 --     --event EV          event to sort by (default: the first; derived ones work: CEst, L1m ...)

@@ -67,6 +67,7 @@ build = {
       ["callgrind.events"] = "lua/callgrind/events.lua",
       ["callgrind.export.dot"] = "lua/callgrind/export/dot.lua",
       ["callgrind.export.flame"] = "lua/callgrind/export/flame.lua",
+      ["callgrind.export.html"] = "lua/callgrind/export/html.lua",
       ["callgrind.export.pprof"] = "lua/callgrind/export/pprof.lua",
       ["callgrind.export.stacks"] = "lua/callgrind/export/stacks.lua",
       ["callgrind.export.write"] = "lua/callgrind/export/write.lua",

@@ -40,7 +40,8 @@ describe("callgrind-lua", function()
   it("tree draws the call tree below a function, or above it", function()
     local code, out = run("tree", EXT, "main")
     assert.are.equal(0, code)
-    assert.are.equal(table.concat({ "callees of main: Instructions, depth 3, threshold 1%",
+    assert.are.equal(table.concat({
+      "callees of main: Instructions, depth 3, threshold 1% (percentages of main's inclusive cost)",
       "820 (100.0%)  main", "400 ( 48.8%)  ├─ func1  [1 call]", "300 ( 36.6%)  │  └─ func2  [2 calls]",
       "400 ( 48.8%)  └─ func2  [3 calls]", "" }, "\n"), out)
     code, out = run("tree", EXT, "func2", "--callers", "--depth", "1")
@@ -143,9 +144,10 @@ describe("callgrind-lua", function()
     code, _, err = run("frobnicate")
     assert.are.equal(2, code)
     assert.are.equal("callgrind-lua: unknown command 'frobnicate'", err:match("^[^\n]+"))
-    code, _, err = run("folded", EXT, "--threshold", "2")
+    code, _, err = run("folded", EXT, "--threshold", "100")
     assert.are.equal(2, code)
-    assert.are.equal("bad argument #2 to 'folded' (threshold must be in [0, 1), got 2)", err:match("^[^\n]+"))
+    assert.are.equal("--threshold takes a percentage from 0 to under 100 (0.5 means 0.5%), got '100'",
+      err:match("^[^\n]+"))
     code, _, err = run("flame", EXT)
     assert.are.equal(2, code)
     assert.are.equal("-o OUT.svg is needed", err:match("^[^\n]+"))

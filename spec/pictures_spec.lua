@@ -127,7 +127,8 @@ describe("prof:flamegraph", function()
     local svg = d:flamegraph("Ir")
     assert.is_truthy(svg:find(">117 Ir -&gt; 144 Ir " .. legend .. "</text>", 1, true), svg:sub(1, 900))
     -- a title of the caller's keeps the legend
-    assert.is_truthy(d:flamegraph("Ir", { title = "O0 vs O2" }):find(">O0 vs O2 " .. legend .. "</text>", 1, true))
+    assert.is_truthy(d:flamegraph("Ir", { title = "O0 vs O2" }):find(">O0 vs O2: 117 Ir -&gt; 144 Ir " .. legend
+      .. "</text>", 1, true))
     local dir = tmpdir()
     H.write_file(dir .. "/d.svg", svg)
     local fill = {}

@@ -78,7 +78,7 @@ describe("fn:tree", function()
     local main = prof:func("main")
     local cases = {
       { { direction = "up" }, "invalid option 'up'; expected one of: callees, callers" },
-      { { dept = 2 }, "unknown option 'dept'; options: depth, direction, ev, threshold" },
+      { { dept = 2 }, "unknown option 'dept'; options: depth, direction, ev, relative, threshold" },
       { { depth = "2" }, "option 'depth' must be number, got '2'" },
       { { depth = -1 }, "count must not be negative, got -1" },
       { { threshold = 2 }, "threshold must be a fraction from 0 to 1, got 2" },

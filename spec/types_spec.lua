@@ -54,6 +54,8 @@ describe("the types files", function()
       .. "---@field depth? integer levels below the root\n"
       .. "---@field direction? \"callees\"|\"callers\" walk down to callees or up to callers\n"
       .. "---@field ev? string|integer the event (the positional ev wins)\n"
+      .. "---@field relative? boolean the threshold and the percentages are shares of the root function's inclusive "
+      .. "cost, not of the total\n"
       .. "---@field threshold? number leave out entries below this fraction of the profile's total\n", 1, true))
     assert.is_truthy(all:find("---@param name string\n---@param file? string\n---@param object? string\n"
       .. "---@return callgrind.Function?\n---@return string?\n---@return callgrind.ErrorKind?\n"

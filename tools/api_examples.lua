@@ -15,7 +15,7 @@ local tmp = os.tmpname()]],
     ["callgrind.load(path [, opts])"] = [[print(callgrind.load("spec/fixtures/extended.callgrind"):total(1))]],
     ["callgrind.load({ path, ... } [, opts])"] =
       [[print(callgrind.load({ "spec/fixtures/extended.callgrind", "spec/fixtures/extended.callgrind" }):total(1))]],
-    ["callgrind.files(path)"] = [[print(#callgrind.files("spec/fixtures/no-such-run.out"))]],
+    ["callgrind.files(path [, opts])"] = [[print(#callgrind.files("spec/fixtures/no-such-run.out"))]],
     ["callgrind.parse(text [, name [, opts]])"] = [[print(callgrind.parse("events: Ir\nfn=main\n1 5\n"):total("Ir"))]],
     ["callgrind.help([x])"] = [[print((callgrind.help("Cycle"):match("^[^\n]*")))]],
     ["callgrind.profile(fn [, opts])"] =
@@ -89,6 +89,8 @@ local tmp = os.tmpname()]],
     ["prof:dot([ev [, opts]])"] = [[print((prof:dot():match("^[^\n]*")))]],
     ["prof:write_dot(path [, ev [, opts]])"] = [[print(prof:write_dot(tmp))]],
     ["prof:write_pprof(path [, opts])"] = [[print(prof:write_pprof(tmp))]],
+    ["prof:html([opts])"] = [[print(prof:html():sub(1, 15))]],
+    ["prof:write_html(path [, opts])"] = [[print(prof:write_html(tmp))]],
     ["prof:stacks([ev])"] = [[
 local lp = callgrind.profile(function() return ("x"):rep(3) end, { stacks = true })
 local sum = 0
@@ -202,6 +204,8 @@ local tmp = os.tmpname()]],
     ["d:warnings([ev])"] = [[print(#d:warnings())]],
     ["d:flamegraph([ev [, opts]])"] = [[print(d:flamegraph("Ir"):find("red: more", 1, true) ~= nil)]],
     ["d:write_flamegraph(path [, ev [, opts]])"] = [[print(d:write_flamegraph(tmp))]],
+    ["d:html([opts])"] = [[print(d:html():find("movers", 1, true) ~= nil)]],
+    ["d:write_html(path [, opts])"] = [[print(d:write_html(tmp))]],
   },
   Cycle = { setup = [[local cycle = assert(callgrind.load("spec/fixtures/mutual.callgrind")):func("a"):cycle()]],
     ["cycle.number"] = [[print(cycle.number)]],

@@ -38,6 +38,16 @@ O.load = {
   { "chunk", "integer", "the reader's own", "the second thread's chunk size in bytes (for tests)" },
   { "max_bytes", "integer", "16 GiB, or 1,000 times a compressed file's size",
     "the most bytes of text a file may give (a decompression bomb fails with kind \"memory\")" },
+  { "merge", "boolean", "false",
+    "sum files of different runs (pid: or cmd: differ); without it they are refused (kind \"runs\")", lua = true },
+}
+O.parse = {}
+for _, o in ipairs(O.load) do
+  if o[1] ~= "merge" then O.parse[#O.parse + 1] = o end
+end
+O.files = {
+  { "merge", "boolean", "false",
+    "list the files of every run of that name (without it, several runs fail, kind \"runs\")" },
 }
 O.profiler = {
   { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
@@ -99,6 +109,8 @@ O.tree = {
   { "direction", "\"callees\"|\"callers\"", "\"callees\"", "walk down to callees or up to callers" },
   { "depth", "integer", "3", "levels below the root" },
   { "threshold", "number", "0.01", "leave out entries below this fraction of the profile's total" },
+  { "relative", "boolean", "false",
+    "the threshold and the percentages are shares of the root function's inclusive cost, not of the total" },
 }
 O.annotate = {
   { "source", "boolean|string", "false",
@@ -175,6 +187,16 @@ O.write_dot = with(O.dot, {
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
   { "threshold", "number", "0.0001", "leave out stacks below this fraction of the total" },
+}
+O.html = {
+  { "title", "string", "\"callgrind report: \" and the profile's name", "the page's title" },
+  { "threshold", "number", "0.0005", "leave out flame frames below this fraction of the total" },
+  { "max_functions", "integer", "2000", "the most functions in the table, by inclusive cost (the page says how many "
+    .. "were left out)" },
+  { "source_functions", "integer", "30", "how many of the costliest functions keep their hottest lines" },
+  { "max_lines", "integer", "20", "the most lines kept per function (source text, when readable, embedded)" },
+  { "source_root", "string", false, "the directory relative source paths are read under (default: as written)" },
+  { "movers", "integer", "50", "a diff: how many movers per event" },
 }
 O.none = {}
 -- The keys of a limits table (check_no_regression, check_within_baseline
@@ -257,6 +279,7 @@ M.error_kinds = {
   { "valgrind", "running valgrind failed: missing, a non-zero exit, a timeout, processes left running" },
   { "not_found", "no function of that name (the message names the closest ones)" },
   { "ambiguous", "several functions of that name (the message lists them with their file or object)" },
+  { "runs", "files of different runs (pid: or cmd: differ) not summed: the message lists them (opts.merge sums them)" },
 }
 
 --- The objects, in the order help() lists them: `name`, `what` (one
@@ -271,13 +294,14 @@ M.objects = {
     { "callgrind.load(path [, opts])", "loads a profile file: Profile, or nil and \"path:LINE: message\"",
       "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "load",
       errors = { "io", "format", "truncated", "memory", "cancelled" } },
-    { "callgrind.load({ path, ... } [, opts])", "loads several files (threads, dumps) as one Profile",
+    { "callgrind.load({ path, ... } [, opts])",
+      "loads several files (threads, dumps) as one Profile; files of different runs only with merge",
       "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "load",
-      errors = { "io", "format", "truncated", "memory", "cancelled" } },
-    { "callgrind.files(path)", "the files one valgrind run wrote for that name, in order",
-      "string[]?, string?, callgrind.ErrorKind?", errors = { "io" } },
+      errors = { "io", "format", "truncated", "memory", "cancelled", "runs" } },
+    { "callgrind.files(path [, opts])", "the files one valgrind run wrote for that name, in order",
+      "string[]?, string?, callgrind.ErrorKind?", opts = "files", errors = { "io", "runs" } },
     { "callgrind.parse(text [, name [, opts]])", "loads a profile from a string",
-      "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "load",
+      "callgrind.Profile?, string?, callgrind.ErrorKind?", opts = "parse",
       errors = { "io", "format", "truncated", "memory", "cancelled" } },
     { "callgrind.help([x])", "this help: the objects, or the methods and fields of x", "string" },
     { "callgrind.profile(fn [, opts])", "runs fn under the Lua profiler: a Profile of Lua VM instructions",
@@ -385,6 +409,10 @@ M.objects = {
       "true?, string?, callgrind.ErrorKind?", opts = "write_dot", errors = { "io" } },
     { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)",
       "true?, string?, callgrind.ErrorKind?", opts = "pprof", errors = { "io" } },
+    { "prof:html([opts])", "one self-contained HTML report: header, function table, flame graph, "
+      .. "callers, callees, source lines", "string", opts = "html" },
+    { "prof:write_html(path [, opts])", "writes the HTML report to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
     { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
       "fun(): callgrind.Function[]?, integer?" },
   } },
@@ -498,6 +526,9 @@ M.objects = {
       "string", opts = "flame" },
     { "d:write_flamegraph(path [, ev [, opts]])", "writes the diff's flame graph to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "flame", errors = { "io" } },
+    { "d:html([opts])", "the new profile's HTML report with the diff's totals and movers", "string", opts = "html" },
+    { "d:write_html(path [, opts])", "writes the diff's HTML report to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
   } },
   { name = "Cycle", what = "functions that call each other (a strongly connected component)", var = "cycle",
     entries = {

@@ -44,6 +44,8 @@ lazy_method("Profile", "write_flamegraph", "callgrind.export.flame")
 lazy_method("Profile", "dot", "callgrind.export.dot")
 lazy_method("Profile", "write_dot", "callgrind.export.dot")
 lazy_method("Profile", "write_pprof", "callgrind.export.pprof")
+lazy_method("Profile", "html", "callgrind.export.html")
+lazy_method("Profile", "write_html", "callgrind.export.html")
 lazy_method("Profile", "stacks", "callgrind.profiler")
 
 -- The questions: inclusive costs and cycles (graph), selections and

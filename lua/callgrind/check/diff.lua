@@ -397,5 +397,8 @@ M.functions_mt = { __name = "callgrind.DiffRows", __index = DiffRows, __tostring
 -- The diff's flame graph (callgrind.export.flame), loaded on first use.
 function Diff.flamegraph(...) return require("callgrind.export.flame").diff_flamegraph(...) end
 function Diff.write_flamegraph(...) return require("callgrind.export.flame").write_diff_flamegraph(...) end
+-- The diff's HTML report (callgrind.export.html), loaded on first use.
+function Diff.html(...) return require("callgrind.export.html").diff_html(...) end
+function Diff.write_html(...) return require("callgrind.export.html").write_diff_html(...) end
 
 return M

@@ -178,7 +178,9 @@ local function load_files(dir, pids, all)
     if not files then return nil, err, kind or "io" end
     for _, f in ipairs(files) do list[#list + 1] = f end
   end
-  local prof, err, kind = loader.load(list)
+  -- the processes of one command line (trace_children): one run's files
+  -- each, summed on purpose
+  local prof, err, kind = loader.load(list, #pids > 1 and { merge = true } or nil)
   return prof, err, kind, list
 end
 

@@ -2,10 +2,15 @@
 -- its logic, callable in-process as `cli.main(argv, out, err)`.
 --
 -- Every FILE may be several files (one profile: threads, dumps), a
--- compressed file (gzip, zstd, xz), or the name valgrind was given
--- (`callgrind.files` finds its thread and dump files).
--- Exit codes: 0 done, 1 a file could not be read or written (or `check`
--- found a regression), 2 a usage error.
+-- compressed file (gzip, zstd, xz), or the name valgrind was given: the
+-- library's resolution (callgrind.model.load.open) finds its thread and
+-- dump files, and refuses files of different runs unless --merge.
+-- Exit codes: 0 done; 1 a check failed (`check` found a regression) or an
+-- input was bad (a file missing, unreadable, empty, not a profile, or of
+-- two runs without --merge; an output that could not be written); 2 a
+-- usage error (an unknown command or option, a bad value, a function name
+-- that is not found or is ambiguous). Thresholds are percentages
+-- everywhere: `--threshold 0.5` is 0.5%.
 -- @module callgrind.cli
 local callgrind = require "callgrind"
 local report = require "callgrind.model.report"
@@ -19,12 +24,20 @@ local commas = report.commas
 
 -- Usage lines and options of each subcommand: options map a name to
 -- "value" or "flag"; `o` is -o, and `output` says -o is needed.
+local FN_OPTS = "  FUNCTION is NAME, FILE:NAME or OBJECT:NAME (or NAME with --file FILE / --object OBJECT)"
+local PCT = "thresholds are percentages: --threshold 0.5 means 0.5%"
 local COMMANDS = {
   top = { args = "FILE... [N] [EVENT]", what = "summary and the top N functions by self cost (default 15)",
-    opts = {} },
+    opts = { inclusive = "flag", raw = "flag", event = "value" },
+    more = "  --inclusive  rank by inclusive cost  --raw  only the rows, tab-separated, plain numbers (for pipes)" },
   tree = { args = "FILE... FUNCTION", what = "the call tree below a function (or above it with --callers)",
-    opts = { event = "value", depth = "value", threshold = "value", callers = "flag" },
-    more = "  --event EV  --depth N (default 3)  --threshold PCT (default 1)  --callers" },
+    opts = { event = "value", depth = "value", threshold = "value", callers = "flag", callees = "flag",
+      file = "value", object = "value" },
+    more = "  --event EV  --depth N (default 3)  --callers | --callees (default)\n"
+      .. "  --threshold PCT  leave out entries below PCT% of the function's inclusive cost (default 1)\n" .. FN_OPTS },
+  hot = { args = "FILE... FUNCTION", what = "a function's hottest source lines and call sites",
+    opts = { event = "value", top = "value", raw = "flag", file = "value", object = "value" },
+    more = "  --event EV  --top N (default 10)  --raw  tab-separated, plain numbers\n" .. FN_OPTS },
   annotate = { args = "FILE [SOURCE]", what = "functions by cost, callers/callees, a source file's lines",
     opts = { event = "value", threshold = "value", top = "value", inclusive = "flag", tree = "value",
       source = "value", root = "value" },
@@ -44,33 +57,44 @@ local COMMANDS = {
     what = "an interactive SVG flame graph (--old FILE: a differential one; FILE.folded: folded stacks)",
     opts = { o = "value", event = "value", threshold = "value", title = "value", old = "value", color = "value",
       match = "value" },
-    more = "  --event EV  --threshold FRACTION (default 0.0001)  --title T  --color object|file  --old FILE"
-      .. "  --match KEY" },
+    more = "  --event EV  --threshold PCT (default 0.01: frames below 0.01% left out)  --title T\n"
+      .. "  --color object|file  --old FILE  --match KEY (as diff's)  -o - writes to standard output" },
   dot = { args = "FILE... -o OUT.svg|OUT.png|OUT.dot", what = "a call graph (Graphviz; DOT text to stdout without -o)",
     opts = { o = "value", event = "value", root = "value", leaf = "value", depth = "value",
-      ["node-threshold"] = "value", ["edge-threshold"] = "value" },
-    more = "  --event EV  --root FN  --leaf FN  --depth N  --node-threshold F (0.005)  --edge-threshold F (0.001)" },
+      ["node-threshold"] = "value", ["edge-threshold"] = "value", file = "value", object = "value" },
+    more = "  --event EV  --root FUNCTION  --leaf FUNCTION  --depth N\n"
+      .. "  --node-threshold PCT (default 0.5)  --edge-threshold PCT (default 0.1): shares of the total, in percent\n"
+      .. FN_OPTS },
   pprof = { args = "FILE... -o OUT.pb.gz", output = "OUT.pb.gz",
     what = "pprof's profile.proto, for go tool pprof and others",
     opts = { o = "value", events = "value", threshold = "value" },
-    more = "  --events EV,EV (default: all base events)  --threshold FRACTION" },
+    more = "  --events EV,EV (default: all base events)  --threshold PCT (default 0)  -o - to standard output" },
   folded = { args = "FILE...", what = "folded stacks (flamegraph.pl, speedscope, inferno) to stdout or -o",
     opts = { o = "value", event = "value", threshold = "value" },
-    more = "  --event EV  --threshold FRACTION (default 0.0001)  -o OUT" },
+    more = "  --event EV  --threshold PCT (default 0.01)  -o OUT" },
   csv = { args = "FILE...", what = "every function's self and inclusive costs as CSV (--json: JSON)",
     opts = { o = "value", events = "value", top = "value", json = "flag", by = "value" },
     more = "  --events EV,EV  --top N (by the first event's self cost)  --by file|object (grouped)  --json  -o OUT" },
+  report = { args = "FILE... [--old FILE...] -o report.html", output = "report.html",
+    what = "one self-contained HTML report (a diff with --old): table, flame graph, callers, callees, lines",
+    opts = { o = "value", old = "list", title = "value", threshold = "value", root = "value" },
+    more = "  --old FILE (repeat it for several files of the old run)  --title T  --root DIR (sources)\n"
+      .. "  --threshold PCT (default 0.05: flame frames below 0.05% left out)  -o - writes to standard output" },
   check = { args = "LIMITS OLD NEW", what = "checks NEW against OLD with a limits file; exit 1 on a regression",
     opts = { top = "value", match = "value" },
     more = "  --match name|name+file|name+file+object (as diff's)\n"
       .. "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
       .. "{ Ir = \"2%\" } } }" },
 }
-local ORDER = { "top", "tree", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "check" }
+for _, c in pairs(COMMANDS) do c.opts.merge = "flag" end
+local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check" }
+
+local EXIT = "exit status: 0 done, 1 a check failed or an input was bad, 2 a usage error"
 
 local function usage_of(name)
   local c = COMMANDS[name]
-  return string_format("usage: callgrind-lua %s %s\n  %s%s\n", name, c.args, c.what, c.more and ("\n" .. c.more) or "")
+  return string_format("usage: callgrind-lua %s %s\n  %s%s\n  --merge  sum files of different runs\n  %s; %s\n",
+    name, c.args, c.what, c.more and ("\n" .. c.more) or "", PCT, EXIT)
 end
 
 --- The general help text.
@@ -82,7 +106,10 @@ function M.help()
   end
   out[#out + 1] = ""
   out[#out + 1] = "A FILE may be several files of one run, compressed (gzip, zstd, xz), or the name valgrind"
-  out[#out + 1] = "was given (its thread and dump files are found)."
+  out[#out + 1] = "was given: its thread and dump files are found (an empty one is skipped), whether or not the"
+  out[#out + 1] = "name itself exists. Files of different runs (pid: or cmd: differ) are refused; --merge sums them."
+  out[#out + 1] = "A FUNCTION is NAME, FILE:NAME or OBJECT:NAME (or --file/--object); " .. PCT .. "."
+  out[#out + 1] = "-o - writes to standard output. " .. EXIT .. "."
   return table_concat(out, "\n") .. "\n"
 end
 
@@ -114,6 +141,13 @@ local function parse(name, argv, first)
       if kind == "flag" then
         if val then usage("option --" .. key .. " takes no value", name) end
         opts[key] = true
+      elseif kind == "list" then
+        if not val then
+          i = i + 1
+          val = argv[i] or usage("missing value for " .. a, name)
+        end
+        opts[key] = opts[key] or {}
+        opts[key][#opts[key] + 1] = val
       else
         if not val then
           i = i + 1
@@ -143,20 +177,119 @@ local function integer(v, what, name)
   return n
 end
 
-local exists = require("callgrind.util").file_exists
 local printable = require("callgrind.util").printable
 
--- Loads the profile of some files (see the module's comment).
-local function load(files, name)
-  if #files == 0 then usage("no profile given", name) end
-  local list = files
-  if #files == 1 and not exists(files[1]) then
-    local found = callgrind.files(files[1])
-    if found and #found > 0 then list = found end
+local function checked(ok, err)
+  if not ok then fail(err) end
+end
+
+-- A percentage option: a number in [0, 100), as a fraction.
+local function percent(v, what, name)
+  local n = tonumber(v)
+  if not n or n ~= n or n < 0 or n >= 100 then
+    usage(string_format("%s takes a percentage from 0 to under 100 (0.5 means 0.5%%), got '%s'", what, v), name)
   end
-  local prof, err = callgrind.load(#list == 1 and list[1] or list)
+  return n / 100
+end
+
+local exists = require("callgrind.util").file_exists
+local loader = require "callgrind.model.load"
+
+-- Loads the profile of some names through the library's own resolution
+-- (callgrind.model.load.open: a name is its run's thread and dump files;
+-- files of different runs only with --merge).
+local function load(files, name, opts)
+  if #files == 0 then usage("no profile given", name) end
+  local prof, err = loader.open(files, { merge = opts and opts.merge or nil })
   if not prof then fail(err) end
   return prof
+end
+
+-- Does a function's file or object name this place (the whole path, or
+-- its last components)?
+local function at_place(fn, place)
+  local function m(s) return s ~= nil and (s == place or s:sub(-#place - 1) == "/" .. place) end
+  return m(fn.file) or m(fn.object)
+end
+
+-- How the command line names a function among others of its name:
+-- FILE:NAME, or OBJECT:NAME when the file does not tell them apart.
+local function label_of(fn, others)
+  local same = 0
+  for _, o in ipairs(others) do if o.file == fn.file then same = same + 1 end end
+  local place = (same > 1 or not fn.file) and fn.object or fn.file
+  return (place or "?") .. ":" .. fn.name
+end
+
+-- The function a command names: NAME, FILE:NAME or OBJECT:NAME, narrowed
+-- by --file and --object. Not found or ambiguous is a usage error; an
+-- ambiguous name lists the choices in that syntax.
+local function find_function(prof, spec, opts, name, what)
+  what = what or "function"
+  local cands = {}
+  local function keep(fn)
+    if opts.file and not (fn.file and (fn.file == opts.file or fn.file:sub(-#opts.file - 1) == "/" .. opts.file)) then
+      return
+    end
+    if opts.object and not (fn.object and (fn.object == opts.object
+      or fn.object:sub(-#opts.object - 1) == "/" .. opts.object)) then
+      return
+    end
+    cands[#cands + 1] = fn
+  end
+  for fn in prof:functions() do
+    if fn.name == spec then keep(fn) end
+  end
+  if #cands == 0 then
+    -- FILE:NAME or OBJECT:NAME: a single colon (C++'s :: is part of a name)
+    local i = 0
+    while true do
+      i = spec:find(":", i + 1, true)
+      if not i then break end
+      if spec:sub(i - 1, i - 1) ~= ":" and spec:sub(i + 1, i + 1) ~= ":" and i > 1 and i < #spec then
+        local place, fname = spec:sub(1, i - 1), spec:sub(i + 1)
+        for fn in prof:functions() do
+          if fn.name == fname and at_place(fn, place) then keep(fn) end
+        end
+        if #cands > 0 then break end
+      end
+    end
+  end
+  if #cands == 1 then return cands[1] end
+  if #cands == 0 then
+    local _, err = prof:func(spec)
+    if opts.file or opts.object then
+      err = string_format("not found: no function named '%s' in %s", spec, opts.file or opts.object)
+    end
+    usage(string_format("%s %s: %s", what, spec, tostring(err)), name)
+  end
+  local labels = {}
+  for k, fn in ipairs(cands) do
+    if k > 10 then labels[#labels + 1] = "..." break end
+    labels[#labels + 1] = label_of(fn, cands)
+  end
+  usage(string_format("%s %s is ambiguous: %d functions of that name; give one of: %s "
+    .. "(or --file FILE, --object OBJECT)",
+    what, spec, #cands, table_concat(labels, ", ")), name)
+end
+
+-- Writes an output through writer(path): to a file, or, for "-", to out
+-- (by way of a temporary file the writer fills).
+local function write_out(path, out, writer)
+  if path ~= "-" then
+    checked(writer(path))
+    return
+  end
+  local tmp = os.tmpname()
+  local ok, err = writer(tmp)
+  if ok then
+    local text
+    text, err = require("callgrind.util").read_file(tmp)
+    if text then out:write(text) end
+    ok = text ~= nil
+  end
+  os.remove(tmp)
+  if not ok then fail(err) end
 end
 
 -- The event asked for, checked against the profile.
@@ -176,7 +309,7 @@ end
 
 -- Writes text to -o or out.
 local function emit(text, path, out)
-  if path then
+  if path and path ~= "-" then
     local ok, err = require("callgrind.util").write_file(path, text)
     if not ok then fail(err) end
   else
@@ -184,9 +317,6 @@ local function emit(text, path, out)
   end
 end
 
-local function checked(ok, err)
-  if not ok then fail(err) end
-end
 
 -- Raises a library argument error as a usage error (a bad threshold).
 local function try(name, f, ...)
@@ -194,7 +324,8 @@ local function try(name, f, ...)
   if not res[1] then
     local e = res[2]
     if type(e) == "table" then error(e, 0) end
-    usage((tostring(e):gsub("^.-bad argument", "bad argument")), name)
+    local msg = tostring(e)
+    usage(msg:match("bad argument #%d+ to '[^']*' %((.*)%)$") or msg:gsub("^[^:]*:%d+: ", ""), name)
   end
   return table.unpack(res, 2, res.n)
 end
@@ -211,15 +342,26 @@ end
 local run = {}
 
 function run.top(argv, out)
-  local _, pos = parse("top", argv, 2)
-  local files, n, event = {}, 15, nil
+  local opts, pos = parse("top", argv, 2)
+  local files, n, event = {}, 15, opts.event
   for _, a in ipairs(pos) do
     if #files > 0 and not exists(a) and math_tointeger(tonumber(a)) then n = integer(a, "N", "top")
     elseif #files > 0 and not exists(a) then event = a
     else files[#files + 1] = a end
   end
-  local prof = load(files, "top")
+  local prof = load(files, "top", opts)
   event = event_of(prof, event, "top")
+  local kind = opts.inclusive and "inclusive" or "self"
+  local total = prof:total(event)
+  local function cost(fn) return kind == "inclusive" and fn:inclusive(event) or fn:self(event) end
+  if opts.raw then
+    for _, fn in ipairs(prof:top(n, event, kind)) do
+      local v = cost(fn)
+      out:write(string_format("%d\t%.2f\t%s\t%s\t%s\n", v, total ~= 0 and 100 * v / total or 0, fn.name,
+        fn.file or "", fn.object or ""))
+    end
+    return
+  end
   local function say(fmt, ...) out:write(string_format(fmt, ...), "\n") end
   say("profile  %s", prof.name)
   say("creator  %s", prof.creator or "?")
@@ -234,13 +376,14 @@ function run.top(argv, out)
   for _ in prof:functions() do nfuncs = nfuncs + 1 end
   for _ in prof:calls() do ncalls = ncalls + 1 end
   say("size     %d functions, %d calls, %d part(s)", nfuncs, ncalls, nparts)
+  local merged = loader.merged(prof)
+  if merged then say("merged   %s", merged) end
   for _, w in ipairs(prof:warnings()) do say("warning  %s", w) end
-  local total = prof:total(event)
   say("")
-  say("top %d functions by self %s", n, event)
+  say("top %d functions by %s %s", n, kind, event)
   say("%15s %6s  %s", event, "%", "function  (file; object)")
-  for _, fn in ipairs(prof:top(n, event)) do
-    local v = fn:self(event)
+  for _, fn in ipairs(prof:top(n, event, kind)) do
+    local v = cost(fn)
     say("%15s %5.1f%%  %s  (%s; %s)", commas(v), total ~= 0 and 100 * v / total or 0, printable(fn.name),
       printable(fn.file or "?"), printable(fn.object or "?"))
   end
@@ -249,15 +392,100 @@ end
 function run.tree(argv, out)
   local opts, pos = parse("tree", argv, 2)
   if #pos < 2 then usage("a profile and a function are needed", "tree") end
+  if opts.callers and opts.callees then usage("--callers or --callees, not both", "tree") end
   local fname = table.remove(pos)
-  local prof = load(pos, "tree")
+  local threshold = opts.threshold and percent(opts.threshold, "--threshold", "tree") or nil
+  local depth = opts.depth and integer(opts.depth, "--depth", "tree") or nil
+  local prof = load(pos, "tree", opts)
   local ev = event_of(prof, opts.event, "tree")
-  local fn, err = prof:func(fname)
-  if not fn then usage(string_format("function %s: %s", fname, tostring(err)), "tree") end
-  local t = try("tree", fn.tree, fn, { ev = ev, direction = opts.callers and "callers" or "callees",
-    depth = opts.depth and integer(opts.depth, "--depth", "tree") or nil,
-    threshold = opts.threshold and number(opts.threshold, "--threshold", "tree") / 100 or nil })
+  local fn = find_function(prof, fname, opts, "tree")
+  -- the threshold is a share of the function asked about
+  local t = try("tree", fn.tree, fn, ev, { direction = opts.callers and "callers" or "callees",
+    depth = depth, threshold = threshold, relative = true })
   out:write(tostring(t), "\n")
+end
+
+-- A function's lines and call sites, hottest first: rows { file, line,
+-- self, calls = { { name, count, cost } }, cost } (cost: self plus the
+-- inclusive cost of the calls made there).
+local function hot_rows(fn, ev)
+  local by, rows = {}, {}
+  local function row(file, line)
+    local key = (file or "?") .. "\0" .. tostring(line or 0)
+    local r = by[key]
+    if not r then
+      r = { file = file, line = line, self = 0, calls = {}, callees = {}, cost = 0 }
+      by[key] = r
+      rows[#rows + 1] = r
+    end
+    return r
+  end
+  for l in fn:lines() do
+    local r = row(l.file, l.line)
+    local c = l:cost(ev)
+    r.self, r.cost = r.self + c, r.cost + c
+  end
+  for call in fn:calls() do
+    local r = row(call.file or fn.file, call.line)
+    local c = call:cost(ev)
+    r.cost = r.cost + c
+    local e = r.callees[call.callee]
+    if not e then
+      e = { fn = call.callee, count = 0, cost = 0 }
+      r.callees[call.callee] = e
+      r.calls[#r.calls + 1] = e
+    end
+    e.count, e.cost = e.count + call.count, e.cost + c
+  end
+  table.sort(rows, function(a, b)
+    if a.cost ~= b.cost then return a.cost > b.cost end
+    if (a.file or "") ~= (b.file or "") then return (a.file or "") < (b.file or "") end
+    return (a.line or 0) < (b.line or 0)
+  end)
+  for _, r in ipairs(rows) do
+    table.sort(r.calls, function(a, b)
+      if a.cost ~= b.cost then return a.cost > b.cost end
+      return a.fn.index < b.fn.index
+    end)
+  end
+  return rows
+end
+
+function run.hot(argv, out)
+  local opts, pos = parse("hot", argv, 2)
+  if #pos < 2 then usage("a profile and a function are needed", "hot") end
+  local fname = table.remove(pos)
+  local top = opts.top and integer(opts.top, "--top", "hot") or 10
+  local prof = load(pos, "hot", opts)
+  local ev = event_of(prof, opts.event, "hot")
+  local fn = find_function(prof, fname, opts, "hot")
+  local incl = fn:inclusive(ev)
+  local rows = hot_rows(fn, ev)
+  local function pct(v) return incl ~= 0 and 100 * v / incl or 0 end
+  if opts.raw then
+    for i = 1, math.min(top, #rows) do
+      local r = rows[i]
+      local calls = {}
+      for _, c in ipairs(r.calls) do calls[#calls + 1] = string_format("%s(%d)", c.fn.name, c.count) end
+      out:write(string_format("%d\t%.2f\t%d\t%s\t%s\t%s\n", r.cost, pct(r.cost), r.self, r.file or "",
+        r.line and tostring(r.line) or "", table_concat(calls, ",")))
+    end
+    return
+  end
+  out:write(string_format("hottest lines of %s (%s; %s): self %s, inclusive %s %s\n", fn.name, fn.file or "?",
+    fn.object or "?", commas(fn:self(ev)), commas(incl), ev))
+  out:write(string_format("%15s %6s %15s  %s\n", ev, "%", "self", "line  (calls made there)"))
+  for i = 1, math.min(top, #rows) do
+    local r = rows[i]
+    local calls = {}
+    for _, c in ipairs(r.calls) do
+      calls[#calls + 1] = string_format("%s %s (%s call%s)", c.fn.name, commas(c.cost), commas(c.count),
+        c.count == 1 and "" or "s")
+    end
+    out:write(string_format("%15s %5.1f%% %15s  %s:%s%s\n", commas(r.cost), pct(r.cost), commas(r.self),
+      r.file or "?", r.line and tostring(r.line) or "?", #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
+  end
+  if #rows > top then out:write(string_format("(%d more lines)\n", #rows - top)) end
 end
 
 function run.annotate(argv, out)
@@ -265,11 +493,14 @@ function run.annotate(argv, out)
   -- with two or more names the last is the source file
   if not opts.source and #pos > 1 then opts.source = table.remove(pos) end
   local threshold = opts.threshold and number(opts.threshold, "--threshold", "annotate") or 99
+  if threshold < 0 or threshold > 100 then
+    usage(string_format("--threshold takes a percentage from 0 to 100, got '%s'", opts.threshold), "annotate")
+  end
   local top = opts.top and integer(opts.top, "--top", "annotate") or 50
   if opts.tree and opts.tree ~= "caller" and opts.tree ~= "callee" then
     usage("--tree takes caller or callee", "annotate")
   end
-  local prof = load(pos, "annotate")
+  local prof = load(pos, "annotate", opts)
   if not opts.event and not prof.events[1] then
     out:write(prof:summary(), "\n")
     return
@@ -311,7 +542,7 @@ end
 function run.diff(argv, out)
   local opts, pos = parse("diff", argv, 2)
   if #pos ~= 2 then usage("two profiles are needed: OLD NEW", "diff") end
-  local old, new = load({ pos[1] }, "diff"), load({ pos[2] }, "diff")
+  local old, new = load({ pos[1] }, "diff", opts), load({ pos[2] }, "diff", opts)
   local d = callgrind.diff(old, new, { match = match_of(opts.match, "diff") })
   local ev = opts.event and event_of(new, opts.event, "diff") or nil
   out:write(try("diff", d.report, d, { event = ev, top = opts.top and integer(opts.top, "--top", "diff") or 10,
@@ -331,46 +562,52 @@ end
 -- flame of folded stacks: a FILE.folded given alone is drawn as its lines
 -- give the stacks. (A Lua profile's own stacks beside it, FILE.folded, the
 -- library's flame graph takes itself.) Returns true when it drew them.
-local function flame_folded(pos, opts, fopts)
+local function flame_folded(pos, opts, fopts, out)
   if #pos ~= 1 or opts.old or not pos[1]:match("%.folded$") then return false end
   local file = pos[1]
   local tree, err = read_folded(file)
   if not tree then fail(err) end
   fopts.ev = opts.event
-  checked(try("flame", require("callgrind.export.flame").folded_flamegraph, tree, file, opts.o, fopts))
+  write_out(opts.o, out, function(path)
+    return try("flame", require("callgrind.export.flame").folded_flamegraph, tree, file, path, fopts)
+  end)
   return true
 end
 
-function run.flame(argv)
+function run.flame(argv, out)
   local opts, pos = parse("flame", argv, 2)
+  if opts.color and opts.color ~= "object" and opts.color ~= "file" then
+    usage("--color takes object or file", "flame")
+  end
   local fopts = { title = opts.title, color = opts.color,
-    threshold = opts.threshold and number(opts.threshold, "--threshold", "flame") or nil }
-  if flame_folded(pos, opts, fopts) then return end
-  local prof = load(pos, "flame")
+    threshold = opts.threshold and percent(opts.threshold, "--threshold", "flame") or nil }
+  if flame_folded(pos, opts, fopts, out) then return end
+  local prof = load(pos, "flame", opts)
   fopts.ev = opts.event and event_of(prof, opts.event, "flame") or nil
   if opts.old then
-    local d = callgrind.diff(load({ opts.old }, "flame"), prof, { match = match_of(opts.match, "flame") })
+    local d = callgrind.diff(load({ opts.old }, "flame", opts), prof, { match = match_of(opts.match, "flame") })
     fopts.color = nil
-    checked(try("flame", d.write_flamegraph, d, opts.o, nil, fopts))
+    write_out(opts.o, out, function(path) return try("flame", d.write_flamegraph, d, path, nil, fopts) end)
   else
-    checked(try("flame", prof.write_flamegraph, prof, opts.o, nil, fopts))
+    write_out(opts.o, out, function(path) return try("flame", prof.write_flamegraph, prof, path, nil, fopts) end)
   end
 end
 
 function run.dot(argv, out)
   local opts, pos = parse("dot", argv, 2)
-  local prof = load(pos, "dot")
+  local dopts = { depth = opts.depth and integer(opts.depth, "--depth", "dot") or nil,
+    node_threshold = opts["node-threshold"] and percent(opts["node-threshold"], "--node-threshold", "dot") or nil,
+    edge_threshold = opts["edge-threshold"] and percent(opts["edge-threshold"], "--edge-threshold", "dot") or nil }
+  local prof = load(pos, "dot", opts)
   local ev = event_of(prof, opts.event, "dot")
-  local dopts = { root = opts.root, leaf = opts.leaf,
-    depth = opts.depth and integer(opts.depth, "--depth", "dot") or nil,
-    node_threshold = opts["node-threshold"] and number(opts["node-threshold"], "--node-threshold", "dot") or nil,
-    edge_threshold = opts["edge-threshold"] and number(opts["edge-threshold"], "--edge-threshold", "dot") or nil }
-  if not opts.o then
+  dopts.root = opts.root and find_function(prof, opts.root, opts, "dot", "--root") or nil
+  dopts.leaf = opts.leaf and find_function(prof, opts.leaf, opts, "dot", "--leaf") or nil
+  if not opts.o or opts.o == "-" then
     out:write(try("dot", prof.dot, prof, ev, dopts))
     return
   end
   dopts.format = opts.o:match("%.svg$") and "svg" or opts.o:match("%.png$") and "png" or "dot"
-  checked(try("dot", prof.write_dot, prof, opts.o, ev, dopts))
+  write_out(opts.o, out, function(path) return try("dot", prof.write_dot, prof, path, ev, dopts) end)
 end
 
 local function list_of(s)
@@ -379,29 +616,31 @@ local function list_of(s)
   return t
 end
 
-function run.pprof(argv)
+function run.pprof(argv, out)
   local opts, pos = parse("pprof", argv, 2)
-  local prof = load(pos, "pprof")
+  local prof = load(pos, "pprof", opts)
   local events
   if opts.events then
     events = list_of(opts.events)
     for _, ev in ipairs(events) do event_of(prof, ev, "pprof") end
   end
-  checked(try("pprof", prof.write_pprof, prof, opts.o, { events = events,
-    threshold = opts.threshold and number(opts.threshold, "--threshold", "pprof") or nil }))
+  local threshold = opts.threshold and percent(opts.threshold, "--threshold", "pprof") or nil
+  write_out(opts.o, out, function(path)
+    return try("pprof", prof.write_pprof, prof, path, { events = events, threshold = threshold })
+  end)
 end
 
 function run.folded(argv, out)
   local opts, pos = parse("folded", argv, 2)
-  local prof = load(pos, "folded")
+  local prof = load(pos, "folded", opts)
   local ev = event_of(prof, opts.event, "folded")
   emit(try("folded", prof.folded, prof, ev,
-    { threshold = opts.threshold and number(opts.threshold, "--threshold", "folded") or nil }), opts.o, out)
+    { threshold = opts.threshold and percent(opts.threshold, "--threshold", "folded") or nil }), opts.o, out)
 end
 
 function run.csv(argv, out)
   local opts, pos = parse("csv", argv, 2)
-  local prof = load(pos, "csv")
+  local prof = load(pos, "csv", opts)
   local events = opts.events and list_of(opts.events) or nil
   for _, ev in ipairs(events or {}) do event_of(prof, ev, "csv") end
   local method = opts.json and "to_json" or "to_csv"
@@ -418,6 +657,19 @@ function run.csv(argv, out)
   emit(text, opts.o, out)
 end
 
+function run.report(argv, out)
+  local opts, pos = parse("report", argv, 2)
+  local hopts = { title = opts.title, source_root = opts.root,
+    threshold = opts.threshold and percent(opts.threshold, "--threshold", "report") or nil }
+  local prof = load(pos, "report", opts)
+  if opts.old then
+    local d = callgrind.diff(load(opts.old, "report", opts), prof)
+    write_out(opts.o, out, function(path) return try("report", d.write_html, d, path, hopts) end)
+  else
+    write_out(opts.o, out, function(path) return try("report", prof.write_html, prof, path, hopts) end)
+  end
+end
+
 function run.check(argv, out)
   local opts, pos = parse("check", argv, 2)
   if #pos ~= 3 then usage("a limits file and two profiles are needed: LIMITS OLD NEW", "check") end
@@ -427,7 +679,7 @@ function run.check(argv, out)
   if not ok then fail(string_format("%s: %s", pos[1], tostring(limits))) end
   if type(limits) ~= "table" then fail(string_format("%s: returns %s, a table of limits expected", pos[1],
     type(limits))) end
-  local old, new = load({ pos[2] }, "check"), load({ pos[3] }, "check")
+  local old, new = load({ pos[2] }, "check", opts), load({ pos[3] }, "check", opts)
   local passed, msg = try("check", callgrind.check_no_regression, old, new, limits,
     { top = opts.top and integer(opts.top, "--top", "check") or nil, match = match_of(opts.match, "check") })
   out:write(msg, "\n")

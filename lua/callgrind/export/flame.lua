@@ -191,6 +191,13 @@ local function check_opts(opts, fname, lvl, n)
   return opts, threshold, color, math_floor(width)
 end
 
+-- Colours far apart, for the objects (or files) of a picture, costliest
+-- first: three objects are three hues, not three oranges. Past the
+-- palette, a warm colour from the key's hash.
+local PALETTE = { "#e8743b", "#3b8bc2", "#5fa055", "#c74a8f", "#d6b32a", "#8c6bb1", "#a0522d", "#20c5c5",
+  "#9b9b3a", "#5a5a5a" }
+M.PALETTE = PALETTE
+
 -- The key a frame is coloured by.
 local function colour_key(fn, by)
   if by == "file" then return fn.file or fn.object or fn.name end
@@ -201,13 +208,24 @@ end
 -- titled with their cost in ev and their share.
 local function draw(top, title, ev, color, width)
   local total = top.total
+  -- each key's self cost in the picture, then the palette, costliest first
+  local cost, keys = {}, {}
+  stacks.walk(top, function(nd)
+    if nd.fn then
+      local key = colour_key(nd.fn, color) or ""
+      if not cost[key] then cost[key] = 0; keys[#keys + 1] = key end
+      cost[key] = cost[key] + nd.self
+    end
+  end)
+  table.sort(keys, function(a, b)
+    if cost[a] ~= cost[b] then return cost[a] > cost[b] end
+    return a < b
+  end)
   local colours = {}
+  for i, key in ipairs(keys) do colours[key] = PALETTE[i] or warm(key) end
   local function colour(nd)
     if not nd.fn then return "#d0d0d0" end
-    local key = colour_key(nd.fn, color)
-    local c = colours[key]
-    if not c then c = warm(key); colours[key] = c end
-    return c
+    return colours[colour_key(nd.fn, color) or ""] or warm(colour_key(nd.fn, color))
   end
   local function describe(nd)
     return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
@@ -388,11 +406,11 @@ local function diff_svg(d, ev, opts, fname, n)
   end
   local o_total, n_total = d.old:total(ev), d.new:total(ev)
   local function share(v, t) return t == 0 and 0 or 100 * v / t end
-  -- the legend and the shares stay under a title of the caller's
+  -- a title of the caller's own keeps the totals, the legend and the shares after it
   local legend = string_format("(red: more, blue: less, purple: only in the new, %.1f%% of its cost; "
     .. "%.1f%% of the old cost is in stacks gone)", share(new_only, n_total), share(gone, o_total))
-  local title = (opts.title or string_format("%s %s -> %s %s", report.commas(o_total), ev,
-    report.commas(n_total), ev)) .. " " .. legend
+  local title = string_format("%s%s %s -> %s %s %s", opts.title and (opts.title .. ": ") or "",
+    report.commas(o_total), ev, report.commas(n_total), ev, legend)
   return table_concat(svg(new, title, colour, describe, math_max(width, 100)))
 end
 

@@ -154,6 +154,8 @@ function Profile:summary()
   for _ in self:functions() do nf = nf + 1 end
   for _ in self:calls() do nc = nc + 1 end
   add("size      %s functions, %s calls", M.commas(nf), M.commas(nc))
+  local merged = require("callgrind.model.load").merged(self)
+  if merged then add("merged    %s", merged) end
   for part in self:parts() do
     local bits = { string_format("part %d", part.number) }
     if part.thread then bits[#bits + 1] = "thread " .. part.thread end

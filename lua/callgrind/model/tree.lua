@@ -82,7 +82,9 @@ end
 -- @tparam[opt] table opts `ev`, `direction`
 --   ("callees", the default, or "callers"), `depth` (levels below the
 --   root, default 3), `threshold` (a fraction of the profile's total:
---   edges below it are left out and counted; default 0.01)
+--   edges below it are left out and counted; default 0.01), `relative`
+--   (true: the threshold and percentages are shares of the root's
+--   inclusive cost)
 -- @treturn Tree with `root` (a node: `fn`, `value`, `count`, `level`,
 --   `children`, `hidden` (children left out), `recursive` (true on a call
 --   back to a function already on the path: not expanded), `cut` (true
@@ -103,9 +105,9 @@ function Function:tree(ev, opts)
   if type(threshold) ~= "number" or threshold < 0 or threshold > 1 then
     args.fail("tree", n, string_format("threshold must be a fraction from 0 to 1, got %s", args.show(threshold)))
   end
-  local total = prof:total(ev)
+  local total = opts.relative and self:inclusive(ev) or prof:total(ev)
   local t = setmetatable({ ev = ev, direction = direction, depth = depth, threshold = threshold, total = total,
-    limit = threshold * (total > 0 and total or 0) }, tree_mt)
+    limit = threshold * (total > 0 and total or 0), relative = opts.relative or nil }, tree_mt)
   t.root = setmetatable({ fn = self, value = self:inclusive(ev), level = 0, children = {}, hidden = 0,
     recursive = false }, M.node_mt)
   expand(t.root, { [self] = true }, t)
@@ -136,9 +138,10 @@ function Tree:report()
   walk(self.root, "", true)
   local w = 0
   for _, r in ipairs(rows) do if #r[1] > w then w = #r[1] end end
-  local out = { string_format("%s of %s: %s, depth %d, threshold %g%%", self.direction,
-    util.printable(self.root.fn.name),
-    tostring(self.ev), self.depth, self.threshold * 100) }
+  local name = util.printable(self.root.fn.name)
+  local out = { string_format("%s of %s: %s, depth %d, threshold %g%%%s", self.direction, name,
+    tostring(self.ev), self.depth, self.threshold * 100,
+    self.relative and string_format(" (percentages of %s's inclusive cost)", name) or "") }
   for _, r in ipairs(rows) do out[#out + 1] = string_rep(" ", w - #r[1]) .. r[1] .. "  " .. r[2] end
   return table_concat(out, "\n")
 end

@@ -1,0 +1,396 @@
+--- One self-contained HTML report of a profile or a diff: its header, a
+-- function table (sortable and filterable by any event, self or
+-- inclusive, with calls), the flame graph (exact stacks when the profile
+-- has them, and it says which), the callers, callees and hottest source
+-- lines of a selected function, an event selector and, for a diff, the
+-- totals and movers. Scripts, styles and data are inside the file: no
+-- network.
+-- @module callgrind.export.html
+local core = require "callgrind.core"
+local args = require "callgrind.args"
+local encode = require "callgrind.encode"
+local util = require "callgrind.util"
+local stacks = require "callgrind.export.stacks"
+local write = require "callgrind.export.write"
+
+local Profile = core.methods.Profile
+
+local ipairs, pairs, tostring, type = ipairs, pairs, tostring, type
+local math_type, string_format, table_concat, table_sort = math.type, string.format, table.concat, table.sort
+
+local M = {}
+
+-- JSON of a Lua value: tables with [1] (or empty, marked array) are
+-- arrays, others objects with sorted keys.
+local ARRAY = setmetatable({}, { __mode = "k" })
+local function array(t) ARRAY[t] = true return t end
+
+local function json(v, out)
+  local t = type(v)
+  if t == "string" then out[#out + 1] = encode.json_string(v)
+  elseif t == "number" then
+    if math_type(v) == "integer" then out[#out + 1] = tostring(v)
+    elseif v ~= v or v == math.huge or v == -math.huge then out[#out + 1] = "null"
+    else out[#out + 1] = string_format("%.6g", v) end
+  elseif t == "boolean" then out[#out + 1] = tostring(v)
+  elseif t == "nil" then out[#out + 1] = "null"
+  elseif v[1] ~= nil or ARRAY[v] then
+    out[#out + 1] = "["
+    for i = 1, #v do
+      if i > 1 then out[#out + 1] = "," end
+      json(v[i], out)
+    end
+    out[#out + 1] = "]"
+  else
+    local keys = {}
+    for k in pairs(v) do keys[#keys + 1] = tostring(k) end
+    table_sort(keys)
+    out[#out + 1] = "{"
+    for i, k in ipairs(keys) do
+      if i > 1 then out[#out + 1] = "," end
+      out[#out + 1] = encode.json_string(k)
+      out[#out + 1] = ":"
+      json(v[k], out)
+    end
+    out[#out + 1] = "}"
+  end
+end
+
+local function to_json(v)
+  local out = {}
+  json(v, out)
+  -- inside <script>: no "</" can end it early
+  return (table_concat(out):gsub("</", "<\\/"))
+end
+
+local function html_escape(s)
+  return (tostring(s):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }))
+end
+
+-- The source lines of a file, read once (nil when unreadable).
+local function source_reader(root)
+  local cache = {}
+  return function(file)
+    if not file then return nil end
+    local c = cache[file]
+    if c == nil then
+      local path = file
+      if root and file:sub(1, 1) ~= "/" then path = root .. "/" .. file end
+      local text = util.read_file(path)
+      c = false
+      if text and #text <= 4 * 1024 * 1024 then
+        c = {}
+        for l in (text .. "\n"):gmatch("([^\n]*)\n") do c[#c + 1] = l end
+      end
+      cache[file] = c
+    end
+    return c or nil
+  end
+end
+
+-- The old profile's stacks of an event, by path of names ("a;b;c" ->
+-- total), for a diff's flame graph.
+local function old_paths(old, ev, threshold)
+  local by = {}
+  local function go(nd, prefix)
+    for _, kid in ipairs(nd.children) do
+      local key = prefix .. "\0" .. ((kid.fn and kid.fn.name) or "?")
+      by[key] = (by[key] or 0) + kid.total
+      go(kid, key)
+    end
+  end
+  go(stacks.tree(old, ev, threshold), "")
+  return by
+end
+
+-- The data of one profile: header, functions, calls, flame graphs, lines
+-- (with opts.old, a profile to compare with: each frame also has the old
+-- cost of its path of names, nil where the path is new).
+local function profile_data(prof, opts)
+  local evs = prof.events
+  local ev1 = evs[1]
+  local max_functions = opts.max_functions or 2000
+  local max_lines = opts.max_lines or 20
+  local source_functions = opts.source_functions or 30
+  local threshold = opts.threshold or 0.0005
+  local d = { events = array({ table.unpack(evs) }) }
+  local totals = prof:totals()
+  local parts, warnings = 0, array({})
+  for _ in prof:parts() do parts = parts + 1 end
+  for i, w in ipairs(prof:warnings()) do
+    if i > 50 then warnings[#warnings + 1] = "..." break end
+    warnings[#warnings + 1] = tostring(w)
+  end
+  d.header = { name = prof.name, cmd = prof.cmd, creator = prof.creator, pid = prof.pid, totals = totals,
+    parts = parts, warnings = warnings, merged = require("callgrind.model.load").merged(prof) }
+  -- functions: every one with a cost, the costliest by inclusive first event
+  local all = {}
+  for fn in prof:functions() do all[#all + 1] = fn end
+  local incl = {}
+  for _, ev in ipairs(evs) do incl[ev] = prof:inclusive_all(ev) end
+  table_sort(all, function(a, b)
+    local x, y = incl[ev1][a.index] or 0, incl[ev1][b.index] or 0
+    if x ~= y then return x > y end
+    return a.index < b.index
+  end)
+  local pos, fns = {}, array({})
+  for _, fn in ipairs(all) do
+    if #fns >= max_functions then break end
+    local s, i = {}, {}
+    local self = fn:self()
+    for k, ev in ipairs(evs) do s[k] = self[ev] or 0; i[k] = incl[ev][fn.index] or 0 end
+    fns[#fns + 1] = { n = fn.name, f = fn.file, o = fn.object, s = s, i = i, c = 0 }
+    pos[fn] = #fns
+  end
+  d.left_out = #all - #fns
+  -- calls between the functions kept: caller, callee, count, cost per event
+  local edges = array({})
+  for fn, p in pairs(pos) do
+    local rows = fn:callee_functions()
+    for r, row in ipairs(rows.rows) do
+      local q = pos[row.fn]
+      if q then
+        local cost = {}
+        for k, ev in ipairs(evs) do cost[k] = rows:cost(r, ev) end
+        edges[#edges + 1] = { p - 1, q - 1, row.count, cost }   -- 0-based, as the page counts
+        fns[q].c = fns[q].c + row.count
+      end
+    end
+  end
+  table_sort(edges, function(a, b)
+    if a[1] ~= b[1] then return a[1] < b[1] end
+    return a[2] < b[2]
+  end)
+  d.edges = edges
+  -- flame graphs, one per event: parent, function (position, or name), total, self
+  d.flame = {}
+  for _, ev in ipairs(evs) do
+    local top = stacks.tree(prof, ev, threshold)
+    local nodes = array({})
+    local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold)
+    local function go(nd, up, prefix)
+      for _, kid in ipairs(nd.children) do
+        local fn = kid.fn
+        local key = was and (prefix .. "\0" .. ((fn and fn.name) or "?"))
+        nodes[#nodes + 1] = { up, pos[fn] or (fn and fn.name) or "?", kid.total, kid.self, was and (was[key] or -1) }
+        go(kid, #nodes, key)
+      end
+    end
+    go(top, 0, "")
+    d.flame[ev] = { exact = top.exact or top.source ~= nil or false, source = top.source, total = top.total,
+      nodes = nodes }
+  end
+  -- the hottest lines of the costliest functions, with their source text
+  local read = source_reader(opts.source_root)
+  d.lines = {}
+  for k = 1, math.min(source_functions, #fns) do
+    local fn = all[k]
+    local by, rows = {}, {}
+    for l in fn:lines() do
+      local key = (l.file or "?") .. "\0" .. tostring(l.line or 0)
+      local r = by[key]
+      if not r then
+        r = { l.file, l.line or 0, {} }
+        for e = 1, #evs do r[3][e] = 0 end
+        by[key] = r
+        rows[#rows + 1] = r
+      end
+      local c = l:cost()
+      for e, ev in ipairs(evs) do r[3][e] = r[3][e] + (c[ev] or 0) end
+    end
+    table_sort(rows, function(a, b)
+      if a[3][1] ~= b[3][1] then return a[3][1] > b[3][1] end
+      return a[2] < b[2]
+    end)
+    local list = array({})
+    for i = 1, math.min(max_lines, #rows) do
+      local r = rows[i]
+      local src = read(r[1])
+      local text = src and r[2] > 0 and src[r[2]] or nil
+      if text and #text > 160 then text = text:sub(1, 160) .. "..." end
+      list[i] = { r[1], r[2], r[3], text }
+    end
+    d.lines[tostring(k)] = list
+  end
+  d.fns = fns
+  return d
+end
+
+local STYLE = [==[
+body{font:13px/1.35 system-ui,sans-serif;margin:0;color:#222}
+header{background:#2d3e50;color:#fff;padding:8px 14px}header h1{font-size:16px;margin:0 0 4px}
+header .meta{font-size:12px;opacity:.9}main{display:flex;gap:10px;padding:10px}
+#left{flex:3;min-width:0}#right{flex:2;min-width:0}
+table{border-collapse:collapse;width:100%}th,td{padding:2px 6px;border-bottom:1px solid #eee;text-align:right}
+th{cursor:pointer;background:#f4f4f4;position:sticky;top:0}td.n,th.n{text-align:left}
+tr.sel{background:#ffe9a8}tbody tr:hover{background:#f3f7ff;cursor:pointer}
+#tablewrap{max-height:420px;overflow:auto;border:1px solid #ddd}
+#flame{position:relative;border:1px solid #ddd;margin-top:8px;overflow:hidden}
+.fr{position:absolute;height:17px;font-size:11px;line-height:17px;overflow:hidden;white-space:nowrap;
+ border-right:1px solid #fff;cursor:pointer;padding-left:2px;box-sizing:border-box}
+.fr:hover{outline:1px solid #000}.note{color:#666;font-size:12px}
+#detail h2{font-size:14px;margin:4px 0}#detail table{margin-bottom:8px}pre{margin:0;font-size:11px}
+.up{color:#b00}.down{color:#06a}
+]==]
+
+-- luacheck: push ignore 631 (the page's script: long lines of JavaScript)
+local SCRIPT = [==[
+(function(){
+var D=JSON.parse(document.getElementById('data').textContent);
+var P=D.profile,E=P.events,ev=0,kind='i',sortKey='i',sortDir=-1,filter='',sel=null,zoom=0;
+function $(id){return document.getElementById(id)}
+function fmt(n){return (n==null?'':String(n)).replace(/\B(?=(\d{3})+(?!\d))/g,',')}
+function pct(v,t){return t?(100*v/t).toFixed(2)+'%':''}
+function esc(s){return String(s==null?'':s).replace(/[&<>"]/g,function(c){return{'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]})}
+function total(){return P.header.totals[E[ev]]||0}
+var sel_ev=$('event');E.forEach(function(e,i){var o=document.createElement('option');o.value=i;o.textContent=e;sel_ev.appendChild(o)});
+sel_ev.onchange=function(){ev=+sel_ev.value;zoom=0;render()};
+$('filter').oninput=function(){filter=this.value.toLowerCase();table()};
+document.querySelectorAll('th[data-k]').forEach(function(th){th.onclick=function(){var k=th.dataset.k;
+ if(sortKey===k)sortDir=-sortDir;else{sortKey=k;sortDir=k==='n'?1:-1}table()}});
+function val(f,k){return k==='n'?f.n:k==='s'?f.s[ev]:k==='c'?f.c:f.i[ev]}
+function rows(){var r=[];P.fns.forEach(function(f,i){if(!filter||(f.n+' '+(f.f||'')+' '+(f.o||'')).toLowerCase().indexOf(filter)>=0)r.push(i)});
+ r.sort(function(a,b){var x=val(P.fns[a],sortKey),y=val(P.fns[b],sortKey);if(x<y)return -sortDir;if(x>y)return sortDir;return a-b});return r}
+function table(){var r=rows(),t=total(),h=[];var n=Math.min(r.length,500);
+ for(var k=0;k<n;k++){var i=r[k],f=P.fns[i];h.push('<tr data-i="'+i+'"'+(i===sel?' class="sel"':'')+'><td class="n">'+esc(f.n)+
+  '</td><td>'+fmt(f.s[ev])+'</td><td>'+pct(f.s[ev],t)+'</td><td>'+fmt(f.i[ev])+'</td><td>'+pct(f.i[ev],t)+'</td><td>'+fmt(f.c)+
+  '</td><td class="n">'+esc(f.f||f.o||'')+'</td></tr>')}
+ $('rows').innerHTML=h.join('');$('count').textContent=r.length+' of '+P.fns.length+' functions'+(r.length>n?' (first '+n+' shown)':'');
+ document.querySelectorAll('#rows tr').forEach(function(tr){tr.onclick=function(){select(+tr.dataset.i)}})}
+function select(i){sel=i;table();detail()}
+function detail(){var f=P.fns[sel],h=[],t=total();if(!f){$('detail').innerHTML='<p class="note">Click a function or a frame.</p>';return}
+ h.push('<h2 id="dname">'+esc(f.n)+'</h2><div class="note">'+esc(f.f||'?')+'; '+esc(f.o||'?')+'</div>');
+ h.push('<div>self <b id="dself">'+fmt(f.s[ev])+'</b> ('+pct(f.s[ev],t)+'), inclusive <b id="dincl">'+fmt(f.i[ev])+'</b> ('+pct(f.i[ev],t)+') '+esc(E[ev])+', '+fmt(f.c)+' calls in</div>');
+ function edges(side){var list=P.edges.filter(function(e){return side?e[0]===sel:e[1]===sel});list.sort(function(a,b){return b[3][ev]-a[3][ev]});
+  var r=['<table id="'+(side?'callees':'callers')+'"><tr><th class="n">'+(side?'callees':'callers')+'</th><th>calls</th><th>'+esc(E[ev])+'</th></tr>'];
+  list.forEach(function(e){var g=P.fns[side?e[1]:e[0]];r.push('<tr data-i="'+(side?e[1]:e[0])+'"><td class="n">'+esc(g.n)+'</td><td>'+fmt(e[2])+'</td><td>'+fmt(e[3][ev])+'</td></tr>')});
+  if(!list.length)r.push('<tr><td class="n note">none</td><td></td><td></td></tr>');return r.join('')+'</table>'}
+ h.push(edges(false),edges(true));
+ var L=P.lines[String(sel+1)];
+ if(L){h.push('<table id="lines"><tr><th class="n">line</th><th>'+esc(E[ev])+'</th><th class="n">source</th></tr>');
+  L.forEach(function(l){h.push('<tr><td class="n">'+esc(l[0]||'?')+':'+l[1]+'</td><td>'+fmt(l[2][ev])+'</td><td class="n"><pre>'+esc(l[3]||'')+'</pre></td></tr>')});h.push('</table>')}
+ else h.push('<p class="note">Source lines are kept for the costliest functions only.</p>');
+ $('detail').innerHTML=h.join('');
+ document.querySelectorAll('#detail tr[data-i]').forEach(function(tr){tr.onclick=function(){select(+tr.dataset.i)}})}
+var COLORS=['#e8743b','#19a979','#945ecf','#ed4a7b','#13a4b4','#525df4','#bf399e','#6c8893','#ee6868','#2f6497'];
+function flame(){var F=P.flame[E[ev]],box=$('flame'),W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
+ $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, dark red: a stack the old profile does not have); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
+  '; frames below '+(100*D.threshold)+'% of the total left out. Click a frame to zoom, the top bar to zoom out.';
+ N.forEach(function(nd,k){var p=nd[0];(kids[p]=kids[p]||[]).push(k+1)});
+ var root=zoom,rt=root?N[root-1][2]:F.total,h=[],maxd=0;
+ function name(k){var f=N[k-1][1];return typeof f==='number'?P.fns[f-1].n:f}
+ function lay(k,d,x0){if(d>maxd)maxd=d;var w=N[k-1][2]/rt*W;if(w<0.5)return;var f=N[k-1][1],c=typeof f==='number'?(P.fns[f-1].o||P.fns[f-1].f||''):'';
+  var col=COLORS[Math.abs([].reduce.call(c,function(a,ch){return a*31+ch.charCodeAt(0)|0},7))%COLORS.length],was=N[k-1][4];
+  if(was!=null){if(was<0)col='#c0392b';else{var dl=(N[k-1][2]-was)/Math.max(1,was),a=Math.min(1,Math.abs(dl)*4);
+   col=dl>0?'rgb(255,'+Math.round(220-150*a)+','+Math.round(220-150*a)+')':dl<0?'rgb('+Math.round(220-150*a)+','+Math.round(220-150*a)+',255)':'#ddd'}}
+  h.push('<div class="fr" data-k="'+k+'" style="left:'+x0+'px;width:'+w+'px;top:'+(d*18)+'px;background:'+col+'" title="'+esc(name(k))+' '+fmt(N[k-1][2])+' '+esc(E[ev])+' ('+pct(N[k-1][2],F.total)+')'+(was==null?'':was<0?', new':', was '+fmt(was))+'">'+esc(name(k))+'</div>');
+  var xx=x0;(kids[k]||[]).forEach(function(c2){lay(c2,d+1,xx);xx+=N[c2-1][2]/rt*W})}
+ h.push('<div class="fr" data-k="0" id="flameall" style="left:0;width:'+W+'px;top:0;background:#999">all '+fmt(F.total)+' '+esc(E[ev])+(root?' (zoomed: '+esc(name(root))+')':'')+'</div>');
+ if(root)lay(root,1,0);else{var xx=0;(kids[0]||[]).forEach(function(k){lay(k,1,xx);xx+=N[k-1][2]/rt*W})}
+ box.innerHTML=h.join('');box.style.height=((maxd+1)*18+2)+'px';box.dataset.zoom=root;
+ box.querySelectorAll('.fr').forEach(function(el){el.onclick=function(){var k=+el.dataset.k;zoom=k;flame();
+  if(k){var f=N[k-1][1];if(typeof f==='number')select(f-1)}}})}
+function diff(){if(!D.diff)return;var X=D.diff,e=E[ev],h=['<h2>Diff: '+esc(X.old)+' &rarr; '+esc(X.new)+'</h2><table id="difftotals"><tr><th class="n">event</th><th>old</th><th>new</th><th>change</th></tr>'];
+ X.events.forEach(function(e2){var t=X.totals[e2];h.push('<tr><td class="n">'+esc(e2)+'</td><td>'+fmt(t[0])+'</td><td>'+fmt(t[1])+'</td><td>'+(t[1]-t[0]>0?'+':'')+fmt(t[1]-t[0])+'</td></tr>')});
+ h.push('</table><table id="movers"><tr><th class="n">function (self '+esc(e)+')</th><th>old</th><th>new</th><th>delta</th><th>%</th></tr>');
+ (X.movers[e]||[]).forEach(function(r){h.push('<tr><td class="n">'+esc(r[0])+'</td><td>'+fmt(r[1])+'</td><td>'+fmt(r[2])+'</td><td class="'+(r[3]>0?'up':'down')+'">'+(r[3]>0?'+':'')+fmt(r[3])+'</td><td>'+(r[4]==null?'new':r[4].toFixed(1)+'%')+'</td></tr>')});
+ $('diff').innerHTML=h.join('')+'</table>'}
+function render(){table();flame();detail();diff()}
+window.CG={data:D,select:select,setEvent:function(i){sel_ev.value=i;sel_ev.onchange()}};
+render();
+})();
+]==]
+-- luacheck: pop
+
+-- The page around the data.
+local function page(title, data, header_html)
+  return table_concat({
+    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+    "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; ",
+    "script-src 'unsafe-inline'; img-src data:\">",
+    "<title>", html_escape(title), "</title><style>", STYLE, "</style></head><body>",
+    "<header><h1>", html_escape(title), "</h1><div class=\"meta\">", header_html, "</div></header>",
+    "<main><div id=\"left\"><div id=\"diff\"></div><div>event <select id=\"event\"></select> ",
+    "filter <input id=\"filter\" placeholder=\"name, file or object\"> <span id=\"count\" class=\"note\"></span></div>",
+    "<div id=\"tablewrap\"><table><thead><tr><th class=\"n\" data-k=\"n\">function</th><th data-k=\"s\">self</th>",
+    "<th>%</th><th data-k=\"i\">inclusive</th><th>%</th><th data-k=\"c\">calls</th><th class=\"n\">file or object</th>",
+    "</tr></thead><tbody id=\"rows\"></tbody></table></div>",
+    "<div class=\"note\" id=\"flamenote\"></div><div id=\"flame\"></div></div>",
+    "<div id=\"right\"><div id=\"detail\"></div></div></main>",
+    "<script type=\"application/json\" id=\"data\">", to_json(data), "</script>",
+    "<script>", SCRIPT, "</script></body></html>\n" })
+end
+
+local function header_html(prof, d)
+  local h = d.header
+  local t = {}
+  local commas = require("callgrind.model.report").commas
+  for _, ev in ipairs(prof.events) do t[#t + 1] = ev .. " " .. commas(h.totals[ev]) end
+  local bits = { "command " .. html_escape(h.cmd or "?"), "totals " .. html_escape(table_concat(t, ", ")),
+    h.parts .. " part(s)", "creator " .. html_escape(h.creator or "?") }
+  if h.merged then bits[#bits + 1] = "merged: " .. html_escape(h.merged) end
+  if #h.warnings > 0 then bits[#bits + 1] = #h.warnings .. " warning(s): " .. html_escape(h.warnings[1]) end
+  if d.left_out > 0 then bits[#bits + 1] = d.left_out .. " functions left out (past the first "
+    .. #d.fns .. " by inclusive cost)" end
+  return table_concat(bits, " &middot; ")
+end
+
+local function profile_html(prof, opts, fname, n)
+  opts = args.options(opts, fname, n, "html")
+  local d = profile_data(prof, opts)
+  local title = opts.title or ("callgrind report: " .. tostring(prof.name))
+  return page(title, { profile = d, threshold = opts.threshold or 0.0005 }, header_html(prof, d))
+end
+
+--- The report of a profile as HTML text.
+-- @usage local text = prof:html()
+function Profile:html(opts)
+  return profile_html(self, opts, "html", 1)
+end
+
+--- Writes the report of a profile to a file (atomically).
+-- @usage assert(prof:write_html("report.html"))
+function Profile:write_html(path, opts)
+  args.check_type(path, "string", "write_html", 1)
+  local text = profile_html(self, opts, "write_html", 2)
+  return write.write_file_atomic(path, text)
+end
+
+-- The report of a diff: the new profile's report with the diff's totals
+-- and movers (self cost, every event).
+local function diff_html(d, opts, fname, n)
+  opts = args.options(opts, fname, n, "html")
+  local new = d.new
+  local old_events = {}
+  for _, ev in ipairs(d.old.events) do old_events[ev] = true end
+  local popts = setmetatable({ old = d.old, old_events = old_events }, { __index = opts })
+  local data = profile_data(new, popts)
+  local evs, totals, movers = array({}), {}, {}
+  local has = {}
+  for _, ev in ipairs(d.old.events) do has[ev] = true end
+  for _, ev in ipairs(new.events) do
+    if has[ev] then
+      evs[#evs + 1] = ev
+      local o, nw = d:total(ev)
+      totals[ev] = { o, nw }
+      local rows = array({})
+      for i, r in ipairs(d:movers(ev)) do
+        if i > (opts.movers or 50) then break end
+        rows[#rows + 1] = { r.name, r.old, r.new, r.delta, r.percent }
+      end
+      movers[ev] = rows
+    end
+  end
+  local title = opts.title or ("callgrind diff: " .. tostring(d.old.name) .. " -> " .. tostring(new.name))
+  return page(title, { profile = data, threshold = opts.threshold or 0.0005,
+    diff = { old = d.old.name, new = new.name, events = evs, totals = totals, movers = movers } },
+    header_html(new, data))
+end
+
+M.diff_html = function(d, opts) return diff_html(d, opts, "html", 1) end
+M.write_diff_html = function(d, path, opts)
+  args.check_type(path, "string", "write_html", 1)
+  return write.write_file_atomic(path, diff_html(d, opts, "write_html", 2))
+end
+
+return M

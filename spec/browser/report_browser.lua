@@ -1,0 +1,98 @@
+-- The HTML report in a real browser: headless Chromium driven by
+-- puppeteer-core (spec/browser/report_check.js). `make check-browser`
+-- installs both and runs this file (busted --pattern=_browser spec/browser);
+-- it is not part of the default suite, whose ASan run preloads a runtime
+-- the browser cannot start under. Every number is checked against the API.
+local callgrind = require "callgrind"
+local H = require "spec.support.helpers"
+local F = require "spec.support.files"
+
+local commas = callgrind.format.commas
+
+local dir
+
+-- Runs the checker on a report: what the page showed (a table).
+local function check(report, plan)
+  local planfile = dir .. "/plan.json"
+  local parts = {}
+  for k, v in pairs(plan) do
+    parts[#parts + 1] = string.format("%q:%s", k, type(v) == "number" and tostring(v) or string.format("%q", v))
+  end
+  H.write_file(planfile, "{" .. table.concat(parts, ",") .. "}")
+  local shot = report:gsub("%.html$", ".png")
+  local node_path = os.getenv("NODE_PATH") or "build/node/node_modules"
+  local out = H.run(("NODE_PATH=%s node spec/browser/report_check.js %s %s %s"):format(H.shq(node_path),
+    H.shq(report), H.shq(planfile), H.shq(shot)), "node spec/browser/report_check.js (make check-browser installs "
+    .. "chromium and puppeteer-core)")
+  -- the checker's JSON, read with the library's own JSON-free means: load it as Lua
+  local lua = out:gsub('"([^"]-)":', '["%1"]='):gsub("%[", "{"):gsub("%]", "}"):gsub('{"([^"]-)"}=', '["%1"]=')
+  local ok, t = pcall(load("return " .. lua, "json", "t", {}))
+  assert(ok and type(t) == "table", "cannot read the checker's output: " .. out)
+  return t, shot
+end
+
+setup(function() dir = F.tmpdir() end)
+teardown(function() F.remove(dir) end)
+
+describe("the HTML report in headless Chromium", function()
+  it("has no console error and no request, sorts, filters, and shows the API's numbers", function()
+    local prof = assert(callgrind.load("spec/fixtures/extended.callgrind"))
+    local report = dir .. "/r.html"
+    assert(prof:write_html(report))
+    local t, shot = check(report, { filter = "func", select = "func2", zoom = "func1", event_index = 0 })
+    assert.are.same({}, t.errors)
+    assert.are.same({}, t.requests)
+    -- sorted by self: the order of prof:top(n, ev, "self")
+    local want = {}
+    for _, fn in ipairs(prof:top(3, "Instructions")) do want[#want + 1] = fn.name end
+    assert.are.same(want, t.by_self)
+    want = {}
+    for _, fn in ipairs(prof:top(3, "Instructions", "inclusive")) do want[#want + 1] = fn.name end
+    assert.are.same(want, t.by_incl_event)
+    assert.are.same({ "func2", "func1" }, t.filtered)
+    -- the selected function: self, inclusive, callers and callees as the API's
+    local fn = prof:func("func2")
+    assert.are.equal("func2", t.detail.name)
+    assert.are.equal(commas(fn:self("Instructions")), t.detail.self)
+    assert.are.equal(commas(fn:inclusive("Instructions")), t.detail.incl)
+    local callers = fn:caller_functions():sort("Instructions")
+    assert.are.equal(#callers, #t.detail.callers)
+    for i = 1, #callers do
+      assert.are.same({ callers[i].fn.name, commas(callers[i].count), commas(callers:cost(i, "Instructions")) },
+        t.detail.callers[i])
+    end
+    assert.are.same({ { "file2.c:20", "700", "" } }, t.detail.lines)
+    -- the flame graph says which stacks it holds, and a click zooms
+    assert.matches("^stacks estimated from the call graph", t.flamenote)
+    assert.are_not.equal("0", t.flame.zoom)
+    assert.matches("zoomed: func1", t.flame.all)
+    assert.are.equal("func1", t.flame.widest[1])
+    assert.are.equal(t.flame.width, t.flame.widest[2])
+    assert.are.equal("0", t.flame.unzoom)
+    assert.is_true(#H.read_file(shot) > 1000)
+  end)
+
+  it("shows a diff's totals and movers as callgrind.diff has them", function()
+    local old = assert(callgrind.load("spec/fixtures/moved-old.callgrind"))
+    local new = assert(callgrind.load("spec/fixtures/moved-new.callgrind"))
+    local d = callgrind.diff(old, new)
+    local report = dir .. "/d.html"
+    assert(d:write_html(report))
+    local top = new:top(1, new.events[1])[1]
+    local t = check(report, { filter = top.name, select = top.name, zoom = top.name })
+    assert.are.same({}, t.errors)
+    assert.are.same({}, t.requests)
+    assert.matches("^the new profile's stacks, coloured by change", t.flamenote)
+    local ev = new.events[1]
+    local o, n = d:total(ev)
+    assert.are.same({ ev, commas(o), commas(n), (n - o > 0 and "+" or "") .. commas(n - o) }, t.diff.totals[1])
+    local movers = d:movers(ev)
+    assert.are.equal(#movers, #t.diff.movers)
+    for i, r in ipairs(movers) do
+      local row = t.diff.movers[i]
+      assert.are.same({ r.name, commas(r.old), commas(r.new) }, { row[1], row[2], row[3] })
+      assert.are.equal((r.delta > 0 and "+" or "") .. commas(r.delta), row[4])
+      assert.are.equal(r.percent and string.format("%.1f%%", r.percent) or "new", row[5])
+    end
+  end)
+end)

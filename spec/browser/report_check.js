@@ -1,0 +1,88 @@
+// Opens a callgrind HTML report in headless Chromium (puppeteer-core) and
+// reports what it sees as JSON on stdout: console errors, network requests,
+// the table after sorting and filtering, the detail of a clicked function,
+// the flame graph's zoom, the diff's tables; takes a screenshot.
+// usage: node report_check.js REPORT.html PLAN.json SHOT.png
+const puppeteer = require('puppeteer-core');
+const fs = require('fs');
+const path = require('path');
+
+(async () => {
+  const [report, planFile, shot] = process.argv.slice(2);
+  const plan = JSON.parse(fs.readFileSync(planFile, 'utf8'));
+  const browser = await puppeteer.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  const out = { errors: [], requests: [] };
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1400, height: 900 });
+    page.on('console', m => { if (m.type() === 'error') out.errors.push(m.text()); });
+    page.on('pageerror', e => out.errors.push(String(e)));
+    await page.setRequestInterception(true);
+    const url = 'file://' + path.resolve(report);
+    page.on('request', r => {
+      if (r.url() !== url && !r.url().startsWith('data:')) out.requests.push(r.url());
+      r.continue();
+    });
+    await page.goto(url, { waitUntil: 'load' });
+    const names = () => page.$$eval('#rows tr td:first-child', tds => tds.map(td => td.textContent));
+    out.initial = await names();
+    // sort by self (descending on the first click)
+    await page.click('th[data-k="s"]');
+    out.by_self = await names();
+    // another event, then sort by inclusive
+    if (plan.event_index !== undefined) {
+      await page.select('#event', String(plan.event_index));
+      await page.click('th[data-k="i"]');
+      out.by_incl_event = await names();
+      await page.select('#event', '0');
+    }
+    // filter
+    await page.type('#filter', plan.filter);
+    out.filtered = await names();
+    await page.$eval('#filter', el => { el.value = ''; el.dispatchEvent(new Event('input')); });
+    // click a function
+    await page.$$eval('#rows tr', (trs, name) => {
+      const tr = trs.find(t => t.firstChild.textContent === name); tr.click();
+    }, plan.select);
+    const rowsOf = sel => page.$$eval(sel + ' tr', trs => trs.slice(1).map(tr =>
+      Array.from(tr.children).map(td => td.textContent)));
+    out.detail = {
+      name: await page.$eval('#dname', e => e.textContent),
+      self: await page.$eval('#dself', e => e.textContent),
+      incl: await page.$eval('#dincl', e => e.textContent),
+      callers: await rowsOf('#callers'),
+      callees: await rowsOf('#callees'),
+      lines: await page.$$eval('#lines tr', trs => trs.slice(1).map(tr =>
+        Array.from(tr.children).map(td => td.textContent))),
+    };
+    // the flame graph: click the frame of a function, it zooms
+    out.flamenote = await page.$eval('#flamenote', e => e.textContent);
+    const before = await page.$$eval('#flame .fr', els => els.length);
+    await page.$$eval('#flame .fr', (els, name) => {
+      const el = els.find(e => e.dataset.k !== '0' && e.textContent === name); el.click();
+    }, plan.zoom);
+    out.flame = {
+      frames_before: before,
+      zoom: await page.$eval('#flame', e => e.dataset.zoom),
+      all: await page.$eval('#flameall', e => e.textContent),
+      widest: await page.$$eval('#flame .fr', els => els.filter(e => e.dataset.k !== '0')
+        .map(e => [e.textContent, parseFloat(e.style.width)]).sort((a, b) => b[1] - a[1])[0]),
+      width: await page.$eval('#flame', e => e.clientWidth),
+    };
+    await page.click('#flameall');
+    out.flame.unzoom = await page.$eval('#flame', e => e.dataset.zoom);
+    if (await page.$('#movers')) {
+      out.diff = { totals: await rowsOf('#difftotals'), movers: await rowsOf('#movers') };
+    }
+    await page.screenshot({ path: shot, fullPage: false });
+  } catch (e) {
+    out.errors.push('check: ' + (e && e.stack || e));
+  } finally {
+    await browser.close();
+  }
+  process.stdout.write(JSON.stringify(out));
+})();

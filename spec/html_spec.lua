@@ -1,0 +1,81 @@
+-- The HTML report without a browser: self-contained (no URL, no external
+-- script, style or image), its data the API's numbers, and the command
+-- line's `report` the same page. spec/browser/ opens it in Chromium.
+local callgrind = require "callgrind"
+local cli = require "callgrind.cli"
+local H = require "spec.support.helpers"
+local F = require "spec.support.files"
+
+local function buffer()
+  local b = { parts = {} }
+  function b.write(self, ...)
+    for _, s in ipairs({ ... }) do self.parts[#self.parts + 1] = tostring(s) end
+    return self
+  end
+  function b.text(self) return table.concat(self.parts) end
+  return b
+end
+
+local function run(...)
+  local out, err = buffer(), buffer()
+  local code = cli.main({ ... }, out, err)
+  return code, out:text(), err:text()
+end
+
+local EXT = "spec/fixtures/extended.callgrind"
+
+describe("prof:html", function()
+  it("is one self-contained page: no URL, nothing loaded from elsewhere", function()
+    local text = assert(callgrind.load(EXT)):html()
+    assert.matches("^<!DOCTYPE html>", text)
+    assert.is_nil(text:find("https?://"))
+    assert.is_nil(text:find("<script[^>]* src=") or text:find("<link") or text:find("<img"))
+    assert.is_truthy(text:find("default-src 'none'", 1, true))
+    -- one script of data, one of code, nothing that ends the data early
+    local data = text:match('<script type="application/json" id="data">(.-)</script>')
+    assert.is_string(data)
+    assert.is_nil(data:find("</", 1, true))
+  end)
+
+  it("holds the API's numbers: each function's self and inclusive cost, the calls and the stacks' total", function()
+    local prof = assert(callgrind.load(EXT))
+    local data = prof:html():match('id="data">(.-)</script>')
+    for fn in prof:functions() do
+      local s, i = fn:self("Instructions"), fn:inclusive("Instructions")
+      assert.is_truthy(data:find(('"i":[%d],"n":%q'):format(i, fn.name), 1, true)
+        and data:find(('"s":[%d]'):format(s), 1, true), fn.name)
+    end
+    assert.is_truthy(data:find('"exact":false', 1, true))
+    assert.is_truthy(data:find('"total":820', 1, true))
+  end)
+
+  it("escapes a name that would end the script or add markup", function()
+    local prof = assert(callgrind.parse("events: Ir\nfn=</script><b>x\n1 5\n", "hostile"))
+    local text = prof:html({ title = "<i>t</i>" })
+    assert.is_nil(text:find("</script><b>", 1, true))
+    assert.is_truthy(text:find("<title>&lt;i&gt;t&lt;/i&gt;</title>", 1, true))
+  end)
+
+  it("is written by write_html, and by callgrind-lua report (also to standard output)", function()
+    local prof = assert(callgrind.load(EXT))
+    local dir = F.tmpdir()
+    assert(prof:write_html(dir .. "/a.html"))
+    assert.are.equal(prof:html(), H.read_file(dir .. "/a.html"))
+    local code, out = run("report", EXT, "-o", "-")
+    assert.are.equal(0, code)
+    assert.are.equal(prof:html(), out)
+    assert.are.equal(0, (run("report", EXT, "-o", dir .. "/b.html")))
+    assert.are.equal(prof:html(), H.read_file(dir .. "/b.html"))
+    local old = "spec/fixtures/moved-old.callgrind"
+    local new = "spec/fixtures/moved-new.callgrind"
+    code, out = run("report", new, "--old", old, "-o", "-")
+    assert.are.equal(0, code)
+    assert.are.equal(callgrind.diff(callgrind.load(old), callgrind.load(new)):html(), out)
+    -- the diff's flame frames carry their old cost: parse was 100, now 130
+    local data = out:match('id="data">(.-)</script>')
+    assert.is_truthy(data:find(",130,130,100]", 1, true))
+    assert.are.equal(2, (run("report", EXT)))
+    assert.are.equal(1, (run("report", dir .. "/missing", "-o", "-")))
+    F.remove(dir)
+  end)
+end)

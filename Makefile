@@ -47,14 +47,16 @@ MODULE = $(BUILD)/callgrind/core.so
 # Debian packages each job needs; .ci/deps installs the missing ones
 # (python3: spec/inclusive_spec.lua profiles the interpreter).
 DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzma-dev
-DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go
+# make vm: the Lua source (apt-get source: dpkg-dev), patch, readline
+DEPS_VM = $(DEPS_BUILD) dpkg-dev patch libreadline-dev
+DEPS_TEST = $(DEPS_VM) lua-lpeg lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 
-.PHONY: all build test lint check check-werror check-asan memcheck bench demo \
+.PHONY: vm deps-vm all build test lint check check-werror check-asan memcheck bench demo \
         install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
 
 all: $(MODULE)
@@ -73,6 +75,14 @@ $(MODULE): $(OBJ)
 
 -include $(OBJ:.o=.d)
 
+# The counting interpreter: the installed lua5.4's own source (or
+# LUA_SRC=DIR|TARBALL) with csrc/vm/lua-<release>.patch (tools/vm_build.sh).
+VM = $(BUILD)/bin/callgrind-lua5.4
+vm: deps-vm
+	@sh tools/vm_build.sh $(BUILD) $(CC)
+
+deps-vm:
+	@sh .ci/deps $(DEPS_VM)
 deps-test:
 	@sh .ci/deps $(DEPS_TEST)
 deps-demo:
@@ -86,6 +96,7 @@ deps-bench:
 # $(BUILD)/).
 test: deps-test
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory vm
 	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
 
 lint: deps-lint

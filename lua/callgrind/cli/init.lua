@@ -61,8 +61,12 @@ local COMMANDS = {
     opts = { top = "value" },
     more = "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
       .. "{ Ir = \"2%\" } } }" },
+  exec = { args = "SCRIPT.lua [ARG...]", opts = {},
+    what = "runs a script under the counting interpreter (make vm) and writes its profile (as -lcallgrind.start)",
+    more = "  CALLGRIND_VM names the interpreter (default: this checkout's build/bin/callgrind-lua5.4, or\n"
+      .. "  callgrind-lua5.4 on PATH); CALLGRIND_OUT and the other variables of -lcallgrind.start apply" },
 }
-local ORDER = { "top", "tree", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "check" }
+local ORDER = { "top", "tree", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "check", "exec" }
 
 local function usage_of(name)
   local c = COMMANDS[name]
@@ -418,6 +422,28 @@ function run.check(argv, out)
     { top = opts.top and integer(opts.top, "--top", "check") or nil })
   out:write(msg, "\n")
   if not passed then return nil, 1 end
+end
+
+-- exec: `callgrind-lua5.4 -lcallgrind.start SCRIPT ARG...` with this
+-- process's module paths; the script's exit code is the command's.
+function run.exec(argv, out)
+  if not argv[2] then usage("a Lua script is needed", "exec") end
+  local vm = os.getenv("CALLGRIND_VM")
+  if not vm then
+    local src = debug.getinfo(1, "S").source
+    local here = src:match("^@(.-)/?lua/callgrind/cli/init%.lua$")
+    local mine = here and (here == "" and "." or here) .. "/build/bin/callgrind-lua5.4"
+    local f = mine and io.open(mine, "rb")
+    if f then f:close() end
+    vm = f and mine or "callgrind-lua5.4"
+  end
+  local function q(s) return "'" .. s:gsub("'", [['\'']]) .. "'" end
+  local words = { "LUA_PATH_5_4=" .. q(package.path), "LUA_CPATH_5_4=" .. q(package.cpath), q(vm), "-lcallgrind.start" }
+  for i = 2, #argv do words[#words + 1] = q(argv[i]) end
+  if out.flush then out:flush() end
+  local _, how, code = os.execute(table_concat(words, " "))
+  if how == "exit" and code == 127 then fail("callgrind-lua exec: no interpreter " .. vm .. " (make vm)") end
+  return nil, how == "exit" and code or 1
 end
 
 --- Runs one command line.

@@ -143,6 +143,7 @@ demo: deps-demo
 
 bench: deps-bench
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory vm
 	LUA=$(LUA) CC=$(CC) BUILD=$(BUILD) bash bench/run.sh
 
 # luarocks make into a local tree, then the specs against the installed rock

@@ -11,8 +11,17 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 W="$BUILD/vm"
 OUT="$BUILD/bin/callgrind-lua5.4"
 supported=$(cd "$ROOT/csrc/vm" && ls lua-*.patch | sed 's/^lua-//; s/\.patch$//' | tr '\n' ' ' | sed 's/ $//')
-rm -rf "$W/src"
-mkdir -p "$W/src" "$BUILD/bin"
+mkdir -p "$W" "$BUILD/bin"
+
+# Up to date when built from the same source with the same patches, script
+# and compiler
+key="${LUA_SRC:-$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null || echo none)} $CC $(cat "$ROOT"/csrc/vm/*.patch "$0" | cksum)"
+if [ -x "$OUT" ] && [ -f "$W/key" ] && [ "$(cat "$W/key")" = "$key" ]; then
+  echo "make vm: $OUT is up to date"
+  exit 0
+fi
+rm -rf "$W/src" "$W/key"
+mkdir -p "$W/src"
 
 debian_source() {
   ver=$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null) || {
@@ -110,4 +119,5 @@ echo "$objs" | tr ' ' '\n' | grep . | sed 's/\.o$//' | \
 # -Wl,-E: the Lua API exported, so C modules (lpeg.so, lfs.so) load
 $CC $ldflags -o "$OUT.tmp" $objs -Wl,-E $libs
 mv "$OUT.tmp" "$OUT"
+echo "$key" > "$W/key"
 echo "make vm: $OUT (Lua $rel, csrc/vm/lua-$rel.patch)"

@@ -56,7 +56,7 @@ DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 
-.PHONY: vm deps-vm all build test lint check check-werror check-asan memcheck bench demo \
+.PHONY: vm vm-trixie deps-vm all build test lint check check-werror check-asan memcheck bench demo \
         install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test
 
 all: $(MODULE)
@@ -80,6 +80,12 @@ $(MODULE): $(OBJ)
 VM = $(BUILD)/bin/callgrind-lua5.4
 vm: deps-vm
 	@sh tools/vm_build.sh $(BUILD) $(CC)
+
+# The same for Debian 13's Lua 5.4.7 (its source package, a deb-src entry
+# for trixie), then spec/vm_spec.lua against it.
+vm-trixie: deps-vm
+	@LUA_DEB_SUITE=trixie sh tools/vm_build.sh $(BUILD)/trixie $(CC)
+	CALLGRIND_VM=$(BUILD)/trixie/bin/callgrind-lua5.4 $(BUSTED) --lua=$(LUA) spec/vm_spec.lua
 
 deps-vm:
 	@sh .ci/deps $(DEPS_VM)

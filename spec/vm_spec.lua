@@ -46,21 +46,28 @@ describe("the counting interpreter (make vm)", function()
   it("its engine gives the hook engine's profile on a varied workload, and a count hook's total", function()
     local dir = tmpdir()
     vm_run(shq("spec/fixtures/lua/vm_work.lua") .. " " .. shq(dir))
+    -- the hook engine's counter (lua_State.hookcount) counts under a line
+    -- hook up to Lua 5.4.6 only; 5.4.7 decrements it for a count hook alone
+    local release = helpers.run(shq(VM) .. " -v", VM):match("Lua (5%.4%.%d+)")
+    local others = { "count" }
+    if release ~= "5.4.7" then others[2] = "hook" end
     for _, mode in ipairs { "lines", "funcs", "stacks" } do
       local vm = assert(callgrind.load(dir .. "/" .. mode .. ".vm"))
-      local hook = assert(callgrind.load(dir .. "/" .. mode .. ".hook"))
       assert.are.equal("vm", vm.engine)
-      assert.are.equal("hook", hook.engine)
-      assert.are.same(helpers.instr_lines(hook), helpers.instr_lines(vm))
-      assert.are.same(calls_of(hook), calls_of(vm))
-      assert.are.equal(hook:total("Instr"), vm:total("Instr"))
+      for _, other in ipairs(others) do
+        local hook = assert(callgrind.load(dir .. "/" .. mode .. "." .. other))
+        assert.are.equal("hook", hook.engine)
+        assert.are.same(helpers.instr_lines(hook), helpers.instr_lines(vm))
+        assert.are.same(calls_of(hook), calls_of(vm))
+        assert.are.equal(hook:total("Instr"), vm:total("Instr"))
+      end
       -- coroutines, C calling Lua, tail calls, errors and metamethods are in it
       for _, name in ipairs { "coroutine.resume", "table.sort", "tail", "deep", "pcall", "xpcall",
                               "string.gsub", "fib", "va" } do
         assert.is_truthy(vm:func(name), name)
       end
     end
-    assert.are.equal(helpers.read_file(dir .. "/stacks.hook.folded"), helpers.read_file(dir .. "/stacks.vm.folded"))
+    assert.are.equal(helpers.read_file(dir .. "/stacks.count.folded"), helpers.read_file(dir .. "/stacks.vm.folded"))
     assert.is_true(#helpers.read_file(dir .. "/stacks.vm.folded") > 0)
     local counted, total, engine = helpers.read_file(dir .. "/totals"):match("^(%d+) (%d+) (%a+)$")
     assert.are.equal("vm", engine)
@@ -131,7 +138,7 @@ print(lpeg.version(), table.concat(list:match("12,5,800,7"), " "), lpeg.match(lp
       shq(dir .. "/build")))
     local out = p:read("a")
     p:close()
-    assert.is_truthy(out:find("unsupported Lua release 5.4.9; supported releases: 5.4.4", 1, true), out)
+    assert.is_truthy(out:find("unsupported Lua release 5.4.9; supported releases: 5.4.4 5.4.7", 1, true), out)
     assert.is_truthy(out:find("rc=2", 1, true), out)
     helpers.run("rm -rf " .. shq(dir))
   end)

@@ -3,6 +3,8 @@
 # source of the installed lua5.4 (Debian: `apt-get source` of exactly the
 # installed version, adding a deb-src entry for Debian's archive when it is
 # missing) or from LUA_SRC=DIR|TARBALL, with csrc/vm/lua-<release>.patch.
+# LUA_DEB_SUITE=trixie takes the lua5.4 source package of that Debian suite
+# instead (a deb-src entry for it is added): 5.4.7 on Debian 12.
 # Usage: tools/vm_build.sh BUILD [CC]
 set -eu
 BUILD=${1:-build}
@@ -15,7 +17,7 @@ mkdir -p "$W" "$BUILD/bin"
 
 # Up to date when built from the same source with the same patches, script
 # and compiler
-key="${LUA_SRC:-$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null || echo none)} $CC $(cat "$ROOT"/csrc/vm/*.patch "$0" | cksum)"
+key="${LUA_DEB_SUITE:-}${LUA_SRC:-$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null || echo none)} $CC $(cat "$ROOT"/csrc/vm/*.patch "$0" | cksum)"
 if [ -x "$OUT" ] && [ -f "$W/key" ] && [ "$(cat "$W/key")" = "$key" ]; then
   echo "make vm: $OUT is up to date"
   exit 0
@@ -24,6 +26,10 @@ rm -rf "$W/src" "$W/key"
 mkdir -p "$W/src"
 
 debian_source() {
+  if [ -n "${LUA_DEB_SUITE:-}" ]; then
+    suite_source
+    return
+  fi
   ver=$(dpkg-query -W -f='${Version}' lua5.4 2>/dev/null) || {
     echo "make vm: lua5.4 is not installed as a Debian package; set LUA_SRC=DIR|TARBALL" >&2
     exit 1
@@ -39,10 +45,34 @@ debian_source() {
       }
     fi
   fi
-  tar -xf "$dl"/lua5.4_*.orig.tar.* -C "$W/src" --strip-components=1
-  if ls "$dl"/lua5.4_*.debian.tar.* >/dev/null 2>&1; then
-    tar -xf "$dl"/lua5.4_*.debian.tar.* -C "$W/src"
-    # Debian's own patches (paths, CVE fixes) first: the same interpreter
+  unpack "$dl"
+}
+
+# The source package of suite LUA_DEB_SUITE (root adds its deb-src entry).
+suite_source() {
+  f=/etc/apt/sources.list.d/callgrind-deb-src-$LUA_DEB_SUITE.sources
+  if [ ! -f "$f" ]; then
+    [ "$(id -u)" = 0 ] || { echo "make vm: as root make vm adds a deb-src entry for $LUA_DEB_SUITE" >&2; exit 1; }
+    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+      "$LUA_DEB_SUITE" > "$f"
+    apt-get update -qq >/dev/null
+  fi
+  dl="$W/deb-$LUA_DEB_SUITE"
+  rm -rf "$dl"
+  mkdir -p "$dl"
+  (cd "$dl" && apt-get source -qq --download-only "lua5.4/$LUA_DEB_SUITE") >/dev/null 2>&1 || {
+    echo "make vm: apt-get source lua5.4/$LUA_DEB_SUITE failed" >&2
+    exit 1
+  }
+  unpack "$dl"
+}
+
+# The orig tarball, then Debian's own patches (paths, CVE fixes) first: the
+# same interpreter as Debian's
+unpack() {
+  tar -xf "$1"/lua5.4_*.orig.tar.* -C "$W/src" --strip-components=1
+  if ls "$1"/lua5.4_*.debian.tar.* >/dev/null 2>&1; then
+    tar -xf "$1"/lua5.4_*.debian.tar.* -C "$W/src"
     for p in $(grep -v '^#' "$W/src/debian/patches/series"); do
       patch -s -p1 -d "$W/src" < "$W/src/debian/patches/$p"
     done

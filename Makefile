@@ -171,10 +171,12 @@ install: all
 	install -m 755 $(MODULE) $(DESTDIR)$(INSTALL_CMOD)/callgrind/core.so
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua
+	@# the counting interpreter, when make vm built it (callgrind-lua exec finds it on PATH)
+	if [ -x $(VM) ]; then install -m 755 $(VM) $(DESTDIR)$(PREFIX)/bin/callgrind-lua5.4; fi
 
 uninstall:
 	rm -rf $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
-	rm -f $(DESTDIR)$(PREFIX)/bin/callgrind-lua
+	rm -f $(DESTDIR)$(PREFIX)/bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua5.4
 
 # libFuzzer targets of fuzz/ (the core alone, through Lua, and the vector
 # paths against the byte-by-byte one), each for

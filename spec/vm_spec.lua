@@ -126,6 +126,28 @@ print(lpeg.version(), table.concat(list:match("12,5,800,7"), " "), lpeg.match(lp
     assert.are.equal(stock, helpers.run(shq(VM) .. " -e " .. shq(body), VM))
   end)
 
+  it("runs a script under callgrind-lua exec, with its arguments, profile and exit code", function()
+    local dir = tmpdir()
+    local script = dir .. "/s.lua"
+    helpers.write_file(script, [[
+local function f(n) if n < 2 then return n end return f(n - 1) + f(n - 2) end
+print(f(10), ...)
+os.exit(tonumber((...)) == 3 and 3 or 0)
+]])
+    local out = dir .. "/s.out"
+    local p = io.popen(("CALLGRIND_VM=%s CALLGRIND_OUT=%s lua5.4 bin/callgrind-lua exec %s 3 'b c'; echo rc=$?")
+      :format(shq(VM), shq(out), shq(script)))
+    local text = p:read("a")
+    p:close()
+    assert.are.equal("55\t3\tb c\nrc=3\n", text)
+    local prof = assert(callgrind.load(out))
+    assert.are.equal("vm", prof.engine)
+    local n = 0
+    for c in prof:func("f"):callers() do n = n + c.count end
+    assert.are.equal(177, n)
+    helpers.run("rm -rf " .. shq(dir))
+  end)
+
   it("refuses an unsupported Lua release, naming the supported ones", function()
     local dir = tmpdir()
     helpers.run(("mkdir -p %s/src/src"):format(shq(dir)))

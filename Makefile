@@ -47,7 +47,9 @@ MODULE = $(BUILD)/callgrind/core.so
 # Debian packages each job needs; .ci/deps installs the missing ones
 # (python3: spec/inclusive_spec.lua profiles the interpreter).
 DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzma-dev
-DEPS_TEST = $(DEPS_BUILD) lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go
+# make vm: the Lua source (apt-get source: dpkg-dev), patch, readline
+DEPS_VM = $(DEPS_BUILD) dpkg-dev patch libreadline-dev
+DEPS_TEST = $(DEPS_VM) lua-lpeg lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
@@ -58,7 +60,7 @@ DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium nodejs
 PUPPETEER_CORE ?= puppeteer-core@22
 
-.PHONY: all build test lint check check-werror check-asan memcheck bench demo \
+.PHONY: vm vm-trixie deps-vm all build test lint check check-werror check-asan memcheck bench demo \
         install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test check-browser
 
 all: $(MODULE)
@@ -77,6 +79,20 @@ $(MODULE): $(OBJ)
 
 -include $(OBJ:.o=.d)
 
+# The counting interpreter: the installed lua5.4's own source (or
+# LUA_SRC=DIR|TARBALL) with csrc/vm/lua-<release>.patch (tools/vm_build.sh).
+VM = $(BUILD)/bin/callgrind-lua5.4
+vm: deps-vm
+	@sh tools/vm_build.sh $(BUILD) $(CC)
+
+# The same for Debian 13's Lua 5.4.7 (its source package, a deb-src entry
+# for trixie), then spec/vm_spec.lua against it.
+vm-trixie: deps-vm
+	@LUA_DEB_SUITE=trixie sh tools/vm_build.sh $(BUILD)/trixie $(CC)
+	CALLGRIND_VM=$(BUILD)/trixie/bin/callgrind-lua5.4 $(BUSTED) --lua=$(LUA) spec/vm_spec.lua
+
+deps-vm:
+	@sh .ci/deps $(DEPS_VM)
 deps-test:
 	@sh .ci/deps $(DEPS_TEST)
 deps-demo:
@@ -90,6 +106,7 @@ deps-bench:
 # $(BUILD)/).
 test: deps-test
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory vm
 	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
 
 # The HTML report opened in headless Chromium (spec/browser/): no console
@@ -148,6 +165,7 @@ demo: deps-demo
 
 bench: deps-bench
 	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory vm
 	LUA=$(LUA) CC=$(CC) BUILD=$(BUILD) bash bench/run.sh
 
 # luarocks make into a local tree, then the specs against the installed rock
@@ -169,10 +187,12 @@ install: all
 	install -m 755 $(MODULE) $(DESTDIR)$(INSTALL_CMOD)/callgrind/core.so
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua
+	@# the counting interpreter, when make vm built it (callgrind-lua exec finds it on PATH)
+	if [ -x $(VM) ]; then install -m 755 $(VM) $(DESTDIR)$(PREFIX)/bin/callgrind-lua5.4; fi
 
 uninstall:
 	rm -rf $(DESTDIR)$(INSTALL_LMOD)/callgrind $(DESTDIR)$(INSTALL_CMOD)/callgrind
-	rm -f $(DESTDIR)$(PREFIX)/bin/callgrind-lua
+	rm -f $(DESTDIR)$(PREFIX)/bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua5.4
 
 # libFuzzer targets of fuzz/ (the core alone, through Lua, and the vector
 # paths against the byte-by-byte one), each for

@@ -183,5 +183,8 @@ if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
     echo
     echo "Where it goes, in instructions (bench/lua_instr.sh):"
     LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_instr.sh || status=1
+    echo
+    echo "The counting interpreter (make vm; bench/lua_vm.sh):"
+    LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_vm.sh || status=1
 fi
 exit "$status"

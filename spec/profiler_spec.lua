@@ -430,7 +430,7 @@ describe("callgrind.profile", function()
       { function() callgrind.profile(42) end, "bad argument #1 to 'profile' (function expected, got 42)" },
       { function() callgrind.profile(print, 1) end, "bad argument #2 to 'profile' (table expected, got 1)" },
       { function() callgrind.profile(print, { tim = true }) end,
-        "bad argument #2 to 'profile' (unknown option 'tim'; options: alloc, count_hook, lines, runs, "
+        "bad argument #2 to 'profile' (unknown option 'tim'; options: alloc, count_hook, engine, lines, runs, "
           .. "stacks, time)" },
       { function() profiler.start { time = 1 } end,
         "bad argument #1 to 'start' (option 'time' must be boolean, got 1)" },

@@ -29,6 +29,18 @@ static int profile_field(lua_State *L, CgProfile *P, const char *k)
             lua_pushnil(L);
     } else if (!strcmp(k, "events"))
         cgl_push_events(L, 1, P);
+    else if (!strcmp(k, "engine")) {
+        /* the Lua profiler's "desc: Engine: vm|hook" line */
+        uint32_t d;
+        lua_pushnil(L);
+        for (d = first ? first->desc_begin : 0; first && d < first->desc_end; d++)
+            if (P->descs[d].type.len == 6
+                && !memcmp(P->descs[d].type.ptr, "Engine", 6)) {
+                lua_pop(L, 1);
+                cgl_push_str(L, P->descs[d].value);
+                break;
+            }
+    }
     else
         lua_pushnil(L);
     return 1;

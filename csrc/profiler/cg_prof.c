@@ -46,6 +46,8 @@ static void push_data(lua_State *L, int live_stacks)
     lua_setfield(L, -2, "events");
     lua_pushinteger(L, (lua_Integer)getpid());
     lua_setfield(L, -2, "pid");
+    lua_pushstring(L, P->vm ? "vm" : "hook");
+    lua_setfield(L, -2, "engine");
     cg_prof_push_info(L);
     lua_setfield(L, -2, "info");
     lua_createtable(L, (int)P->nfn, 0);
@@ -277,6 +279,27 @@ static int l_write_folded(lua_State *L)
 }
 
 /* ---- the module's functions ---- */
+
+/* opts.engine: "vm" (the counting interpreter's clock; its default
+ * there), "hook" (the debug hook's counter), nil. */
+int cg_prof_engine(const Prof *P, lua_State *L, int idx)
+{
+    const char *e = NULL;
+    int vm;
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "engine");
+        e = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    if (e != NULL && strcmp(e, "vm") != 0 && strcmp(e, "hook") != 0)
+        luaL_error(L, "engine: \"vm\" or \"hook\", not \"%s\"", e);
+    vm = P->vm_off >= 0 && !P->count_hook && (e == NULL || !strcmp(e, "vm"));
+    if (e != NULL && !strcmp(e, "vm") && !vm)
+        luaL_error(L, "engine \"vm\": %s", P->count_hook
+                   ? "count_hook = true counts with the hook"
+                   : "not the counting interpreter (make vm: build/bin/callgrind-lua5.4)");
+    return vm;
+}
 
 /* prof_start(opts, level) */
 static int l_start(lua_State *L)

@@ -197,7 +197,9 @@ static void cost_add(Cost *a, const Cost *b)
 
 static int32_t read_hookcount(const Prof *P, const lua_State *L)
 {
-    return cg_l54_hookcount(&P->l54, L);
+    int32_t h;
+    memcpy(&h, (const char *)L + P->clk_off, sizeof h);
+    return h;
 }
 
 /* Instructions thread T ran since the last take; `keep` of them are left
@@ -220,6 +222,7 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
 static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {
     cg_l54_probe(L, hook, &P->l54);
+    P->vm_off = cg_l54_vm_clock();
     P->calibrated = 1;
 }
 
@@ -1216,6 +1219,7 @@ Prof *cg_prof_state(lua_State *L)
     P->cur = P->prev = P->prev2 = -1;
     P->l54.hc_off = -1;
     P->l54.proto_off = -1;
+    P->vm_off = P->clk_off = -1;
     if (luaL_newmetatable(L, PROF_STATE)) {
         lua_pushcfunction(L, state_gc);
         lua_setfield(L, -2, "__gc");
@@ -1270,7 +1274,10 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (!P->calibrated)
         calibrate(P, L, prof_hook);
     cg_prof_drop(L);
-    P->count_hook = get_flag(L, opts, "count_hook", 0) || P->l54.hc_off < 0;
+    P->count_hook = get_flag(L, opts, "count_hook", 0);
+    P->vm = cg_prof_engine(P, L, opts);
+    P->count_hook = P->count_hook || (!P->vm && P->l54.hc_off < 0);
+    P->clk_off = P->vm ? P->vm_off : P->l54.hc_off;
     P->lines = get_flag(L, opts, "lines", 1);
     P->stacks = get_flag(L, opts, "stacks", 0);
     P->ev[EV_INSTR] = 1;
@@ -1286,10 +1293,11 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->in_hook = 0;
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, prof_alloc, P);
+    /* the counting interpreter's clock runs without a count hook */
     lua_sethook(L, prof_hook,
                 LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
-                    | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
-                P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
+                    | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
+                P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;

@@ -98,6 +98,9 @@ typedef struct Node {
 typedef struct Prof {
     int running, count_hook, calibrated;
     CgL54 l54;                  /* the Lua 5.4 shortcuts found */
+    int vm_off;                 /* the counting interpreter's clock, or -1 */
+    int vm;                     /* this run counts with it (engine "vm") */
+    int clk_off;                /* the clock read: vm_off or l54.hc_off */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
@@ -127,6 +130,9 @@ typedef struct Prof {
     CallSeen cc[CALL_CACHE];    /* the call cache */
 } Prof;
 
+/* Whether a start with the options at idx counts with the counting
+ * interpreter's clock (opts.engine; cg_prof.c): 1, or 0 for the hook. */
+CG_HIDDEN int cg_prof_engine(const Prof *P, lua_State *L, int idx);
 /* The collector's state, or NULL before the first start. */
 CG_HIDDEN Prof *cg_prof_get(lua_State *L);
 /* The collector's state, made (kept in the registry for the life of the

@@ -1,6 +1,9 @@
 /* The probes that find or check the Lua 5.4 shortcuts of
  * cg_prof_lua54.h (see there for each one and the versions checked). */
+#define _GNU_SOURCE             /* RTLD_DEFAULT */
 #include "cg_prof_lua54.h"
+
+#include <dlfcn.h>
 
 #include <stdlib.h>
 
@@ -167,7 +170,20 @@ void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
     k->hc_off = find_hookcount(L, hook);
 }
 
+int cg_l54_vm_clock(void)
+{
+    const size_t *off = (const size_t *)dlsym(RTLD_DEFAULT,
+                                              "callgrind_vm_clock_offset");
+    return off != NULL && *off < 4096 ? (int)*off : -1;
+}
+
 #else /* another Lua: every shortcut off */
+
+int cg_l54_vm_clock(void)
+{
+    return -1;
+}
+
 
 void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
 {

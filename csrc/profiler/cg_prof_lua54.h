@@ -24,6 +24,12 @@ typedef struct CgL54 {
     int prev_ok;                /* cg_l54_ci_prev agrees with lua_getstack */
 } CgL54;
 
+/* The counting interpreter (make vm, csrc/vm/): the place of its
+ * instruction clock in lua_State (an int counting down at every VM
+ * instruction fetch, exported as callgrind_vm_clock_offset), or -1 in
+ * another interpreter. */
+CG_HIDDEN int cg_l54_vm_clock(void);
+
 /* Runs the probes on L (hook: the collector's hook, set on a scratch
  * thread while probing). */
 CG_HIDDEN void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k);

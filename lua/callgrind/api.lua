@@ -55,6 +55,8 @@ O.profiler = {
   { "time", "boolean", "false", "add event Time: nanoseconds, the hook's own time left out" },
   { "alloc", "boolean", "false", "add event Alloc: bytes allocated" },
   { "count_hook", "boolean", "false", "count with a count hook instead of the fast paths (for tests)" },
+  { "engine", "\"vm\"|\"hook\"", "\"vm\" on the counting interpreter (make vm), else \"hook\"",
+    "count with the counting interpreter's clock or with the debug hook's counter" },
 }
 O.profile = with(O.profiler, {
   { "runs", "integer", "1",
@@ -342,7 +344,7 @@ M.objects = {
   { name = "profiler", what = "require \"callgrind.profiler\": profile Lua code", var = "profiler",
     class = "callgrind.profiler", entries = {
     { "profiler.start([opts])",
-      "starts counting Lua VM instructions (opts: time, alloc, count_hook, lines, stacks)",
+      "starts counting Lua VM instructions (opts: time, alloc, count_hook, engine, lines, stacks)",
       "nil", opts = "profiler" },
     { "profiler.stop()", "stops: the Profile and its callgrind text", "callgrind.Profile, string" },
     { "profiler.profile(fn [, opts])", "what callgrind.profile is",
@@ -358,6 +360,8 @@ M.objects = {
     { "prof.cmd", "the profiled command, or nil", "string?" },
     { "prof.pid", "the profiled process id, or nil", "integer?" },
     { "prof.events", "the base events, in file order", "string[]" },
+    { "prof.engine", "a Lua profile's engine (desc: Engine:): \"vm\" (the counting interpreter) or \"hook\"",
+      "string?" },
     { "prof:totals()", "sum of all cost lines, per base event", "table<string, integer>" },
     { "prof:total(ev)", "sum of all cost lines for one event (base or derived)", "integer" },
     { "prof:warnings([kind])", "what was skipped or did not add up (kind: truncated, skipped, ...)",

@@ -25,6 +25,7 @@
 ---@class callgrind.ProfileOptions
 ---@field alloc? boolean add event Alloc: bytes allocated
 ---@field count_hook? boolean count with a count hook instead of the fast paths (for tests)
+---@field engine? "vm"|"hook" count with the counting interpreter's clock or with the debug hook's counter
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
 ---@field runs? integer run fn this many times in this process: one process's spread of Instr only (callgrind.spread: across processes)
 ---@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
@@ -82,6 +83,7 @@
 ---@class callgrind.StartOptions
 ---@field alloc? boolean add event Alloc: bytes allocated
 ---@field count_hook? boolean count with a count hook instead of the fast paths (for tests)
+---@field engine? "vm"|"hook" count with the counting interpreter's clock or with the debug hook's counter
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
 ---@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
 ---@field time? boolean add event Time: nanoseconds, the hook's own time left out
@@ -89,6 +91,7 @@
 ---@class callgrind.UntilExitOptions
 ---@field alloc? boolean add event Alloc: bytes allocated
 ---@field count_hook? boolean count with a count hook instead of the fast paths (for tests)
+---@field engine? "vm"|"hook" count with the counting interpreter's clock or with the debug hook's counter
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
 ---@field out? string the file written when the Lua state closes
 ---@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
@@ -317,6 +320,7 @@ function callgrind.report_summary(path, format) end
 ---@field cmd string? the profiled command, or nil
 ---@field pid integer? the profiled process id, or nil
 ---@field events string[] the base events, in file order
+---@field engine string? a Lua profile's engine (desc: Engine:): "vm" (the counting interpreter) or "hook"
 local Profile = {}
 
 --- sum of all cost lines, per base event

@@ -6,7 +6,7 @@
 ---@class callgrind.profiler
 local profiler = {}
 
---- starts counting Lua VM instructions (opts: time, alloc, count_hook, lines, stacks)
+--- starts counting Lua VM instructions (opts: time, alloc, count_hook, engine, lines, stacks)
 ---@param opts? callgrind.StartOptions
 function profiler.start(opts) end
 

@@ -85,9 +85,13 @@ local COMMANDS = {
     more = "  --match name|name+file|name+file+object (as diff's)\n"
       .. "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
       .. "{ Ir = \"2%\" } } }" },
+  exec = { args = "SCRIPT.lua [ARG...]", opts = {},
+    what = "runs a script under the counting interpreter (make vm) and writes its profile (as -lcallgrind.start)",
+    more = "  CALLGRIND_VM names the interpreter (default: this checkout's build/bin/callgrind-lua5.4, or\n"
+      .. "  callgrind-lua5.4 on PATH); CALLGRIND_OUT and the other variables of -lcallgrind.start apply" },
 }
 for _, c in pairs(COMMANDS) do c.opts.merge = "flag" end
-local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check" }
+local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check", "exec" }
 
 local EXIT = "exit status: 0 done, 1 a check failed or an input was bad, 2 a usage error"
 
@@ -709,6 +713,28 @@ function run.spread(argv)
     top = opts.top and integer(opts.top, "--top", "spread") or nil })
   if not r then fail(err) end
   return r.text .. "\n"
+end
+
+-- exec: `callgrind-lua5.4 -lcallgrind.start SCRIPT ARG...` with this
+-- process's module paths; the script's exit code is the command's.
+function run.exec(argv, out)
+  if not argv[2] then usage("a Lua script is needed", "exec") end
+  local vm = os.getenv("CALLGRIND_VM")
+  if not vm then
+    local src = debug.getinfo(1, "S").source
+    local here = src:match("^@(.-)/?lua/callgrind/cli/init%.lua$")
+    local mine = here and (here == "" and "." or here) .. "/build/bin/callgrind-lua5.4"
+    local f = mine and io.open(mine, "rb")
+    if f then f:close() end
+    vm = f and mine or "callgrind-lua5.4"
+  end
+  local function q(s) return "'" .. s:gsub("'", [['\'']]) .. "'" end
+  local words = { "LUA_PATH_5_4=" .. q(package.path), "LUA_CPATH_5_4=" .. q(package.cpath), q(vm), "-lcallgrind.start" }
+  for i = 2, #argv do words[#words + 1] = q(argv[i]) end
+  if out.flush then out:flush() end
+  local _, how, code = os.execute(table_concat(words, " "))
+  if how == "exit" and code == 127 then fail("callgrind-lua exec: no interpreter " .. vm .. " (make vm)") end
+  return nil, how == "exit" and code or 1
 end
 
 --- Runs one command line.

@@ -229,7 +229,9 @@ local function to_text(data, cmd, fns)
   local e = core.internal.emitter(true, "callgrind.lua profiler")
   local event_lines = {}
   for i, ev in ipairs(events) do event_lines[i] = { name = ev, long_name = LONG_NAMES[ev] } end
-  e:part { pid = data.pid, cmd = cmd, positions = { "line" }, events = events, event_lines = event_lines }
+  -- desc: Engine: vm (the counting interpreter's clock) or hook (prof.engine)
+  e:part { pid = data.pid, cmd = cmd, positions = { "line" }, events = events, event_lines = event_lines,
+    desc = data.engine and { { "Engine", data.engine } } or nil }
   local calls = {}
   local ed, stride = data.edges, 4 + nev
   for k = 1, #ed, stride do

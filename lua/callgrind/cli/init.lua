@@ -91,7 +91,8 @@ local COMMANDS = {
       .. "  callgrind-lua5.4 on PATH); CALLGRIND_OUT and the other variables of -lcallgrind.start apply" },
 }
 for _, c in pairs(COMMANDS) do c.opts.merge = "flag" end
-local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check", "exec" }
+local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check",
+  "exec" }
 
 local EXIT = "exit status: 0 done, 1 a check failed or an input was bad, 2 a usage error"
 

@@ -379,7 +379,7 @@ local function list_of(s)
   return t
 end
 
-function run.pprof(argv)
+function run.pprof(argv, _, err)
   local opts, pos = parse("pprof", argv, 2)
   local prof = load(pos, "pprof")
   local events
@@ -387,16 +387,22 @@ function run.pprof(argv)
     events = list_of(opts.events)
     for _, ev in ipairs(events) do event_of(prof, ev, "pprof") end
   end
-  checked(try("pprof", prof.write_pprof, prof, opts.o, { events = events,
-    threshold = opts.threshold and number(opts.threshold, "--threshold", "pprof") or nil }))
+  local threshold = opts.threshold and number(opts.threshold, "--threshold", "pprof") or nil
+  checked(try("pprof", prof.write_pprof, prof, opts.o, { events = events, threshold = threshold }))
+  local stacks = require "callgrind.export.stacks"
+  for _, ev in ipairs(events or prof.events) do
+    err:write(string_format("callgrind-lua pprof: %s: %s\n", ev, stacks.describe(prof, ev, threshold, true)))
+  end
 end
 
-function run.folded(argv, out)
+function run.folded(argv, out, err)
   local opts, pos = parse("folded", argv, 2)
   local prof = load(pos, "folded")
   local ev = event_of(prof, opts.event, "folded")
-  emit(try("folded", prof.folded, prof, ev,
-    { threshold = opts.threshold and number(opts.threshold, "--threshold", "folded") or nil }), opts.o, out)
+  local threshold = opts.threshold and number(opts.threshold, "--threshold", "folded") or nil
+  emit(try("folded", prof.folded, prof, ev, { threshold = threshold }), opts.o, out)
+  err:write(string_format("callgrind-lua folded: %s: %s\n", ev,
+    require("callgrind.export.stacks").describe(prof, ev, threshold)))
 end
 
 function run.csv(argv, out)
@@ -462,7 +468,7 @@ function M.main(argv, out, err)
       return 0
     end
   end
-  local ok, text, code = pcall(cmd, argv, out)
+  local ok, text, code = pcall(cmd, argv, out, err)
   if ok then
     if text then out:write(text) end
     return code or 0

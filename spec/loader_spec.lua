@@ -125,6 +125,6 @@ describe("prof:warnings(kind)", function()
   it("raises on a kind it does not know, naming the kinds", function()
     assert.has_error(function() prof:warnings("bogus") end,
       "bad argument #1 to 'warnings' (invalid option 'bogus'; expected one of: "
-      .. "truncated, skipped, mismatch, unknown, name, lost, formula)")
+      .. "truncated, skipped, mismatch, unknown, name, lost, changed, formula)")
   end)
 end)

@@ -279,8 +279,10 @@ describe("every surface", function()
       local path = lab.dir .. "/w.cg"
       assert(prof:write(path))
       local back = assert(callgrind.load(path))
-      -- whole and unchanged (a summary: line that did not match stays as written)
-      assert.are.same({}, require("callgrind.check.limits").lossy_warnings(back), name)
+      -- whole and unchanged (a summary: or totals: line that did not match
+      -- stays as written: the copy warns as its original did, no more)
+      local lossy = require("callgrind.check.limits").lossy_warnings
+      assert.are.equal(#lossy(prof), #lossy(back), name)
       for _, ev in ipairs(prof.events) do
         assert.are.equal(prof:total(ev), back:total(ev), name .. " " .. ev)
         assert.are.same(selfs(prof, ev), selfs(back, ev), name .. " " .. ev)

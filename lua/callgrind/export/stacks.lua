@@ -9,15 +9,18 @@
 -- top: each root (a function not entered by calls, or the part of a
 -- function's inclusive cost that its incoming calls do not cover) gets
 -- its inclusive cost, the roots scaled together so that they sum to the
--- profile's total; under a frame of budget V, each callee g not already on
--- the path gets the inclusive cost of the calls to g, all of them scaled
--- by V / S when their sum S exceeds V (no child exceeds its parent). A
--- callee already on the path is not entered again: that cost stays with
--- the frame above. A child below `threshold * total` is merged into its
--- parent. What a frame keeps (V less its children) is its line. So the
--- lines always add up to the total, and the stacks can be ones that never
--- happened (a callee's cost is shared out in proportion to call costs, not
--- per caller context), as with every converter of aggregated profiles.
+-- profile's total; a frame of f with budget V gives each callee g
+-- V * cost(f -> g) / T(f), T(f) being f's self cost plus the cost of all
+-- its calls, and keeps the rest as its line. A callee already on the path
+-- is entered again (recursion), at most MAX_REPEAT times on one stack and
+-- for a share of at least RECURSION_THRESHOLD of the total; a child below
+-- `threshold * total` is not made. Then `stacks.correct` brings each
+-- function's lines to its exact self cost. So the lines of each function
+-- add up to its self cost and all of them to the total, and the stacks
+-- can be ones that never happened (a callee's cost is shared out in
+-- proportion to call costs, not per caller context), as with every
+-- converter of aggregated profiles. docs/design.md, "Estimated stacks",
+-- says what an estimate keeps and what it cannot say.
 -- @module callgrind.export.stacks
 local core = require "callgrind.core"
 local args = require "callgrind.args"
@@ -540,8 +543,11 @@ end
 
 --- Folded stacks of an event: one `frame;frame;frame cost` line per
 -- stack, outermost frame first, the costs adding up to the profile's
--- total. Exact for a Lua profile made with `stacks = true`, else
--- estimated from the call graph (see the module's comment and the README).
+-- total. Exact for a Lua profile made with `stacks = true` (or with its
+-- FILE.folded beside it), else estimated from the call graph with each
+-- function's lines adding up to its exact self cost (see the module's
+-- comment). The text carries no note of which (flamegraph.pl and inferno
+-- warn on a line that is not a stack): `stacks.describe` says it.
 -- Names have `\`, `;` and line breaks escaped with a backslash.
 -- @param[opt] ev event name or index (default the first)
 -- @tparam[opt] table opts `threshold` (default 0.0001): stacks below that

@@ -13,13 +13,20 @@ local core = require "callgrind.core"
 --   d (self 100)
 --
 -- Roots: main alone (no calls into it), budget 170 = the total.
--- main (170): a 100 + b 60 = 160 <= 170, so a = 100, b = 60; main keeps 10.
+-- A frame of f shares its budget between its own line and its callees in
+-- proportion to f's self cost and the cost of its calls to each (their sum
+-- T(f) = self + calls: main 170, a 100, b 60, c 130, d 100), by floor.
+-- main (170): a 100, b 60; main keeps 10.
 -- a (100): c 80; a keeps 20.
--- c under a (80): its call to d costs 100 > 80, scaled by 80/100: d = 80,
---   c keeps 0 (no line).
+-- c under a (80): d 80 * 100/130 = 61.5 -> 61; c keeps 19.
 -- b (60): c 50; b keeps 10.
--- c under b (50): d scaled to 50; c keeps 0.
--- Lines: main 10, main;a 20, main;a;c;d 80, main;b 10, main;b;c;d 50 = 170.
+-- c under b (50): d 50 * 100/130 = 38.5 -> 38; c keeps 12.
+-- Then each function's lines are corrected to its exact self cost: c has
+-- 19 + 12 = 31 for 30 and gives 1 back (from its lines in proportion,
+-- floor of cumulative shares: 0 from the first, 1 from the second); d has
+-- 61 + 38 = 99 for 100 and gets 1 on its lines in proportion (0, then 1).
+-- Lines: main 10, main;a 20, main;a;c 19, main;a;c;d 61, main;b 10,
+-- main;b;c 11, main;b;c;d 39 = 170; c 30 and d 100 exactly.
 local GRAPH = require("spec.support.helpers").read_file("spec/fixtures/graph.callgrind")
 
 local function sum(folded)
@@ -31,24 +38,35 @@ end
 describe("prof:folded", function()
   local prof = assert(callgrind.parse(GRAPH, "graph"))
 
-  it("estimates stacks top-down from call costs, scaling children to fit their parent", function()
-    assert.are.equal(table.concat({
-      "main 10", "main;a 20", "main;a;c;d 80", "main;b 10", "main;b;c;d 50", "" }, "\n"), prof:folded("Ir"))
+  it("estimates stacks top-down, sharing each frame in proportion to self and call costs", function()
+    assert.are.equal(table.concat({ "main 10", "main;a 20", "main;a;c 19", "main;a;c;d 61", "main;b 10",
+      "main;b;c 11", "main;b;c;d 39", "" }, "\n"), prof:folded("Ir"))
   end)
 
-  it("merges a stack below the threshold into its parent", function()
-    -- threshold 0.3 of 170 = 51: c under b (50) goes, and b keeps 60
-    assert.are.equal(table.concat({ "main 10", "main;a 20", "main;a;c;d 80", "main;b 60", "" }, "\n"),
-      prof:folded("Ir", { threshold = 0.3 }))
+  it("leaves out a stack below the threshold, its cost going to the same functions' other stacks", function()
+    -- threshold 0.3 of 170 = 51: c under b (50) is not made, and b keeps
+    -- 60; the correction gives b's excess 50 back, and c's missing 11 and
+    -- d's missing 39 go to their only frames, under a
+    assert.are.equal(table.concat({ "main 10", "main;a 20", "main;a;c 30", "main;a;c;d 100", "main;b 10", "" },
+      "\n"), prof:folded("Ir", { threshold = 0.3 }))
   end)
 
-  it("does not enter a function again that is already on the path", function()
+  it("enters a function of a cycle again, each function's lines adding up to its self cost", function()
     -- spec/fixtures/cycle-entry.callgrind: main -> a (390) -> c (750) -> b
     -- (720) -> leaf (300), and b -> a (390). Only main is a root (391).
-    -- a (390): c's 750 scaled to 390; c (390): b's 720 scaled to 390;
-    -- b (390): a is on the path, so only leaf (300), and b keeps 90.
+    -- T: a 780, c 750, b 720 (self 30 each): a (390) gives c 375, c gives
+    -- b 360, b gives leaf 150 and a 195, ... around the cycle, halving each
+    -- round, until a share is below 0.01% of the total.
     local p = assert(callgrind.load("spec/fixtures/cycle-entry.callgrind"))
-    assert.are.equal(table.concat({ "main 1", "main;a;c;b 90", "main;a;c;b;leaf 300", "" }, "\n"), p:folded())
+    local text = p:folded()
+    assert.is_truthy(text:find("^main 1\nmain;a 14\nmain;a;c 15\nmain;a;c;b 13\nmain;a;c;b;a 7\n"))
+    assert.is_truthy(text:find("\nmain;a;c;b;leaf 156\n", 1, true))
+    local by = {}
+    for frames, n in text:gmatch("([^\n]-) (%d+)\n") do
+      local last = frames:match("([^;]+)$")
+      by[last] = (by[last] or 0) + tonumber(n)
+    end
+    assert.are.same({ main = 1, a = 30, c = 30, b = 30, leaf = 300 }, by)
   end)
 
   it("adds up to the profile's total on every event of real profiles", function()
@@ -177,14 +195,16 @@ describe("prof:folded of a Lua profile made with stacks = true", function()
   end)
 
   it("where the estimate from the same call graph invents leaf's cost under q", function()
-    -- x's calls to leaf cost 2,012 in all; the estimate gives them to x's
-    -- frame under p and again under q (each x frame has room for them)
+    -- x's calls to leaf cost 2,012 in all and x's self 2,020: every x frame
+    -- shares its budget in that proportion, so leaf gets half of each
+    -- (1,006), under q as under p, where it costs 6 and 2,006
     local Profile = core.methods.Profile
     local saved = rawget(Profile, "stacks")
     Profile.stacks = function() error("no stacks") end
     local text = prof:folded("Instr")
     Profile.stacks = saved
-    assert.is_truthy(text:find(";q;x;leaf 2012\n", 1, true))
+    assert.is_truthy(text:find(";q;x;leaf 1006\n", 1, true))
+    assert.is_truthy(text:find(";p;x;leaf 1006\n", 1, true))
   end)
 end)
 

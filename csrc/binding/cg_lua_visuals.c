@@ -43,7 +43,7 @@ static int stacks_box_gc(lua_State *L)
     return 0;
 }
 
-/* internal.estimate(prof, ev, { root function index }, { root budget }, min)
+/* internal.estimate(prof, ev, { root function index }, { root budget }, min, rmin)
  * -> { parent frame (0: a root) }, { function index }, { total }, { self }:
  * the frames of the estimated call tree (cg_stacks.h), children after
  * their parent, in order. */
@@ -52,7 +52,7 @@ int cgl_profile_estimate(lua_State *L)
     CgProfile *P = cgl_check_profile(L, 1);
     const int64_t *coefs;
     int ev = cgl_check_event(L, P, 1, 2, &coefs);
-    lua_Integer n, i, min = luaL_checkinteger(L, 5);
+    lua_Integer n, i, min = luaL_checkinteger(L, 5), rmin = luaL_checkinteger(L, 6);
     int32_t *funcs;
     int64_t *budgets;
     CgStacks *s;
@@ -80,7 +80,7 @@ int cgl_profile_estimate(lua_State *L)
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
-    rc = cg_stacks_estimate(P, ev, coefs, funcs, budgets, (size_t)n, (int64_t)min, s);
+    rc = cg_stacks_estimate(P, ev, coefs, funcs, budgets, (size_t)n, (int64_t)min, (int64_t)rmin, s);
     if (rc == CG_ENOMEM)
         return luaL_error(L, "estimate: out of memory");
     if (rc != CG_OK)

@@ -11,12 +11,13 @@ typedef struct Callee {
     int64_t cost;
 } Callee;
 
-/* A function's callees: all of them by function index (for the path's
- * look-ups), and those of at least min by cost, largest first. */
+/* A function's callees: all of them by function index, and those of at
+ * least min by cost, largest first; what a frame of it shares out: its
+ * self cost and the cost of its calls (positive parts), summed in out. */
 typedef struct Callees {
     Callee *all, *big;
     uint32_t nall, nbig;
-    int64_t sum;
+    int64_t sum, out;
     int done;
 } Callees;
 
@@ -47,7 +48,11 @@ static int fill(const CgProfile *P, int32_t fi, int ev, const int64_t *coefs, in
 {
     const CgFunc *f = &P->funcs[fi];
     uint32_t n = f->calls_end - f->calls_begin, i, m = 0, nb = 0;
+    int64_t self;
     cl->done = 1;
+    if (cg_event_value(P, P->self + (size_t)fi * P->stride, ev, coefs, &self) != CG_OK)
+        return CG_EVALUE;
+    cl->out = self > 0 ? self : 0;
     if (n == 0)
         return CG_OK;
     cl->all = malloc(n * sizeof *cl->all);
@@ -72,6 +77,8 @@ static int fill(const CgProfile *P, int32_t fi, int ev, const int64_t *coefs, in
     cl->nall = m;
     for (i = 0; i < m; i++) {
         cl->sum = add_clamped(cl->sum, cl->all[i].cost);
+        if (cl->all[i].cost > 0)
+            cl->out = add_clamped(cl->out, cl->all[i].cost);
         if (cl->all[i].cost > 0 && cl->all[i].cost >= min)
             nb++;
     }
@@ -86,20 +93,6 @@ static int fill(const CgProfile *P, int32_t fi, int ev, const int64_t *coefs, in
     }
     cl->nbig = nb;
     return CG_OK;
-}
-
-/* The cost of fn's calls to g (0 when none): a binary search. */
-static int64_t cost_to(const Callees *cl, int32_t g)
-{
-    uint32_t lo = 0, hi = cl->nall;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (cl->all[mid].func < g)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < cl->nall && cl->all[lo].func == g ? cl->all[lo].cost : 0;
 }
 
 static int push(CgStacks *s, int32_t parent, int32_t func, int64_t total)
@@ -120,36 +113,26 @@ static int push(CgStacks *s, int32_t parent, int32_t func, int64_t total)
     return CG_OK;
 }
 
-/* Makes the children of frame k (path[0..depth) holds the functions on the
- * path, k's own included). */
-static int children(const CgProfile *P, CgStacks *s, size_t k, const int32_t *path, size_t depth,
-                    const uint8_t *on_path, Callees *cl, int64_t min)
+/* Makes the children of frame k: its budget is shared between its own
+ * line and its callees in proportion to the function's self cost and the
+ * cost of its calls to each (cl->out their sum). A callee already
+ * CG_STACKS_MAX_REPEAT times on the path (repeats[]), or already on it
+ * with a share below rmin, or whose share is below min, is not made: its share stays on the frame, and the correction
+ * of lua/callgrind/export/stacks.lua moves it where it belongs. */
+static int children(CgStacks *s, size_t k, const uint16_t *repeats, const Callees *cl, int64_t min,
+                    int64_t rmin)
 {
-    int64_t budget = s->frames[k].total, sum = cl->sum, assigned = 0;
+    int64_t budget = s->frames[k].total, assigned = 0;
     double scale;
     uint32_t i;
-    size_t d;
-    (void)P;
-    if (sum <= 0 || cl->nbig == 0)
+    if (budget <= 0 || cl->out <= 0 || cl->nbig == 0)
         return CG_OK;
-    if (cl->nall < depth) {
-        for (i = 0; i < cl->nall; i++)
-            if (on_path[cl->all[i].func])
-                sum -= cl->all[i].cost;
-    } else {
-        for (d = 0; d < depth; d++)
-            sum -= cost_to(cl, path[d]);
-    }
-    if (sum <= 0)
-        return CG_OK;
-    scale = sum > budget ? (double)budget / (double)sum : 1.0;
+    scale = (double)budget / (double)cl->out;
     for (i = 0; i < cl->nbig; i++) {
-        int64_t c = cl->big[i].cost;
-        if (scale != 1.0)
-            c = (int64_t)((double)c * scale);   /* >= 0: truncation is floor */
+        int64_t c = (int64_t)((double)cl->big[i].cost * scale);   /* >= 0: truncation is floor */
         if (c <= 0 || c < min)
             break;                      /* the rest are smaller */
-        if (on_path[cl->big[i].func])
+        if (repeats[cl->big[i].func] > 0 && (repeats[cl->big[i].func] >= CG_STACKS_MAX_REPEAT || c < rmin))
             continue;
         if (c > budget - assigned)
             c = budget - assigned;
@@ -200,10 +183,10 @@ static int dfs_grow(Dfs *d)
 
 int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
                        const int32_t *root_func, const int64_t *root_budget,
-                       size_t nroots, int64_t min, CgStacks *out)
+                       size_t nroots, int64_t min, int64_t rmin, CgStacks *out)
 {
     Callees *cls = calloc(P->nfuncs ? P->nfuncs : 1, sizeof *cls);
-    uint8_t *on_path = calloc(P->nfuncs ? P->nfuncs : 1, 1);
+    uint16_t *on_path = calloc(P->nfuncs ? P->nfuncs : 1, sizeof *on_path);
     int64_t *scratch = malloc((P->stride ? P->stride : 1) * sizeof *scratch);
     Dfs d;
     size_t r, i;
@@ -231,17 +214,17 @@ int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
             fi = out->frames[k].func;
             d.stack[depth] = k;
             d.path[depth] = fi;
-            on_path[fi] = 1;
+            on_path[fi]++;
             depth++;
             if (!cls[fi].done && (rc = fill(P, fi, ev, coefs, min, scratch, &cls[fi])) != CG_OK)
                 break;
             d.next[depth - 1] = out->n;
-            if ((rc = children(P, out, k, d.path, depth, on_path, &cls[fi], min)) != CG_OK)
+            if ((rc = children(out, k, on_path, &cls[fi], min, rmin)) != CG_OK)
                 break;
             d.end[depth - 1] = out->n;
             /* the next frame to enter: a child not yet entered, else go up */
             while (depth > 0 && d.next[depth - 1] == d.end[depth - 1]) {
-                on_path[d.path[depth - 1]] = 0;
+                on_path[d.path[depth - 1]]--;
                 depth--;
             }
             if (depth == 0)
@@ -249,7 +232,7 @@ int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
             d.next[depth - 1]++;
         }
         for (i = 0; i < depth; i++)
-            on_path[d.path[i]] = 0;
+            on_path[d.path[i]]--;
     }
 done:
     if (cls) {

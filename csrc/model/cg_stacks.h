@@ -1,9 +1,11 @@
-/* The estimated call tree of one event (lua/callgrind/stacks.lua says how
- * it is made, and the README): from given roots and their budgets, each
- * frame's budget is shared among its callees by the inclusive cost of its
- * calls to them, scaled down together when they add up to more than the
- * budget; a callee already on the path is not entered; a child below min
- * is not made (its cost stays with the frame). Lua-free. */
+/* The estimated call tree of one event (lua/callgrind/export/stacks.lua
+ * says how it is made, and docs/design.md): from given roots and their
+ * budgets, each frame's budget is shared between its own line and its
+ * callees in proportion to the function's self cost and the inclusive
+ * cost of its calls to each; a function is entered again (recursion) up
+ * to CG_STACKS_MAX_REPEAT times on one stack, with a budget of at least
+ * rmin; a child below min is not
+ * made (its cost stays with the frame). Lua-free. */
 #ifndef CG_STACKS_H
 #define CG_STACKS_H
 
@@ -17,18 +19,22 @@ typedef struct CgFrame {
     int64_t total, self;
 } CgFrame;
 
+/* The most times one function appears on one estimated stack. */
+#define CG_STACKS_MAX_REPEAT 16
+
 typedef struct CgStacks {
     CgFrame *frames;
     size_t n, cap;
 } CgStacks;
 
 /* Builds the frames of the roots (functions and budgets; a root below min
- * is a frame without children) for event (ev, coefs) into out, which starts
+ * is a frame without children; a function already on the path is entered
+ * again only with a budget of at least rmin) for event (ev, coefs) into out, which starts
  * empty (zeroed). CG_OK, CG_ENOMEM, or CG_EVALUE when a derived event's
  * value does not fit. On failure out may hold frames: free them anyway. */
 CG_HIDDEN int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coefs,
                                  const int32_t *root_func, const int64_t *root_budget,
-                                 size_t nroots, int64_t min, CgStacks *out);
+                                 size_t nroots, int64_t min, int64_t rmin, CgStacks *out);
 CG_HIDDEN void cg_stacks_free(CgStacks *s);
 
 #endif

@@ -165,7 +165,9 @@ O.within_baseline = with(O.check, {
   { "quiet", "boolean", "false", "say nothing on stderr when a baseline is saved" },
 })
 O.folded = {
-  { "threshold", "number", "0.0001", "leave out stacks below this fraction of the total" },
+  { "threshold", "number", "0.0001",
+    "estimated stacks below this fraction of the total are not made: their cost goes to the same functions' "
+    .. "other stacks (self costs stay exact); exact stacks below it merge into their parent" },
 }
 O.flame = {
   { "ev", "string|integer", "the first event", "the event (the positional ev wins)" },
@@ -188,7 +190,7 @@ O.write_dot = with(O.dot, {
 })
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
-  { "threshold", "number", "0.0001", "leave out stacks below this fraction of the total" },
+  { "threshold", "number", "0.0001", "as prof:folded's: flat per function stays exact" },
 }
 O.html = {
   { "title", "string", "\"callgrind report: \" and the profile's name", "the page's title" },
@@ -399,7 +401,7 @@ M.objects = {
     { "prof:write(path_or_file [, opts])",
       "writes a canonical callgrind file, atomically (compress, functions, pid, cmd)",
       "true?, string?, callgrind.ErrorKind?", opts = "write", errors = { "io" } },
-    { "prof:folded([ev [, opts]])", "folded stacks \"a;b;c 123\" (exact, or estimated from the call graph)",
+    { "prof:folded([ev [, opts]])", "folded stacks \"a;b;c 123\" (exact, or estimated with exact self costs)",
       "string", opts = "folded" },
     { "prof:write_folded(path [, ev [, opts]])", "writes the folded stacks to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "folded", errors = { "io" } },

@@ -112,7 +112,7 @@
 ---@field pid? boolean write the pid: line (it changes at every run; left out, the same numbers give the same bytes)
 
 ---@class callgrind.ProfileFoldedOptions
----@field threshold? number leave out stacks below this fraction of the total
+---@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact); exact stacks below it merge into their parent
 
 ---@class callgrind.ProfileFlamegraphOptions
 ---@field color? "object"|"file" what a frame's colour says
@@ -141,7 +141,7 @@
 
 ---@class callgrind.ProfileWritePprofOptions
 ---@field events? string[] the sample types
----@field threshold? number leave out stacks below this fraction of the total
+---@field threshold? number as prof:folded's: flat per function stays exact
 
 ---@class callgrind.ProfileHtmlOptions
 ---@field max_functions? integer the most functions in the table, by inclusive cost (the page says how many were left out)
@@ -455,7 +455,7 @@ function Profile:summary() end
 ---@return callgrind.ErrorKind?
 function Profile:write(path_or_file, opts) end
 
---- folded stacks "a;b;c 123" (exact, or estimated from the call graph)
+--- folded stacks "a;b;c 123" (exact, or estimated with exact self costs)
 ---@param ev? string|integer
 ---@param opts? callgrind.ProfileFoldedOptions
 ---@return string

@@ -621,7 +621,7 @@ local function list_of(s)
   return t
 end
 
-function run.pprof(argv, out)
+function run.pprof(argv, out, err)
   local opts, pos = parse("pprof", argv, 2)
   local prof = load(pos, "pprof", opts)
   local events
@@ -633,14 +633,20 @@ function run.pprof(argv, out)
   write_out(opts.o, out, function(path)
     return try("pprof", prof.write_pprof, prof, path, { events = events, threshold = threshold })
   end)
+  local stacks = require "callgrind.export.stacks"
+  for _, ev in ipairs(events or prof.events) do
+    err:write(string_format("callgrind-lua pprof: %s: %s\n", ev, stacks.describe(prof, ev, threshold, true)))
+  end
 end
 
-function run.folded(argv, out)
+function run.folded(argv, out, err)
   local opts, pos = parse("folded", argv, 2)
   local prof = load(pos, "folded", opts)
   local ev = event_of(prof, opts.event, "folded")
-  emit(try("folded", prof.folded, prof, ev,
-    { threshold = opts.threshold and percent(opts.threshold, "--threshold", "folded") or nil }), opts.o, out)
+  local threshold = opts.threshold and percent(opts.threshold, "--threshold", "folded") or nil
+  emit(try("folded", prof.folded, prof, ev, { threshold = threshold }), opts.o, out)
+  err:write(string_format("callgrind-lua folded: %s: %s\n", ev,
+    require("callgrind.export.stacks").describe(prof, ev, threshold)))
 end
 
 function run.csv(argv, out)
@@ -766,7 +772,7 @@ function M.main(argv, out, err)
       return 0
     end
   end
-  local ok, text, code = pcall(cmd, argv, out)
+  local ok, text, code = pcall(cmd, argv, out, err)
   if ok then
     if text then out:write(text) end
     return code or 0

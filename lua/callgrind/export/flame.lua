@@ -246,6 +246,10 @@ local function flamegraph(prof, ev, opts, fname, n)
     ev = args.event(prof, ev, fname, n, 3)
   end
   local top = stacks.tree(prof, ev, threshold)
+  -- the frames the estimate's correction made for functions whose stacks
+  -- are all below the threshold are too narrow to draw: merged into their
+  -- parent (no width changes)
+  if not top.exact then stacks.prune(top, threshold * top.total) end
   local how = top.source and string_format(" (stacks from %s)", top.source)
     or not top.exact and " (stacks estimated from the call graph)" or ""
   local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev, how)

@@ -89,6 +89,22 @@ function M.encode(prof, events, threshold)
       map[k] = id
       v[id] = (v[id] or 0) + self[k]
     end
+    -- a negative self cost (a profile of memory freed, say) has no place
+    -- in the stacks (stacks.correct draws it as 0); pprof's values can be
+    -- negative, so it is a sample of its own, a stack of that function
+    -- alone, and flat stays exact
+    local self_all = internal.self_all(prof, ev)
+    for f = 1, #self_all do
+      if self_all[f] < 0 then
+        local id = key_of[f]
+        if not id then
+          n = n + 1
+          id = n
+          key_of[f], mparent[id], mfunc[id] = id, 0, f
+        end
+        v[id] = (v[id] or 0) + self_all[f]
+      end
+    end
   end
   -- the samples: locations leaf first (this frame's, then its parent's)
   local enc, used, seen, zero = { [0] = "" }, {}, {}, small[0]
@@ -124,10 +140,13 @@ function M.encode(prof, events, threshold)
       .. field_varint(4, str(fn.file or fn.object or "")) .. field_varint(5, first))
   end
   -- the comment, period type; default_sample_type the first event
-  local comment = str("callgrind: " .. tostring(prof.name))
+  local comment = field_varint(13, str("callgrind: " .. tostring(prof.name)))
+  for _, ev in ipairs(events) do
+    comment = comment .. field_varint(13, str(ev .. ": " .. stacks.describe(prof, ev, threshold, true)))
+  end
   local period_type = field_bytes(11, field_varint(1, str(events[1])) .. field_varint(2, str(UNITS[events[1]]
     or "count")))
-  local tail = period_type .. field_varint(12, 1) .. field_varint(13, comment)
+  local tail = period_type .. field_varint(12, 1) .. comment
     .. field_varint(14, str(events[1]))
   for i = 1, #strings do out[#out + 1] = field_bytes(6, strings[i]) end
   out[#out + 1] = tail

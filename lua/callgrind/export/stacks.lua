@@ -9,15 +9,18 @@
 -- top: each root (a function not entered by calls, or the part of a
 -- function's inclusive cost that its incoming calls do not cover) gets
 -- its inclusive cost, the roots scaled together so that they sum to the
--- profile's total; under a frame of budget V, each callee g not already on
--- the path gets the inclusive cost of the calls to g, all of them scaled
--- by V / S when their sum S exceeds V (no child exceeds its parent). A
--- callee already on the path is not entered again: that cost stays with
--- the frame above. A child below `threshold * total` is merged into its
--- parent. What a frame keeps (V less its children) is its line. So the
--- lines always add up to the total, and the stacks can be ones that never
--- happened (a callee's cost is shared out in proportion to call costs, not
--- per caller context), as with every converter of aggregated profiles.
+-- profile's total; a frame of f with budget V gives each callee g
+-- V * cost(f -> g) / T(f), T(f) being f's self cost plus the cost of all
+-- its calls, and keeps the rest as its line. A callee already on the path
+-- is entered again (recursion), at most MAX_REPEAT times on one stack and
+-- for a share of at least RECURSION_THRESHOLD of the total; a child below
+-- `threshold * total` is not made. Then `stacks.correct` brings each
+-- function's lines to its exact self cost. So the lines of each function
+-- add up to its self cost and all of them to the total, and the stacks
+-- can be ones that never happened (a callee's cost is shared out in
+-- proportion to call costs, not per caller context), as with every
+-- converter of aggregated profiles. docs/design.md, "Estimated stacks",
+-- says what an estimate keeps and what it cannot say.
 -- @module callgrind.export.stacks
 local core = require "callgrind.core"
 local args = require "callgrind.args"
@@ -37,6 +40,15 @@ local M = {}
 -- their parent.
 M.THRESHOLD = 1e-4
 
+--- The most times one function appears on one estimated stack (the
+-- recursion depth drawn): csrc/model/cg_stacks.h's CG_STACKS_MAX_REPEAT.
+M.MAX_REPEAT = 16
+
+--- Whatever the threshold, a function already on an estimated stack is
+-- entered again only for a share of at least this fraction of the total
+-- (0.01%), so that recursion stays bounded in time, memory and output.
+M.RECURSION_THRESHOLD = 1e-4
+
 --- Checks a threshold (nil gives the default).
 -- @usage t = stacks.threshold(opts.threshold, "folded", 2)
 function M.threshold(t, fname, n, level, def)
@@ -47,12 +59,133 @@ function M.threshold(t, fname, n, level, def)
   return t
 end
 
+-- Shares amount (>= 0) among the frames ks by weight (w[k]), each share
+-- floor(amount * cumulative weight / sum) less the one before, so that
+-- the shares add up to amount exactly; sign -1 takes them from self (no
+-- frame below 0: the rest goes to the next frames), +1 adds them.
+local function share_out(ks, w, amount, self, sign)
+  local sum = 0
+  for _, k in ipairs(ks) do sum = sum + w[k] end
+  local cum, before, carry = 0, 0, 0
+  for i, k in ipairs(ks) do
+    cum = cum + w[k]
+    local upto = i == #ks and amount or math_floor(amount * (cum / sum))
+    if upto > amount then upto = amount end
+    local part = upto - before + carry
+    before = upto
+    if sign < 0 and part > self[k] then
+      carry = part - self[k]
+      part = self[k]
+    else
+      carry = 0
+    end
+    self[k] = self[k] + sign * part
+  end
+  for _, k in ipairs(ks) do          -- what no frame could give on its turn
+    if carry == 0 then break end
+    local part = carry < self[k] and carry or self[k]
+    self[k], carry = self[k] - part, carry - part
+  end
+end
+
+local ONE = setmetatable({}, { __index = function() return 1 end })
+
+--- Corrects estimated frames (arrays parent, func, total, self as
+-- `stacks.frames` gives them) so that the lines of each function add up
+-- to its exact self cost in ev (a negative self cost counts as 0): a
+-- function with too much on its lines gives the excess back from them in
+-- proportion to what they hold; one with too little gets the rest on its
+-- frames in proportion to their lines (else their totals), or, with no
+-- frame at all, on a new frame under the shallowest (then largest) frame
+-- of its costliest caller that has one (else as a root). Totals are then summed again from
+-- the lines. Returns the number of frames made.
+-- @usage stacks.correct(prof, "Ir", parent, func, total, self)
+function M.correct(prof, ev, parent, func, tot, self)
+  local want = internal.self_all(prof, ev)
+  local have, frames_of = {}, {}
+  for k = 1, #parent do
+    local f = func[k]
+    have[f] = (have[f] or 0) + self[k]
+    local l = frames_of[f]
+    if not l then l = {}; frames_of[f] = l end
+    l[#l + 1] = k
+  end
+  local pending = {}
+  for f = 1, #want do
+    local d = (want[f] > 0 and want[f] or 0) - (have[f] or 0)
+    local ks = frames_of[f]
+    if d < 0 then
+      share_out(ks, self, -d, self, -1)
+    elseif d > 0 and ks then
+      local w = (have[f] or 0) > 0 and self or tot
+      local any = false
+      for _, k in ipairs(ks) do if w[k] > 0 then any = true; break end end
+      share_out(ks, any and w or ONE, d, self, 1)
+    elseif d > 0 then
+      pending[#pending + 1] = { f, d }
+    end
+  end
+  -- the functions without a frame (all their stacks below the threshold,
+  -- as most small functions of a large profile): under a caller's frame
+  -- where one has one (a few rounds, for callers that get theirs in a round), else roots
+  local made, depth = 0, {}
+  for k = 1, #parent do depth[k] = parent[k] == 0 and 1 or depth[parent[k]] + 1 end
+  local function add(p, f, d)
+    local k = #parent + 1
+    parent[k], func[k], tot[k], self[k] = p, f, d, d
+    depth[k] = p == 0 and 1 or depth[p] + 1
+    frames_of[f] = { k }
+    made = made + 1
+  end
+  for round = 1, 8 do
+    local left = {}
+    for _, pd in ipairs(pending) do
+      local f, d = pd[1], pd[2]
+      local fn = internal.function_at(prof, f)
+      local best, best_cost
+      for call in fn:callers() do
+        local c = call.caller.index
+        if c ~= f and frames_of[c] then
+          local cost = call:cost(ev)
+          if not best or cost > best_cost then best, best_cost = c, cost end
+        end
+      end
+      if best then
+        local top
+        for _, k in ipairs(frames_of[best]) do
+          if not top or depth[k] < depth[top] or (depth[k] == depth[top] and tot[k] > tot[top]) then top = k end
+        end
+        add(top, f, d)
+      elseif round == 8 then
+        add(0, f, d)
+      else
+        left[#left + 1] = pd
+      end
+    end
+    pending = left
+    if #pending == 0 then break end
+  end
+  for k = 1, #parent do tot[k] = self[k] end
+  for k = #parent, 1, -1 do
+    local p = parent[k]
+    if p > 0 then tot[p] = tot[p] + tot[k] end
+  end
+  return made
+end
+
 -- The estimated frames of event ev: arrays parent (0: a root), function
 -- index, total, self, children after their parent; nil when the event
 -- costs nothing.
 local function estimate_frames(prof, ev, threshold)
   local total = prof:total(ev)
-  if total <= 0 then return nil end
+  if total <= 0 then
+    -- nothing to share out from the top (negative costs cancel the rest):
+    -- the correction gives each function with a positive self cost a frame
+    local parent, func, tot, self = {}, {}, {}, {}
+    M.correct(prof, ev, parent, func, tot, self)
+    if #parent == 0 then return nil end
+    return parent, func, tot, self
+  end
   local min = threshold * total
   -- m(f), f's inclusive cost not covered by calls into it from other
   -- functions: outside cycles max(A, B) - A; in a cycle inclusive - E,
@@ -110,8 +243,12 @@ local function estimate_frames(prof, ev, threshold)
     while given > total and r[3] > 0 do r[3] = r[3] - 1; given = given - 1 end
     if r[3] > 0 then rf[#rf + 1], rb[#rb + 1] = r[1], r[3] end
   end
-  -- the frames, made in C (csrc/model/cg_stacks.c)
-  return internal.estimate(prof, ev, rf, rb, math_ceil(min))
+  -- the frames, made in C (csrc/model/cg_stacks.c), then corrected so
+  -- that each function's lines add up to its exact self cost
+  local rmin = math_ceil((threshold > M.RECURSION_THRESHOLD and threshold or M.RECURSION_THRESHOLD) * total)
+  local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min), rmin)
+  M.correct(prof, ev, parent, func, tot, self)
+  return parent, func, tot, self
 end
 
 -- The estimated tree of event ev.
@@ -230,6 +367,25 @@ end
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
 function M.tree(prof, ev, threshold)
   return exact(prof, ev, threshold) or companion(prof, ev, threshold) or estimate(prof, ev, threshold)
+end
+
+--- What an estimate says of itself (the flame graph's title, pprof's
+-- comment and the command line's note on stderr give it).
+M.ESTIMATED = "stacks estimated from the call graph: each function's self cost is exact, its stacks are not"
+
+--- Which stacks `stacks.tree` (or, with frames true, `stacks.frames`)
+-- gives for an event: "recorded stacks (exact)", "stacks from PATH
+-- (exact)" (a FILE.folded beside the profile) or `stacks.ESTIMATED`.
+-- @usage io.stderr:write(stacks.describe(prof, "Ir"), "\n")
+function M.describe(prof, ev, threshold, frames)
+  local method = Profile.stacks
+  if type(method) == "function" then
+    local ok, f = pcall(method, prof, ev)
+    if ok and f ~= nil then return "recorded stacks (exact)" end
+  end
+  local top = companion(prof, ev, threshold or M.THRESHOLD)
+  if top and (top.resolved or not frames) then return "stacks from " .. top.source .. " (exact)" end
+  return M.ESTIMATED
 end
 
 --- The call tree of an event as flat arrays: parent (0 for a root),
@@ -387,8 +543,11 @@ end
 
 --- Folded stacks of an event: one `frame;frame;frame cost` line per
 -- stack, outermost frame first, the costs adding up to the profile's
--- total. Exact for a Lua profile made with `stacks = true`, else
--- estimated from the call graph (see the module's comment and the README).
+-- total. Exact for a Lua profile made with `stacks = true` (or with its
+-- FILE.folded beside it), else estimated from the call graph with each
+-- function's lines adding up to its exact self cost (see the module's
+-- comment). The text carries no note of which (flamegraph.pl and inferno
+-- warn on a line that is not a stack): `stacks.describe` says it.
 -- Names have `\`, `;` and line breaks escaped with a backslash.
 -- @param[opt] ev event name or index (default the first)
 -- @tparam[opt] table opts `threshold` (default 0.0001): stacks below that

@@ -150,12 +150,11 @@ describe("callgrind-lua outputs and errors", function()
   end)
 
   it("takes every threshold in percent", function()
-    -- 0.3 is 0.3%: the stack app;small (3 of 1000) stays, at 0.4 it goes
+    -- 0.3 is 0.3%: what the library gives for 0.003 (the estimate keeps
+    -- every function's self cost whatever the threshold, so DOT's nodes
+    -- below show the unit)
     local _, out = run("folded", path, "--threshold", "0.3")
     assert.are.equal(prof:folded("Ir", { threshold = 0.003 }), out)
-    assert.is_truthy(out:find("main chunk;small 3\n", 1, true))
-    _, out = run("folded", path, "--threshold", "0.4")
-    assert.is_falsy(out:find("main chunk;small 3\n", 1, true))
     _, out = run("dot", path, "--node-threshold", "0.6")
     assert.are.equal(prof:dot("Ir", { node_threshold = 0.006 }), out)
     for _, cmd in ipairs({ "tree", "hot", "annotate", "flame", "dot", "pprof", "folded" }) do

@@ -87,8 +87,9 @@ vm: deps-vm
 
 # The same for Debian 13's Lua 5.4.7 (its source package, a deb-src entry
 # for trixie), then spec/vm_spec.lua against it.
-vm-trixie: deps-vm
+vm-trixie: deps-vm deps-test
 	@LUA_DEB_SUITE=trixie sh tools/vm_build.sh $(BUILD)/trixie $(CC)
+	@$(MAKE) --no-print-directory all
 	CALLGRIND_VM=$(BUILD)/trixie/bin/callgrind-lua5.4 $(BUSTED) --lua=$(LUA) spec/vm_spec.lua
 
 deps-vm:

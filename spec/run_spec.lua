@@ -272,7 +272,9 @@ io.write(info.dir, "\n", prof:total("Ir") > 0 and "ran" or "empty")]]
       .. [[local callgrind = require "callgrind"
 local prof = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n", "p"))
 io.write(tostring(callgrind.check_within_baseline("b", prof, { Ir = "5%" }, { dir = "--version", quiet = true })))]]
-    assert.are.equal("true", H.run("cd " .. shq(work) .. " && lua5.4 -e " .. shq(script) .. " 2>&1", "lua5.4"))
+    -- (not in CI's baseline mode, where a missing baseline fails)
+    assert.are.equal("true", H.run("cd " .. shq(work) .. " && env -u CI -u CALLGRIND_BASELINES lua5.4 -e "
+      .. shq(script) .. " 2>&1", "lua5.4"))
     assert.is_truthy(H.read_file(work .. "/--version/b.callgrind"))
     -- a program path starting with "-" is not read as valgrind's option
     lab:run("mkdir -p " .. shq(work .. "/-bin") .. " && cp /bin/true " .. shq(work .. "/-bin/true"), "cp true")

@@ -3,26 +3,12 @@
 -- an empty base file beside its siblings, an empty file alone, and the
 -- files of two runs refused (unless --merge).
 local callgrind = require "callgrind"
-local cli = require "callgrind.cli"
 local H = require "spec.support.helpers"
 
 local shq = H.shq
 
-local function buffer()
-  local b = { parts = {} }
-  function b.write(self, ...)
-    for _, s in ipairs({ ... }) do self.parts[#self.parts + 1] = tostring(s) end
-    return self
-  end
-  function b.text(self) return table.concat(self.parts) end
-  return b
-end
-
-local function run(...)
-  local out, err = buffer(), buffer()
-  local code = cli.main({ ... }, out, err)
-  return code, out:text(), err:text()
-end
+-- cli.main(argv) in-process: exit code, stdout, stderr
+local run = require("spec.support.cli").run
 
 -- The Ir total `callgrind-lua top` prints for some names.
 local function cli_total(...)

@@ -5,25 +5,11 @@
 -- --raw; -o - for standard output; errors in the command line's words;
 -- exit codes 0, 1 and 2. Numbers are checked against the library's API.
 local callgrind = require "callgrind"
-local cli = require "callgrind.cli"
 local H = require "spec.support.helpers"
 local F = require "spec.support.files"
 
-local function buffer()
-  local b = { parts = {} }
-  function b.write(self, ...)
-    for _, s in ipairs({ ... }) do self.parts[#self.parts + 1] = tostring(s) end
-    return self
-  end
-  function b.text(self) return table.concat(self.parts) end
-  return b
-end
-
-local function run(...)
-  local out, err = buffer(), buffer()
-  local code = cli.main({ ... }, out, err)
-  return code, out:text(), err:text()
-end
+-- cli.main(argv) in-process: exit code, stdout, stderr
+local run = require("spec.support.cli").run
 
 -- Two functions named "main chunk" (a script and the module it requires),
 -- and "small", 0.5% of the total, called from both.

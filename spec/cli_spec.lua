@@ -1,24 +1,9 @@
 -- callgrind-lua: the subcommands in-process (cli.main with a buffer for
 -- output) and as a child process (bin/callgrind-lua).
-local cli = require "callgrind.cli"
 local H = require "spec.support.helpers"
 
-local function buffer()
-  local b = { parts = {} }
-  function b.write(self, ...)
-    for _, s in ipairs({ ... }) do self.parts[#self.parts + 1] = tostring(s) end
-    return self
-  end
-  function b.text(self) return table.concat(self.parts) end
-  return b
-end
-
--- Runs cli.main(argv): exit code, stdout, stderr.
-local function run(...)
-  local out, err = buffer(), buffer()
-  local code = cli.main({ ... }, out, err)
-  return code, out:text(), err:text()
-end
+-- cli.main(argv) in-process: exit code, stdout, stderr
+local run = require("spec.support.cli").run
 
 local F = require "spec.support.files"
 local tmpdir = F.tmpdir

@@ -2,25 +2,11 @@
 -- script, style or image), its data the API's numbers, and the command
 -- line's `report` the same page. spec/browser/ opens it in Chromium.
 local callgrind = require "callgrind"
-local cli = require "callgrind.cli"
 local H = require "spec.support.helpers"
 local F = require "spec.support.files"
 
-local function buffer()
-  local b = { parts = {} }
-  function b.write(self, ...)
-    for _, s in ipairs({ ... }) do self.parts[#self.parts + 1] = tostring(s) end
-    return self
-  end
-  function b.text(self) return table.concat(self.parts) end
-  return b
-end
-
-local function run(...)
-  local out, err = buffer(), buffer()
-  local code = cli.main({ ... }, out, err)
-  return code, out:text(), err:text()
-end
+-- cli.main(argv) in-process: exit code, stdout, stderr
+local run = require("spec.support.cli").run
 
 local EXT = "spec/fixtures/extended.callgrind"
 

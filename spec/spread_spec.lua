@@ -3,18 +3,11 @@
 -- hash seed (examples/pairs_order.lua sorts keys in pairs order), against
 -- opts.runs of callgrind.profile, which repeats in one process.
 local callgrind = require "callgrind"
-local cli = require "callgrind.cli"
 local H = require "spec.support.helpers"
 
 local SCRIPT = "examples/pairs_order.lua"
 
-local function buffer()
-  local b = { text = "" }
-  function b:write(...)
-    for _, s in ipairs { ... } do self.text = self.text .. tostring(s) end
-  end
-  return b
-end
+local run = require("spec.support.cli").run
 
 describe("callgrind.spread", function()
   it("shows the spread across fresh processes that opts.runs in one process cannot", function()
@@ -79,14 +72,16 @@ describe("callgrind.spread", function()
   end)
 
   it("is the command line's spread", function()
-    local out, err = buffer(), buffer()
-    assert.are.equal(0, cli.main({ "spread", "--top", "1", "3", SCRIPT }, out, err))
-    assert.matches("^Instr over 3 processes of examples/pairs_order%.lua: min ", out.text)
-    assert.are.equal("", err.text)
-    assert.are.equal(2, cli.main({ "spread", "1", SCRIPT }, out, err))
-    assert.matches("N must be 2 or more", err.text, 1, true)
-    err = buffer()
-    assert.are.equal(1, cli.main({ "spread", "2", "no/such.lua" }, buffer(), err))
-    assert.are.equal("script not found: no/such.lua\n", err.text)
+    local code, out, err = run("spread", "--top", "1", "3", SCRIPT)
+    assert.are.equal(0, code)
+    assert.matches("^Instr over 3 processes of examples/pairs_order%.lua: min ", out)
+    assert.are.equal("", err)
+    local _
+    code, _, err = run("spread", "1", SCRIPT)
+    assert.are.equal(2, code)
+    assert.matches("N must be 2 or more", err, 1, true)
+    code, _, err = run("spread", "2", "no/such.lua")
+    assert.are.equal(1, code)
+    assert.are.equal("script not found: no/such.lua\n", err)
   end)
 end)

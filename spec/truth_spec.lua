@@ -3,7 +3,8 @@
 -- threaded program with recursion, a cycle and an inlined function: whole,
 -- by thread, by dump, with --toggle-collect) and Lua profiles (recursion,
 -- coroutines, with and without recorded stacks), and checks each surface
--- against the API: the command line's csv numbers, folded stacks and pprof
+-- against the API: the command line's csv, json, top, hot and annotate
+-- numbers, the HTML report's data (decoded by Python), folded stacks and pprof
 -- (decoded here: self per function and the total), the flame graph's
 -- total, DOT's percentages (inclusive over the total), a diff with itself
 -- (zero everywhere, all matched), and a written file loaded back. A new
@@ -73,11 +74,11 @@ local function folded_leaves(text)
   for line in text:gmatch("[^\n]+") do
     local frames, n = line:match("^(.*) (%d+)$")
     n = math.tointeger(tonumber(n))
-    local last = frames:match("([^;]*)$")
-    -- a name with an escaped ';' ends after the last unescaped one
+    -- the leaf: after the last unescaped ';' (a backward walk over it
+    -- alone; a pattern anchored at the end would retry every position)
+    local last = frames
     for i = #frames, 1, -1 do
-      if frames:sub(i, i) == ";" and frames:sub(i - 1, i - 1) ~= "\\" then last = frames:sub(i + 1); break end
-      if i == 1 then last = frames end
+      if frames:byte(i) == 59 and frames:byte(i - 1) ~= 92 then last = frames:sub(i + 1); break end
     end
     leaf[last] = (leaf[last] or 0) + n
     total = total + n
@@ -105,6 +106,23 @@ local function nonzero(t)
   for k, v in pairs(t) do if v ~= 0 then out[k] = v end end
   return out
 end
+
+local printable = require("callgrind.util").printable
+
+-- Each profile written once, for the command line: its path and the copy
+-- loaded back (the numbers the command line must give).
+local ON_DISK = {}
+local function on_disk(i)
+  if not ON_DISK[i] then
+    local path = lab.dir .. "/p" .. i .. ".cg"
+    assert(PROFILES[i][2]:write(path))
+    ON_DISK[i] = { path, assert(callgrind.load(path)) }
+  end
+  return ON_DISK[i][1], ON_DISK[i][2]
+end
+
+-- The rows of a multiset, sorted, for assert.are.same.
+local function sorted(t) table.sort(t); return t end
 
 describe("every surface", function()
   it("checks a good number of profiles: the corpus, valgrind's and the Lua profiler's", function()
@@ -134,6 +152,147 @@ describe("every surface", function()
       local n = 0
       for _ in back:functions() do n = n + 1 end
       assert.are.equal(n + 1, rows, name)
+    end
+  end)
+
+  it("the command line's top, by self and by inclusive cost, gives every function the API's number", function()
+    for i, pp in ipairs(PROFILES) do
+      local path, back = on_disk(i)
+      local ev = back.events[1]
+      for _, kind in ipairs({ "self", "inclusive" }) do
+        local out = H.run(("lua5.4 bin/callgrind-lua top %s 100000000 --event %s --raw%s"):format(shq(path), shq(ev),
+          kind == "inclusive" and " --inclusive" or ""), "top " .. pp[1])
+        local got, want, total = {}, {}, back:total(ev)
+        for line in out:gmatch("[^\n]+") do
+          local cost, pct, rest = line:match("^(%-?%d+)\t(%-?[%d.]+)\t(.*)$")
+          assert.is_string(rest, pp[1] .. ": " .. line)
+          local share = total ~= 0 and 100 * tonumber(cost) / total or 0
+          assert.is_true(math.abs(tonumber(pct) - share) <= 0.005 + 1e-9, pp[1] .. ": " .. line)
+          got[#got + 1] = rest .. "\t" .. cost
+        end
+        for fn in back:functions() do
+          want[#want + 1] = table.concat({ printable(fn.name), printable(fn.file or ""), printable(fn.object or ""),
+            tostring(kind == "inclusive" and fn:inclusive(ev) or fn:self(ev)) }, "\t")
+        end
+        assert.are.same(sorted(want), sorted(got), pp[1] .. " " .. kind)
+      end
+    end
+  end)
+
+  it("the command line's hot gives a function's self cost and its calls' costs, line by line", function()
+    for i, pp in ipairs(PROFILES) do
+      local path, back = on_disk(i)
+      local ev = back.events[1]
+      local total = back:total(ev)
+      -- the costliest function with a name the command line can take alone
+      for _, fn in ipairs(back:top(5, ev, "self")) do
+        local n = 0
+        for g in back:functions() do if g.name == fn.name then n = n + 1 end end
+        if n == 1 and not fn.name:find("^%-") and not fn.name:find("[%c:]") then
+          local out = H.run(("lua5.4 bin/callgrind-lua hot %s %s --event %s --top 100000000 --raw"):format(shq(path),
+            shq(fn.name), shq(ev)), "hot " .. pp[1])
+          local self_sum, cost_sum, counts = 0, 0, 0
+          for line in out:gmatch("[^\n]+") do
+            local cost, pct, self_c, calls = line:match("^(%-?%d+)\t([%d.-]+)\t(%-?%d+)\t[^\t]*\t[^\t]*\t(.*)$")
+            assert.is_string(calls, pp[1] .. ": " .. line)
+            self_sum, cost_sum = self_sum + tonumber(self_c), cost_sum + tonumber(cost)
+            assert.is_true(math.abs(tonumber(pct) - (total ~= 0 and 100 * tonumber(cost) / total or 0)) <= 0.005 + 1e-9)
+            for c in calls:gmatch("%((%d+)%)") do counts = counts + tonumber(c) end
+          end
+          local want_cost, want_counts = fn:self(ev), 0
+          for call in fn:calls() do want_cost, want_counts = want_cost + call:cost(ev), want_counts + call.count end
+          assert.are.equal(fn:self(ev), self_sum, pp[1] .. " " .. fn.name)
+          assert.are.equal(want_cost, cost_sum, pp[1] .. " " .. fn.name)
+          assert.are.equal(want_counts, counts, pp[1] .. " " .. fn.name)
+          break
+        end
+      end
+    end
+  end)
+
+  it("the command line's annotate lists the API's costliest self costs until the total is covered", function()
+    for i, pp in ipairs(PROFILES) do
+      local path, back = on_disk(i)
+      local ev = back.events[1]
+      local out = H.run(("lua5.4 bin/callgrind-lua annotate %s --event %s --threshold 100 --top 100000000")
+        :format(shq(path), shq(ev)), "annotate " .. pp[1])
+      local got, listing = {}, false
+      for line in (out .. "\n"):gmatch("([^\n]*)\n") do
+        if listing and line == "" then break end
+        if listing and not line:find("^%s*self ") then got[#got + 1] = assert(math.tointeger(tonumber(
+          (line:match("^%s*(%-?[%d,]+) %(") or ""):gsub(",", ""), 10)), pp[1] .. ": " .. line) end
+        if line:find("^%-%- functions by self ") then listing = true end
+      end
+      local all = {}
+      for fn in back:functions() do all[#all + 1] = fn:self(ev) end
+      table.sort(all, function(a, b) return a > b end)
+      assert.is_true(#got >= 1 or back:total(ev) == 0, pp[1])
+      for k, v in ipairs(got) do assert.are.equal(all[k], v, pp[1] .. " row " .. k) end
+    end
+  end)
+
+  it("the command line's json gives the API's self and inclusive cost of every function", function()
+    for i, pp in ipairs(PROFILES) do
+      local path, back = on_disk(i)
+      local ev = back.events[1]
+      local json = lab.dir .. "/f.json"
+      H.run(("lua5.4 bin/callgrind-lua csv %s --events %s --json -o %s"):format(shq(path), shq(ev), shq(json)),
+        "json " .. pp[1])
+      -- Python reads the JSON; every number row, in the order of the file
+      local out = H.run(("python3 -c %s %s"):format(shq([[
+import json, sys
+for r in json.load(open(sys.argv[1], encoding="utf-8")):
+    nums = [v for v in r.values() if isinstance(v, int)]
+    print(" ".join(str(v) for v in nums[-2:]))]]), shq(json)), "python3")
+      local got, want = {}, {}
+      for line in out:gmatch("[^\n]+") do got[#got + 1] = line end
+      for fn in back:functions() do want[#want + 1] = fn:self(ev) .. " " .. fn:inclusive(ev) end
+      assert.are.same(sorted(want), sorted(got), pp[1])
+    end
+  end)
+
+  it("the HTML report's data holds the API's self and inclusive costs, calls and flame totals", function()
+    for i, pp in ipairs(PROFILES) do
+      local _, back = on_disk(i)
+      local page = lab.dir .. "/r.html"
+      assert(back:write_html(page))
+      -- Python reads the page's data: per function its name (hex of its
+      -- UTF-8, or * where a byte was replaced), costs per event and calls in
+      local out = H.run(("python3 -c %s %s"):format(shq([[
+import json, re, sys
+d = json.loads(re.search(r'id="data">(.*?)</script>', open(sys.argv[1], encoding="utf-8").read(), re.S).group(1))
+P = d["profile"]
+print("left_out", P.get("left_out", d.get("left_out", 0)))
+for e in P["events"]:
+    print("flame", e, P["flame"][e]["total"])
+for f in P["fns"]:
+    n = "*" if "�" in f["n"] else f["n"].encode("utf-8").hex()
+    print(n, ",".join(map(str, f["s"])), ",".join(map(str, f["i"])), f["c"])]]), shq(page)), "python3")
+      local want = {}
+      local calls_in = {}
+      for call in back:calls() do calls_in[call.callee.index] = (calls_in[call.callee.index] or 0) + call.count end
+      for fn in back:functions() do
+        local s, incl = {}, {}
+        for _, ev in ipairs(back.events) do s[#s + 1] = fn:self(ev); incl[#incl + 1] = fn:inclusive(ev) end
+        local hex = fn.name:gsub(".", function(c) return ("%02x"):format(c:byte()) end)
+        want[table.concat({ hex, table.concat(s, ","), table.concat(incl, ","), calls_in[fn.index] or 0 }, " ")] = true
+      end
+      local rows, left_out = 0, nil
+      for line in out:gmatch("[^\n]+") do
+        local ev, t = line:match("^flame (.-) (%-?%d+)$")
+        if line:find("^left_out ") then left_out = tonumber(line:match("%d+"))
+        elseif ev then
+          local positive = 0
+          for fn in back:functions() do positive = positive + math.max(0, fn:self(ev)) end
+          assert.is_true(tonumber(t) == back:total(ev) or tonumber(t) == positive, pp[1] .. " " .. line)
+        else
+          rows = rows + 1
+          if not line:find("^%*") then assert.is_true(want[line] or false, pp[1] .. ": " .. line) end
+        end
+      end
+      local n = 0
+      for _ in back:functions() do n = n + 1 end
+      assert.are.equal(n, rows + left_out, pp[1])
     end
   end)
 

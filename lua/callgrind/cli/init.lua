@@ -362,8 +362,8 @@ function run.top(argv, out)
   if opts.raw then
     for _, fn in ipairs(prof:top(n, event, kind)) do
       local v = cost(fn)
-      out:write(string_format("%d\t%.2f\t%s\t%s\t%s\n", v, total ~= 0 and 100 * v / total or 0, fn.name,
-        fn.file or "", fn.object or ""))
+      out:write(string_format("%d\t%.2f\t%s\t%s\t%s\n", v, total ~= 0 and 100 * v / total or 0, printable(fn.name),
+        printable(fn.file or ""), printable(fn.object or "")))
     end
     return
   end
@@ -466,29 +466,34 @@ function run.hot(argv, out)
   local fn = find_function(prof, fname, opts, "hot")
   local incl = fn:inclusive(ev)
   local rows = hot_rows(fn, ev)
-  local function pct(v) return incl ~= 0 and 100 * v / incl or 0 end
+  -- a share of the profile's total, as in top: a line's cost holds the
+  -- calls made there, and a recursive call's cost is also inside the
+  -- function's own inclusive cost, so a share of that could pass 100%
+  local total = prof:total(ev)
+  local function pct(v) return total ~= 0 and 100 * v / total or 0 end
   if opts.raw then
     for i = 1, math.min(top, #rows) do
       local r = rows[i]
       local calls = {}
-      for _, c in ipairs(r.calls) do calls[#calls + 1] = string_format("%s(%d)", c.fn.name, c.count) end
-      out:write(string_format("%d\t%.2f\t%d\t%s\t%s\t%s\n", r.cost, pct(r.cost), r.self, r.file or "",
+      for _, c in ipairs(r.calls) do calls[#calls + 1] = string_format("%s(%d)", printable(c.fn.name), c.count) end
+      out:write(string_format("%d\t%.2f\t%d\t%s\t%s\t%s\n", r.cost, pct(r.cost), r.self, printable(r.file or ""),
         r.line and tostring(r.line) or "", table_concat(calls, ",")))
     end
     return
   end
-  out:write(string_format("hottest lines of %s (%s; %s): self %s, inclusive %s %s\n", fn.name, fn.file or "?",
-    fn.object or "?", commas(fn:self(ev)), commas(incl), ev))
+  out:write(string_format("hottest lines of %s (%s; %s): self %s, inclusive %s %s (%% of the total %s)\n",
+    printable(fn.name), printable(fn.file or "?"), printable(fn.object or "?"), commas(fn:self(ev)), commas(incl), ev,
+    commas(total)))
   out:write(string_format("%15s %6s %15s  %s\n", ev, "%", "self", "line  (calls made there)"))
   for i = 1, math.min(top, #rows) do
     local r = rows[i]
     local calls = {}
     for _, c in ipairs(r.calls) do
-      calls[#calls + 1] = string_format("%s %s (%s call%s)", c.fn.name, commas(c.cost), commas(c.count),
+      calls[#calls + 1] = string_format("%s %s (%s call%s)", printable(c.fn.name), commas(c.cost), commas(c.count),
         c.count == 1 and "" or "s")
     end
     out:write(string_format("%15s %5.1f%% %15s  %s:%s%s\n", commas(r.cost), pct(r.cost), commas(r.self),
-      r.file or "?", r.line and tostring(r.line) or "?", #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
+      printable(r.file or "?"), r.line and tostring(r.line) or "?", #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
   end
   if #rows > top then out:write(string_format("(%d more lines)\n", #rows - top)) end
 end

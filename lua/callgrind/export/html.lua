@@ -143,6 +143,11 @@ local function profile_data(prof, opts)
     pos[fn] = #fns
   end
   d.left_out = #all - #fns
+  -- calls into each function kept, from every caller (kept or left out)
+  for call in prof:calls() do
+    local q = pos[call.callee]
+    if q then fns[q].c = fns[q].c + call.count end
+  end
   -- calls between the functions kept: caller, callee, count, cost per event
   local edges = array({})
   for fn, p in pairs(pos) do
@@ -153,7 +158,6 @@ local function profile_data(prof, opts)
         local cost = {}
         for k, ev in ipairs(evs) do cost[k] = rows:cost(r, ev) end
         edges[#edges + 1] = { p - 1, q - 1, row.count, cost }   -- 0-based, as the page counts
-        fns[q].c = fns[q].c + row.count
       end
     end
   end

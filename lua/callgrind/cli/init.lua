@@ -493,7 +493,8 @@ function run.hot(argv, out)
         c.count == 1 and "" or "s")
     end
     out:write(string_format("%15s %5.1f%% %15s  %s:%s%s\n", commas(r.cost), pct(r.cost), commas(r.self),
-      printable(r.file or "?"), r.line and tostring(r.line) or "?", #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
+      printable(r.file or "?"), r.line and tostring(r.line) or "?",
+      #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
   end
   if #rows > top then out:write(string_format("(%d more lines)\n", #rows - top)) end
 end

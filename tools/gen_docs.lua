@@ -226,15 +226,27 @@ end
 --- Runs f as on a developer's machine: CI's baseline mode (CI,
 -- CALLGRIND_BASELINES: a missing baseline fails) hidden from os.getenv
 -- while it runs, since the documents' examples show the local behaviour.
--- Raises what f raises.
+-- The names os.tmpname gives f are removed afterwards, and so is the
+-- NAME.d directory an example makes beside one. Raises what f raises.
 function M.as_developer(f)
-  local getenv = os.getenv
+  local getenv, tmpname = os.getenv, os.tmpname
+  local made = {}
   rawset(os, "getenv", function(k)
     if k == "CI" or k == "CALLGRIND_BASELINES" or k == "CALLGRIND_UPDATE_BASELINES" then return nil end
     return getenv(k)
   end)
+  rawset(os, "tmpname", function()
+    local name = tmpname()
+    made[#made + 1] = name
+    return name
+  end)
   local ok, err = pcall(f)
   rawset(os, "getenv", getenv)
+  rawset(os, "tmpname", tmpname)
+  for _, name in ipairs(made) do
+    os.remove(name)
+    os.execute("rm -rf '" .. (name .. ".d"):gsub("'", "'\\''") .. "'")
+  end
   if not ok then error(err, 0) end
 end
 

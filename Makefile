@@ -60,7 +60,7 @@ DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium nodejs
 PUPPETEER_CORE ?= puppeteer-core@22
 
-.PHONY: vm vm-trixie deps-vm all build test lint check check-werror check-asan memcheck bench demo \
+.PHONY: vm vm-trixie test-vm vm-compare deps-vm all build test lint check check-werror check-asan memcheck bench demo \
         install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test check-browser
 
 all: $(MODULE)
@@ -109,6 +109,18 @@ test: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm
 	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
+
+# The whole suite run by the counting interpreter (issue 29: it changes
+# nothing but the counting), and Penlight's own tests under both
+# interpreters with the same output.
+test-vm: deps-test
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory vm
+	$(BUSTED) --lua=$(BUILD)/bin/callgrind-lua5.4 $(BUSTED_ARGS)
+
+vm-compare: deps-test
+	@$(MAKE) --no-print-directory vm
+	sh tools/vm_compare.sh $(BUILD)
 
 # The HTML report opened in headless Chromium (spec/browser/): no console
 # error, no network request, sorting, filtering, the numbers of a clicked

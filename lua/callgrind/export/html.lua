@@ -35,10 +35,20 @@ local function json(v, out)
   elseif t == "boolean" then out[#out + 1] = tostring(v)
   elseif t == "nil" then out[#out + 1] = "null"
   elseif v[1] ~= nil or ARRAY[v] then
+    -- most arrays are of integers (costs, frames): one concat for them
+    local n, ints = #v, true
+    for i = 1, n do
+      if math_type(v[i]) ~= "integer" then ints = false break end
+    end
+    if ints then
+      out[#out + 1] = "[" .. table_concat(v, ",") .. "]"
+      return
+    end
     out[#out + 1] = "["
-    for i = 1, #v do
+    for i = 1, n do
       if i > 1 then out[#out + 1] = "," end
-      json(v[i], out)
+      local x = v[i]
+      if math_type(x) == "integer" then out[#out + 1] = tostring(x) else json(x, out) end
     end
     out[#out + 1] = "]"
   else

@@ -18,7 +18,7 @@ WARN = -Wall -Wextra -pedantic -Wshadow -Wstrict-prototypes \
        -Wmissing-prototypes -Wcast-qual
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
-CPPFLAGS += -I$(LUA_INCDIR) $(CSRC_DIRS:%=-I%) $(COMPRESS_DEFS)
+CPPFLAGS += -I$(LUA_INCDIR) $(CSRC_DIRS:%=-I%) $(COMPRESS_DEFS) $(ROCK_CPPFLAGS)
 LDFLAGS ?=
 # compressed input (csrc/reader/cg_decompress.c): zlib, libzstd and liblzma,
 # linked; NO_ZLIB=1, NO_ZSTD=1, NO_LZMA=1 build without one (its files then
@@ -61,7 +61,7 @@ DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium nodejs
 PUPPETEER_CORE ?= puppeteer-core@22
 
 .PHONY: vm vm-trixie test-vm vm-compare deps-vm all build test lint check check-werror check-asan memcheck bench demo \
-        install uninstall clean deps-test deps-demo deps-lint deps-bench rock-test check-browser
+        install uninstall rock-build rock-install clean deps-test deps-demo deps-lint deps-bench rock-test check-browser
 
 all: $(MODULE)
 
@@ -75,7 +75,7 @@ $(BUILD)/obj/%.o: csrc/%.c
 
 $(MODULE): $(OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(SHARED) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $(OBJ) $(LIBS)
+	$(CC) $(SHARED) $(ALL_CFLAGS) $(LDFLAGS) $(ROCK_LDFLAGS) -o $@ $(OBJ) $(LIBS)
 
 -include $(OBJ:.o=.d)
 
@@ -188,10 +188,25 @@ rock-test: deps-test
 	rm -rf $(BUILD)/rocktree
 	$(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree make \
 	  rockspecs/callgrind-scm-1.rockspec
-	rm -rf callgrind csrc/*/*.o
 	eval "$$($(LUAROCKS) --lua-version=$(LUA_VERSION) --tree=$(BUILD)/rocktree path \
 	  | sed -e 's/LUA_PATH=/LUA_PATH_5_4=/' -e 's/LUA_CPATH=/LUA_CPATH_5_4=/')" && \
 	  CALLGRIND_INSTALLED=1 $(BUSTED) --lua=$(LUA) --lpath="" --cpath="" $(BUSTED_ARGS)
+
+# luarocks (build.type = "make" in rockspecs/): the C module, and the
+# counting interpreter where the installed Lua's source can be had (the
+# rock builds without it otherwise, saying why; it never adds a package
+# source). rock-install takes luarocks' directories.
+rock-build: all
+	@VM_NO_APT=1 sh tools/vm_build.sh $(BUILD) $(CC) || \
+	  echo "callgrind: the counting interpreter (callgrind-lua5.4) is not built: the reason is above;" \
+	    "the rock installs without it (make vm in a checkout, as root, builds it)"
+
+rock-install:
+	cd lua && for f in $$(find callgrind -name '*.lua'); do \
+	  install -D -m 644 "$$f" "$(LUADIR)/$$f" || exit 1; done
+	install -D -m 755 $(MODULE) $(LIBDIR)/callgrind/core.so
+	install -D -m 755 bin/callgrind-lua $(BINDIR)/callgrind-lua
+	if [ -x $(VM) ]; then install -m 755 $(VM) $(BINDIR)/callgrind-lua5.4; fi
 
 install: all
 	install -d $(DESTDIR)$(INSTALL_CMOD)/callgrind

@@ -4,7 +4,8 @@
 # installed version, adding a deb-src entry for Debian's archive when it is
 # missing) or from LUA_SRC=DIR|TARBALL, with csrc/vm/lua-<release>.patch.
 # LUA_DEB_SUITE=trixie takes the lua5.4 source package of that Debian suite
-# instead (a deb-src entry for it is added): 5.4.7 on Debian 12.
+# instead (a deb-src entry for it is added): 5.4.7 on Debian 12. VM_NO_APT=1
+# (the rock's build) never adds a deb-src entry.
 # Usage: tools/vm_build.sh BUILD [CC]
 set -eu
 BUILD=${1:-build}
@@ -82,7 +83,8 @@ unpack() {
 # A deb-src entry beside each deb entry of Debian's archive (deb822 or
 # one-line sources), then apt-get update.
 add_deb_src() {
-  [ "$(id -u)" = 0 ] || {
+  # the rock's build (VM_NO_APT=1) leaves the system's package sources alone
+  [ "$(id -u)" = 0 ] && [ -z "${VM_NO_APT:-}" ] || {
     echo "make vm: no deb-src entry for lua5.4; as root make vm adds one, or set LUA_SRC" >&2
     exit 1
   }

@@ -118,7 +118,7 @@ describe("callgrind-lua top and hot", function()
     assert.are.equal(table.concat({ "hottest lines of small (util.lua; ?): self 5, inclusive 5 Ir (% of the total "
       .. callgrind.format.commas(total) .. ")",
       "             Ir      %            self  line  (calls made there)",
-      ("              3 %5.1f%%               3  util.lua:5"):format(300 / total), "(1 more lines)", "" }, "\n"), out)
+      ("              3 %5.1f%%               3  util.lua:5"):format(300 / total), "(1 more line)", "" }, "\n"), out)
   end)
 end)
 

@@ -98,6 +98,23 @@ describe("callgrind.check.diff", function()
     assert.matches("old profile: 2 functions share the key of f", tostring(d2), 1, true)
   end)
 
+  it("with match = \"name\", tells same-named functions apart by file and the program, so two builds still match",
+    function()
+    -- two builds: a static helper in two files of each, the program named apart
+    local function build(exe, a, b)
+      return assert(callgrind.parse(table.concat({ "events: Ir", "cmd: ./" .. exe, "ob=/b/" .. exe, "fl=/s/main.c",
+        "fn=main", "1 1", "fl=/s/a.c", "fn=helper", "1 " .. a, "fl=/s/b.c", "fn=helper", "1 " .. b, "" }, "\n"), exe))
+    end
+    local d = callgrind.diff(build("prog-O0", 10, 20), build("prog-O2", 4, 8), { match = "name" })
+    local m = d:matched("Ir")
+    assert.are.equal(3, m.functions)
+    assert.are.equal(1, m.old_share)
+    assert.are.equal(1, m.new_share)
+    local by = {}
+    for _, r in ipairs(d:movers("Ir")) do by[r.name .. " " .. r.old] = r.new end
+    assert.are.same({ ["helper 20"] = 8, ["helper 10"] = 4, ["main 1"] = 1 }, by)
+  end)
+
   it("works on derived events both profiles have", function()
     old:define("Mem2", "Ir + 2 Dr")
     new:define("Mem2", "Ir + 2 Dr")

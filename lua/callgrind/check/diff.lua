@@ -92,8 +92,13 @@ function M.describe_fn(fn)
 end
 local describe_fn = M.describe_fn
 
--- key -> function of one profile; colliding keys fall back to full keys.
+-- key -> function of one profile. Functions whose keys collide are told
+-- apart by name, file and object with directories dropped and the
+-- program as one object (so they still match across two builds), and by
+-- their full names where even that collides.
 local function index(prof, match, side, collisions)
+  local program = M.program(prof)
+  local function apart(fn) return "\1" .. KEYS["name+file+object"](fn, program) end
   local by, clash = {}, {}
   for fn in prof:functions() do
     local k = match(fn)
@@ -113,12 +118,18 @@ local function index(prof, match, side, collisions)
   for k in pairs(clash) do keys[#keys + 1] = k end
   table_sort(keys)
   for _, k in ipairs(keys) do
-    local names = {}
+    local names, seen = {}, {}
     by[k] = nil
+    for _, fn in ipairs(clash[k]) do
+      local a = apart(fn)
+      seen[a] = (seen[a] or 0) + 1
+    end
     for i, fn in ipairs(clash[k]) do
       names[i] = describe_fn(fn)
-      by[full_key(fn)] = fn
-      keyof[fn] = full_key(fn)
+      local a = apart(fn)
+      if seen[a] > 1 then a = full_key(fn) end
+      by[a] = fn
+      keyof[fn] = a
     end
     collisions[#collisions + 1] = string_format("%s profile: %d functions share the key of %s, compared "
       .. "apart: %s", side, #names, clash[k][1].name, table_concat(names, ", "))
@@ -358,10 +369,19 @@ function Diff:report(opts)
       for _, l in ipairs(table_text(movers, true)) do lines[#lines + 1] = "  " .. l end
     end
   end
-  for _, c in ipairs(self.collisions) do lines[#lines + 1] = c end
+  -- the first few collisions; d.collisions has them all
+  for i, c in ipairs(self.collisions) do
+    if i > 3 then
+      lines[#lines + 1] = string_format("(and %d more keys shared by several functions, in d.collisions)",
+        #self.collisions - 3)
+      break
+    end
+    lines[#lines + 1] = c
+  end
   local m = self:matched(ev)
-  lines[#lines + 1] = string_format("matched %s functions: %.1f%% of the old %s, %.1f%% of the new",
-    commas(m.functions), 100 * m.old_share, tostring(m.event or "cost"), 100 * m.new_share)
+  lines[#lines + 1] = string_format("matched %s function%s: %.1f%% of the old %s, %.1f%% of the new",
+    commas(m.functions), m.functions == 1 and "" or "s", 100 * m.old_share, tostring(m.event or "cost"),
+    100 * m.new_share)
   for _, w in ipairs(self:warnings(ev)) do lines[#lines + 1] = "warning: " .. w end
   return table_concat(lines, "\n")
 end

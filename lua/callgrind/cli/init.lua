@@ -496,7 +496,7 @@ function run.hot(argv, out)
       printable(r.file or "?"), r.line and tostring(r.line) or "?",
       #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
   end
-  if #rows > top then out:write(string_format("(%d more lines)\n", #rows - top)) end
+  if #rows > top then out:write(string_format("(%d more line%s)\n", #rows - top, #rows - top == 1 and "" or "s")) end
 end
 
 function run.annotate(argv, out)

@@ -105,13 +105,13 @@ describe("callgrind.check.diff", function()
       return assert(callgrind.parse(table.concat({ "events: Ir", "cmd: ./" .. exe, "ob=/b/" .. exe, "fl=/s/main.c",
         "fn=main", "1 1", "fl=/s/a.c", "fn=helper", "1 " .. a, "fl=/s/b.c", "fn=helper", "1 " .. b, "" }, "\n"), exe))
     end
-    local d = callgrind.diff(build("prog-O0", 10, 20), build("prog-O2", 4, 8), { match = "name" })
-    local m = d:matched("Ir")
+    local builds = callgrind.diff(build("prog-O0", 10, 20), build("prog-O2", 4, 8), { match = "name" })
+    local m = builds:matched("Ir")
     assert.are.equal(3, m.functions)
     assert.are.equal(1, m.old_share)
     assert.are.equal(1, m.new_share)
     local by = {}
-    for _, r in ipairs(d:movers("Ir")) do by[r.name .. " " .. r.old] = r.new end
+    for _, r in ipairs(builds:movers("Ir")) do by[r.name .. " " .. r.old] = r.new end
     assert.are.same({ ["helper 20"] = 8, ["helper 10"] = 4, ["main 1"] = 1 }, by)
   end)
 

@@ -67,7 +67,10 @@ describe("callgrind-lua opens a name as valgrind's files of one run", function()
     assert.is_true(#dumps >= 4, #dumps .. " dump files")
     local want = sum_of_files(dumps)
     assert.is_true(H.load(out):total("Ir") < want)
-    assert.are.equal(want, (cli_total(out)))
+    local total, top = cli_total(out)
+    assert.are.equal(want, total)
+    -- the header names the profile as given, and how many files it stood for
+    assert.is_truthy(top:find("profile  " .. out .. " (" .. #dumps .. " files)\n", 1, true), top)
     -- every command resolves alike: csv's rows add up to the same total
     local code, text = run("csv", out, "--events", "Ir")
     assert.are.equal(0, code)

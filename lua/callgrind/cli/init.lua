@@ -205,9 +205,9 @@ local loader = require "callgrind.model.load"
 -- files of different runs only with --merge).
 local function load(files, name, opts)
   if #files == 0 then usage("no profile given", name) end
-  local prof, err = loader.open(files, { merge = opts and opts.merge or nil })
-  if not prof then fail(err) end
-  return prof
+  local prof, list = loader.open(files, { merge = opts and opts.merge or nil })
+  if not prof then fail(list) end
+  return prof, list
 end
 
 -- Does a function's file or object name this place (the whole path, or
@@ -354,7 +354,7 @@ function run.top(argv, out)
     elseif #files > 0 and not exists(a) then event = a
     else files[#files + 1] = a end
   end
-  local prof = load(files, "top", opts)
+  local prof, list = load(files, "top", opts)
   event = event_of(prof, event, "top")
   local kind = opts.inclusive and "inclusive" or "self"
   local total = prof:total(event)
@@ -368,7 +368,8 @@ function run.top(argv, out)
     return
   end
   local function say(fmt, ...) out:write(string_format(fmt, ...), "\n") end
-  say("profile  %s", prof.name)
+  -- the names as given, and how many files they stood for
+  say("profile  %s%s", printable(table_concat(files, " ")), #list > 1 and string_format(" (%d files)", #list) or "")
   say("creator  %s", prof.creator or "?")
   say("command  %s", prof.cmd or "?")
   local nparts = 0

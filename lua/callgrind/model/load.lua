@@ -166,7 +166,8 @@ end
 -- is its run's thread and dump files (`files`), whether or not the name
 -- itself exists; an empty file beside its siblings is left out, an empty
 -- file alone is "empty file"; files of different runs are refused unless
--- opts.merge. Returns the profile, or nil, a message and a kind.
+-- opts.merge. Returns the profile and the files it was loaded from, or nil,
+-- a message and a kind.
 -- @usage local prof = assert(load.open({ "callgrind.out.1234" }))
 function M.open(names, opts)
   if type(names) == "string" then names = { names } end
@@ -190,7 +191,9 @@ function M.open(names, opts)
     end
   end
   if #list == 0 then return nil, "no profile given", "io" end
-  return M.load(#list == 1 and list[1] or list, opts)
+  local prof, err, kind = M.load(#list == 1 and list[1] or list, opts)
+  if not prof then return nil, err, kind end
+  return prof, list
 end
 
 --- Loads a profile from a string.

@@ -34,7 +34,8 @@ local COMMANDS = {
     opts = { event = "value", depth = "value", threshold = "value", callers = "flag", callees = "flag",
       file = "value", object = "value" },
     more = "  --event EV  --depth N (default 3)  --callers | --callees (default)\n"
-      .. "  --threshold PCT  leave out entries below PCT% of the function's inclusive cost (default 1)\n" .. FN_OPTS },
+      .. "  --threshold PCT  leave out entries below PCT% of the function's inclusive cost (default 1)\n"
+      .. "  [N calls, more past depth N]: the tree goes on below that entry; raise --depth to see it\n" .. FN_OPTS },
   hot = { args = "FILE... FUNCTION", what = "a function's hottest source lines and call sites",
     opts = { event = "value", top = "value", raw = "flag", file = "value", object = "value" },
     more = "  --event EV  --top N (default 10)  --raw  tab-separated, plain numbers\n" .. FN_OPTS },

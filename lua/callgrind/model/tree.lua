@@ -125,7 +125,7 @@ function Tree:report()
     local notes = {}
     if node.level > 0 then notes[#notes + 1] = show.commas(node.count) .. (node.count == 1 and " call" or " calls") end
     if node.recursive then notes[#notes + 1] = "recursive: on the path above, not expanded" end
-    if node.cut then notes[#notes + 1] = "..." end
+    if node.cut then notes[#notes + 1] = "more past depth " .. self.depth end
     local text = branch .. util.printable(node.fn.name)
       .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "")
     rows[#rows + 1] = { show.cost(node.value, self.total), text }

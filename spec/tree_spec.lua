@@ -60,7 +60,8 @@ describe("fn:tree", function()
     -- depth 1: main and a, and a is marked as going on
     tree = prof:func("main"):tree({ depth = 1 })
     assert.are.same({ "main", 391, false, { "a", 390, 1, cut = true } }, shape(tree.root))
-    assert.are.equal("390 ( 99.7%)  └─ a  [1 call, more past depth 1]", select(3, tostring(tree):match("^(.-)\n(.-)\n(.*)$")))
+    assert.are.equal("390 ( 99.7%)  └─ a  [1 call, more past depth 1]",
+      select(3, tostring(tree):match("^(.-)\n(.-)\n(.*)$")))
   end)
 
   it("walks callers, each capped at what its child shows", function()

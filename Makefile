@@ -57,8 +57,8 @@ DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 # the HTML report in a real browser: Debian's chromium and node, and
 # puppeteer-core from npm into $(BUILD)/node (not in git)
-DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium nodejs
-PUPPETEER_CORE ?= puppeteer-core@22
+DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium firefox-esr nodejs
+PUPPETEER_CORE ?= puppeteer-core@24
 
 .PHONY: vm vm-trixie test-vm vm-compare deps-vm all build test lint check check-werror check-asan memcheck bench demo \
         install uninstall rock-build rock-install clean deps-test deps-demo deps-lint deps-bench rock-test check-browser
@@ -129,8 +129,10 @@ check-browser:
 	@sh .ci/deps $(DEPS_BROWSER)
 	@command -v npm >/dev/null || sh .ci/deps npm
 	@$(MAKE) --no-print-directory all
-	@test -d $(BUILD)/node/node_modules/puppeteer-core || \
-	  (mkdir -p $(BUILD)/node && cd $(BUILD)/node && npm install --no-audit --no-fund --silent $(PUPPETEER_CORE))
+	@# (again when PUPPETEER_CORE names another version than the one there)
+	@test -f $(BUILD)/node/installed-$(PUPPETEER_CORE) || \
+	  (mkdir -p $(BUILD)/node && cd $(BUILD)/node && npm install --no-audit --no-fund --silent $(PUPPETEER_CORE) && \
+	   touch installed-$(PUPPETEER_CORE))
 	NODE_PATH=$(BUILD)/node/node_modules $(BUSTED) --lua=$(LUA) --pattern=_browser spec/browser
 
 lint: deps-lint

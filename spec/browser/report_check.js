@@ -1,4 +1,5 @@
-// Opens a callgrind HTML report in headless Chromium (puppeteer-core) and
+// Opens a callgrind HTML report in headless Chromium or Firefox
+// (puppeteer-core) and
 // reports what it sees as JSON on stdout: console errors, network requests,
 // the table after sorting and filtering, the detail of a clicked function,
 // the flame graph's zoom, the diff's tables; takes a screenshot.
@@ -10,11 +11,14 @@ const path = require('path');
 (async () => {
   const [report, planFile, shot] = process.argv.slice(2);
   const plan = JSON.parse(fs.readFileSync(planFile, 'utf8'));
-  const browser = await puppeteer.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  // FIREFOX=/usr/bin/firefox-esr: Firefox (WebDriver BiDi) in place of Chromium
+  const browser = await puppeteer.launch(process.env.FIREFOX
+    ? { browser: 'firefox', executablePath: process.env.FIREFOX, headless: true }
+    : {
+      executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
   const out = { errors: [], requests: [] };
   try {
     const page = await browser.newPage();

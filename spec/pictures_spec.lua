@@ -29,6 +29,17 @@ for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"
     sys.stdout.buffer.write(((t.text or "") + "\n").encode("utf-8"))
 ]]
 
+-- The legend of a flame graph: one line per <g class="legend">, "label|
+-- swatch fill|title".
+local SVG_LEGEND = [[
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+for g in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}g"):
+    if g.get("class") != "legend": continue
+    line = g.find("s:text", ns).text + "|" + g.find("s:rect", ns).get("fill") + "|" + g.find("s:title", ns).text
+    sys.stdout.buffer.write((line + "\n").encode("utf-8"))
+]]
+
 -- spec/fixtures/graph.callgrind: its stacks are worked by hand in
 -- spec/stacks_spec.lua
 local GRAPH = H.read_file("spec/fixtures/graph.callgrind")
@@ -142,6 +153,42 @@ describe("prof:flamegraph", function()
     F.remove(dir)
     assert.are.equal("#b07cd8", fill.fresh)
     assert.are_not.equal("#b07cd8", fill.parse)
+  end)
+
+  it("has a legend naming each object (or file) with its frames' colour and its share, costliest first", function()
+    -- main in /bin/prog (self 10), parse in /lib/libp.so (60), alloc in
+    -- /lib/libc.so.6 (30): 100 Ir
+    local p = assert(callgrind.parse(table.concat({ "events: Ir", "ob=/bin/prog", "fl=m.c", "fn=main", "1 10",
+      "cob=/lib/libp.so", "cfi=p.c", "cfn=parse", "calls=1 1", "2 60", "cob=/lib/libc.so.6", "cfi=c.c", "cfn=alloc",
+      "calls=2 1", "3 30", "ob=/lib/libp.so", "fl=p.c", "fn=parse", "1 60", "ob=/lib/libc.so.6", "fl=c.c",
+      "fn=alloc", "1 30", "" }, "\n"), "objs"))
+    local dir = tmpdir()
+    H.write_file(dir .. "/o.svg", p:flamegraph("Ir"))
+    local fill = {}
+    for line in python(SVG_FRAMES, dir .. "/o.svg"):gmatch("[^\n]+") do
+      local name, _, colour = line:match("^(.-)|(.-)|(.*)$")
+      fill[name] = colour
+    end
+    local legend = python(SVG_LEGEND, dir .. "/o.svg")
+    assert.are.equal(table.concat({ "libp.so 60.00%|" .. fill.parse .. "|/lib/libp.so: 60 Ir self (60.00%)",
+      "libc.so.6 30.00%|" .. fill.alloc .. "|/lib/libc.so.6: 30 Ir self (30.00%)",
+      "prog 10.00%|" .. fill.main .. "|/bin/prog: 10 Ir self (10.00%)", "" }, "\n"), legend)
+    -- three objects, three colours of the palette, far apart
+    assert.are.same({ "#e8743b", "#3b8bc2", "#5fa055" }, { fill.parse, fill.alloc, fill.main })
+    -- by file, the legend names the files
+    H.write_file(dir .. "/f.svg", p:flamegraph("Ir", { color = "file" }))
+    assert.matches("^p%.c 60%.00%%|[^\n]*\nc%.c 30%.00%%|[^\n]*\nm%.c 10%.00%%|", python(SVG_LEGEND, dir .. "/f.svg"))
+    -- folded stacks have no objects: no legend
+    H.write_file(dir .. "/s.folded", "main;parse 6\nmain 1\n")
+    local flame = require "callgrind.export.flame"
+    assert.is_true(flame.folded_flamegraph(H.read_file(dir .. "/s.folded"), "s.folded", dir .. "/s.svg"))
+    assert.are.equal("", python(SVG_LEGEND, dir .. "/s.svg"))
+    -- a diff's legend gives its colours' meanings
+    H.write_file(dir .. "/d.svg", callgrind.diff(assert(callgrind.load("spec/fixtures/moved-old.callgrind")),
+      assert(callgrind.load("spec/fixtures/moved-new.callgrind"))):flamegraph("Ir"))
+    assert.are.equal("more|#ff4141|more\nless|#4141ff|less\nunchanged|#f2f2f2|unchanged\n"
+      .. "only in the new (2.8%)|#b07cd8|only in the new (2.8%)\n", python(SVG_LEGEND, dir .. "/d.svg"))
+    F.remove(dir)
   end)
 
   it("returns nil, message, \"io\" for a path it cannot write, and leaves no file", function()

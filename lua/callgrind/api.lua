@@ -174,7 +174,7 @@ O.flame = {
   { "threshold", "number", "0.0001", "leave out frames below this fraction of the total" },
   { "title", "string", "the profile's name and event", "the title" },
   { "width", "number", "1200", "the picture's width in pixels (at least 100)" },
-  { "color", "\"object\"|\"file\"", "\"object\"", "what a frame's colour says" },
+  { "color", "\"object\"|\"file\"", "\"object\"", "what a frame's colour says (a legend names each object or file)" },
 }
 O.dot = {
   { "node_threshold", "number", "0.005", "leave out functions below this fraction of the total inclusive cost" },

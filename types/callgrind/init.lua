@@ -115,7 +115,7 @@
 ---@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact); exact stacks below it merge into their parent
 
 ---@class callgrind.ProfileFlamegraphOptions
----@field color? "object"|"file" what a frame's colour says
+---@field color? "object"|"file" what a frame's colour says (a legend names each object or file)
 ---@field ev? string|integer the event (the positional ev wins)
 ---@field threshold? number leave out frames below this fraction of the total
 ---@field title? string the title

@@ -240,6 +240,13 @@ describe("prof:flamegraph", function()
   end)
 end)
 
+-- The function of a DOT node id ("f3": the function at index 3).
+local function internal_name(prof, id)
+  for fn in prof:functions() do
+    if "f" .. fn.index == id then return fn.name end
+  end
+end
+
 describe("prof:dot", function()
   local prof = assert(callgrind.parse(GRAPH, "graph"))
 
@@ -298,6 +305,40 @@ describe("prof:dot", function()
     local got = {}
     for l in labels:gmatch("[^\n]+") do got[l] = true end
     for _, name in ipairs(SHOWN) do assert.is_true(got[name], name) end
+    F.remove(dir)
+  end)
+
+  it("puts the root at the top, though it calls a function deep below another entry", function()
+    -- main (inclusive 80, the hottest entry) calls x; init calls p -> q ->
+    -- r -> x. Graphviz alone ranks main just above x, level with r.
+    local p = assert(callgrind.parse(table.concat({ "events: Ir", "fn=main", "1 30", "cfn=x", "calls=1 1", "2 50",
+      "fn=init", "1 1", "cfn=p", "calls=1 1", "2 13", "fn=p", "1 1", "cfn=q", "calls=1 1", "2 12", "fn=q", "1 1",
+      "cfn=r", "calls=1 1", "2 11", "fn=r", "1 1", "cfn=x", "calls=1 1", "2 10", "fn=x", "1 60", "" }, "\n"), "two"))
+    -- x (60) is hotter than init (14) but called: main is the root
+    assert.is_truthy(p:dot():find("\n  { rank=source; f" .. p:func("main").index .. "; }\n", 1, true))
+    if not have("dot") then pending("Graphviz's dot is not installed") return end
+    local dir = tmpdir()
+    -- the nodes' heights as dot -Tplain places them ("node NAME X Y ...", y up)
+    local function heights(opts)
+      H.write_file(dir .. "/g.dot", p:dot("Ir", opts))
+      local y = {}
+      for id, h in H.run("dot -Tplain " .. H.shq(dir .. "/g.dot"), "dot"):gmatch("\nnode (f%d+) [%d.]+ ([%d.]+)") do
+        y[internal_name(p, id)] = tonumber(h)
+      end
+      return y
+    end
+    local function highest(y)
+      local best, second
+      for name, h in pairs(y) do
+        if not best or h > y[best] then best, second = name, best
+        elseif not second or h > y[second] then second = name end
+      end
+      assert.is_true(y[best] > y[second], "the root shares its rank")
+      return best
+    end
+    assert.are.equal("main", highest(heights()))
+    -- a root given: that one
+    assert.are.equal("q", highest(heights({ root = "q" })))
     F.remove(dir)
   end)
 

@@ -97,8 +97,10 @@ O.write = {
   { "functions", "callgrind.Selection|callgrind.Function[]", false,
     "write only these functions (and the calls between them)" },
   { "compress", "boolean", "true", "name compression: each name written once, then by number" },
-  { "pid", "boolean", "false",
-    "write the pid: line (it changes at every run; left out, the same numbers give the same bytes)" },
+  { "pid", "boolean", "numbered in a profile of several parts, else none",
+    "true: the pid: lines as loaded (they change at every run); false: none; by default several parts (threads, "
+    .. "dumps, files) get pid: 1, 2... by process in order, the same at every run: KCachegrind labels a part "
+    .. "\"PID 1, section 2, thread 3\" from them, and by the file's name alone without" },
   { "cmd", "boolean|string", "true", "write the cmd: line (false: none; a string: that command)" },
 }
 O.find = {

@@ -109,7 +109,7 @@
 ---@field cmd? boolean|string write the cmd: line (false: none; a string: that command)
 ---@field compress? boolean name compression: each name written once, then by number
 ---@field functions? callgrind.Selection|callgrind.Function[] write only these functions (and the calls between them)
----@field pid? boolean write the pid: line (it changes at every run; left out, the same numbers give the same bytes)
+---@field pid? boolean true: the pid: lines as loaded (they change at every run); false: none; by default several parts (threads, dumps, files) get pid: 1, 2... by process in order, the same at every run: KCachegrind labels a part "PID 1, section 2, thread 3" from them, and by the file's name alone without
 
 ---@class callgrind.ProfileFoldedOptions
 ---@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact); exact stacks below it merge into their parent

@@ -418,7 +418,7 @@ M.objects = {
     { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)",
       "true?, string?, callgrind.ErrorKind?", opts = "pprof", errors = { "io" } },
     { "prof:html([opts])", "one self-contained HTML report: header, function table, flame graph, "
-      .. "callers, callees, source lines", "string", opts = "html" },
+      .. "callers, callees and call graph of a function (opens on the root), source lines", "string", opts = "html" },
     { "prof:write_html(path [, opts])", "writes the HTML report to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
     { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
@@ -534,7 +534,7 @@ M.objects = {
       "string", opts = "flame" },
     { "d:write_flamegraph(path [, ev [, opts]])", "writes the diff's flame graph to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "flame", errors = { "io" } },
-    { "d:html([opts])", "the new profile's HTML report with the diff's totals and movers", "string", opts = "html" },
+    { "d:html([opts])", "the new profile's HTML report with the diff's totals, share matched and movers", "string", opts = "html" },
     { "d:write_html(path [, opts])", "writes the diff's HTML report to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
   } },

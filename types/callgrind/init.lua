@@ -508,7 +508,7 @@ function Profile:write_dot(path, ev, opts) end
 ---@return callgrind.ErrorKind?
 function Profile:write_pprof(path, opts) end
 
---- one self-contained HTML report: header, function table, flame graph, callers, callees, source lines
+--- one self-contained HTML report: header, function table, flame graph, callers, callees and call graph of a function (opens on the root), source lines
 ---@param opts? callgrind.ProfileHtmlOptions
 ---@return string
 function Profile:html(opts) end
@@ -802,7 +802,7 @@ function Diff:flamegraph(ev, opts) end
 ---@return callgrind.ErrorKind?
 function Diff:write_flamegraph(path, ev, opts) end
 
---- the new profile's HTML report with the diff's totals and movers
+--- the new profile's HTML report with the diff's totals, share matched and movers
 ---@param opts? callgrind.ProfileHtmlOptions
 ---@return string
 function Diff:html(opts) end

@@ -295,6 +295,26 @@ print(msg)
     assert.are.same({}, assert(callgrind.load(path)):warnings())
   end)
 
+  it("keeps a profile of several parts' pid: lines numbered by process, the same bytes at every run", function()
+    local function two(pid)
+      return table.concat({ "events: Ir", "pid: " .. pid, "part: 1", "thread: 1", "fn=main", "1 5", "totals: 5",
+        "pid: " .. pid, "part: 1", "thread: 2", "fn=work", "1 7", "totals: 7", "" }, "\n")
+    end
+    local dir = fresh_dir()
+    assert.is_true((callgrind.check_within_baseline("t", assert(callgrind.parse(two(1234), "a")), {},
+      { dir = dir, update = true })))
+    local first = H.read_file(dir .. "/t.callgrind")
+    assert.is_true((callgrind.check_within_baseline("t", assert(callgrind.parse(two(99), "b")), {},
+      { dir = dir, update = true })))
+    assert.are.equal(first, H.read_file(dir .. "/t.callgrind"))
+    local _, pids = first:gsub("\npid: 1\n", "")
+    assert.are.equal(2, pids)
+    local baseline = require "callgrind.check.baseline"
+    assert.are.equal("events: Ir\npid: 1\npid: 2\npid: 1\n",
+      baseline.canonical("events: Ir\npid: 77\npid: 5\npid: 77\n"))
+    assert.are.equal("events: Ir\n", baseline.canonical("events: Ir\npid: 77\n"))
+  end)
+
   it("writes the same bytes for the same numbers: canonical order, no pid:, paths under the root relative", function()
     local root = assert(require("callgrind.check.baseline").root())
     local text = table.concat({

@@ -35,6 +35,21 @@ describe("prof:html", function()
     assert.is_truthy(data:find('"total":820', 1, true))
   end)
 
+  it("names the function its call-graph view opens on, and a diff's share matched as d:matched has it", function()
+    local prof = assert(callgrind.load(EXT))
+    local data = prof:html():match('id="data">(.-)</script>')
+    -- the functions sorted by inclusive cost: main (0-based 0) is the root
+    assert.is_truthy(data:find('"fns":[{"c":0,"f":"file1.c","i":[820],"n":"main"', 1, true), data:sub(1, 300))
+    assert.is_truthy(data:find(',"root":0}', 1, true))
+    local d = callgrind.diff(callgrind.load("spec/fixtures/moved-old.callgrind"),
+      callgrind.load("spec/fixtures/moved-new.callgrind"))
+    local m = d:matched("Ir")
+    -- 2 functions (main, parse): 110 of 117 old Ir, 140 of 144 new
+    assert.are.same({ 2, 110, 140 }, { m.functions, m.old, m.new })
+    assert.is_truthy(d:html():find(('"Ir":{"functions":2,"new":140,"new_share":%.6g,"old":110,"old_share":%.6g}')
+      :format(140 / 144, 110 / 117), 1, true))
+  end)
+
   it("escapes a name that would end the script or add markup", function()
     local prof = assert(callgrind.parse("events: Ir\nfn=</script><b>x\n1 5\n", "hostile"))
     local text = prof:html({ title = "<i>t</i>" })

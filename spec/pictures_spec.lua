@@ -29,6 +29,17 @@ for t in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}text"
     sys.stdout.buffer.write(((t.text or "") + "\n").encode("utf-8"))
 ]]
 
+-- The legend of a flame graph: one line per <g class="legend">, "label|
+-- swatch fill|title".
+local SVG_LEGEND = [[
+import sys, xml.etree.ElementTree as ET
+ns = {"s": "http://www.w3.org/2000/svg"}
+for g in ET.parse(sys.argv[1]).getroot().iter("{http://www.w3.org/2000/svg}g"):
+    if g.get("class") != "legend": continue
+    line = g.find("s:text", ns).text + "|" + g.find("s:rect", ns).get("fill") + "|" + g.find("s:title", ns).text
+    sys.stdout.buffer.write((line + "\n").encode("utf-8"))
+]]
+
 -- spec/fixtures/graph.callgrind: its stacks are worked by hand in
 -- spec/stacks_spec.lua
 local GRAPH = H.read_file("spec/fixtures/graph.callgrind")
@@ -144,6 +155,42 @@ describe("prof:flamegraph", function()
     assert.are_not.equal("#b07cd8", fill.parse)
   end)
 
+  it("has a legend naming each object (or file) with its frames' colour and its share, costliest first", function()
+    -- main in /bin/prog (self 10), parse in /lib/libp.so (60), alloc in
+    -- /lib/libc.so.6 (30): 100 Ir
+    local p = assert(callgrind.parse(table.concat({ "events: Ir", "ob=/bin/prog", "fl=m.c", "fn=main", "1 10",
+      "cob=/lib/libp.so", "cfi=p.c", "cfn=parse", "calls=1 1", "2 60", "cob=/lib/libc.so.6", "cfi=c.c", "cfn=alloc",
+      "calls=2 1", "3 30", "ob=/lib/libp.so", "fl=p.c", "fn=parse", "1 60", "ob=/lib/libc.so.6", "fl=c.c",
+      "fn=alloc", "1 30", "" }, "\n"), "objs"))
+    local dir = tmpdir()
+    H.write_file(dir .. "/o.svg", p:flamegraph("Ir"))
+    local fill = {}
+    for line in python(SVG_FRAMES, dir .. "/o.svg"):gmatch("[^\n]+") do
+      local name, _, colour = line:match("^(.-)|(.-)|(.*)$")
+      fill[name] = colour
+    end
+    local legend = python(SVG_LEGEND, dir .. "/o.svg")
+    assert.are.equal(table.concat({ "libp.so 60.00%|" .. fill.parse .. "|/lib/libp.so: 60 Ir self (60.00%)",
+      "libc.so.6 30.00%|" .. fill.alloc .. "|/lib/libc.so.6: 30 Ir self (30.00%)",
+      "prog 10.00%|" .. fill.main .. "|/bin/prog: 10 Ir self (10.00%)", "" }, "\n"), legend)
+    -- three objects, three colours of the palette, far apart
+    assert.are.same({ "#e8743b", "#3b8bc2", "#5fa055" }, { fill.parse, fill.alloc, fill.main })
+    -- by file, the legend names the files
+    H.write_file(dir .. "/f.svg", p:flamegraph("Ir", { color = "file" }))
+    assert.matches("^p%.c 60%.00%%|[^\n]*\nc%.c 30%.00%%|[^\n]*\nm%.c 10%.00%%|", python(SVG_LEGEND, dir .. "/f.svg"))
+    -- folded stacks have no objects: no legend
+    H.write_file(dir .. "/s.folded", "main;parse 6\nmain 1\n")
+    local flame = require "callgrind.export.flame"
+    assert.is_true(flame.folded_flamegraph(H.read_file(dir .. "/s.folded"), "s.folded", dir .. "/s.svg"))
+    assert.are.equal("", python(SVG_LEGEND, dir .. "/s.svg"))
+    -- a diff's legend gives its colours' meanings
+    H.write_file(dir .. "/d.svg", callgrind.diff(assert(callgrind.load("spec/fixtures/moved-old.callgrind")),
+      assert(callgrind.load("spec/fixtures/moved-new.callgrind"))):flamegraph("Ir"))
+    assert.are.equal("more|#ff4141|more\nless|#4141ff|less\nunchanged|#f2f2f2|unchanged\n"
+      .. "only in the new (2.8%)|#b07cd8|only in the new (2.8%)\n", python(SVG_LEGEND, dir .. "/d.svg"))
+    F.remove(dir)
+  end)
+
   it("returns nil, message, \"io\" for a path it cannot write, and leaves no file", function()
     local dir = tmpdir()
     local ok, err, kind = prof:write_flamegraph(dir .. "/missing/f.svg")
@@ -203,6 +250,13 @@ describe("prof:flamegraph", function()
   end)
 end)
 
+-- The function of a DOT node id ("f3": the function at index 3).
+local function internal_name(prof, id)
+  for fn in prof:functions() do
+    if "f" .. fn.index == id then return fn.name end
+  end
+end
+
 describe("prof:dot", function()
   local prof = assert(callgrind.parse(GRAPH, "graph"))
 
@@ -261,6 +315,40 @@ describe("prof:dot", function()
     local got = {}
     for l in labels:gmatch("[^\n]+") do got[l] = true end
     for _, name in ipairs(SHOWN) do assert.is_true(got[name], name) end
+    F.remove(dir)
+  end)
+
+  it("puts the root at the top, though it calls a function deep below another entry", function()
+    -- main (inclusive 80, the hottest entry) calls x; init calls p -> q ->
+    -- r -> x. Graphviz alone ranks main just above x, level with r.
+    local p = assert(callgrind.parse(table.concat({ "events: Ir", "fn=main", "1 30", "cfn=x", "calls=1 1", "2 50",
+      "fn=init", "1 1", "cfn=p", "calls=1 1", "2 13", "fn=p", "1 1", "cfn=q", "calls=1 1", "2 12", "fn=q", "1 1",
+      "cfn=r", "calls=1 1", "2 11", "fn=r", "1 1", "cfn=x", "calls=1 1", "2 10", "fn=x", "1 60", "" }, "\n"), "two"))
+    -- x (60) is hotter than init (14) but called: main is the root
+    assert.is_truthy(p:dot():find("\n  { rank=source; f" .. p:func("main").index .. "; }\n", 1, true))
+    if not have("dot") then pending("Graphviz's dot is not installed") return end
+    local dir = tmpdir()
+    -- the nodes' heights as dot -Tplain places them ("node NAME X Y ...", y up)
+    local function heights(opts)
+      H.write_file(dir .. "/g.dot", p:dot("Ir", opts))
+      local y = {}
+      for id, h in H.run("dot -Tplain " .. H.shq(dir .. "/g.dot"), "dot"):gmatch("\nnode (f%d+) [%d.]+ ([%d.]+)") do
+        y[internal_name(p, id)] = tonumber(h)
+      end
+      return y
+    end
+    local function highest(y)
+      local best, second
+      for name, h in pairs(y) do
+        if not best or h > y[best] then best, second = name, best
+        elseif not second or h > y[second] then second = name end
+      end
+      assert.is_true(y[best] > y[second], "the root shares its rank")
+      return best
+    end
+    assert.are.equal("main", highest(heights()))
+    -- a root given: that one
+    assert.are.equal("q", highest(heights({ root = "q" })))
     F.remove(dir)
   end)
 

@@ -260,3 +260,49 @@ describe("callgrind under another Lua", function()
     assert.matches("^lua5%.1: callgrind needs Lua 5%.4; this is Lua 5%.1\n", text)
   end)
 end)
+
+-- The README's way to profile a busted run, run as the README gives it
+-- (its sh block), on a spec file of its own in a directory whose .busted
+-- names lua5.4 (busted then runs the specs in a child unless told not to).
+describe("the README's busted command", function()
+  local lab = helpers.lab("spec/profiler_script_spec.lua")
+  setup(function() lab:open() end)
+  teardown(function() lab:close() end)
+
+  it("profiles the specs in the profiled process with --ignore-lua, and busted's options alone without", function()
+    local readme = helpers.read_file("README.md")
+    local cmd = readme:match("\n(CALLGRIND_OUT=specs%.out lua5%.4 %-lcallgrind%.start /usr/bin/busted[^\n#]*)")
+    assert.is_string(cmd, "README.md: no busted command in its profiler section")
+    cmd = cmd:gsub("%s+$", "")
+    assert.matches(" %-%-ignore%-lua$", cmd)
+    if not os.execute("test -x /usr/bin/busted") then pending("no /usr/bin/busted") return end
+    assert(os.execute("mkdir " .. shq(lab.dir .. "/spec")))
+    helpers.write_file(lab.dir .. "/spec/tiny_spec.lua", table.concat({
+      "local function triangle(n) local s = 0 for i = 1, n do s = s + i end return s end",
+      "describe('triangle', function()", "  it('sums', function() assert.are.equal(5050, triangle(100)) end)",
+      "end)", "" }, "\n"))
+    helpers.write_file(lab.dir .. "/.busted", 'return { default = { lua = "lua5.4" } }\n')
+    -- this checkout's modules, by absolute paths (the commands run in lab.dir)
+    local root = helpers.run("pwd", "pwd"):gsub("%s+$", "")
+    local function absolute(path)
+      return (path:gsub("[^;]+", function(e) return e:sub(1, 1) == "/" and e or (root .. "/" .. e) end))
+    end
+    local lpath, cpath = absolute(package.path), absolute(package.cpath)
+    local function run(line)
+      local _, _, code = os.execute(("cd %s && LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s >stdout 2>stderr")
+        :format(shq(lab.dir), shq(lpath), shq(cpath), line))
+      assert.are.equal(0, code, helpers.read_file(lab.dir .. "/stderr"))
+      return helpers.load(lab.dir .. "/specs.out")
+    end
+    -- as the README gives it: the spec's own function is there, called once
+    local prof = run(cmd)
+    local n = 0
+    for c in assert(prof:func("triangle")):callers() do n = n + c.count end
+    assert.are.equal(1, n)
+    -- without --ignore-lua: busted's option parsing, no spec
+    local without = run((cmd:gsub(" %-%-ignore%-lua", "")))
+    assert.is_nil(without:func("triangle"))
+    assert.is_true(without:total("Instr") < prof:total("Instr"))
+  end)
+end)
+

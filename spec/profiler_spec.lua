@@ -326,9 +326,61 @@ describe("callgrind.profile", function()
     local twice = assert(prof:func("cgprofmod.twice"))
     assert.are.equal(dir .. "/cgprofmod.lua", twice.file)
     assert.are.same({ [3] = 2 }, lines_of(twice))  -- MULK (jumps over MMBINK), RETURN1
-    assert.is_truthy(prof:func("main chunk", dir .. "/cgprofmod.lua"))
-    assert.are.equal(1, (calls_between(prof, "require", "main chunk")))
+    -- the module's main chunk is named after its module
+    assert.is_truthy(prof:func("main chunk (cgprofmod)", dir .. "/cgprofmod.lua"))
+    assert.are.equal(1, (calls_between(prof, "require", "main chunk (cgprofmod)")))
   end)
+
+  it("names a required module's main chunk after its module in every output; the script's stays \"main chunk\"",
+    function()
+      local dir = os.tmpname()
+      os.remove(dir)
+      assert(os.execute("mkdir -m 700 " .. helpers.shq(dir .. "/cgpkg") .. " -p"))
+      local function put(path, text)
+        local f = assert(io.open(dir .. "/" .. path, "w"))
+        f:write(text)
+        f:close()
+      end
+      -- a module requiring another (dotted: cgpkg/sub.lua), and a file run
+      -- with dofile (no module)
+      put("cgtop.lua", "local sub = require 'cgpkg.sub'\nlocal n = 0\nfor i = 1, 50 do n = n + sub.f(i) end\n"
+        .. "return { n = n }\n")
+      put("cgpkg/sub.lua", "local t = {}\nfor i = 1, 30 do t[i] = i end\nreturn { f = function(x) return x + 1 end }\n")
+      put("cgplain.lua", "local s = 0\nfor i = 1, 10 do s = s + i end\nreturn s\n")
+      local old_path = package.path
+      package.path = dir .. "/?.lua;" .. package.path
+      local prof, top, plain = callgrind.profile(function()
+        return require "cgtop", dofile(dir .. "/cgplain.lua")
+      end)
+      package.path = old_path
+      package.loaded.cgtop, package.loaded["cgpkg.sub"] = nil, nil
+      assert.are.same({ 1325, 55 }, { top.n, plain })
+      local want = { ["main chunk (cgtop)"] = dir .. "/cgtop.lua", ["main chunk (cgpkg.sub)"] = dir .. "/cgpkg/sub.lua",
+        ["main chunk"] = dir .. "/cgplain.lua" }
+      for name, file in pairs(want) do
+        assert.is_truthy(prof:func(name, file), name)
+      end
+      assert.are.equal(1, (calls_between(prof, "main chunk (cgtop)", "require")))
+      assert.are.equal(1, (calls_between(prof, "require", "main chunk (cgpkg.sub)")))
+      -- the callgrind text, the folded stacks, the flame graph, pprof and
+      -- the HTML report all say so
+      local out = dir .. "/p.out"
+      assert.is_true(prof:write(out))
+      local text = helpers.read_file(out)
+      local folded, svg = prof:folded(), prof:flamegraph()
+      assert.is_true(prof:write_pprof(dir .. "/p.pb.gz"))
+      local flat = require("spec.support.pprof").flat(dir .. "/p.pb.gz")
+      local html = prof:html()
+      for _, name in ipairs({ "main chunk (cgtop)", "main chunk (cgpkg.sub)" }) do
+        assert.is_truthy(text:find(name .. "\n", 1, true), name)
+        assert.is_truthy(folded:find(name, 1, true), name)
+        assert.is_truthy(svg:find("<title>" .. name .. "\n", 1, true), name)
+        assert.is_truthy(flat[name], name)
+        assert.is_truthy(callgrind.parse(text, "back"):func(name, want[name]), name)
+        assert.is_truthy(html:find('"n":"' .. name .. '"', 1, true), name)
+      end
+      os.execute("rm -rf " .. helpers.shq(dir))
+    end)
 
   it("names functions as their definitions do, with :LINE where two share a name", function()
     local Parser = {}

@@ -235,6 +235,104 @@ describe("prof:write on fresh valgrind profiles", function()
   end
 end)
 
+-- What KCachegrind labels a part by ("PID p, section n, thread t": it
+-- needs a pid:, else it names every part by the file's name alone), part
+-- by part: "pid|part|thread|trigger".
+local function labels(text)
+  local out, cur = {}, nil
+  for line in text:gmatch("[^\n]+") do
+    local k, v = line:match("^(%a+): (.*)$")
+    if k == "pid" then
+      cur = { pid = v }
+      out[#out + 1] = cur
+    elseif cur and (k == "part" or k == "thread") then cur[k] = v
+    elseif cur and line:match("^desc: Trigger: ") then cur.trigger = line:match("^desc: Trigger: (.*)$")
+    end
+  end
+  for i, c in ipairs(out) do
+    out[i] = table.concat({ c.pid, tostring(c.part), tostring(c.thread), tostring(c.trigger) }, "|")
+  end
+  return out
+end
+
+describe("prof:write of several parts", function()
+  -- the same parts' labels as the loaded profile's (pid numbered by process)
+  local function want(prof)
+    local t, pids = {}, {}
+    for part in prof:parts() do
+      local pid = tostring(part.pid)
+      if not pids[pid] then pids[#pids + 1] = pid; pids[pid] = #pids end
+      t[#t + 1] = table.concat({ pids[pid], tostring(part.number), tostring(part.thread),
+        tostring(part.desc and part.desc.Trigger) }, "|")
+    end
+    return t
+  end
+
+  for _, case in ipairs({ { "threads", "--separate-threads=yes" }, { "dumps", "--dump-every-bb=20000" } }) do
+    local tag, options = case[1], case[2]
+    it("keeps the pid:, part:, thread: and desc: Trigger: KCachegrind labels parts by (" .. tag .. ")", function()
+      local files = callgrind.files(lab:callgrind("parts-" .. tag, options))
+      local prof = assert(callgrind.load(files))
+      local n = 0
+      for _ in prof:parts() do n = n + 1 end
+      assert.is_true(n >= 2, tag .. ": " .. n .. " part(s)")
+      local out = tmpname()
+      assert.is_true(prof:write(out))
+      local text = H.read_file(out)
+      local got = labels(text)
+      assert.are.same(want(prof), got)
+      assert.are.equal(n, #got)
+      assert.matches("^1|", got[1])
+      if tag == "threads" then assert.are.equal("1|1|3|Program termination", got[3]) end
+      if tag == "dumps" then assert.are.equal("1|1|nil|--dump-every-bb=20000", got[1]) end
+      -- read back: the same parts, numbers, threads and triggers
+      local back = assert(callgrind.load(out))
+      assert.are.same(want(prof), want(back))
+      local i = 0
+      for part in back:parts() do
+        i = i + 1
+        assert.are.equal(1, part.pid)
+      end
+      assert.are.same(prof:totals(), back:totals())
+      -- callgrind_annotate reads it as it reads the original parts one
+      -- after the other in one file
+      local cat = {}
+      for k, f in ipairs(files) do cat[k] = H.read_file(f) end
+      H.write_file(lab.dir .. "/cat-" .. tag, table.concat(cat))
+      assert.are.same(lab:annotate(lab.dir .. "/cat-" .. tag).rows, lab:annotate(out).rows)
+      -- another run's pid (the same numbers): the same bytes
+      local again = {}
+      for k, f in ipairs(files) do
+        again[k] = lab.dir .. "/again-" .. tag .. "-" .. k
+        H.write_file(again[k], (H.read_file(f):gsub("\npid: %d+", "\npid: 4242")))
+      end
+      local out2 = tmpname()
+      assert.is_true(assert(callgrind.load(again)):write(out2))
+      assert.are.equal(text, H.read_file(out2))
+      -- pid = true: the run's own; false: none
+      assert.is_true(prof:write(out2, { pid = true }))
+      assert.are.equal(prof:parts()().pid, math.tointeger(tonumber(H.read_file(out2):match("\npid: (%d+)"))))
+      assert.is_true(prof:write(out2, { pid = false }))
+      assert.is_nil(H.read_file(out2):find("\npid:"))
+    end)
+  end
+
+  it("numbers the processes of files of different runs 1, 2... in order; one part has no pid:", function()
+    local part = "version: 1\ncreator: hand\npid: %d\ncmd: ./p\npart: 1\nthread: %d\nevents: Ir\nfn=main\n1 %d\n"
+      .. "totals: %d\n"
+    local paths = {}
+    for k, v in ipairs({ { 900, 1 }, { 77, 1 }, { 900, 2 } }) do
+      paths[k] = lab.dir .. "/runs.out-" .. k
+      H.write_file(paths[k], part:format(v[1], v[2], k, k))
+    end
+    local out = tmpname()
+    assert.is_true(assert(callgrind.load(paths, { merge = true })):write(out))
+    assert.are.same({ "1|1|1|nil", "2|1|1|nil", "1|1|2|nil" }, labels(H.read_file(out)))
+    assert.is_true(assert(callgrind.load(paths[1])):write(out))
+    assert.is_nil(H.read_file(out):find("\npid:"))
+  end)
+end)
+
 describe("prof:write's output", function()
   local text = table.concat({
     "# callgrind format", "version: 1", "creator: hand", "pid: 7", "cmd:  ./prog a", "part: 1",

@@ -140,7 +140,8 @@ static const CgWriteEvent *event_lines(lua_State *L, int t, size_t *n,
 }
 
 /* Reads the spec table at t into o (strings stay referenced by t, arrays
- * are userdata pushed on the stack): { compress = bool, pid = bool,
+ * are userdata pushed on the stack): { compress = bool, pid = bool or
+ * "number" (the processes numbered in a profile of several parts),
  * cmd = true|string|nil, only = { function index (1-based)... } | nil,
  * event_lines = { { name =, long_name =, formula = }... } }. */
 static void read_spec(lua_State *L, const CgProfile *P, int t, CgWriteOpts *o)
@@ -150,7 +151,7 @@ static void read_spec(lua_State *L, const CgProfile *P, int t, CgWriteOpts *o)
     lua_getfield(L, t, "compress");
     o->compress = lua_toboolean(L, -1);
     lua_getfield(L, t, "pid");
-    o->pid = lua_toboolean(L, -1);
+    o->pid = lua_type(L, -1) == LUA_TSTRING ? 2 : lua_toboolean(L, -1);
     lua_getfield(L, t, "cmd");
     if (lua_type(L, -1) == LUA_TSTRING) {
         o->cmd = 2;

@@ -138,6 +138,7 @@ typedef struct PW {
     size_t jumps_cap;
     CgJump jump[1];
     CgWriteDesc *desc;
+    int64_t *pidnum;             /* per part: its process's number */
     size_t desc_cap;
     CgStr *evnames;
     size_t evnames_cap;
@@ -337,6 +338,26 @@ static int write_function(PW *pw, int32_t f, uint32_t part)
     return pw->w->status;
 }
 
+/* Same process: both parts without a pid:, or the same pid. */
+static int same_pid(const CgPart *a, const CgPart *b)
+{
+    int ha = (a->has & CG_PART_PID) != 0, hb = (b->has & CG_PART_PID) != 0;
+    return ha == hb && (!ha || a->pid == b->pid);
+}
+
+/* Each part's process numbered 1, 2... in order of its first part: stable
+ * across runs, it depends on the parts' order alone. num has nparts. */
+static void pid_numbers(const CgProfile *P, int64_t *num)
+{
+    int64_t next = 1;
+    size_t i, j;
+    for (i = 0; i < P->nparts; i++) {
+        for (j = 0; j < i && !same_pid(&P->parts[j], &P->parts[i]); j++)
+            ;
+        num[i] = j < i ? num[j] : next++;
+    }
+}
+
 static int write_part(PW *pw, uint32_t part, const FnKey *order, size_t n)
 {
     const CgProfile *P = pw->P;
@@ -349,8 +370,13 @@ static int write_part(PW *pw, uint32_t part, const FnKey *order, size_t n)
     size_t i;
     int k;
     memset(&h, 0, sizeof h);
-    h.has_pid = o->pid && (pt->has & CG_PART_PID);
-    h.pid = pt->pid;
+    if (o->pid == 1) {
+        h.has_pid = (pt->has & CG_PART_PID) != 0;
+        h.pid = pt->pid;
+    } else if (o->pid == 2 && P->nparts > 1) {
+        h.has_pid = 1;
+        h.pid = pw->pidnum[part];
+    }
     h.has_thread = (pt->has & CG_PART_THREAD) != 0;
     h.thread = pt->thread;
     h.has_number = 1;
@@ -433,8 +459,12 @@ int cg_write_profile(CgWriter *w, const CgProfile *P, const CgWriteOpts *o)
     order = (FnKey *)malloc((P->nfuncs ? P->nfuncs : 1) * sizeof *order);
     pw.fns = (CgWriteFn *)malloc((P->nfuncs ? P->nfuncs : 1) *
                                  sizeof *pw.fns);
-    if (!pw.cost || !pw.call || !pw.col || !pw.sum || !order || !pw.fns)
+    pw.pidnum = (int64_t *)malloc((P->nparts ? P->nparts : 1) *
+                                  sizeof *pw.pidnum);
+    if (!pw.cost || !pw.call || !pw.col || !pw.sum || !order || !pw.fns ||
+        !pw.pidnum)
         goto done;
+    pid_numbers(P, pw.pidnum);
     for (i = 0; i < P->nfuncs; i++)
         pw.fns[i] = fn_of(P, (int32_t)i);
     for (i = 0; i < P->nfuncs; i++) {
@@ -466,6 +496,7 @@ done:
     free(pw.desc);
     free(pw.evnames);
     free(pw.fns);
+    free(pw.pidnum);
     free(order);
     return w->status != CG_OK ? w->status : rc;
 }

@@ -10,8 +10,14 @@ struct CgProfile;
 
 typedef struct CgWriteOpts {
     int compress;                /* as cg_writer_init_* */
-    int pid;                     /* write pid: as loaded (off: it changes
-                                    at every run); thread: always */
+    int pid;                     /* 0: no pid: line; 1: as loaded (it
+                                    changes at every run); 2: in a profile
+                                    of several parts, each process
+                                    numbered 1, 2... in order of its first
+                                    part (KCachegrind labels a part by its
+                                    pid: "PID 1, section 2, thread 3";
+                                    without one, by the file's name);
+                                    thread: always */
     int cmd;                     /* 0: no cmd: line (it holds local
                                     paths); 1: as loaded; 2: cmd_text in
                                     every part */
@@ -29,7 +35,7 @@ typedef struct CgWriteOpts {
 /* Writes P canonically: parts in order; in each, the functions sorted by
  * (object, file, name) bytewise, each with its cost lines in file order,
  * then its calls sorted by (callee object, file, name, call site), then
- * its jumps in file order; creator: as loaded; no pid: unless asked;
+ * its jumps in file order; creator: as loaded; pid: as opts->pid says;
  * cmd: as opts->cmd says; totals: as loaded when the whole profile is
  * written (a mismatch stays one), else the sums. Writing the same
  * numbers twice gives the same bytes, whatever order the loaded file had. Returns the writer's

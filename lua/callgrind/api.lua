@@ -97,8 +97,10 @@ O.write = {
   { "functions", "callgrind.Selection|callgrind.Function[]", false,
     "write only these functions (and the calls between them)" },
   { "compress", "boolean", "true", "name compression: each name written once, then by number" },
-  { "pid", "boolean", "false",
-    "write the pid: line (it changes at every run; left out, the same numbers give the same bytes)" },
+  { "pid", "boolean", "numbered in a profile of several parts, else none",
+    "true: the pid: lines as loaded (they change at every run); false: none; by default several parts (threads, "
+    .. "dumps, files) get pid: 1, 2... by process in order, the same at every run: KCachegrind labels a part "
+    .. "\"PID 1, section 2, thread 3\" from them, and by the file's name alone without" },
   { "cmd", "boolean|string", "true", "write the cmd: line (false: none; a string: that command)" },
 }
 O.find = {
@@ -174,7 +176,7 @@ O.flame = {
   { "threshold", "number", "0.0001", "leave out frames below this fraction of the total" },
   { "title", "string", "the profile's name and event", "the title" },
   { "width", "number", "1200", "the picture's width in pixels (at least 100)" },
-  { "color", "\"object\"|\"file\"", "\"object\"", "what a frame's colour says" },
+  { "color", "\"object\"|\"file\"", "\"object\"", "what a frame's colour says (a legend names each object or file)" },
 }
 O.dot = {
   { "node_threshold", "number", "0.005", "leave out functions below this fraction of the total inclusive cost" },
@@ -416,7 +418,7 @@ M.objects = {
     { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)",
       "true?, string?, callgrind.ErrorKind?", opts = "pprof", errors = { "io" } },
     { "prof:html([opts])", "one self-contained HTML report: header, function table, flame graph, "
-      .. "callers, callees, source lines", "string", opts = "html" },
+      .. "callers, callees and call graph of a function (opens on the root), source lines", "string", opts = "html" },
     { "prof:write_html(path [, opts])", "writes the HTML report to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
     { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
@@ -532,7 +534,8 @@ M.objects = {
       "string", opts = "flame" },
     { "d:write_flamegraph(path [, ev [, opts]])", "writes the diff's flame graph to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "flame", errors = { "io" } },
-    { "d:html([opts])", "the new profile's HTML report with the diff's totals and movers", "string", opts = "html" },
+    { "d:html([opts])", "the new profile's HTML report with the diff's totals, share matched and movers", "string",
+      opts = "html" },
     { "d:write_html(path [, opts])", "writes the diff's HTML report to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
   } },

@@ -62,6 +62,25 @@ describe("the HTML report in headless Chromium", function()
         t.detail.callers[i])
     end
     assert.are.same({ { "file2.c:20", "700", "" } }, t.detail.lines)
+    -- it opens on the root (main: nothing calls it), and the selected
+    -- function's place in the call graph: callers -> it -> callees, each
+    -- with its inclusive cost and the call's
+    assert.are.same({ "main", commas(prof:func("main"):inclusive("Instructions")) }, t.opened.self)
+    local function place(rows)
+      local out = {}
+      for i = 1, #rows do
+        out[i] = { rows[i].fn.name, commas(rows[i].fn:inclusive("Instructions")), commas(rows:cost(i, "Instructions")) }
+      end
+      return out
+    end
+    assert.are.same({ "func2", commas(fn:inclusive("Instructions")) }, t.graph.self)
+    assert.are.same(place(callers), t.graph.callers)
+    local callees = fn:callee_functions():sort("Instructions")
+    local want_callees = {}
+    for i, row in ipairs(place(callees)) do
+      if callees[i].fn ~= fn then want_callees[#want_callees + 1] = row end
+    end
+    assert.are.same(want_callees, t.graph.callees)
     -- the flame graph says which stacks it holds, and a click zooms
     assert.matches("^stacks estimated from the call graph", t.flamenote)
     assert.are_not.equal("0", t.flame.zoom)
@@ -86,6 +105,11 @@ describe("the HTML report in headless Chromium", function()
     local ev = new.events[1]
     local o, n = d:total(ev)
     assert.are.same({ ev, commas(o), commas(n), (n - o > 0 and "+" or "") .. commas(n - o) }, t.diff.totals[1])
+    -- the share matched function by function: d:matched's
+    local m = d:matched(ev)
+    assert.are.same({ { "the costs compared function by function", commas(m.functions), commas(m.old),
+      string.format("%.1f%%", 100 * m.old_share), commas(m.new), string.format("%.1f%%", 100 * m.new_share) } },
+      t.diff.matched)
     local movers = d:movers(ev)
     assert.are.equal(#movers, #t.diff.movers)
     for i, r in ipairs(movers) do
@@ -94,5 +118,35 @@ describe("the HTML report in headless Chromium", function()
       assert.are.equal((r.delta > 0 and "+" or "") .. commas(r.delta), row[4])
       assert.are.equal(r.percent and string.format("%.1f%%", r.percent) or "new", row[5])
     end
+  end)
+
+  it("opens its call-graph view on the root, centred, however many callees it has", function()
+    -- main calls f1..f20 (f1 the costliest); the 12 costliest are drawn, "8 more"
+    local lines = { "events: Ir", "fn=main", "1 1" }
+    for k = 1, 20 do
+      lines[#lines + 1] = "cfn=f" .. k
+      lines[#lines + 1] = "calls=1 1"
+      lines[#lines + 1] = "2 " .. (100 - k)
+    end
+    for k = 1, 20 do
+      lines[#lines + 1] = "fn=f" .. k
+      lines[#lines + 1] = "1 " .. (100 - k)
+    end
+    -- init: nobody calls it either, but it is colder than main (main is the entry)
+    lines[#lines + 1] = "fn=init"
+    lines[#lines + 1] = "1 50"
+    local prof = assert(callgrind.parse(table.concat(lines, "\n") .. "\n", "wide"))
+    local report = dir .. "/w.html"
+    assert(prof:write_html(report))
+    local t = check(report, { filter = "main", select = "main", zoom = "main", only_open = 1 })
+    assert.are.same({}, t.errors)
+    assert.are.same({}, t.requests)
+    assert.are.same({ "main", commas(prof:func("main"):inclusive("Ir")) }, t.opened.self)
+    assert.are.equal(12, #t.opened.callees)
+    assert.are.same({ "f1", "99", "99" }, t.opened.callees[1])
+    assert.are.same({ "8 more" }, t.opened.more)
+    -- the box scrolled so that main sits in its middle
+    assert.is_true(t.opened.scrolled > 0)
+    assert.is_true(t.opened.offcentre <= 2, "main is " .. t.opened.offcentre .. " px off the box's middle")
   end)
 end)

@@ -32,6 +32,20 @@ const path = require('path');
       r.continue();
     });
     await page.goto(url, { waitUntil: 'load' });
+    // the call-graph view as it opens: on which function, and is that node
+    // in the middle of its scrolled box
+    const graphOf = () => page.evaluate(() => {
+      const node = g => [g.dataset.name, g.dataset.incl].concat(g.dataset.cost ? [g.dataset.cost] : []);
+      const self = document.getElementById('cgself'), wrap = document.getElementById('cgwrap');
+      const a = self.getBoundingClientRect(), b = wrap.getBoundingClientRect();
+      return { self: node(self), callers: Array.from(document.querySelectorAll('#cgraph g.cgcaller')).map(node),
+        callees: Array.from(document.querySelectorAll('#cgraph g.cgcallee')).map(node),
+        offcentre: Math.round(Math.abs((a.top + a.bottom) / 2 - (b.top + b.bottom) / 2)),
+        scrolled: wrap.scrollTop, more: Array.from(document.querySelectorAll('#cgraph text'))
+          .map(t => t.textContent).filter(t => / more$/.test(t)) };
+    });
+    out.opened = await graphOf();
+    if (plan.only_open) { await page.screenshot({ path: shot }); throw 'opened'; }
     const names = () => page.$$eval('#rows tr td:first-child', tds => tds.map(td => td.textContent));
     out.initial = await names();
     // sort by self (descending on the first click)
@@ -54,6 +68,7 @@ const path = require('path');
     }, plan.select);
     const rowsOf = sel => page.$$eval(sel + ' tr', trs => trs.slice(1).map(tr =>
       Array.from(tr.children).map(td => td.textContent)));
+    out.graph = await graphOf();
     out.detail = {
       name: await page.$eval('#dname', e => e.textContent),
       self: await page.$eval('#dself', e => e.textContent),
@@ -80,11 +95,12 @@ const path = require('path');
     await page.click('#flameall');
     out.flame.unzoom = await page.$eval('#flame', e => e.dataset.zoom);
     if (await page.$('#movers')) {
-      out.diff = { totals: await rowsOf('#difftotals'), movers: await rowsOf('#movers') };
+      out.diff = { totals: await rowsOf('#difftotals'), movers: await rowsOf('#movers'),
+        matched: await rowsOf('#matched') };
     }
     await page.screenshot({ path: shot, fullPage: false });
   } catch (e) {
-    out.errors.push('check: ' + (e && e.stack || e));
+    if (e !== 'opened') out.errors.push('check: ' + (e && e.stack || e));
   } finally {
     await browser.close();
   }

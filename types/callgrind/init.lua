@@ -109,13 +109,13 @@
 ---@field cmd? boolean|string write the cmd: line (false: none; a string: that command)
 ---@field compress? boolean name compression: each name written once, then by number
 ---@field functions? callgrind.Selection|callgrind.Function[] write only these functions (and the calls between them)
----@field pid? boolean write the pid: line (it changes at every run; left out, the same numbers give the same bytes)
+---@field pid? boolean true: the pid: lines as loaded (they change at every run); false: none; by default several parts (threads, dumps, files) get pid: 1, 2... by process in order, the same at every run: KCachegrind labels a part "PID 1, section 2, thread 3" from them, and by the file's name alone without
 
 ---@class callgrind.ProfileFoldedOptions
 ---@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact); exact stacks below it merge into their parent
 
 ---@class callgrind.ProfileFlamegraphOptions
----@field color? "object"|"file" what a frame's colour says
+---@field color? "object"|"file" what a frame's colour says (a legend names each object or file)
 ---@field ev? string|integer the event (the positional ev wins)
 ---@field threshold? number leave out frames below this fraction of the total
 ---@field title? string the title
@@ -508,7 +508,7 @@ function Profile:write_dot(path, ev, opts) end
 ---@return callgrind.ErrorKind?
 function Profile:write_pprof(path, opts) end
 
---- one self-contained HTML report: header, function table, flame graph, callers, callees, source lines
+--- one self-contained HTML report: header, function table, flame graph, callers, callees and call graph of a function (opens on the root), source lines
 ---@param opts? callgrind.ProfileHtmlOptions
 ---@return string
 function Profile:html(opts) end
@@ -802,7 +802,7 @@ function Diff:flamegraph(ev, opts) end
 ---@return callgrind.ErrorKind?
 function Diff:write_flamegraph(path, ev, opts) end
 
---- the new profile's HTML report with the diff's totals and movers
+--- the new profile's HTML report with the diff's totals, share matched and movers
 ---@param opts? callgrind.ProfileHtmlOptions
 ---@return string
 function Diff:html(opts) end

@@ -17,8 +17,9 @@
 -- A baseline is written canonically (`prof:write`), with the paths under
 -- the program's build directory (the directory of the executable it ran)
 -- or the project root (the `.busted` directory, else the working
--- directory) made relative to it and no `pid:` line, so re-recording the same
--- numbers gives the same bytes. It is written to a temporary file in the
+-- directory) made relative to it and no `pid:` line (several parts keep
+-- theirs numbered 1, 2... by process, as KCachegrind labels parts by
+-- them), so re-recording the same numbers gives the same bytes. It is written to a temporary file in the
 -- same directory, synced and renamed into place, under an exclusive lock
 -- (`flock(2)`) on the directory: concurrent updaters never mix files,
 -- and a reader sees the old file or the new one, whole.
@@ -157,7 +158,8 @@ local function build_dir(text)
 end
 
 --- A written profile's text made canonical for a baseline: no `pid:`
--- lines, and the paths (in `ob=`, `fl=`, `fi=`, `fe=` ... and `cmd:`)
+-- lines (several parts: each process numbered 1, 2... in order), and
+-- the paths (in `ob=`, `fl=`, `fi=`, `fe=` ... and `cmd:`)
 -- under the program's build directory (the directory of the executable
 -- it ran) or under root made relative to it (the longer one first), so
 -- the same numbers give the same bytes wherever the program was built.
@@ -174,6 +176,14 @@ function M.canonical(text, root)
     end
     return path
   end
+  -- pid: lines: none for one part; for several, each process numbered 1,
+  -- 2... in order (the writer's default), for KCachegrind labels parts by
+  -- them
+  local npid, pids = 0, {}
+  for pid in text:gmatch("\npid:%s*(%d+)") do
+    npid = npid + 1
+    if not pids[pid] then pids[#pids + 1] = pid; pids[pid] = #pids end
+  end
   local out = {}
   for line in (text .. (text:sub(-1) == "\n" and "" or "\n")):gmatch("([^\n]*)\n") do
     local key, rest = line:match("^(%a+)=(.*)$")
@@ -186,7 +196,10 @@ function M.canonical(text, root)
       end
     elseif line:match("^cmd:") then
       line = line:gsub("%S+", function(w) return rel(w) end)
-    elseif line:match("^pid:") or line:match("^# end digest=") then
+    elseif line:match("^pid:") then
+      local pid = line:match("^pid:%s*(%d+)")
+      line = npid > 1 and pid and ("pid: " .. pids[pid]) or nil
+    elseif line:match("^# end digest=") then
       line = nil
     end
     if line then out[#out + 1] = line end

@@ -169,7 +169,21 @@ local function build(prof, ev, opts, fname)
     if x ~= y then return x > y end
     return a.index < b.index
   end)
-  return nodes, edges, inc, self_all, total
+  return nodes, edges, inc, self_all, total, root
+end
+
+-- The node the graph opens on: opts.root, else the hottest node no other
+-- node calls (the program's entry), else (all in cycles) the hottest.
+local function top_node(nodes, edges, root)
+  if root then return root end
+  local called = {}
+  for _, e in ipairs(edges) do
+    if e.from ~= e.to then called[e.to] = true end
+  end
+  for _, fn in ipairs(nodes) do
+    if not called[fn] then return fn end
+  end
+  return nodes[1]
 end
 
 -- Calls into a function (from any caller).
@@ -180,7 +194,7 @@ local function calls_into(fn)
 end
 
 local function dot_text(prof, ev, opts, fname)
-  local nodes, edges, inc, self_all, total = build(prof, ev, opts, fname)
+  local nodes, edges, inc, self_all, total, root = build(prof, ev, opts, fname)
   local out = {}
   local title = opts.title or string_format("%s: %s %s", prof.name or "profile",
     require("callgrind.model.report").commas(total), ev)
@@ -197,6 +211,11 @@ local function dot_text(prof, ev, opts, fname)
       pct(self_all[i], total), calls_into(fn))
     out[#out + 1] = string_format('  f%d [label="%s", color="%s", fillcolor="%s"];\n', i, label, c, c)
   end
+  -- the root on the first rank, alone: Graphviz otherwise ranks an entry
+  -- point that calls a deep function just above it, midway down a large
+  -- graph
+  root = nodes[1] and top_node(nodes, edges, root)
+  if root then out[#out + 1] = string_format("  { rank=source; f%d; }\n", root.index) end
   for _, e in ipairs(edges) do
     local w = total > 0 and e.cost / total or 0
     local c = colour(w)
@@ -214,7 +233,9 @@ end
 -- edge per caller and callee pair whose calls cost at least
 -- `edge_threshold`, labelled with that inclusive % (capped at the
 -- callee's inclusive cost) and the call count; colours from blue (cold) to
--- red (hot). Recursion and cycles are drawn as they are.
+-- red (hot). Recursion and cycles are drawn as they are. The root (opts.root,
+-- else the hottest function no other node calls: the program's entry) is
+-- ranked alone at the top (`rank=source`).
 -- @param[opt] ev event name or index (default the first)
 -- @tparam[opt] table opts `node_threshold` (default 0.005), `edge_threshold`
 --   (0.001), `root` / `leaf` (a name or Function: only what it calls, or

@@ -1,7 +1,8 @@
 --- Flame graphs: a self-contained interactive SVG (no external scripts or
 -- fonts) of the call tree of one event (`callgrind.stacks`): width in
--- cost, frames coloured by object (or file), a title per frame with name,
--- cost and percentage, click to zoom, search. A diff's flame graph is the
+-- cost, frames coloured by object (or file) with a legend naming each
+-- object and its colour, a title per frame with name, cost and
+-- percentage, click to zoom, search. A diff's flame graph is the
 -- new profile's tree coloured red where a frame costs more than in the old
 -- one and blue where it costs less.
 -- @module callgrind.export.flame
@@ -128,13 +129,34 @@ local function percent(v, total)
   return string_format("%.2f", v * 100 / total)
 end
 
+-- The legend's rows: each entry { fill, label, title } a swatch and its
+-- label, left to right, a new row where the next would pass the width.
+-- Returns the <g> elements (y from y0) and the number of rows.
+local function legend_rows(legend, width, y0)
+  local out, x, row = {}, 10, 0
+  for _, e in ipairs(legend) do
+    local label = stacks.printable(e[2])
+    local w = 16 + utf8.len(label) * CHAR + 14
+    if x > 10 and x + w > width - 10 then x, row = 10, row + 1 end
+    local y = y0 + row * ROW
+    out[#out + 1] = string_format('<g class="legend"><title>%s</title><rect x="%d" y="%d" width="12" height="12" '
+      .. 'fill="%s" stroke="#666" stroke-width="0.5"/><text x="%d" y="%d">%s</text></g>\n',
+      xml(stacks.printable(e[3] or e[2])), x, y, e[1], x + 16, y + 11, xml(label))
+    x = x + w
+  end
+  return out, #legend > 0 and row + 1 or 0
+end
+
 -- The SVG of a tree. colour(node) gives a frame's fill; describe(node)
--- its title's second line.
-local function svg(top, title, colour, describe, width)
+-- its title's second line; legend (optional) the swatches drawn under the
+-- frames, each { fill, label [, title] }.
+local function svg(top, title, colour, describe, width, legend)
   local total = top.total
   local depth = 0
   stacks.walk(top, function(_, d) if d > depth then depth = d end end)
-  local height = PAD_TOP + (depth + 1) * ROW + PAD_BOTTOM
+  local frames_bottom = PAD_TOP + (depth + 1) * ROW
+  local legend_g, legend_n = legend_rows(legend or {}, width, frames_bottom + PAD_BOTTOM)
+  local height = frames_bottom + PAD_BOTTOM + (legend_n > 0 and legend_n * ROW + 4 or 0)
   local out = {}
   out[#out + 1] = string_format('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
     .. '<svg version="1.1" width="%d" height="%d" viewBox="0 0 %d %d" xmlns="http://www.w3.org/2000/svg">\n',
@@ -148,12 +170,12 @@ local function svg(top, title, colour, describe, width)
   out[#out + 1] = string_format('<text id="search" class="b" x="%d" y="20" text-anchor="end">Search</text>\n',
     width - 10)
   out[#out + 1] = string_format('<text id="matched" x="%d" y="%d" text-anchor="end"></text>\n',
-    width - 10, height - 6)
+    width - 10, frames_bottom + PAD_BOTTOM - 6)
   local scale = total > 0 and width / total or 0
   local names = {}
   local function frame(name, nd, x, d)
     local w = nd.total * scale
-    local y = height - PAD_BOTTOM - d * ROW
+    local y = frames_bottom - d * ROW
     out[#out + 1] = string_format('<g class="f"><title>%s\n%s</title><rect x="%.2f" y="%d" width="%.2f" '
       .. 'height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>\n',
       xml(name), xml(describe(nd)), x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, xml(fit(name, w)))
@@ -173,6 +195,7 @@ local function svg(top, title, colour, describe, width)
     end
   end
   go(top, 0, 2)
+  for _, g in ipairs(legend_g) do out[#out + 1] = g end
   out[#out + 1] = string_format(SCRIPT, width, CHAR)
   out[#out + 1] = "</svg>\n"
   return out
@@ -197,11 +220,16 @@ end
 local PALETTE = { "#e8743b", "#3b8bc2", "#5fa055", "#c74a8f", "#d6b32a", "#8c6bb1", "#a0522d", "#20c5c5",
   "#9b9b3a", "#5a5a5a" }
 M.PALETTE = PALETTE
+-- The most objects (or files) the legend names; the rest are counted.
+local LEGEND_MAX = 16
 
--- The key a frame is coloured by.
+-- The key a frame is coloured by, and whether it is an object or a file
+-- (not a bare name: folded stacks have no objects).
 local function colour_key(fn, by)
-  if by == "file" then return fn.file or fn.object or fn.name end
-  return fn.object or fn.file or fn.name
+  local key
+  if by == "file" then key = fn.file or fn.object else key = fn.object or fn.file end
+  if key then return key, true end
+  return fn.name, false
 end
 
 -- Writes the SVG of tree top: frames coloured by object or file (color),
@@ -209,20 +237,38 @@ end
 local function draw(top, title, ev, color, width)
   local total = top.total
   -- each key's self cost in the picture, then the palette, costliest first
-  local cost, keys = {}, {}
+  local cost, keys, named = {}, {}, {}
   stacks.walk(top, function(nd)
     if nd.fn then
-      local key = colour_key(nd.fn, color) or ""
+      local key, is_place = colour_key(nd.fn, color)
+      key = key or ""
       if not cost[key] then cost[key] = 0; keys[#keys + 1] = key end
       cost[key] = cost[key] + nd.self
+      named[key] = named[key] or is_place
     end
   end)
   table.sort(keys, function(a, b)
     if cost[a] ~= cost[b] then return cost[a] > cost[b] end
     return a < b
   end)
-  local colours = {}
-  for i, key in ipairs(keys) do colours[key] = PALETTE[i] or warm(key) end
+  local colours, legend, rest = {}, {}, 0
+  for i, key in ipairs(keys) do
+    colours[key] = PALETTE[i] or warm(key)
+    -- the legend names each object (or file) with its colour, costliest
+    -- first, with its self cost's share; names of functions (folded
+    -- stacks) are their frames' own labels already
+    if named[key] and #legend < LEGEND_MAX then
+      local base = util.basename(key)
+      legend[#legend + 1] = { colours[key], string_format("%s %s%%", base ~= "" and base or key,
+        percent(cost[key], total)), string_format("%s: %s %s self (%s%%)", key, report.commas(cost[key]), ev,
+        percent(cost[key], total)) }
+    elseif named[key] then
+      rest = rest + 1
+    end
+  end
+  if rest > 0 then
+    legend[#legend + 1] = { "#fafaf4", string_format("%d more (warm colours)", rest) }
+  end
   local function colour(nd)
     if not nd.fn then return "#d0d0d0" end
     return colours[colour_key(nd.fn, color) or ""] or warm(colour_key(nd.fn, color))
@@ -230,7 +276,7 @@ local function draw(top, title, ev, color, width)
   local function describe(nd)
     return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
   end
-  return table_concat(svg(top, title, colour, describe, width))
+  return table_concat(svg(top, title, colour, describe, width, legend))
 end
 
 -- The SVG of prof's flame graph; fname the public method, n its ev's
@@ -415,7 +461,9 @@ local function diff_svg(d, ev, opts, fname, n)
     .. "%.1f%% of the old cost is in stacks gone)", share(new_only, n_total), share(gone, o_total))
   local title = string_format("%s%s %s -> %s %s %s", opts.title and (opts.title .. ": ") or "",
     report.commas(o_total), ev, report.commas(n_total), ev, legend)
-  return table_concat(svg(new, title, colour, describe, math_max(width, 100)))
+  local swatches = { { diverging(1), "more" }, { diverging(-1), "less" }, { diverging(0), "unchanged" },
+    { NEW_ONLY, string_format("only in the new (%.1f%%)", share(new_only, n_total)) } }
+  return table_concat(svg(new, title, colour, describe, math_max(width, 100), swatches))
 end
 
 --- The diff's flame graph as SVG (`d:flamegraph([ev [, opts]])`).

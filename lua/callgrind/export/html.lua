@@ -2,8 +2,10 @@
 -- function table (sortable and filterable by any event, self or
 -- inclusive, with calls), the flame graph (exact stacks when the profile
 -- has them, and it says which), the callers, callees and hottest source
--- lines of a selected function, an event selector and, for a diff, the
--- totals and movers. Scripts, styles and data are inside the file: no
+-- lines of a selected function with its place in the call graph (callers,
+-- it, callees, drawn as SVG in the page; it opens on the root), an event
+-- selector and, for a diff, the totals, the share matched function by
+-- function (`d:matched`) and movers. Scripts, styles and data are inside the file: no
 -- network.
 -- @module callgrind.export.html
 local core = require "callgrind.core"
@@ -176,6 +178,16 @@ local function profile_data(prof, opts)
     return a[2] < b[2]
   end)
   d.edges = edges
+  -- the function the call-graph view opens on: the hottest no other kept
+  -- function calls (the program's entry), else the hottest (0-based)
+  local called = {}
+  for _, e in ipairs(edges) do
+    if e[1] ~= e[2] then called[e[2]] = true end
+  end
+  d.root = #fns > 0 and 0 or nil
+  for i = 0, #fns - 1 do
+    if not called[i] then d.root = i break end
+  end
   -- flame graphs, one per event: parent, function (position, or name), total, self
   d.flame = {}
   for _, ev in ipairs(evs) do
@@ -222,7 +234,8 @@ local function profile_data(prof, opts)
       local src = read(r[1])
       local text = src and r[2] > 0 and src[r[2]] or nil
       if text and #text > 160 then text = text:sub(1, 160) .. "..." end
-      list[i] = { r[1], r[2], r[3], text }
+      -- a line of no file: false, not nil (a table starting with nil is no JSON array)
+      list[i] = { r[1] or false, r[2], r[3], text }
     end
     d.lines[tostring(k)] = list
   end
@@ -245,13 +258,15 @@ tr.sel{background:#ffe9a8}tbody tr:hover{background:#f3f7ff;cursor:pointer}
 .fr:hover{outline:1px solid #000}.note{color:#666;font-size:12px}
 #detail h2{font-size:14px;margin:4px 0}#detail table{margin-bottom:8px}pre{margin:0;font-size:11px}
 .up{color:#b00}.down{color:#06a}
+#cgwrap{max-height:300px;overflow:auto;border:1px solid #ddd;margin:6px 0}#cgraph text{font-size:11px}
+#cgraph g.cgn{cursor:pointer}#cgraph g.cgn:hover rect{stroke:#000}#matched{margin:4px 0}
 ]==]
 
 -- luacheck: push ignore 631 (the page's script: long lines of JavaScript)
 local SCRIPT = [==[
 (function(){
 var D=JSON.parse(document.getElementById('data').textContent);
-var P=D.profile,E=P.events,ev=0,kind='i',sortKey='i',sortDir=-1,filter='',sel=null,zoom=0;
+var P=D.profile,E=P.events,ev=0,kind='i',sortKey='i',sortDir=-1,filter='',sel=P.root==null?null:P.root,zoom=0;
 function $(id){return document.getElementById(id)}
 function fmt(n){return (n==null?'':String(n)).replace(/\B(?=(\d{3})+(?!\d))/g,',')}
 function pct(v,t){return t?(100*v/t).toFixed(2)+'%':''}
@@ -279,13 +294,29 @@ function detail(){var f=P.fns[sel],h=[],t=total();if(!f){$('detail').innerHTML='
   var r=['<table id="'+(side?'callees':'callers')+'"><tr><th class="n">'+(side?'callees':'callers')+'</th><th>calls</th><th>'+esc(E[ev])+'</th></tr>'];
   list.forEach(function(e){var g=P.fns[side?e[1]:e[0]];r.push('<tr data-i="'+(side?e[1]:e[0])+'"><td class="n">'+esc(g.n)+'</td><td>'+fmt(e[2])+'</td><td>'+fmt(e[3][ev])+'</td></tr>')});
   if(!list.length)r.push('<tr><td class="n note">none</td><td></td><td></td></tr>');return r.join('')+'</table>'}
+ h.push('<div id="cgwrap"></div>');
  h.push(edges(false),edges(true));
  var L=P.lines[String(sel+1)];
  if(L){h.push('<table id="lines"><tr><th class="n">line</th><th>'+esc(E[ev])+'</th><th class="n">source</th></tr>');
   L.forEach(function(l){h.push('<tr><td class="n">'+esc(l[0]||'?')+':'+l[1]+'</td><td>'+fmt(l[2][ev])+'</td><td class="n"><pre>'+esc(l[3]||'')+'</pre></td></tr>')});h.push('</table>')}
  else h.push('<p class="note">Source lines are kept for the costliest functions only.</p>');
- $('detail').innerHTML=h.join('');
+ $('detail').innerHTML=h.join('');cgraph();
  document.querySelectorAll('#detail tr[data-i]').forEach(function(tr){tr.onclick=function(){select(+tr.dataset.i)}})}
+function cgraph(){var wrap=$('cgwrap'),f=P.fns[sel],t=total(),W=Math.max(360,(wrap.clientWidth||540)-4),NW=Math.floor(W/3)-16,NH=34,G=8,MAX=12;
+ function side(out){var l=P.edges.filter(function(e){return out?e[0]===sel&&e[1]!==sel:e[1]===sel&&e[0]!==sel});l.sort(function(a,b){return b[3][ev]-a[3][ev]});return l}
+ var ins=side(false),outs=side(true),rows=Math.max(1,Math.min(MAX,ins.length)+(ins.length>MAX?1:0),Math.min(MAX,outs.length)+(outs.length>MAX?1:0)),H=rows*(NH+G)+G+14;
+ var cy=H/2,s=['<svg id="cgraph" width="'+W+'" height="'+H+'" viewBox="0 0 '+W+' '+H+'">'];
+ function fit(n){var k=Math.floor((NW-8)/6.2);return n.length<=k?n:n.substring(0,k-2)+'..'}
+ function node(i,x,y,cls,id,cost){var g=P.fns[i];s.push('<g class="cgn '+cls+'"'+(id?' id="'+id+'"':'')+' data-i="'+i+'" data-name="'+esc(g.n)+'" data-incl="'+fmt(g.i[ev])+'"'+(cost==null?'':' data-cost="'+fmt(cost)+'"')+'><title>'+esc(g.n)+'\ninclusive '+fmt(g.i[ev])+' '+esc(E[ev])+' ('+pct(g.i[ev],t)+')'+(cost==null?'':'\nthis call: '+fmt(cost))+'</title><rect x="'+x+'" y="'+(y-NH/2)+'" width="'+NW+'" height="'+NH+'" rx="4" fill="'+(id?'#ffe9a8':'#eef3fb')+'" stroke="#789"/><text x="'+(x+4)+'" y="'+(y-3)+'">'+esc(fit(g.n))+'</text><text x="'+(x+4)+'" y="'+(y+12)+'">'+fmt(g.i[ev])+' ('+pct(g.i[ev],t)+')</text></g>')}
+ function column(list,x,cls,out){var n=Math.min(MAX,list.length),y0=cy-(n+(list.length>MAX?1:0))*(NH+G)/2+NH/2+G/2;
+  list.slice(0,n).forEach(function(e,k){var y=y0+k*(NH+G),i=out?e[1]:e[0],x1=out?X1+NW:x+NW,x2=out?x:X1;
+   s.push('<path d="M'+x1+' '+(out?cy:y)+' C'+(x1+12)+' '+(out?cy:y)+' '+(x2-12)+' '+(out?y:cy)+' '+x2+' '+(out?y:cy)+'" fill="none" stroke="#99a" stroke-width="'+Math.max(1,Math.min(6,6*e[3][ev]/Math.max(1,f.i[ev])))+'"/>');
+   node(i,x,y,cls,null,e[3][ev])});
+  if(list.length>MAX)s.push('<text x="'+x+'" y="'+(y0+n*(NH+G))+'">'+(list.length-MAX)+' more</text>')}
+ var X1=Math.floor(W/3)+8;column(ins,4,'cgcaller',false);column(outs,W-NW-4,'cgcallee',true);node(sel,X1,cy,'cgself','cgself');
+ if(!ins.length)s.push('<text x="4" y="'+(cy+4)+'" class="note">no callers</text>');if(!outs.length)s.push('<text x="'+(W-NW-4)+'" y="'+(cy+4)+'">no callees</text>');
+ wrap.innerHTML=s.join('')+'</svg>';wrap.scrollTop=Math.max(0,cy-wrap.clientHeight/2);wrap.dataset.centre=String(cy);
+ wrap.querySelectorAll('g.cgn').forEach(function(g){g.onclick=function(){select(+g.dataset.i)}})}
 var COLORS=['#e8743b','#19a979','#945ecf','#ed4a7b','#13a4b4','#525df4','#bf399e','#6c8893','#ee6868','#2f6497'];
 function flame(){var F=P.flame[E[ev]],box=$('flame'),W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
  $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, dark red: a stack the old profile does not have); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
@@ -306,6 +337,7 @@ function flame(){var F=P.flame[E[ev]],box=$('flame'),W=box.clientWidth||1000,N=F
   if(k){var f=N[k-1][1];if(typeof f==='number')select(f-1)}}})}
 function diff(){if(!D.diff)return;var X=D.diff,e=E[ev],h=['<h2>Diff: '+esc(X.old)+' &rarr; '+esc(X.new)+'</h2><table id="difftotals"><tr><th class="n">event</th><th>old</th><th>new</th><th>change</th></tr>'];
  X.events.forEach(function(e2){var t=X.totals[e2];h.push('<tr><td class="n">'+esc(e2)+'</td><td>'+fmt(t[0])+'</td><td>'+fmt(t[1])+'</td><td>'+(t[1]-t[0]>0?'+':'')+fmt(t[1]-t[0])+'</td></tr>')});
+ var M=X.matched[e];if(M)h.push('</table><table id="matched"><tr><th class="n">matched function by function ('+esc(e)+')</th><th>functions</th><th>old</th><th>share of old</th><th>new</th><th>share of new</th></tr><tr><td class="n'+(M.old_share<0.5||M.new_share<0.5?' up':'')+'">'+(M.old_share<0.5||M.new_share<0.5?'less than half matched: the comparison is doubtful':'the costs compared function by function')+'</td><td>'+fmt(M.functions)+'</td><td>'+fmt(M.old)+'</td><td>'+(100*M.old_share).toFixed(1)+'%</td><td>'+fmt(M.new)+'</td><td>'+(100*M.new_share).toFixed(1)+'%</td></tr>');
  h.push('</table><table id="movers"><tr><th class="n">function (self '+esc(e)+')</th><th>old</th><th>new</th><th>delta</th><th>%</th></tr>');
  (X.movers[e]||[]).forEach(function(r){h.push('<tr><td class="n">'+esc(r[0])+'</td><td>'+fmt(r[1])+'</td><td>'+fmt(r[2])+'</td><td class="'+(r[3]>0?'up':'down')+'">'+(r[3]>0?'+':'')+fmt(r[3])+'</td><td>'+(r[4]==null?'new':r[4].toFixed(1)+'%')+'</td></tr>')});
  $('diff').innerHTML=h.join('')+'</table>'}
@@ -379,7 +411,7 @@ local function diff_html(d, opts, fname, n)
   for _, ev in ipairs(d.old.events) do old_events[ev] = true end
   local popts = setmetatable({ old = d.old, old_events = old_events }, { __index = opts })
   local data = profile_data(new, popts)
-  local evs, totals, movers = array({}), {}, {}
+  local evs, totals, movers, matched = array({}), {}, {}, {}
   local has = {}
   for _, ev in ipairs(d.old.events) do has[ev] = true end
   for _, ev in ipairs(new.events) do
@@ -393,11 +425,14 @@ local function diff_html(d, opts, fname, n)
         rows[#rows + 1] = { r.name, r.old, r.new, r.delta, r.percent }
       end
       movers[ev] = rows
+      local m = d:matched(ev)
+      matched[ev] = { functions = m.functions, old = m.old, new = m.new, old_share = m.old_share,
+        new_share = m.new_share }
     end
   end
   local title = opts.title or ("callgrind diff: " .. tostring(d.old.name) .. " -> " .. tostring(new.name))
   return page(title, { profile = data, threshold = opts.threshold or 0.0005,
-    diff = { old = d.old.name, new = new.name, events = evs, totals = totals, movers = movers } },
+    diff = { old = d.old.name, new = new.name, events = evs, totals = totals, movers = movers, matched = matched } },
     header_html(new, data))
 end
 

@@ -6,7 +6,8 @@
 --
 -- What a file says that the model does not keep is not written: comments,
 -- `bb=` lines, position columns other than `instr` and `line`, the `pid:`
--- (unless asked), and the order of functions, lines, calls and jumps (the
+-- numbers (unless asked; several parts keep their processes numbered),
+-- and the order of functions, lines, calls and jumps (the
 -- output is canonical, see `Profile:write`).
 -- @module callgrind.export.write
 local core = require "callgrind.core"
@@ -55,7 +56,9 @@ end
 
 -- The spec the core's writer takes (csrc/binding/cg_lua_write.c).
 local function write_spec(prof, opts)
-  local spec = { compress = opts.compress ~= false, pid = opts.pid == true, event_lines = event_lines(prof) }
+  local pid = opts.pid
+  if pid == nil then pid = "number" end
+  local spec = { compress = opts.compress ~= false, pid = pid, event_lines = event_lines(prof) }
   if opts.cmd == nil then spec.cmd = true else spec.cmd = opts.cmd end
   if opts.functions ~= nil then spec.only = selection_indices(prof, opts.functions) end
   return spec
@@ -85,7 +88,11 @@ end
 --   weak readers); `functions`: a selection or array of this profile's
 --   functions, to write only those (their lines, jumps and calls out of
 --   them; `totals:` is then their sum, `summary:` stays the run's); `pid`
---   (default false: the `pid:` lines change at every run); `cmd` (default
+--   (true: the `pid:` lines as loaded, they change at every run; false:
+--   none; default: in a profile of several parts (threads, dumps, files)
+--   each process numbered `pid: 1`, `pid: 2`... in order, the same at
+--   every run, for KCachegrind names a part by its pid, "PID 1, section 2,
+--   thread 3", and without one by the file's name alone); `cmd` (default
 --   true: `cmd:` as loaded; false: none; a string: that command)
 -- @return true, or nil, "path: reason" and a kind ("io", "memory")
 -- @usage assert(prof:write(os.tmpname()))

@@ -115,12 +115,36 @@ local function base_name(path)
   return path:match("([^/]*)$")
 end
 
+-- The module a file was required as: the name in package.loaded whose
+-- package.searchpath is that file (require's Lua searcher names the
+-- chunk after the same path), the first by name; nil for the script and
+-- files loaded otherwise. Built once per describe, when a main chunk
+-- asks.
+local function module_finder()
+  local by_file
+  return function(file)
+    if not by_file then
+      by_file = {}
+      local names = {}
+      for name in pairs(package.loaded) do
+        if type(name) == "string" then names[#names + 1] = name end
+      end
+      table.sort(names)
+      for _, name in ipairs(names) do
+        local path = type(package.path) == "string" and package.searchpath(name, package.path)
+        if path and not by_file[path] then by_file[path] = name end
+      end
+    end
+    return by_file[file]
+  end
+end
+
 -- Per function: name, file, line defined. Several functions defined on one
 -- line share its declared name only in appearance: it goes to the one its
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
-  local globals, cache = global_names(), {}
+  local globals, cache, module_of = global_names(), {}, module_finder()
   local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
@@ -132,7 +156,10 @@ local function describe(data)
     else
       fn.file = d.source:sub(1, 1) == "@" and d.source:sub(2) or d.short_src
       if d.what == "main" then
-        fn.name, fn.main = "main chunk", true
+        -- a required module's main chunk is named after its module (the
+        -- script's stays "main chunk")
+        local module = d.source:sub(1, 1) == "@" and module_of(fn.file)
+        fn.name, fn.main = module and ("main chunk (" .. module .. ")") or "main chunk", true
       else
         local lines = source_lines(d.source, cache)
         local decl = lines and lines[d.linedefined] and declared_name(lines[d.linedefined])

@@ -1,4 +1,4 @@
--- The HTML report in a real browser: headless Chromium driven by
+-- The HTML report in real browsers: headless Chromium (and Firefox) driven by
 -- puppeteer-core (spec/browser/report_check.js). `make check-browser`
 -- installs both and runs this file (busted --pattern=_browser spec/browser);
 -- it is not part of the default suite, whose ASan run preloads a runtime
@@ -11,8 +11,9 @@ local commas = callgrind.format.commas
 
 local dir
 
--- Runs the checker on a report: what the page showed (a table).
-local function check(report, plan)
+-- Runs the checker on a report: what the page showed (a table). With
+-- firefox, in Debian's Firefox ESR instead of Chromium.
+local function check(report, plan, firefox)
   local planfile = dir .. "/plan.json"
   local parts = {}
   for k, v in pairs(plan) do
@@ -21,7 +22,8 @@ local function check(report, plan)
   H.write_file(planfile, "{" .. table.concat(parts, ",") .. "}")
   local shot = report:gsub("%.html$", ".png")
   local node_path = os.getenv("NODE_PATH") or "build/node/node_modules"
-  local out = H.run(("NODE_PATH=%s node spec/browser/report_check.js %s %s %s"):format(H.shq(node_path),
+  local out = H.run(("%sNODE_PATH=%s node spec/browser/report_check.js %s %s %s"):format(
+    firefox and "FIREFOX=/usr/bin/firefox-esr " or "", H.shq(node_path),
     H.shq(report), H.shq(planfile), H.shq(shot)), "node spec/browser/report_check.js (make check-browser installs "
     .. "chromium and puppeteer-core)")
   -- the checker's JSON, read with the library's own JSON-free means: load it as Lua
@@ -34,61 +36,66 @@ end
 setup(function() dir = F.tmpdir() end)
 teardown(function() F.remove(dir) end)
 
+-- The first report in a browser: the checks of the first case below.
+local function the_extended_report(firefox)
+  local prof = assert(callgrind.load("spec/fixtures/extended.callgrind"))
+  local report = dir .. (firefox and "/rf.html" or "/r.html")
+  assert(prof:write_html(report))
+  local t, shot = check(report, { filter = "func", select = "func2", zoom = "func1", event_index = 0 }, firefox)
+  assert.are.same({}, t.errors)
+  assert.are.same({}, t.requests)
+  -- sorted by self: the order of prof:top(n, ev, "self")
+  local want = {}
+  for _, fn in ipairs(prof:top(3, "Instructions")) do want[#want + 1] = fn.name end
+  assert.are.same(want, t.by_self)
+  want = {}
+  for _, fn in ipairs(prof:top(3, "Instructions", "inclusive")) do want[#want + 1] = fn.name end
+  assert.are.same(want, t.by_incl_event)
+  assert.are.same({ "func2", "func1" }, t.filtered)
+  -- the selected function: self, inclusive, callers and callees as the API's
+  local fn = prof:func("func2")
+  assert.are.equal("func2", t.detail.name)
+  assert.are.equal(commas(fn:self("Instructions")), t.detail.self)
+  assert.are.equal(commas(fn:inclusive("Instructions")), t.detail.incl)
+  local callers = fn:caller_functions():sort("Instructions")
+  assert.are.equal(#callers, #t.detail.callers)
+  for i = 1, #callers do
+    assert.are.same({ callers[i].fn.name, commas(callers[i].count), commas(callers:cost(i, "Instructions")) },
+      t.detail.callers[i])
+  end
+  assert.are.same({ { "file2.c:20", "700", "" } }, t.detail.lines)
+  -- it opens on the root (main: nothing calls it), and the selected
+  -- function's place in the call graph: callers -> it -> callees, each
+  -- with its inclusive cost and the call's
+  assert.are.same({ "main", commas(prof:func("main"):inclusive("Instructions")) }, t.opened.self)
+  local function place(rows)
+    local out = {}
+    for i = 1, #rows do
+      out[i] = { rows[i].fn.name, commas(rows[i].fn:inclusive("Instructions")), commas(rows:cost(i, "Instructions")) }
+    end
+    return out
+  end
+  assert.are.same({ "func2", commas(fn:inclusive("Instructions")) }, t.graph.self)
+  assert.are.same(place(callers), t.graph.callers)
+  local callees = fn:callee_functions():sort("Instructions")
+  local want_callees = {}
+  for i, row in ipairs(place(callees)) do
+    if callees[i].fn ~= fn then want_callees[#want_callees + 1] = row end
+  end
+  assert.are.same(want_callees, t.graph.callees)
+  -- the flame graph says which stacks it holds, and a click zooms
+  assert.matches("^stacks estimated from the call graph", t.flamenote)
+  assert.are_not.equal("0", t.flame.zoom)
+  assert.matches("zoomed: func1", t.flame.all)
+  assert.are.equal("func1", t.flame.widest[1])
+  assert.are.equal(t.flame.width, t.flame.widest[2])
+  assert.are.equal("0", t.flame.unzoom)
+  assert.is_true(#H.read_file(shot) > 1000)
+end
+
 describe("the HTML report in headless Chromium", function()
   it("has no console error and no request, sorts, filters, and shows the API's numbers", function()
-    local prof = assert(callgrind.load("spec/fixtures/extended.callgrind"))
-    local report = dir .. "/r.html"
-    assert(prof:write_html(report))
-    local t, shot = check(report, { filter = "func", select = "func2", zoom = "func1", event_index = 0 })
-    assert.are.same({}, t.errors)
-    assert.are.same({}, t.requests)
-    -- sorted by self: the order of prof:top(n, ev, "self")
-    local want = {}
-    for _, fn in ipairs(prof:top(3, "Instructions")) do want[#want + 1] = fn.name end
-    assert.are.same(want, t.by_self)
-    want = {}
-    for _, fn in ipairs(prof:top(3, "Instructions", "inclusive")) do want[#want + 1] = fn.name end
-    assert.are.same(want, t.by_incl_event)
-    assert.are.same({ "func2", "func1" }, t.filtered)
-    -- the selected function: self, inclusive, callers and callees as the API's
-    local fn = prof:func("func2")
-    assert.are.equal("func2", t.detail.name)
-    assert.are.equal(commas(fn:self("Instructions")), t.detail.self)
-    assert.are.equal(commas(fn:inclusive("Instructions")), t.detail.incl)
-    local callers = fn:caller_functions():sort("Instructions")
-    assert.are.equal(#callers, #t.detail.callers)
-    for i = 1, #callers do
-      assert.are.same({ callers[i].fn.name, commas(callers[i].count), commas(callers:cost(i, "Instructions")) },
-        t.detail.callers[i])
-    end
-    assert.are.same({ { "file2.c:20", "700", "" } }, t.detail.lines)
-    -- it opens on the root (main: nothing calls it), and the selected
-    -- function's place in the call graph: callers -> it -> callees, each
-    -- with its inclusive cost and the call's
-    assert.are.same({ "main", commas(prof:func("main"):inclusive("Instructions")) }, t.opened.self)
-    local function place(rows)
-      local out = {}
-      for i = 1, #rows do
-        out[i] = { rows[i].fn.name, commas(rows[i].fn:inclusive("Instructions")), commas(rows:cost(i, "Instructions")) }
-      end
-      return out
-    end
-    assert.are.same({ "func2", commas(fn:inclusive("Instructions")) }, t.graph.self)
-    assert.are.same(place(callers), t.graph.callers)
-    local callees = fn:callee_functions():sort("Instructions")
-    local want_callees = {}
-    for i, row in ipairs(place(callees)) do
-      if callees[i].fn ~= fn then want_callees[#want_callees + 1] = row end
-    end
-    assert.are.same(want_callees, t.graph.callees)
-    -- the flame graph says which stacks it holds, and a click zooms
-    assert.matches("^stacks estimated from the call graph", t.flamenote)
-    assert.are_not.equal("0", t.flame.zoom)
-    assert.matches("zoomed: func1", t.flame.all)
-    assert.are.equal("func1", t.flame.widest[1])
-    assert.are.equal(t.flame.width, t.flame.widest[2])
-    assert.are.equal("0", t.flame.unzoom)
-    assert.is_true(#H.read_file(shot) > 1000)
+    the_extended_report(false)
   end)
 
   it("shows a diff's totals and movers as callgrind.diff has them", function()
@@ -148,5 +155,11 @@ describe("the HTML report in headless Chromium", function()
     -- the box scrolled so that main sits in its middle
     assert.is_true(t.opened.scrolled > 0)
     assert.is_true(t.opened.offcentre <= 2, "main is " .. t.opened.offcentre .. " px off the box's middle")
+  end)
+end)
+
+describe("the HTML report in headless Firefox", function()
+  it("opens from disk as in Chromium: no console error, no request, the same sorting, filter and numbers", function()
+    the_extended_report(true)
   end)
 end)

@@ -79,4 +79,22 @@ describe("prof:html", function()
     assert.are.equal(1, (run("report", dir .. "/missing", "-o", "-")))
     F.remove(dir)
   end)
+
+  it("a diff's flame graph colours the stacks only the new profile has, with the SVG's shares", function()
+    -- -O0: main -> a -> x; -O2: a is inlined, main -> x, and a new b
+    local old = assert(callgrind.parse(table.concat({ "events: Ir", "fn=main", "1 10", "cfn=a", "calls=1 1", "1 90",
+      "fn=a", "1 30", "cfn=x", "calls=1 1", "1 60", "fn=x", "1 60", "" }, "\n"), "old"))
+    local new = assert(callgrind.parse(table.concat({ "events: Ir", "fn=main", "1 10", "cfn=x", "calls=1 1", "1 40",
+      "cfn=b", "calls=1 1", "1 5", "fn=x", "1 40", "fn=b", "1 5", "" }, "\n"), "new"))
+    local d = callgrind.diff(old, new)
+    local data = d:html():match('id="data">(.-)</script>')
+    local gone = math.tointeger(tonumber(data:match('"gone":(%d+)')))
+    local new_only = math.tointeger(tonumber(data:match('"new_only":(%d+)')))
+    -- by hand: new-only main;x (40) and main;b (5); gone main;a (90)
+    assert.are.same({ 45, 90 }, { new_only, gone })
+    local svg = d:flamegraph()
+    assert.is_truthy(svg:find(("purple: only in the new, %.1f%% of its cost; %.1f%% of the old cost is in stacks gone")
+      :format(100 * new_only / 55, 100 * gone / 100), 1, true))
+    assert.is_truthy(d:html():find("#b07cd8", 1, true))
+  end)
 end)

@@ -194,17 +194,31 @@ local function profile_data(prof, opts)
     local top = stacks.tree(prof, ev, threshold)
     local nodes = array({})
     local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold)
-    local function go(nd, up, prefix)
+    -- with an old profile: the cost of the stacks only the new one has
+    -- (counted at their first frame) and of the old stacks it has no path
+    -- to, as the differential SVG says them
+    local keys, new_only, gone = {}, 0, 0
+    local function go(nd, up, prefix, up_new)
       for _, kid in ipairs(nd.children) do
         local fn = kid.fn
         local key = was and (prefix .. "\0" .. ((fn and fn.name) or "?"))
+        local is_new = was and was[key] == nil
+        if is_new and not up_new then new_only = new_only + kid.total end
+        if key then keys[key] = true end
         nodes[#nodes + 1] = { up, pos[fn] or (fn and fn.name) or "?", kid.total, kid.self, was and (was[key] or -1) }
-        go(kid, #nodes, key)
+        go(kid, #nodes, key, is_new)
       end
     end
-    go(top, 0, "")
+    go(top, 0, "", false)
+    if was then
+      for key, t in pairs(was) do
+        local parent = key:match("^(.*)\0[^\0]*$")
+        if not keys[key] and (parent == "" or keys[parent]) then gone = gone + t end
+      end
+    end
     d.flame[ev] = { exact = top.exact or top.source ~= nil or false, source = top.source, total = top.total,
-      nodes = nodes }
+      nodes = nodes, new_only = was and new_only or nil, gone = was and gone or nil,
+      old_total = was and opts.old:total(ev) or nil }
   end
   -- the hottest lines of the costliest functions, with their source text
   local read = source_reader(opts.source_root)
@@ -319,14 +333,14 @@ function cgraph(){var wrap=$('cgwrap'),f=P.fns[sel],t=total(),W=Math.max(360,(wr
  wrap.querySelectorAll('g.cgn').forEach(function(g){g.onclick=function(){select(+g.dataset.i)}})}
 var COLORS=['#e8743b','#19a979','#945ecf','#ed4a7b','#13a4b4','#525df4','#bf399e','#6c8893','#ee6868','#2f6497'];
 function flame(){var F=P.flame[E[ev]],box=$('flame'),W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
- $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, dark red: a stack the old profile does not have); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
+ $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, purple: only in the new, '+(F.new_only!=null?pct(F.new_only,F.total):'')+' of its cost; '+(F.gone!=null?pct(F.gone,F.old_total):'')+' of the old cost is in stacks gone); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
   '; frames below '+(100*D.threshold)+'% of the total left out. Click a frame to zoom, the top bar to zoom out.';
  N.forEach(function(nd,k){var p=nd[0];(kids[p]=kids[p]||[]).push(k+1)});
  var root=zoom,rt=root?N[root-1][2]:F.total,h=[],maxd=0;
  function name(k){var f=N[k-1][1];return typeof f==='number'?P.fns[f-1].n:f}
  function lay(k,d,x0){if(d>maxd)maxd=d;var w=N[k-1][2]/rt*W;if(w<0.5)return;var f=N[k-1][1],c=typeof f==='number'?(P.fns[f-1].o||P.fns[f-1].f||''):'';
   var col=COLORS[Math.abs([].reduce.call(c,function(a,ch){return a*31+ch.charCodeAt(0)|0},7))%COLORS.length],was=N[k-1][4];
-  if(was!=null){if(was<0)col='#c0392b';else{var dl=(N[k-1][2]-was)/Math.max(1,was),a=Math.min(1,Math.abs(dl)*4);
+  if(was!=null){if(was<0)col='#b07cd8';else{var dl=(N[k-1][2]-was)/Math.max(1,was),a=Math.min(1,Math.abs(dl)*4);
    col=dl>0?'rgb(255,'+Math.round(220-150*a)+','+Math.round(220-150*a)+')':dl<0?'rgb('+Math.round(220-150*a)+','+Math.round(220-150*a)+',255)':'#ddd'}}
   h.push('<div class="fr" data-k="'+k+'" style="left:'+x0+'px;width:'+w+'px;top:'+(d*18)+'px;background:'+col+'" title="'+esc(name(k))+' '+fmt(N[k-1][2])+' '+esc(E[ev])+' ('+pct(N[k-1][2],F.total)+')'+(was==null?'':was<0?', new':', was '+fmt(was))+'">'+esc(name(k))+'</div>');
   var xx=x0;(kids[k]||[]).forEach(function(c2){lay(c2,d+1,xx);xx+=N[c2-1][2]/rt*W})}

@@ -7,6 +7,9 @@
 #include "cg_lua_func.h"
 #include "cg_deflate.h"
 #include "cg_stacks.h"
+#include "cg_folded.h"
+
+#include <errno.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +105,127 @@ int cgl_profile_estimate(lua_State *L)
     }
     cg_stacks_free(s);
     return 4;
+}
+
+/* A trie of folded stacks lives in a userdata whose __gc frees it, so
+ * that an error while it is copied to Lua leaks nothing. */
+#define FOLDED_BOX "callgrind.folded_box"
+
+static int folded_box_gc(lua_State *L)
+{
+    cg_folded_free((CgFolded *)luaL_checkudata(L, 1, FOLDED_BOX));
+    return 0;
+}
+
+/* The kept nodes of f (pruned at threshold * total) as the table
+ * folded_tree returns. */
+static void push_folded(lua_State *L, CgFolded *f, double threshold, int all)
+{
+    double m = threshold * (double)f->total;
+    int64_t min = m <= 0 ? 0 : m >= 9.2e18 ? INT64_MAX : (int64_t)m;
+    int32_t *order, *remap;
+    size_t nkept = 0, i, nnames = 0;
+    int64_t top_self = 0;
+    if ((double)min < m)
+        min++;                          /* the ceiling: total >= m */
+    order = lua_newuserdatauv(L, (f->n ? f->n : 1) * sizeof *order, 0);
+    remap = lua_newuserdatauv(L, (f->nnames ? f->nnames : 1) * sizeof *remap, 0);
+    for (i = 0; i < f->nnames; i++)
+        remap[i] = 0;
+    cg_folded_prune(f, min, order, &nkept, &top_self);
+    lua_createtable(L, 0, 12);
+    lua_pushinteger(L, (lua_Integer)f->total);
+    lua_setfield(L, -2, "total");
+    lua_pushinteger(L, (lua_Integer)top_self);
+    lua_setfield(L, -2, "top_self");
+    lua_pushinteger(L, (lua_Integer)f->n);
+    lua_setfield(L, -2, "nodes");
+    lua_pushinteger(L, (lua_Integer)f->nnames);
+    lua_setfield(L, -2, "distinct");
+    lua_pushinteger(L, (lua_Integer)f->lines);
+    lua_setfield(L, -2, "lines");
+    lua_pushinteger(L, (lua_Integer)f->max_line);
+    lua_setfield(L, -2, "max_line");
+    lua_createtable(L, (int)nkept, 0);      /* parent (0: a root) */
+    lua_createtable(L, (int)nkept, 0);      /* name */
+    lua_createtable(L, (int)nkept, 0);      /* total */
+    lua_createtable(L, (int)nkept, 0);      /* self */
+    lua_createtable(L, 0, 0);               /* names */
+    for (i = 0; i < nkept; i++) {
+        const CgFoldedNode *nd = &f->nodes[order[i]];
+        /* a kept node's position, found by its parent: depth-first order
+         * numbers kept in the order array's own slots are not at hand, so
+         * the node's depth field holds it from here on */
+        lua_Integer up = nd->parent < 0 ? 0 : f->nodes[nd->parent].depth;
+        lua_pushinteger(L, up);
+        lua_rawseti(L, -6, (lua_Integer)i + 1);
+        if (!remap[nd->name]) {
+            remap[nd->name] = (int32_t)++nnames;
+            lua_pushlstring(L, f->arena + f->off[nd->name], f->len[nd->name]);
+            lua_rawseti(L, -2, (lua_Integer)nnames);
+        }
+        lua_pushinteger(L, remap[nd->name]);
+        lua_rawseti(L, -5, (lua_Integer)i + 1);
+        lua_pushinteger(L, (lua_Integer)nd->total);
+        lua_rawseti(L, -4, (lua_Integer)i + 1);
+        lua_pushinteger(L, (lua_Integer)nd->self);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        f->nodes[order[i]].depth = (int32_t)(i + 1);
+    }
+    lua_setfield(L, -6, "names");
+    lua_setfield(L, -5, "self");
+    lua_setfield(L, -4, "total_of");
+    lua_setfield(L, -3, "name");
+    lua_setfield(L, -2, "parent");
+    if (all) {
+        lua_createtable(L, (int)f->nnames, 0);
+        for (i = 0; i < f->nnames; i++) {
+            lua_pushlstring(L, f->arena + f->off[i], f->len[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, "all_names");
+    }
+}
+
+/* internal.folded_tree(path_or_text, threshold, is_text, all_names) -> a table:
+ * total, top_self (the pruned roots' cost), nodes, distinct (names),
+ * lines, max_line (the trie's counters), and the kept frames, children
+ * after their parent in order: parent (0: a root), name (into names),
+ * total_of, self; or nil, "bad", line number, the line's first bytes; or
+ * nil, "io", the system's message. Raises out of memory. all_names:
+ * all_names too, every distinct name. */
+int cgl_folded_tree(lua_State *L)
+{
+    size_t len;
+    const char *src = luaL_checklstring(L, 1, &len);
+    double threshold = luaL_checknumber(L, 2);
+    int is_text = lua_toboolean(L, 3), rc;
+    CgFolded *f = lua_newuserdatauv(L, sizeof *f, 0);
+    memset(f, 0, sizeof *f);
+    if (luaL_newmetatable(L, FOLDED_BOX)) {
+        lua_pushcfunction(L, folded_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    rc = is_text ? cg_folded_read_buffer(f, src, len) : cg_folded_read_file(f, src);
+    if (rc == CG_EIO) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "io");
+        lua_pushstring(L, strerror(errno));
+        return 3;
+    }
+    if (rc == CG_EBAD) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "bad");
+        lua_pushinteger(L, (lua_Integer)f->bad_line);
+        lua_pushlstring(L, f->bad_text, f->bad_len);
+        return 4;
+    }
+    if (rc == CG_ELIMIT)
+        return luaL_error(L, "folded stacks: more than 2^31 - 1 distinct stacks or names");
+    if (rc != CG_OK)
+        return luaL_error(L, "folded stacks: out of memory");
+    push_folded(L, f, threshold, lua_toboolean(L, 4));
+    cg_folded_free(f);
+    return 1;
 }

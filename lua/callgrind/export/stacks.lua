@@ -333,28 +333,27 @@ local COMPANIONS = setmetatable({}, { __mode = "k" })
 local function companion(prof, ev, threshold)
   if ev ~= "Instr" or type(prof.name) ~= "string" then return nil end
   local path = prof.name .. ".folded"
-  local text = COMPANIONS[prof]
-  if text == nil then
-    text = util.read_file(path) or false
-    if text then
-      local ok, top = pcall(M.read_folded, text, path, 0)
-      if not ok or top.total ~= prof:total("Instr") then text = false end
-    end
-    COMPANIONS[prof] = text
+  if COMPANIONS[prof] == false then return nil end
+  local ok, top = pcall(M.read_folded_file, path, threshold, true)
+  if not ok or not top or top.total ~= prof:total("Instr") then
+    COMPANIONS[prof] = false
+    return nil
   end
-  if not text then return nil end
-  local top = M.read_folded(text, path, 0)   -- a tree of its own: pruning changes it
+  COMPANIONS[prof] = true
   local by_name, seen = {}, {}
   for fn in prof:functions() do
     by_name[fn.name] = not seen[fn.name] and fn or nil
     seen[fn.name] = true
   end
   top.resolved = true
+  for _, name in ipairs(top.all_names) do
+    if not by_name[name] then top.resolved = false end
+  end
   M.walk(top, function(nd)
     local fn = by_name[nd.fn.name]
-    if fn then nd.fn = fn else top.resolved = false end
+    if fn then nd.fn = fn end
   end)
-  prune(top, threshold * top.total)
+  top.all_names = nil
   top.source = path
   return top
 end
@@ -439,39 +438,40 @@ function M.walk(top, visit)
   go(top, 1)
 end
 
-local UNESCAPE = { ["\\"] = "\\", [";"] = ";", n = "\n", r = "\r" }
-
--- The frames of a folded line's stack part: split at `;`, `\\`, `\;`,
--- `\n`, `\r` unescaped (another backslash is kept as it is).
-local function split_frames(frames)
-  local names, cur, p = {}, {}, 1
-  while true do
-    local s = frames:find("[\\;]", p)
-    if not s then break end
-    cur[#cur + 1] = frames:sub(p, s - 1)
-    if frames:byte(s) == 59 then              -- ;
-      names[#names + 1] = table_concat(cur)
-      cur = {}
-      p = s + 1
-    else
-      local nx = frames:sub(s + 1, s + 1)
-      cur[#cur + 1] = UNESCAPE[nx] or ("\\" .. nx)
-      p = s + 2
-    end
-  end
-  cur[#cur + 1] = frames:sub(p)
-  names[#names + 1] = table_concat(cur)
-  return names
-end
-
 M.prune = prune
+
+-- The tree of internal.folded_tree's answer (source names errors).
+local function folded_tree(source, r, kind, line, text)
+  if not r then
+    if kind == "io" then return nil, source .. ": " .. line end
+    error(string_format("%s:%d: not a folded stack (frames, a blank and a count): %s", source, line,
+      M.printable(#text > 80 and text:sub(1, 80) .. "..." or text)), 0)
+  end
+  local top = { total = r.total, self = r.top_self, children = {}, exact = true,
+    trie = { nodes = r.nodes, distinct = r.distinct, lines = r.lines, max_line = r.max_line } }
+  local fns = {}
+  for i, name in ipairs(r.names) do fns[i] = { name = name } end
+  local parent, name, tot, self, nodes = r.parent, r.name, r.total_of, r.self, {}
+  for k = 1, #parent do
+    local nd = { fn = fns[name[k]], total = tot[k], self = self[k], children = {} }
+    nodes[k] = nd
+    local up = parent[k] == 0 and top or nodes[parent[k]]
+    up.children[#up.children + 1] = nd
+  end
+  top.all_names = r.all_names
+  return top
+end
 
 --- The exact tree of folded-stack text: `frame;frame;frame count` lines,
 -- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=1` and
 -- other tools (flamegraph.pl's stackcollapse scripts, inferno) write them.
 -- Frames are unescaped as `stacks.escape` escapes them; blank lines are
 -- skipped; a frame is `{ name = }` (one table per distinct name). The
--- tree is as `stacks.tree` gives, with `exact = true`.
+-- tree is as `stacks.tree` gives, with `exact = true`. Read in C
+-- (csrc/reader/cg_folded.c) into a trie merged line by line and pruned
+-- there: Lua gets the frames kept only. `tree.trie` holds the C side's
+-- counters: `nodes` (distinct stack prefixes), `distinct` (names),
+-- `lines`, `max_line` (the longest line's bytes).
 -- @tparam string text
 -- @tparam string source the name errors give (a file's path)
 -- @tparam[opt] number threshold as for `stacks.tree` (default 0.0001)
@@ -479,38 +479,18 @@ M.prune = prune
 --   frames, a blank and a count
 -- @usage local tree = stacks.read_folded("main;f 10\nmain 2\n", "x.folded")
 function M.read_folded(text, source, threshold)
-  threshold = threshold or M.THRESHOLD
-  local top = { total = 0, self = 0, children = {}, index = {}, exact = true }
-  local fns = {}
-  local pos, lineno, len = 1, 0, #text
-  while pos <= len do
-    local e = text:find("\n", pos, true) or len + 1
-    local line = text:sub(pos, e - 1):gsub("\r$", "")
-    lineno = lineno + 1
-    pos = e + 1
-    if line:find("%S") then
-      local frames, count = line:match("^(.-)[ \t]+(%d+)[ \t]*$")
-      count = count and math.tointeger(tonumber(count))
-      if not frames or frames == "" or not count or top.total + count < top.total then
-        error(string_format("%s:%d: not a folded stack (frames, a blank and a count): %s", source, lineno,
-          M.printable(#line > 80 and line:sub(1, 80) .. "..." or line)), 0)
-      end
-      local path = split_frames(frames)
-      for i, name in ipairs(path) do
-        local fn = fns[name]
-        if not fn then
-          fn = { name = name }
-          fns[name] = fn
-        end
-        path[i] = fn
-      end
-      add_path(top, path, count)
-      top.total = top.total + count
-    end
-  end
-  sum_up(top)
-  prune(top, threshold * top.total)
-  return top
+  return folded_tree(source, internal.folded_tree(text, threshold or M.THRESHOLD, true))
+end
+
+--- The same of a file, read with read(2) a piece at a time (never whole
+-- in memory): what `callgrind-lua flame FILE.folded` and the stacks of a
+-- FILE.folded beside a profile read. all_names true adds `all_names`,
+-- every distinct name of the file (pruned or not).
+-- @return the tree, or nil, "path: reason" when the file cannot be read;
+--   raises `PATH:LINE: reason` on a bad line
+-- @usage local tree = assert(stacks.read_folded_file("x.folded"))
+function M.read_folded_file(path, threshold, all_names)
+  return folded_tree(path, internal.folded_tree(path, threshold or M.THRESHOLD, false, all_names))
 end
 
 -- The folded lines of a tree, as an array of strings.

@@ -19,6 +19,7 @@ void cg_folded_free(CgFolded *f)
     free(f->len);
     free(f->nslot);
     free(f->tmp);
+    free(f->seen);
     memset(f, 0, sizeof *f);
 }
 
@@ -195,6 +196,63 @@ static int32_t frame_name(CgFolded *f, const char *s, size_t n, int esc, int *rc
     return intern(f, f->tmp, m, rc);
 }
 
+/* Is node the trie's node of frames s[0, n) (no backslash in them)?
+ * Checked from the leaf up, a frame at a time. */
+static int same_path(const CgFolded *f, int32_t node, const char *s, size_t n)
+{
+    size_t e = n;
+    while (node >= 0) {
+        const CgFoldedNode *nd = &f->nodes[node];
+        size_t st = e, len;
+        while (st > 0 && s[st - 1] != ';')
+            st--;
+        len = e - st;
+        if (f->len[nd->name] != len || memcmp(f->arena + f->off[nd->name], s + st, len) != 0)
+            return 0;
+        node = nd->parent;
+        if (st == 0)
+            return node < 0;
+        e = st - 1;
+    }
+    return 0;
+}
+
+/* Doubles the table of lines seen (or makes its first 1,024 slots). */
+static int grow_seen(CgFolded *f)
+{
+    size_t n = f->seen_slots ? f->seen_slots * 2 : 1024, k, i;
+    CgFoldedLine *t = malloc(n * sizeof *t);
+    if (!t)
+        return CG_ENOMEM;
+    for (i = 0; i < n; i++)
+        t[i].node = -1;
+    for (k = 0; k < f->seen_slots; k++) {
+        if (f->seen[k].node < 0)
+            continue;
+        for (i = (size_t)f->seen[k].hash & (n - 1); t[i].node >= 0; i = (i + 1) & (n - 1)) {
+        }
+        t[i] = f->seen[k];
+    }
+    free(f->seen);
+    f->seen = t;
+    f->seen_slots = n;
+    return CG_OK;
+}
+
+/* The node of a line's frames s[0, n) when seen before, else -1 and
+ * *slot where to keep it once found. */
+static int32_t seen_node(CgFolded *f, const char *s, size_t n, uint64_t h, size_t *slot)
+{
+    size_t i;
+    for (i = (size_t)h & (f->seen_slots - 1); f->seen[i].node >= 0; i = (i + 1) & (f->seen_slots - 1)) {
+        const CgFoldedLine *l = &f->seen[i];
+        if (l->hash == h && l->len == n && same_path(f, l->node, s, n))
+            return l->node;
+    }
+    *slot = i;
+    return -1;
+}
+
 static int is_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
@@ -219,7 +277,9 @@ int cg_folded_line(CgFolded *f, const char *s, size_t n)
     size_t e = n, q, d, b, p, i;
     int64_t count = 0;
     int32_t node = -1, name;
-    int rc = CG_OK;
+    int rc = CG_OK, plain;
+    uint64_t h = 0;
+    size_t slot = 0;
     f->lines++;
     if (n > f->max_line)
         f->max_line = n;
@@ -241,6 +301,15 @@ int cg_folded_line(CgFolded *f, const char *s, size_t n)
     }
     if (count > INT64_MAX - f->total)
         return bad(f, s, e);
+    plain = b <= 0xffffffffu && memchr(s, '\\', b) == NULL;
+    if (plain) {
+        if ((f->nseen + 1) * 2 > f->seen_slots && (rc = grow_seen(f)) != CG_OK)
+            return rc;
+        h = hash_bytes(s, b);
+        node = seen_node(f, s, b, h, &slot);
+        if (node >= 0)
+            goto found;
+    }
     for (p = 0;; p = i + 1) {
         int esc = 0;
         for (i = p; i < b && s[i] != ';'; i++) {
@@ -257,6 +326,13 @@ int cg_folded_line(CgFolded *f, const char *s, size_t n)
         if (i >= b)
             break;
     }
+    if (plain) {
+        f->seen[slot].hash = h;
+        f->seen[slot].node = node;
+        f->seen[slot].len = (uint32_t)b;
+        f->nseen++;
+    }
+found:
     f->nodes[node].self += count;
     f->total += count;
     return CG_OK;

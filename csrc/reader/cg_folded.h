@@ -21,6 +21,12 @@ typedef struct CgFoldedNode {
     int64_t self, total;
 } CgFoldedNode;
 
+typedef struct CgFoldedLine {
+    uint64_t hash;
+    int32_t node;               /* -1: an empty slot */
+    uint32_t len;
+} CgFoldedLine;
+
 typedef struct CgFolded {
     CgFoldedNode *nodes;
     size_t n, cap;
@@ -35,6 +41,10 @@ typedef struct CgFolded {
     size_t nnames, names_cap, len_cap;
     int32_t *nslot;             /* name hash: name + 1; 0 empty */
     size_t nnslots;
+    /* the lines seen, by the hash of their frames: a line seen before
+     * finds its node at once (then checked frame by frame up the trie) */
+    struct CgFoldedLine *seen;
+    size_t nseen, seen_slots;
     char *tmp;                  /* one frame unescaped */
     size_t tmp_cap;
     int64_t total;              /* the sum of the counts */

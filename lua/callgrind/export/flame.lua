@@ -23,6 +23,11 @@ local M = {}
 
 local WIDTH, ROW, PAD_TOP, PAD_BOTTOM, CHAR = 1200, 16, 42, 24, 7
 
+--- Stacks deeper than this many frames are drawn with their recursion
+-- collapsed (`stacks.collapse`: a function already on a stack is not
+-- entered again), as with `collapse_recursion = true`; the title says so.
+M.MAX_DEPTH = 1000
+
 -- XML text: & < > " escaped (names are made printable first).
 local XML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }
 local function xml(s) return (s:gsub('[&<>"]', XML)) end
@@ -159,20 +164,21 @@ local function svg(top, title, colour, describe, width)
       xml(name), xml(describe(nd)), x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, xml(fit(name, w)))
   end
   frame("all", top, 0, 1)
-  local function go(nd, x, d)
-    for _, kid in ipairs(nd.children) do
-      local fn = kid.fn
-      local name = names[fn]
-      if not name then
-        name = stacks.printable(fn.name)
-        names[fn] = name
-      end
-      frame(name, kid, x, d)
-      go(kid, x, d + 1)
-      x = x + kid.total * scale
+  -- depth first without recursion (stacks.visit): xs[d] is where the
+  -- next frame of depth d starts
+  local xs = { 0 }
+  stacks.visit(top, function(kid, d)
+    local fn = kid.fn
+    local name = names[fn]
+    if not name then
+      name = stacks.printable(fn.name)
+      names[fn] = name
     end
-  end
-  go(top, 0, 2)
+    local x = xs[d]
+    frame(name, kid, x, d + 1)
+    xs[d + 1] = x
+    xs[d] = x + kid.total * scale
+  end)
   out[#out + 1] = string_format(SCRIPT, width, CHAR)
   out[#out + 1] = "</svg>\n"
   return out
@@ -245,13 +251,20 @@ local function flamegraph(prof, ev, opts, fname, n)
   else
     ev = args.event(prof, ev, fname, n, 3)
   end
-  local top = stacks.tree(prof, ev, threshold)
+  local top = stacks.tree(prof, ev, threshold, opts.collapse_recursion)
   -- the frames the estimate's correction made for functions whose stacks
   -- are all below the threshold are too narrow to draw: merged into their
   -- parent (no width changes)
   if not top.exact then stacks.prune(top, threshold * top.total) end
+  local collapsed = opts.collapse_recursion
+  if not collapsed and stacks.depth(top) > M.MAX_DEPTH then
+    top = stacks.collapse(top)
+    stacks.prune(top, threshold * top.total)
+    collapsed = true
+  end
   local how = top.source and string_format(" (stacks from %s)", top.source)
     or not top.exact and " (stacks estimated from the call graph)" or ""
+  if collapsed then how = how .. " (recursion collapsed)" end
   local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev, how)
   return draw(top, title, ev, color, width)
 end
@@ -283,7 +296,13 @@ function M.folded_flamegraph(folded, source, path, opts)
   else
     top = stacks.read_folded(folded, source, threshold)
   end
-  local title = opts.title or string_format("%s: %s %s", source, report.commas(top.total), ev)
+  local how = ""
+  if opts.collapse_recursion or stacks.depth(top) > M.MAX_DEPTH then
+    top = stacks.collapse(top)
+    stacks.prune(top, threshold * top.total)
+    how = " (recursion collapsed)"
+  end
+  local title = opts.title or string_format("%s: %s %s%s", source, report.commas(top.total), ev, how)
   return util.write_file(path, draw(top, title, ev, color, width))
 end
 
@@ -312,7 +331,9 @@ end
 -- @tparam[opt] string|integer ev default the first event (or opts.ev)
 -- @tparam[opt] table opts `threshold` (default 0.0001: smaller stacks
 --   merge into their parent), `title`, `width` (pixels, default 1200),
---   `color` ("object" or "file")
+--   `color` ("object" or "file"), `collapse_recursion` (as
+--   `prof:folded`'s; stacks deeper than `flame.MAX_DEPTH`, 1,000 frames,
+--   are drawn so whatever it says)
 -- @treturn string the SVG
 -- @usage local svg = prof:flamegraph("Ir")
 function Profile:flamegraph(ev, opts)

@@ -9,6 +9,7 @@ require "callgrind"
 local profiler = require "callgrind.profiler"
 local stacks = require "callgrind.export.stacks"
 local flame = require "callgrind.export.flame"
+local H = require "spec.support.helpers"
 
 local DEPTH = 150000
 
@@ -116,6 +117,19 @@ describe("a recursion 150,000 deep", function()
     assert.falsy(small:flamegraph("Instr"):find("(recursion collapsed)", 1, true))
     local flat = small:flamegraph("Instr", { collapse_recursion = true })
     assert.truthy(flat:find("(recursion collapsed)", 1, true))
+  end)
+
+  it("until_exit's FILE.folded: not written past 256 MiB, stderr naming the size", function()
+    local out = os.tmpname()
+    local said = H.fresh_lua(([[
+      local keep = require("callgrind.profiler").until_exit { out = %q, stacks = true }
+      local function down(n) if n == 0 then return 0 end return 1 + down(n - 1) end
+      down(%d)
+    ]]):format(out, DEPTH))
+    assert.truthy(said:find(out .. ".folded: the folded stacks would take %d+ bytes, over max_bytes %(268435456%)"), said)
+    assert.is_nil(io.open(out .. ".folded"))
+    assert.truthy(io.open(out))
+    os.remove(out)
   end)
 
   it("pprof with collapse_recursion = true is written", function()

@@ -107,14 +107,17 @@ static int32_t intern(CgFolded *f, const char *s, size_t n, int *rc)
 static int grow_nodes_hash(CgFolded *f)
 {
     size_t n = f->nslots ? f->nslots * 2 : 1024, k;
-    int32_t *t = calloc(n, sizeof *t);
+    CgFoldedSlot *t = calloc(n, sizeof *t);
     if (!t)
         return CG_ENOMEM;
-    for (k = 0; k < f->n; k++) {
-        size_t i = (size_t)hash_pair(f->nodes[k].parent, f->nodes[k].name) & (n - 1);
-        while (t[i])
-            i = (i + 1) & (n - 1);
-        t[i] = (int32_t)k + 1;
+    for (k = 0; k < f->nslots; k++) {
+        size_t i;
+        if (!f->slots[k].node)
+            continue;
+        for (i = (size_t)hash_pair(f->slots[k].parent, f->slots[k].name) & (n - 1); t[i].node;
+             i = (i + 1) & (n - 1)) {
+        }
+        t[i] = f->slots[k];
     }
     free(f->slots);
     f->slots = t;
@@ -130,11 +133,10 @@ static int32_t child(CgFolded *f, int32_t parent, int32_t name, int *rc)
     CgFoldedNode *nd;
     if ((f->n + 1) * 2 > f->nslots && (*rc = grow_nodes_hash(f)) != CG_OK)
         return -1;
-    for (i = (size_t)hash_pair(parent, name) & (f->nslots - 1); f->slots[i];
+    for (i = (size_t)hash_pair(parent, name) & (f->nslots - 1); f->slots[i].node;
          i = (i + 1) & (f->nslots - 1)) {
-        k = f->slots[i] - 1;
-        if (f->nodes[k].parent == parent && f->nodes[k].name == name)
-            return k;
+        if (f->slots[i].parent == parent && f->slots[i].name == name)
+            return f->slots[i].node - 1;
     }
     if (f->n >= MAX_COUNT) {
         *rc = CG_ELIMIT;
@@ -163,7 +165,9 @@ static int32_t child(CgFolded *f, int32_t parent, int32_t name, int *rc)
             f->nodes[f->root_last - 1].next = k;
         f->root_last = k + 1;
     }
-    f->slots[i] = k + 1;
+    f->slots[i].parent = parent;
+    f->slots[i].name = name;
+    f->slots[i].node = k + 1;
     return k;
 }
 

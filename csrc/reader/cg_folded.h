@@ -21,6 +21,12 @@ typedef struct CgFoldedNode {
     int64_t self, total;
 } CgFoldedNode;
 
+/* A slot of the children's hash, its key kept in it (one cache line
+ * read per lookup, not two). */
+typedef struct CgFoldedSlot {
+    int32_t parent, name, node;
+} CgFoldedSlot;
+
 typedef struct CgFoldedLine {
     uint64_t hash;
     int32_t node;               /* -1: an empty slot */
@@ -31,7 +37,7 @@ typedef struct CgFolded {
     CgFoldedNode *nodes;
     size_t n, cap;
     int32_t root_last;          /* the last root + 1; 0: none yet */
-    int32_t *slots;             /* (parent, name) -> node + 1; 0 empty */
+    struct CgFoldedSlot *slots; /* (parent, name) -> node + 1; 0 empty */
     size_t nslots;
     /* the distinct names: bytes in arena, name k at off[k], len[k] */
     char *arena;

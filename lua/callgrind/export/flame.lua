@@ -155,13 +155,25 @@ local function svg(top, title, colour, describe, width)
   out[#out + 1] = string_format('<text id="matched" x="%d" y="%d" text-anchor="end"></text>\n',
     width - 10, height - 6)
   local scale = total > 0 and width / total or 0
-  local names = {}
+  local names, xnames = {}, {}
+  local n = #out
   local function frame(name, nd, x, d)
     local w = nd.total * scale
     local y = height - PAD_BOTTOM - d * ROW
-    out[#out + 1] = string_format('<g class="f"><title>%s\n%s</title><rect x="%.2f" y="%d" width="%.2f" '
+    -- each name made XML once; a label too narrow to show is ""
+    local xname = xnames[name]
+    if not xname then
+      xname = xml(name)
+      xnames[name] = xname
+    end
+    local label = fit(name, w)
+    if label == name then label = xname elseif label ~= "" then label = xml(label) end
+    local about = describe(nd)
+    if about:find('[&<>"]') then about = xml(about) end
+    n = n + 1
+    out[n] = string_format('<g class="f"><title>%s\n%s</title><rect x="%.2f" y="%d" width="%.2f" '
       .. 'height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>\n',
-      xml(name), xml(describe(nd)), x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, xml(fit(name, w)))
+      xname, about, x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, label)
   end
   frame("all", top, 0, 1)
   -- depth first without recursion (stacks.visit): xs[d] is where the
@@ -179,8 +191,8 @@ local function svg(top, title, colour, describe, width)
     xs[d + 1] = x
     xs[d] = x + kid.total * scale
   end)
-  out[#out + 1] = string_format(SCRIPT, width, CHAR)
-  out[#out + 1] = "</svg>\n"
+  out[n + 1] = string_format(SCRIPT, width, CHAR)
+  out[n + 2] = "</svg>\n"
   return out
 end
 

@@ -46,7 +46,8 @@ for s = 1, 40000 do
 end
 local out, n, buf = io.stdout, 0, {}
 while n < want do
-  local line = stacks[1 + rnd(rnd(4) == 0 and #stacks or 2000)] .. " " .. (1 + rnd(rnd(8) == 0 and 100000 or 500)) .. "\n"
+  local stack = stacks[1 + rnd(rnd(4) == 0 and #stacks or 2000)]
+  local line = stack .. " " .. (1 + rnd(rnd(8) == 0 and 100000 or 500)) .. "\n"
   buf[#buf + 1] = line
   n = n + #line
   if #buf == 4096 then out:write(table.concat(buf)); buf = {} end

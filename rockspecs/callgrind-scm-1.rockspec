@@ -38,7 +38,7 @@ build = {
             "csrc/model/cg_cursor.c", "csrc/model/cg_graph.c", "csrc/model/cg_model.c",
             "csrc/model/cg_names.c", "csrc/model/cg_query.c", "csrc/model/cg_stacks.c",
             "csrc/profiler/cg_prof.c", "csrc/profiler/cg_prof_collect.c", "csrc/profiler/cg_prof_lua54.c",
-            "csrc/reader/cg_decompress.c", "csrc/reader/cg_load.c", "csrc/reader/cg_load_head.c",
+            "csrc/reader/cg_decompress.c", "csrc/reader/cg_folded.c", "csrc/reader/cg_load.c", "csrc/reader/cg_load_head.c",
             "csrc/reader/cg_load_lines.c", "csrc/reader/cg_load_names.c", "csrc/reader/cg_prescan.c",
             "csrc/reader/cg_source.c", "csrc/reader/cg_vec.c", "csrc/scan/cg_scan.c",
             "csrc/writer/cg_atomic.c", "csrc/writer/cg_deflate.c", "csrc/writer/cg_emit.c",

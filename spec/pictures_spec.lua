@@ -187,7 +187,8 @@ describe("prof:flamegraph", function()
     assert.has_error(function() prof:write_flamegraph("x.svg", "Dr") end,
       "bad argument #2 to 'write_flamegraph' (unknown event 'Dr'; events: Ir)")
     assert.has_error(function() prof:flamegraph("Ir", { colour = "file" }) end,
-      "bad argument #2 to 'flamegraph' (unknown option 'colour'; options: collapse_recursion, color, ev, threshold, title, width)")
+      "bad argument #2 to 'flamegraph' (unknown option 'colour'; options: collapse_recursion, color, ev, threshold, "
+      .. "title, width)")
     assert.has_error(function() prof:write_flamegraph(nil) end,
       "bad argument #1 to 'write_flamegraph' (string expected, got no value)")
   end)

@@ -126,7 +126,8 @@ describe("a recursion 150,000 deep", function()
       local function down(n) if n == 0 then return 0 end return 1 + down(n - 1) end
       down(%d)
     ]]):format(out, DEPTH))
-    assert.truthy(said:find(out .. ".folded: the folded stacks would take %d+ bytes, over max_bytes %(268435456%)"), said)
+    local want = ".folded: the folded stacks would take %d+ bytes, over max_bytes %(268435456%)"
+    assert.truthy(said:find(out .. want), said)
     assert.is_nil(io.open(out .. ".folded"))
     assert.truthy(io.open(out))
     os.remove(out)

@@ -24,7 +24,8 @@ end
 -- of names (some with `;`, `\`, line breaks to escape); returns the text,
 -- its total and the number of distinct stack prefixes. pool: the lines
 -- take their stacks from that many (default: each line its own).
-local NAMES = { "main", "f", "g", "h;i", "back\\slash", "nl\nx", "cr\rx", "lua:12:run", "x y", "" }
+local NAMES = { "main <&> \"quoted\" " .. ("é→ü"):rep(80), "f", "g", "h;i", "back\\slash", "nl\nx", "cr\rx",
+  "lua:12:run", "x y", "", "bad \xff utf-8", "a&b" }
 local function generate(n, seed, depth, pool)
   local x, y = seed, 0
   local function rnd(m)

@@ -10,6 +10,8 @@
 #include "cg_folded.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -227,5 +229,131 @@ int cgl_folded_tree(lua_State *L)
         return luaL_error(L, "folded stacks: out of memory");
     push_folded(L, f, threshold, lua_toboolean(L, 4));
     cg_folded_free(f);
+    return 1;
+}
+
+/* Appends s[0, n) to b with & < > " as XML entities. */
+static void add_xml(luaL_Buffer *b, const char *s, size_t n)
+{
+    size_t i, from = 0;
+    for (i = 0; i < n; i++) {
+        const char *e = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;"
+                      : s[i] == '"' ? "&quot;" : NULL;
+        if (e) {
+            luaL_addlstring(b, s + from, i - from);
+            luaL_addstring(b, e);
+            from = i + 1;
+        }
+    }
+    luaL_addlstring(b, s + from, n - from);
+}
+
+/* A frame's label as flame.lua's fit: "" below 3 characters of room,
+ * the name when it fits, else its first room - 2 characters and "..". */
+static void add_label(luaL_Buffer *b, const char *s, size_t n, double w)
+{
+    double room = floor((w - 6) / 7);
+    size_t chars = 0, i, cut = 0;
+    if (room < 3)
+        return;
+    for (i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xc0) != 0x80)
+            chars++;
+    if ((double)chars <= room) {
+        add_xml(b, s, n);
+        return;
+    }
+    for (i = 0, chars = 0; i < n; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars == (size_t)room - 1) {
+            cut = i;
+            break;
+        }
+    }
+    add_xml(b, s, cut);
+    luaL_addstring(b, "..");
+}
+
+/* v grouped by three digits with commas (v >= 0). */
+static void add_commas(luaL_Buffer *b, int64_t v)
+{
+    char d[32];
+    int n = snprintf(d, sizeof d, "%lld", (long long)v), i;
+    for (i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            luaL_addchar(b, ',');
+        luaL_addchar(b, d[i]);
+    }
+}
+
+/* internal.flame_frames(names, fills, parent, name, total_of, scale,
+ * height, total, xev) -> the SVG text of the frames below the top, as
+ * flame.lua's svg() writes them (the same bytes): frames in depth-first
+ * order (parent 0: a root), names printable, fills per name, xev the
+ * event's name made XML. */
+int cgl_flame_frames(lua_State *L)
+{
+    lua_Integer n, k, height = luaL_checkinteger(L, 7), grand = luaL_checkinteger(L, 8);
+    double scale = luaL_checknumber(L, 6);
+    size_t xevlen;
+    const char *xev = luaL_checklstring(L, 9, &xevlen);
+    int32_t *depth;
+    double *xs;
+    luaL_Buffer b;
+    int i;
+    for (i = 1; i <= 5; i++)
+        luaL_checktype(L, i, LUA_TTABLE);
+    n = (lua_Integer)lua_rawlen(L, 3);
+    depth = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *depth, 0);
+    xs = lua_newuserdatauv(L, (size_t)(n + 3) * sizeof *xs, 0);
+    xs[1] = 0;
+    luaL_buffinit(L, &b);
+    for (k = 1; k <= n; k++) {
+        lua_Integer p = (lua_rawgeti(L, 3, k), lua_tointeger(L, -1));
+        lua_Integer nm = (lua_rawgeti(L, 4, k), lua_tointeger(L, -1));
+        lua_Integer tot = (lua_rawgeti(L, 5, k), lua_tointeger(L, -1));
+        size_t len, flen;
+        const char *name, *fill;
+        char num[160];
+        int d;
+        double x, w;
+        lua_pop(L, 3);
+        if (p < 0 || p >= k)
+            return luaL_error(L, "flame_frames: frame %d's parent is not before it", (int)k);
+        d = depth[k] = p == 0 ? 1 : depth[p] + 1;
+        lua_rawgeti(L, 1, nm);
+        lua_rawgeti(L, 2, nm);
+        /* the strings stay in the tables: popped before the buffer grows */
+        name = lua_tolstring(L, -2, &len);
+        fill = lua_tolstring(L, -1, &flen);
+        lua_pop(L, 2);
+        if (!name || !fill)
+            return luaL_error(L, "flame_frames: frame %d has no name or fill", (int)k);
+        x = xs[d];
+        w = (double)tot * scale;
+        luaL_addstring(&b, "<g class=\"f\"><title>");
+        add_xml(&b, name, len);
+        luaL_addchar(&b, '\n');
+        add_commas(&b, tot);
+        luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, xev, xevlen);
+        if (grand == 0) {
+            luaL_addstring(&b, " (0%)");
+        } else {
+            snprintf(num, sizeof num, " (%.2f%%)", (double)(lua_Integer)((lua_Unsigned)tot * 100u) / (double)grand);
+            luaL_addstring(&b, num);
+        }
+        snprintf(num, sizeof num, "</title><rect x=\"%.2f\" y=\"%lld\" width=\"%.2f\" height=\"%d\" fill=\"", x,
+                 (long long)(height - 24 - (lua_Integer)(d + 1) * 16), w, 15);
+        luaL_addstring(&b, num);
+        luaL_addlstring(&b, fill, flen);
+        snprintf(num, sizeof num, "\"/><text x=\"%.2f\" y=\"%lld\">", x + 3,
+                 (long long)(height - 24 - (lua_Integer)(d + 1) * 16 + 12));
+        luaL_addstring(&b, num);
+        add_label(&b, name, len, w);
+        luaL_addstring(&b, "</text></g>\n");
+        xs[d + 1] = x;
+        xs[d] = x + w;
+    }
+    luaL_pushresult(&b);
     return 1;
 }

@@ -149,10 +149,19 @@ end
 
 -- The SVG of a tree. colour(node) gives a frame's fill; describe(node)
 -- its title's second line.
-local function svg(top, title, colour, describe, width)
+local function svg(top, title, colour, describe, width, flat)
   local total = top.total
   local depth = 0
-  stacks.walk(top, function(_, d) if d > depth then depth = d end end)
+  if flat then
+    local parent, at = flat.parent, {}
+    for k = 1, #parent do
+      local d = parent[k] == 0 and 1 or at[parent[k]] + 1
+      at[k] = d
+      if d > depth then depth = d end
+    end
+  else
+    stacks.walk(top, function(_, d) if d > depth then depth = d end end)
+  end
   local height = PAD_TOP + (depth + 1) * ROW + PAD_BOTTOM
   local out = {}
   out[#out + 1] = string_format('<?xml version="1.0" encoding="UTF-8" standalone="no"?>\n'
@@ -190,6 +199,15 @@ local function svg(top, title, colour, describe, width)
       xname, about, x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, label)
   end
   frame("all", top, 0, 1)
+  if flat then
+    -- the frames as the C reader gave them, drawn in C (the same text)
+    n = n + 1
+    out[n] = internal.flame_frames(flat.pnames, flat.fills, flat.parent, flat.name, flat.total_of, scale, height,
+      total, xml(flat.ev))
+    out[n + 1] = string_format(SCRIPT, width, CHAR)
+    out[n + 2] = "</svg>\n"
+    return out
+  end
   -- depth first without recursion (stacks.visit): xs[d] is where the
   -- next frame of depth d starts
   local xs = { 0 }
@@ -238,17 +256,27 @@ end
 
 -- Writes the SVG of tree top: frames coloured by object or file (color),
 -- titled with their cost in ev and their share.
-local function draw(top, title, ev, color, width)
+local function draw(top, title, ev, color, width, flat)
   local total = top.total
   -- each key's self cost in the picture, then the palette, costliest first
   local cost, keys = {}, {}
-  stacks.walk(top, function(nd)
-    if nd.fn then
-      local key = colour_key(nd.fn, color) or ""
+  if flat then
+    -- folded frames: the key is the name
+    local names, name, self = flat.names, flat.name, flat.self
+    for k = 1, #name do
+      local key = names[name[k]]
       if not cost[key] then cost[key] = 0; keys[#keys + 1] = key end
-      cost[key] = cost[key] + nd.self
+      cost[key] = cost[key] + self[k]
     end
-  end)
+  else
+    stacks.walk(top, function(nd)
+      if nd.fn then
+        local key = colour_key(nd.fn, color) or ""
+        if not cost[key] then cost[key] = 0; keys[#keys + 1] = key end
+        cost[key] = cost[key] + nd.self
+      end
+    end)
+  end
   table.sort(keys, function(a, b)
     if cost[a] ~= cost[b] then return cost[a] > cost[b] end
     return a < b
@@ -262,7 +290,16 @@ local function draw(top, title, ev, color, width)
   local function describe(nd)
     return string_format("%s %s (%s%%)", commas(nd.total), ev, percent(nd.total, total))
   end
-  return table_concat(svg(top, title, colour, describe, width))
+  if flat then
+    local pnames, fills = {}, {}
+    for i, name in ipairs(flat.names) do
+      pnames[i] = stacks.printable(name)
+      fills[i] = colours[name] or warm(name)
+    end
+    flat = { pnames = pnames, fills = fills, parent = flat.parent, name = flat.name, total_of = flat.total_of,
+      ev = ev }
+  end
+  return table_concat(svg(top, title, colour, describe, width, flat))
 end
 
 -- The SVG of prof's flame graph; fname the public method, n its ev's
@@ -318,18 +355,22 @@ function M.folded_flamegraph(folded, source, path, opts)
   local top
   if type(folded) == "table" then
     top = folded
-    stacks.prune(top, threshold * top.total)
   else
     top = stacks.read_folded(folded, source, threshold)
   end
+  -- the C reader's frames, drawn in C, while the tree is theirs
+  local flat = top.flat
+  top.flat = nil
+  if stacks.prune(top, threshold * top.total) > 0 then flat = nil end
   local how = ""
   if opts.collapse_recursion or stacks.depth(top) > M.MAX_DEPTH then
     top = stacks.collapse(top)
     stacks.prune(top, threshold * top.total)
     how = " (recursion collapsed)"
+    flat = nil
   end
   local title = opts.title or string_format("%s: %s %s%s", source, report.commas(top.total), ev, how)
-  return util.write_file(path, draw(top, title, ev, color, width))
+  return util.write_file(path, draw(top, title, ev, color, width, flat))
 end
 
 -- The old spelling, prof:flamegraph(path [, opts]) writing a file, kept

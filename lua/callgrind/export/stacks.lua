@@ -295,10 +295,10 @@ M.visit = visit
 
 --- Merges the children whose total is below min into their parent, in a
 -- tree of `stacks.tree` or `stacks.read_folded` (their cost stays on the
--- parent's own line).
+-- parent's own line). Returns the number of frames merged.
 -- @usage stacks.prune(tree, 1e-4 * tree.total)
 local function prune(top, min)
-  local todo, n = { top }, 1
+  local todo, n, merged = { top }, 1, 0
   while n > 0 do
     local nd = todo[n]
     todo[n] = nil
@@ -311,10 +311,12 @@ local function prune(top, min)
         todo[n] = kid
       else
         nd.self = nd.self + kid.total
+        merged = merged + 1
       end
     end
     nd.children = kept
   end
+  return merged
 end
 
 -- Sums the totals of made (nodes, each after its parent; up[k] its
@@ -467,6 +469,7 @@ local function companion(prof, ev, threshold)
     if fn then nd.fn = fn end
   end)
   top.all_names = nil
+  top.flat = nil
   top.source = path
   return top
 end
@@ -577,6 +580,9 @@ local function folded_tree(source, r, kind, line, text)
     up.children[#up.children + 1] = nd
   end
   top.all_names = r.all_names
+  -- the frames as C gave them (parent, name, total_of, self, names): the
+  -- flame graph draws from them while the tree is as they say
+  top.flat = r
   return top
 end
 

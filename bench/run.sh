@@ -168,6 +168,11 @@ for file in $files; do
         rm -f "$tmp.written"
     fi
 done
+# The flame graph of a 110 MB folded-stacks file against one awk pass over it
+# (bench/folded.sh: alternating pairs, the median pair ratio)
+echo
+echo "Flame graph of folded stacks (bench/folded.sh):"
+LUA=$LUA BUILD=$BUILD CALLGRIND_BENCH_DIR=$cache bash bench/folded.sh || status=1
 # The interpreter alone, for reference: its RSS is part of ours, not subtracted.
 "$TIME" -f '%M' -o "$tmp" "$LUA" -e ''
 read -r kib < "$tmp"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS.
 #
-#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua fuzz_vec (default all)
+#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua fuzz_vec fuzz_folded (default all)
 #
 # Environment (all optional): FUZZ_SECONDS (60), FUZZ_TIMEOUT (10: seconds
 # one input may take; raise it on a busy machine), FUZZ_CC (clang), BUILD
@@ -31,7 +31,7 @@ case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OUT=$BUILD/fuzz
 CORPUS_SRC=spec/corpus
 
-TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec}
+TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec fuzz_folded}
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 # every folder of csrc/ on the include path, as the Makefile's CSRC_DIRS
 CSRC_INC=$(for d in csrc/*/; do printf -- '-I%s ' "${d%/}"; done)
@@ -67,7 +67,7 @@ build() {
         core="$core $obj" ;;
     esac
   done
-  for t in fuzz_load fuzz_lua fuzz_vec; do
+  for t in fuzz_load fuzz_lua fuzz_vec fuzz_folded; do
     extra=""
     [ "$t" = fuzz_lua ] && extra="$lua_objs $LUA_LIB -lm"
     echo "link $OUT/$t"
@@ -101,6 +101,10 @@ seeds() {
     command -v zstd >/dev/null && zstd -q -c "$f" >"$tmp/z-$b.zst" && n=$((n + 1))
     command -v xz >/dev/null && xz -c "$f" >"$tmp/z-$b.xz" && n=$((n + 1))
   done
+  # folded stacks (fuzz_folded): escapes, blanks, CRLF, a bad count
+  printf 'main;f 10\nmain 2\nmain;f;g 3\r\n\n  \na\\;b;c\\\\d;e\\n 7\nmain;f 1\n' >"$tmp/folded-1.folded"
+  printf 'x 1 5\na;; 3\nq\\ 4\nmain;f 9223372036854775807\nz 1' >"$tmp/folded-2.folded"
+  n=$((n + 2))
   rm -rf "$OUT/seeds"
   mv "$tmp" "$OUT/seeds"
   echo "seeds: $n files in $OUT/seeds"
@@ -158,8 +162,8 @@ seeds
 status=0
 for t in $TARGETS; do
   case "$t" in
-    fuzz_load|fuzz_lua|fuzz_vec) run_target "$t" || status=1 ;;
-    *) die "unknown target '$t' (fuzz_load, fuzz_lua, fuzz_vec)" ;;
+    fuzz_load|fuzz_lua|fuzz_vec|fuzz_folded) run_target "$t" || status=1 ;;
+    *) die "unknown target '$t' (fuzz_load, fuzz_lua, fuzz_vec, fuzz_folded)" ;;
   esac
 done
 exit $status

@@ -143,6 +143,13 @@ describe("prof:flamegraph", function()
     -- a title of the caller's keeps the legend
     assert.is_truthy(d:flamegraph("Ir", { title = "O0 vs O2" }):find(">O0 vs O2: 117 Ir -&gt; 144 Ir " .. legend
       .. "</text>", 1, true))
+    -- a title that long is drawn smaller, so it fits between Reset zoom and
+    -- Search (0.6 em a character): 117 characters in 1200 px
+    local title = "117 Ir -> 144 Ir " .. legend
+    local px = tonumber(svg:match('style="font%-size:(%d+)px">117 Ir'))
+    assert.is_true(px < 16 and 0.6 * px * utf8.len(title) <= 1200 - 200, tostring(px))
+    assert.is_truthy(callgrind.load("spec/fixtures/extended.callgrind"):flamegraph():find('style="font-size:16px"',
+      1, true))
     local dir = tmpdir()
     H.write_file(dir .. "/d.svg", svg)
     local fill = {}
@@ -244,7 +251,8 @@ describe("prof:flamegraph", function()
     assert.has_error(function() prof:write_flamegraph("x.svg", "Dr") end,
       "bad argument #2 to 'write_flamegraph' (unknown event 'Dr'; events: Ir)")
     assert.has_error(function() prof:flamegraph("Ir", { colour = "file" }) end,
-      "bad argument #2 to 'flamegraph' (unknown option 'colour'; options: color, ev, threshold, title, width)")
+      "bad argument #2 to 'flamegraph' (unknown option 'colour'; options: collapse_recursion, color, ev, threshold, "
+      .. "title, width)")
     assert.has_error(function() prof:write_flamegraph(nil) end,
       "bad argument #1 to 'write_flamegraph' (string expected, got no value)")
   end)

@@ -102,7 +102,7 @@ describe("prof:folded", function()
     assert.has_error(function() prof:folded("Irr") end,
       "bad argument #1 to 'folded' (unknown event 'Irr'; events: Ir)")
     assert.has_error(function() prof:folded("Ir", { depth = 1 }) end,
-      "bad argument #2 to 'folded' (unknown option 'depth'; options: threshold)")
+      "bad argument #2 to 'folded' (unknown option 'depth'; options: collapse_recursion, max_bytes, threshold)")
     local empty = assert(callgrind.parse("events: Ir\n"))
     assert.are.equal("", empty:folded())
   end)

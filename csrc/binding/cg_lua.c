@@ -71,6 +71,8 @@ static const luaL_Reg internal_funcs[] = {
     {"supervise", cgl_proc_supervise},
     {"gzip", cgl_gzip},
     {"estimate", cgl_profile_estimate},
+    {"folded_tree", cgl_folded_tree},
+    {"flame_frames", cgl_flame_frames},
     {NULL, NULL}
 };
 

@@ -7,6 +7,11 @@
 #include "cg_lua_func.h"
 #include "cg_deflate.h"
 #include "cg_stacks.h"
+#include "cg_folded.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,4 +107,253 @@ int cgl_profile_estimate(lua_State *L)
     }
     cg_stacks_free(s);
     return 4;
+}
+
+/* A trie of folded stacks lives in a userdata whose __gc frees it, so
+ * that an error while it is copied to Lua leaks nothing. */
+#define FOLDED_BOX "callgrind.folded_box"
+
+static int folded_box_gc(lua_State *L)
+{
+    cg_folded_free((CgFolded *)luaL_checkudata(L, 1, FOLDED_BOX));
+    return 0;
+}
+
+/* The kept nodes of f (pruned at threshold * total) as the table
+ * folded_tree returns. */
+static void push_folded(lua_State *L, CgFolded *f, double threshold, int all)
+{
+    double m = threshold * (double)f->total;
+    int64_t min = m <= 0 ? 0 : m >= 9.2e18 ? INT64_MAX : (int64_t)m;
+    int32_t *order, *remap;
+    size_t nkept = 0, i, nnames = 0;
+    int64_t top_self = 0;
+    if ((double)min < m)
+        min++;                          /* the ceiling: total >= m */
+    order = lua_newuserdatauv(L, (f->n ? f->n : 1) * sizeof *order, 0);
+    remap = lua_newuserdatauv(L, (f->nnames ? f->nnames : 1) * sizeof *remap, 0);
+    for (i = 0; i < f->nnames; i++)
+        remap[i] = 0;
+    cg_folded_prune(f, min, order, &nkept, &top_self);
+    lua_createtable(L, 0, 12);
+    lua_pushinteger(L, (lua_Integer)f->total);
+    lua_setfield(L, -2, "total");
+    lua_pushinteger(L, (lua_Integer)top_self);
+    lua_setfield(L, -2, "top_self");
+    lua_pushinteger(L, (lua_Integer)f->n);
+    lua_setfield(L, -2, "nodes");
+    lua_pushinteger(L, (lua_Integer)f->nnames);
+    lua_setfield(L, -2, "distinct");
+    lua_pushinteger(L, (lua_Integer)f->lines);
+    lua_setfield(L, -2, "lines");
+    lua_pushinteger(L, (lua_Integer)f->max_line);
+    lua_setfield(L, -2, "max_line");
+    lua_createtable(L, (int)nkept, 0);      /* parent (0: a root) */
+    lua_createtable(L, (int)nkept, 0);      /* name */
+    lua_createtable(L, (int)nkept, 0);      /* total */
+    lua_createtable(L, (int)nkept, 0);      /* self */
+    lua_createtable(L, 0, 0);               /* names */
+    for (i = 0; i < nkept; i++) {
+        const CgFoldedNode *nd = &f->nodes[order[i]];
+        /* a kept node's position, found by its parent: depth-first order
+         * numbers kept in the order array's own slots are not at hand, so
+         * the node's depth field holds it from here on */
+        lua_Integer up = nd->parent < 0 ? 0 : f->nodes[nd->parent].depth;
+        lua_pushinteger(L, up);
+        lua_rawseti(L, -6, (lua_Integer)i + 1);
+        if (!remap[nd->name]) {
+            remap[nd->name] = (int32_t)++nnames;
+            lua_pushlstring(L, f->arena + f->off[nd->name], f->len[nd->name]);
+            lua_rawseti(L, -2, (lua_Integer)nnames);
+        }
+        lua_pushinteger(L, remap[nd->name]);
+        lua_rawseti(L, -5, (lua_Integer)i + 1);
+        lua_pushinteger(L, (lua_Integer)nd->total);
+        lua_rawseti(L, -4, (lua_Integer)i + 1);
+        lua_pushinteger(L, (lua_Integer)nd->self);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        f->nodes[order[i]].depth = (int32_t)(i + 1);
+    }
+    lua_setfield(L, -6, "names");
+    lua_setfield(L, -5, "self");
+    lua_setfield(L, -4, "total_of");
+    lua_setfield(L, -3, "name");
+    lua_setfield(L, -2, "parent");
+    if (all) {
+        lua_createtable(L, (int)f->nnames, 0);
+        for (i = 0; i < f->nnames; i++) {
+            lua_pushlstring(L, f->arena + f->off[i], f->len[i]);
+            lua_rawseti(L, -2, (lua_Integer)i + 1);
+        }
+        lua_setfield(L, -2, "all_names");
+    }
+}
+
+/* internal.folded_tree(path_or_text, threshold, is_text, all_names) -> a table:
+ * total, top_self (the pruned roots' cost), nodes, distinct (names),
+ * lines, max_line (the trie's counters), and the kept frames, children
+ * after their parent in order: parent (0: a root), name (into names),
+ * total_of, self; or nil, "bad", line number, the line's first bytes; or
+ * nil, "io", the system's message. Raises out of memory. all_names:
+ * all_names too, every distinct name. */
+int cgl_folded_tree(lua_State *L)
+{
+    size_t len;
+    const char *src = luaL_checklstring(L, 1, &len);
+    double threshold = luaL_checknumber(L, 2);
+    int is_text = lua_toboolean(L, 3), rc;
+    CgFolded *f = lua_newuserdatauv(L, sizeof *f, 0);
+    memset(f, 0, sizeof *f);
+    if (luaL_newmetatable(L, FOLDED_BOX)) {
+        lua_pushcfunction(L, folded_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    rc = is_text ? cg_folded_read_buffer(f, src, len) : cg_folded_read_file(f, src);
+    if (rc == CG_EIO) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "io");
+        lua_pushstring(L, strerror(errno));
+        return 3;
+    }
+    if (rc == CG_EBAD) {
+        lua_pushnil(L);
+        lua_pushliteral(L, "bad");
+        lua_pushinteger(L, (lua_Integer)f->bad_line);
+        lua_pushlstring(L, f->bad_text, f->bad_len);
+        return 4;
+    }
+    if (rc == CG_ELIMIT)
+        return luaL_error(L, "folded stacks: more than 2^31 - 1 distinct stacks or names");
+    if (rc != CG_OK)
+        return luaL_error(L, "folded stacks: out of memory");
+    push_folded(L, f, threshold, lua_toboolean(L, 4));
+    cg_folded_free(f);
+    return 1;
+}
+
+/* Appends s[0, n) to b with & < > " as XML entities. */
+static void add_xml(luaL_Buffer *b, const char *s, size_t n)
+{
+    size_t i, from = 0;
+    for (i = 0; i < n; i++) {
+        const char *e = s[i] == '&' ? "&amp;" : s[i] == '<' ? "&lt;" : s[i] == '>' ? "&gt;"
+                      : s[i] == '"' ? "&quot;" : NULL;
+        if (e) {
+            luaL_addlstring(b, s + from, i - from);
+            luaL_addstring(b, e);
+            from = i + 1;
+        }
+    }
+    luaL_addlstring(b, s + from, n - from);
+}
+
+/* A frame's label as flame.lua's fit: "" below 3 characters of room,
+ * the name when it fits, else its first room - 2 characters and "..". */
+static void add_label(luaL_Buffer *b, const char *s, size_t n, double w)
+{
+    double room = floor((w - 6) / 7);
+    size_t chars = 0, i, cut = 0;
+    if (room < 3)
+        return;
+    for (i = 0; i < n; i++)
+        if (((unsigned char)s[i] & 0xc0) != 0x80)
+            chars++;
+    if ((double)chars <= room) {
+        add_xml(b, s, n);
+        return;
+    }
+    for (i = 0, chars = 0; i < n; i++) {
+        if (((unsigned char)s[i] & 0xc0) != 0x80 && ++chars == (size_t)room - 1) {
+            cut = i;
+            break;
+        }
+    }
+    add_xml(b, s, cut);
+    luaL_addstring(b, "..");
+}
+
+/* v grouped by three digits with commas (v >= 0). */
+static void add_commas(luaL_Buffer *b, int64_t v)
+{
+    char d[32];
+    int n = snprintf(d, sizeof d, "%lld", (long long)v), i;
+    for (i = 0; i < n; i++) {
+        if (i > 0 && (n - i) % 3 == 0)
+            luaL_addchar(b, ',');
+        luaL_addchar(b, d[i]);
+    }
+}
+
+/* internal.flame_frames(names, fills, parent, name, total_of, scale,
+ * height, total, xev) -> the SVG text of the frames below the top, as
+ * flame.lua's svg() writes them (the same bytes): frames in depth-first
+ * order (parent 0: a root), names printable, fills per name, xev the
+ * event's name made XML. */
+int cgl_flame_frames(lua_State *L)
+{
+    lua_Integer n, k, height = luaL_checkinteger(L, 7), grand = luaL_checkinteger(L, 8);
+    double scale = luaL_checknumber(L, 6);
+    size_t xevlen;
+    const char *xev = luaL_checklstring(L, 9, &xevlen);
+    int32_t *depth;
+    double *xs;
+    luaL_Buffer b;
+    int i;
+    for (i = 1; i <= 5; i++)
+        luaL_checktype(L, i, LUA_TTABLE);
+    n = (lua_Integer)lua_rawlen(L, 3);
+    depth = lua_newuserdatauv(L, (size_t)(n + 1) * sizeof *depth, 0);
+    xs = lua_newuserdatauv(L, (size_t)(n + 3) * sizeof *xs, 0);
+    xs[1] = 0;
+    luaL_buffinit(L, &b);
+    for (k = 1; k <= n; k++) {
+        lua_Integer p = (lua_rawgeti(L, 3, k), lua_tointeger(L, -1));
+        lua_Integer nm = (lua_rawgeti(L, 4, k), lua_tointeger(L, -1));
+        lua_Integer tot = (lua_rawgeti(L, 5, k), lua_tointeger(L, -1));
+        size_t len, flen;
+        const char *name, *fill;
+        char num[160];
+        int d;
+        double x, w;
+        lua_pop(L, 3);
+        if (p < 0 || p >= k)
+            return luaL_error(L, "flame_frames: frame %d's parent is not before it", (int)k);
+        d = depth[k] = p == 0 ? 1 : depth[p] + 1;
+        lua_rawgeti(L, 1, nm);
+        lua_rawgeti(L, 2, nm);
+        /* the strings stay in the tables: popped before the buffer grows */
+        name = lua_tolstring(L, -2, &len);
+        fill = lua_tolstring(L, -1, &flen);
+        lua_pop(L, 2);
+        if (!name || !fill)
+            return luaL_error(L, "flame_frames: frame %d has no name or fill", (int)k);
+        x = xs[d];
+        w = (double)tot * scale;
+        luaL_addstring(&b, "<g class=\"f\"><title>");
+        add_xml(&b, name, len);
+        luaL_addchar(&b, '\n');
+        add_commas(&b, tot);
+        luaL_addchar(&b, ' ');
+        luaL_addlstring(&b, xev, xevlen);
+        if (grand == 0) {
+            luaL_addstring(&b, " (0%)");
+        } else {
+            snprintf(num, sizeof num, " (%.2f%%)", (double)(lua_Integer)((lua_Unsigned)tot * 100u) / (double)grand);
+            luaL_addstring(&b, num);
+        }
+        snprintf(num, sizeof num, "</title><rect x=\"%.2f\" y=\"%lld\" width=\"%.2f\" height=\"%d\" fill=\"", x,
+                 (long long)(height - 24 - (lua_Integer)(d + 1) * 16), w, 15);
+        luaL_addstring(&b, num);
+        luaL_addlstring(&b, fill, flen);
+        snprintf(num, sizeof num, "\"/><text x=\"%.2f\" y=\"%lld\">", x + 3,
+                 (long long)(height - 24 - (lua_Integer)(d + 1) * 16 + 12));
+        luaL_addstring(&b, num);
+        add_label(&b, name, len, w);
+        luaL_addstring(&b, "</text></g>\n");
+        xs[d + 1] = x;
+        xs[d] = x + w;
+    }
+    luaL_pushresult(&b);
+    return 1;
 }

@@ -6,5 +6,7 @@
 
 CG_HIDDEN int cgl_gzip(lua_State *L);
 CG_HIDDEN int cgl_profile_estimate(lua_State *L);
+CG_HIDDEN int cgl_folded_tree(lua_State *L);
+CG_HIDDEN int cgl_flame_frames(lua_State *L);
 
 #endif

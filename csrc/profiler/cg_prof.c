@@ -207,7 +207,27 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
     }
 }
 
-/* prof_write_folded(path, stacks, width, names) -> true, or nil,
+/* The size in bytes of the text fill_folded writes, in one pass over the
+ * nodes (each after its parent): len[i] is node i's path's length. */
+static uint64_t folded_size(const Folded *F, uint64_t *len)
+{
+    uint64_t size = 0;
+    size_t i;
+    for (i = 0; i < F->n; i++) {
+        int32_t p = F->parent[i];
+        uint64_t v;
+        len[i] = (p >= 0 ? len[p] + 1 : 0) + F->names[F->fn[i]].len;
+        if (F->cost[i] == 0)
+            continue;
+        size += len[i] + 2 + (F->cost[i] < 0);
+        v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
+        for (; v >= 10; v /= 10)
+            size++;
+    }
+    return size;
+}
+
+/* prof_write_folded(path, stacks, width, names [, max]) -> true, or nil,
  * "path: reason", kind (as core.write_file_atomic): writes the folded
  * stacks of collected data to path, whole or not at all (the core's
  * atomic write). stacks is data.stacks, `width` integers per node (parent
@@ -217,11 +237,14 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
  * names[fn] the function's name as a folded frame (escaped by the
  * caller). One line `name;name;...;name cost` (the first cost) per node
  * whose first cost is not 0, in node order: what until_exit writes beside
- * the profile with stacks = true. */
+ * the profile with stacks = true. Past max bytes (default 256 MiB) it
+ * writes nothing: nil, "path: the folded stacks would take N bytes, over
+ * max_bytes (M) ...", "memory" (the size added up first, one pass). */
 static int l_write_folded(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
     lua_Integer width = luaL_checkinteger(L, 3);
+    lua_Integer max = luaL_optinteger(L, 5, (lua_Integer)256 << 20);
     size_t n, nfn, i;
     Folded F;
     int32_t *ints;
@@ -265,6 +288,18 @@ static int l_write_folded(lua_State *L)
     F.chain = ints + 2 * n;
     F.cost = costs;
     F.names = names;
+    {
+        uint64_t *len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *len + 1, 0);
+        uint64_t size = folded_size(&F, len);
+        if (max >= 0 && size > (uint64_t)max) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: the folded stacks would take %I bytes, over max_bytes (%I): "
+                            "fold the recursion with prof:folded{ collapse_recursion = true }",
+                            path, (lua_Integer)size, max);
+            lua_pushliteral(L, "memory");
+            return 3;
+        }
+    }
     /* no Lua call until the file is written */
     rc = cg_write_atomic_with(path, fill_folded, &F, msg, sizeof msg);
     if (rc != CG_OK) {

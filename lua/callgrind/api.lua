@@ -170,6 +170,12 @@ O.folded = {
   { "threshold", "number", "0.0001",
     "estimated stacks below this fraction of the total are not made: their cost goes to the same functions' "
     .. "other stacks (self costs stay exact); exact stacks below it merge into their parent" },
+  { "collapse_recursion", "boolean", "false",
+    "a function already on a stack is not entered again: f;f;f folds into f, A;B;A;B into A;B "
+    .. "(each function's self cost and the total stay exact)" },
+  { "max_bytes", "integer", "268435456 (256 MiB)",
+    "the most bytes of text; the size is computed first and a larger text fails (kind \"memory\") "
+    .. "naming it (a deep recursion: collapse_recursion = true)" },
 }
 O.flame = {
   { "ev", "string|integer", "the first event", "the event (the positional ev wins)" },
@@ -177,6 +183,8 @@ O.flame = {
   { "title", "string", "the profile's name and event", "the title" },
   { "width", "number", "1200", "the picture's width in pixels (at least 100)" },
   { "color", "\"object\"|\"file\"", "\"object\"", "what a frame's colour says (a legend names each object or file)" },
+  { "collapse_recursion", "boolean", "false, and true for stacks deeper than 1,000 frames",
+    "draw the stacks with recursion collapsed (as prof:folded's); the title says so" },
 }
 O.dot = {
   { "node_threshold", "number", "0.005", "leave out functions below this fraction of the total inclusive cost" },
@@ -193,6 +201,7 @@ O.write_dot = with(O.dot, {
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
   { "threshold", "number", "0.0001", "as prof:folded's: flat per function stays exact" },
+  { "collapse_recursion", "boolean", "false", "as prof:folded's" },
 }
 O.html = {
   { "title", "string", "\"callgrind report: \" and the profile's name", "the page's title" },

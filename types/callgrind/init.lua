@@ -112,9 +112,12 @@
 ---@field pid? boolean true: the pid: lines as loaded (they change at every run); false: none; by default several parts (threads, dumps, files) get pid: 1, 2... by process in order, the same at every run: KCachegrind labels a part "PID 1, section 2, thread 3" from them, and by the file's name alone without
 
 ---@class callgrind.ProfileFoldedOptions
+---@field collapse_recursion? boolean a function already on a stack is not entered again: f;f;f folds into f, A;B;A;B into A;B (each function's self cost and the total stay exact)
+---@field max_bytes? integer the most bytes of text; the size is computed first and a larger text fails (kind "memory") naming it (a deep recursion: collapse_recursion = true)
 ---@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact); exact stacks below it merge into their parent
 
 ---@class callgrind.ProfileFlamegraphOptions
+---@field collapse_recursion? boolean draw the stacks with recursion collapsed (as prof:folded's); the title says so
 ---@field color? "object"|"file" what a frame's colour says (a legend names each object or file)
 ---@field ev? string|integer the event (the positional ev wins)
 ---@field threshold? number leave out frames below this fraction of the total
@@ -140,6 +143,7 @@
 ---@field title? string the graph's title
 
 ---@class callgrind.ProfileWritePprofOptions
+---@field collapse_recursion? boolean as prof:folded's
 ---@field events? string[] the sample types
 ---@field threshold? number as prof:folded's: flat per function stays exact
 

@@ -562,14 +562,13 @@ function run.diff(argv, out)
     kind = opts.inclusive and "inclusive" or nil }), "\n")
 end
 
--- The tree of the folded stacks in path (threshold 0), or nil and why:
--- the file cannot be read, or `path:LINE: reason` for a bad line.
-local function read_folded(path)
-  local text, err = require("callgrind.util").read_file(path)
-  if not text then return nil, err end
-  local ok, tree = pcall(require("callgrind.export.stacks").read_folded, text, path, 0)
+-- The tree of the folded stacks in path, pruned at threshold (read in C,
+-- a piece at a time: stacks.read_folded_file), or nil and why: the file
+-- cannot be read, or `path:LINE: reason` for a bad line.
+local function read_folded(path, threshold)
+  local ok, tree, err = pcall(require("callgrind.export.stacks").read_folded_file, path, threshold)
   if not ok then return nil, tree end
-  return tree
+  return tree, err
 end
 
 -- flame of folded stacks: a FILE.folded given alone is drawn as its lines
@@ -578,7 +577,7 @@ end
 local function flame_folded(pos, opts, fopts, out)
   if #pos ~= 1 or opts.old or not pos[1]:match("%.folded$") then return false end
   local file = pos[1]
-  local tree, err = read_folded(file)
+  local tree, err = read_folded(file, fopts.threshold)
   if not tree then fail(err) end
   fopts.ev = opts.event
   write_out(opts.o, out, function(path)

@@ -24,6 +24,11 @@ local M = {}
 
 local WIDTH, ROW, PAD_TOP, PAD_BOTTOM, CHAR = 1200, 16, 42, 24, 7
 
+--- Stacks deeper than this many frames are drawn with their recursion
+-- collapsed (`stacks.collapse`: a function already on a stack is not
+-- entered again), as with `collapse_recursion = true`; the title says so.
+M.MAX_DEPTH = 1000
+
 -- XML text: & < > " escaped (names are made printable first).
 local XML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }
 local function xml(s) return (s:gsub('[&<>"]', XML)) end
@@ -124,6 +129,20 @@ local SCRIPT = [=[
 ]]></script>
 ]=]
 
+-- report.commas for a frame's title, faster for a non-negative integer
+-- (the same text: digits grouped by three from the right).
+local math_type, string_sub = math.type, string.sub
+local function commas(n)
+  if math_type(n) ~= "integer" or n < 0 then return report.commas(n) end
+  local s = string_format("%d", n)
+  local len = #s
+  if len <= 3 then return s end
+  local head = (len - 1) % 3 + 1
+  local parts = { string_sub(s, 1, head) }
+  for i = head + 1, len, 3 do parts[#parts + 1] = string_sub(s, i, i + 2) end
+  return table_concat(parts, ",")
+end
+
 local function percent(v, total)
   if total == 0 then return "0" end
   return string_format("%.2f", v * 100 / total)
@@ -149,11 +168,21 @@ end
 
 -- The SVG of a tree. colour(node) gives a frame's fill; describe(node)
 -- its title's second line; legend (optional) the swatches drawn under the
--- frames, each { fill, label [, title] }.
-local function svg(top, title, colour, describe, width, legend)
+-- frames, each { fill, label [, title] }; flat (optional) the frames as
+-- the C reader of folded stacks gave them.
+local function svg(top, title, colour, describe, width, legend, flat)
   local total = top.total
   local depth = 0
-  stacks.walk(top, function(_, d) if d > depth then depth = d end end)
+  if flat then
+    local parent, at = flat.parent, {}
+    for k = 1, #parent do
+      local d = parent[k] == 0 and 1 or at[parent[k]] + 1
+      at[k] = d
+      if d > depth then depth = d end
+    end
+  else
+    stacks.walk(top, function(_, d) if d > depth then depth = d end end)
+  end
   local frames_bottom = PAD_TOP + (depth + 1) * ROW
   local legend_g, legend_n = legend_rows(legend or {}, width, frames_bottom + PAD_BOTTOM)
   local height = frames_bottom + PAD_BOTTOM + (legend_n > 0 and legend_n * ROW + 4 or 0)
@@ -164,40 +193,67 @@ local function svg(top, title, colour, describe, width, legend)
   out[#out + 1] = '<style>text{font-family:monospace;font-size:12px;fill:#000}'
     .. ' g.f:hover rect{stroke:#000;stroke-width:0.5} g.f{cursor:pointer} .b{cursor:pointer;fill:#33c}</style>\n'
   out[#out + 1] = string_format('<rect x="0" y="0" width="%d" height="%d" fill="#fafaf4"/>\n', width, height)
-  out[#out + 1] = string_format('<text x="%d" y="20" text-anchor="middle" style="font-size:16px">%s</text>\n',
-    width // 2, xml(stacks.printable(title)))
+  -- the title at 16 px, smaller when it would run under Reset zoom and
+  -- Search (a diff's title holds its legend and shares): 0.6 em a character
+  local shown = stacks.printable(title)
+  local px = math.max(7, math.min(16, (width - 200) // math.max(1, math.ceil(0.6 * (utf8.len(shown) or #shown)))))
+  out[#out + 1] = string_format('<text x="%d" y="20" text-anchor="middle" style="font-size:%dpx">%s</text>\n',
+    width // 2, px, xml(shown))
   out[#out + 1] = '<text id="reset" class="b" x="10" y="20" style="display:none">Reset zoom</text>\n'
   out[#out + 1] = string_format('<text id="search" class="b" x="%d" y="20" text-anchor="end">Search</text>\n',
     width - 10)
   out[#out + 1] = string_format('<text id="matched" x="%d" y="%d" text-anchor="end"></text>\n',
     width - 10, frames_bottom + PAD_BOTTOM - 6)
   local scale = total > 0 and width / total or 0
-  local names = {}
+  local names, xnames = {}, {}
+  local n = #out
   local function frame(name, nd, x, d)
     local w = nd.total * scale
     local y = frames_bottom - d * ROW
-    out[#out + 1] = string_format('<g class="f"><title>%s\n%s</title><rect x="%.2f" y="%d" width="%.2f" '
+    -- each name made XML once; a label too narrow to show is ""
+    local xname = xnames[name]
+    if not xname then
+      xname = xml(name)
+      xnames[name] = xname
+    end
+    local label = fit(name, w)
+    if label == name then label = xname elseif label ~= "" then label = xml(label) end
+    local about = describe(nd)
+    if about:find('[&<>"]') then about = xml(about) end
+    n = n + 1
+    out[n] = string_format('<g class="f"><title>%s\n%s</title><rect x="%.2f" y="%d" width="%.2f" '
       .. 'height="%d" fill="%s"/><text x="%.2f" y="%d">%s</text></g>\n',
-      xml(name), xml(describe(nd)), x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, xml(fit(name, w)))
+      xname, about, x, y, w, ROW - 1, colour(nd), x + 3, y + ROW - 4, label)
   end
   frame("all", top, 0, 1)
-  local function go(nd, x, d)
-    for _, kid in ipairs(nd.children) do
-      local fn = kid.fn
-      local name = names[fn]
-      if not name then
-        name = stacks.printable(fn.name)
-        names[fn] = name
-      end
-      frame(name, kid, x, d)
-      go(kid, x, d + 1)
-      x = x + kid.total * scale
-    end
+  if flat then
+    -- the frames as the C reader gave them, drawn in C (the same text)
+    n = n + 1
+    out[n] = internal.flame_frames(flat.pnames, flat.fills, flat.parent, flat.name, flat.total_of, scale,
+      frames_bottom + PAD_BOTTOM, total, xml(flat.ev))
+    for _, g in ipairs(legend_g) do n = n + 1; out[n] = g end
+    out[n + 1] = string_format(SCRIPT, width, CHAR)
+    out[n + 2] = "</svg>\n"
+    return out
   end
-  go(top, 0, 2)
-  for _, g in ipairs(legend_g) do out[#out + 1] = g end
-  out[#out + 1] = string_format(SCRIPT, width, CHAR)
-  out[#out + 1] = "</svg>\n"
+  -- depth first without recursion (stacks.visit): xs[d] is where the
+  -- next frame of depth d starts
+  local xs = { 0 }
+  stacks.visit(top, function(kid, d)
+    local fn = kid.fn
+    local name = names[fn]
+    if not name then
+      name = stacks.printable(fn.name)
+      names[fn] = name
+    end
+    local x = xs[d]
+    frame(name, kid, x, d + 1)
+    xs[d + 1] = x
+    xs[d] = x + kid.total * scale
+  end)
+  for _, g in ipairs(legend_g) do n = n + 1; out[n] = g end
+  out[n + 1] = string_format(SCRIPT, width, CHAR)
+  out[n + 2] = "</svg>\n"
   return out
 end
 
@@ -234,19 +290,29 @@ end
 
 -- Writes the SVG of tree top: frames coloured by object or file (color),
 -- titled with their cost in ev and their share.
-local function draw(top, title, ev, color, width)
+local function draw(top, title, ev, color, width, flat)
   local total = top.total
   -- each key's self cost in the picture, then the palette, costliest first
   local cost, keys, named = {}, {}, {}
-  stacks.walk(top, function(nd)
-    if nd.fn then
-      local key, is_place = colour_key(nd.fn, color)
-      key = key or ""
+  if flat then
+    -- folded frames: the key is the name
+    local names, name, self = flat.names, flat.name, flat.self
+    for k = 1, #name do
+      local key = names[name[k]]
       if not cost[key] then cost[key] = 0; keys[#keys + 1] = key end
-      cost[key] = cost[key] + nd.self
-      named[key] = named[key] or is_place
+      cost[key] = cost[key] + self[k]
     end
-  end)
+  else
+    stacks.walk(top, function(nd)
+      if nd.fn then
+        local key, is_place = colour_key(nd.fn, color)
+        key = key or ""
+        if not cost[key] then cost[key] = 0; keys[#keys + 1] = key end
+        cost[key] = cost[key] + nd.self
+        named[key] = named[key] or is_place
+      end
+    end)
+  end
   table.sort(keys, function(a, b)
     if cost[a] ~= cost[b] then return cost[a] > cost[b] end
     return a < b
@@ -274,9 +340,18 @@ local function draw(top, title, ev, color, width)
     return colours[colour_key(nd.fn, color) or ""] or warm(colour_key(nd.fn, color))
   end
   local function describe(nd)
-    return string_format("%s %s (%s%%)", report.commas(nd.total), ev, percent(nd.total, total))
+    return string_format("%s %s (%s%%)", commas(nd.total), ev, percent(nd.total, total))
   end
-  return table_concat(svg(top, title, colour, describe, width, legend))
+  if flat then
+    local pnames, fills = {}, {}
+    for i, name in ipairs(flat.names) do
+      pnames[i] = stacks.printable(name)
+      fills[i] = colours[name] or warm(name)
+    end
+    flat = { pnames = pnames, fills = fills, parent = flat.parent, name = flat.name, total_of = flat.total_of,
+      ev = ev }
+  end
+  return table_concat(svg(top, title, colour, describe, width, legend, flat))
 end
 
 -- The SVG of prof's flame graph; fname the public method, n its ev's
@@ -291,13 +366,20 @@ local function flamegraph(prof, ev, opts, fname, n)
   else
     ev = args.event(prof, ev, fname, n, 3)
   end
-  local top = stacks.tree(prof, ev, threshold)
+  local top = stacks.tree(prof, ev, threshold, opts.collapse_recursion)
   -- the frames the estimate's correction made for functions whose stacks
   -- are all below the threshold are too narrow to draw: merged into their
   -- parent (no width changes)
   if not top.exact then stacks.prune(top, threshold * top.total) end
+  local collapsed = opts.collapse_recursion
+  if not collapsed and stacks.depth(top) > M.MAX_DEPTH then
+    top = stacks.collapse(top)
+    stacks.prune(top, threshold * top.total)
+    collapsed = true
+  end
   local how = top.source and string_format(" (stacks from %s)", top.source)
     or not top.exact and " (stacks estimated from the call graph)" or ""
+  if collapsed then how = how .. " (recursion collapsed)" end
   local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev, how)
   return draw(top, title, ev, color, width)
 end
@@ -325,12 +407,22 @@ function M.folded_flamegraph(folded, source, path, opts)
   local top
   if type(folded) == "table" then
     top = folded
-    stacks.prune(top, threshold * top.total)
   else
     top = stacks.read_folded(folded, source, threshold)
   end
-  local title = opts.title or string_format("%s: %s %s", source, report.commas(top.total), ev)
-  return util.write_file(path, draw(top, title, ev, color, width))
+  -- the C reader's frames, drawn in C, while the tree is theirs
+  local flat = top.flat
+  top.flat = nil
+  if stacks.prune(top, threshold * top.total) > 0 then flat = nil end
+  local how = ""
+  if opts.collapse_recursion or stacks.depth(top) > M.MAX_DEPTH then
+    top = stacks.collapse(top)
+    stacks.prune(top, threshold * top.total)
+    how = " (recursion collapsed)"
+    flat = nil
+  end
+  local title = opts.title or string_format("%s: %s %s%s", source, report.commas(top.total), ev, how)
+  return util.write_file(path, draw(top, title, ev, color, width, flat))
 end
 
 -- The old spelling, prof:flamegraph(path [, opts]) writing a file, kept
@@ -358,7 +450,9 @@ end
 -- @tparam[opt] string|integer ev default the first event (or opts.ev)
 -- @tparam[opt] table opts `threshold` (default 0.0001: smaller stacks
 --   merge into their parent), `title`, `width` (pixels, default 1200),
---   `color` ("object" or "file")
+--   `color` ("object" or "file"), `collapse_recursion` (as
+--   `prof:folded`'s; stacks deeper than `flame.MAX_DEPTH`, 1,000 frames,
+--   are drawn so whatever it says)
 -- @treturn string the SVG
 -- @usage local svg = prof:flamegraph("Ir")
 function Profile:flamegraph(ev, opts)

@@ -51,7 +51,7 @@ local UNITS = { Time = "nanoseconds", Alloc = "bytes" }
 --- The profile.proto bytes (not compressed) of a profile.
 -- @tparam table events event names
 -- @usage local bytes = pprof.encode(prof, { "Ir" }, 1e-4)
-function M.encode(prof, events, threshold)
+function M.encode(prof, events, threshold, collapse)
   local strings, string_ids = { "" }, { [""] = 0 }
   local function str(s)
     local id = string_ids[s]
@@ -73,7 +73,7 @@ function M.encode(prof, events, threshold)
   local key_of, mparent, mfunc, vals, n = {}, {}, {}, {}, 0
   local width = 1 << 31      -- function indices are below 2^31 (CG_MAX_FUNCS)
   for e, ev in ipairs(events) do
-    local parent, func, _, self = stacks.frames(prof, ev, threshold)
+    local parent, func, _, self = stacks.frames(prof, ev, threshold, collapse)
     local map, v = {}, {}
     vals[e] = v
     for k = 1, #parent do
@@ -159,7 +159,7 @@ end
 -- add up to the profile's totals).
 -- @tparam string path
 -- @tparam[opt] table opts `events` (names; default the base events),
---   `threshold` (as `prof:folded`'s)
+--   `threshold`, `collapse_recursion` (as `prof:folded`'s)
 -- @return true, or nil, "path: reason", "io"
 -- @usage assert(prof:write_pprof("prof.pb.gz"))
 -- @usage -- then: go tool pprof -top prof.pb.gz
@@ -174,7 +174,7 @@ function Profile:write_pprof(path, opts)
   end
   local names = {}
   for i, ev in ipairs(events) do names[i] = type(ev) == "number" and self.events[ev] or ev end
-  local bytes = M.encode(self, names, threshold)
+  local bytes = M.encode(self, names, threshold, opts.collapse_recursion)
   local gz, err = internal.gzip(bytes)
   if not gz then return nil, "write_pprof: " .. err, "io" end
   return require("callgrind.util").write_file(path, gz)

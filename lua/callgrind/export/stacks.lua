@@ -30,7 +30,7 @@ local internal = core.internal
 
 local Profile = core.methods.Profile
 
-local ipairs, pcall, type = ipairs, pcall, type
+local ipairs, pairs, pcall, type = ipairs, pairs, pcall, type
 local math_ceil, math_floor = math.ceil, math.floor
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 
@@ -267,58 +267,173 @@ local function estimate(prof, ev, threshold)
   return top
 end
 
--- Fills in totals from selves (exact trees are built from the leaves).
-local function sum_up(nd)
-  local t = nd.self
-  for _, kid in ipairs(nd.children) do t = t + sum_up(kid) end
-  nd.total = t
-  return t
+-- Visits every node below top depth first, children in order, without
+-- recursion (a Lua profile's tree may be 150,000 frames deep):
+-- enter(node, depth, parent) before its children, leave(node, depth,
+-- parent) after them (either may be nil); the top's children have depth 1.
+local function visit(top, enter, leave)
+  local nds, ups, ds, is = { top }, { false }, { 0 }, { 0 }
+  local sp = 1
+  while sp > 0 do
+    local nd = nds[sp]
+    local i = is[sp] + 1
+    local kid = nd.children[i]
+    if kid then
+      is[sp] = i
+      local d = ds[sp] + 1
+      if enter then enter(kid, d, nd) end
+      sp = sp + 1
+      nds[sp], ups[sp], ds[sp], is[sp] = kid, nd, d, 0
+    else
+      if leave and sp > 1 then leave(nd, ds[sp], ups[sp]) end
+      nds[sp] = nil
+      sp = sp - 1
+    end
+  end
 end
+M.visit = visit
 
 --- Merges the children whose total is below min into their parent, in a
 -- tree of `stacks.tree` or `stacks.read_folded` (their cost stays on the
--- parent's own line).
+-- parent's own line). Returns the number of frames merged.
 -- @usage stacks.prune(tree, 1e-4 * tree.total)
-local function prune(nd, min)
-  local kept = {}
-  for _, kid in ipairs(nd.children) do
-    if kid.total >= min and kid.total > 0 then
-      kept[#kept + 1] = kid
-      prune(kid, min)
+local function prune(top, min)
+  local todo, n, merged = { top }, 1, 0
+  while n > 0 do
+    local nd = todo[n]
+    todo[n] = nil
+    n = n - 1
+    local kept = {}
+    for _, kid in ipairs(nd.children) do
+      if kid.total >= min and kid.total > 0 then
+        kept[#kept + 1] = kid
+        n = n + 1
+        todo[n] = kid
+      else
+        nd.self = nd.self + kid.total
+        merged = merged + 1
+      end
+    end
+    nd.children = kept
+  end
+  return merged
+end
+
+-- Sums the totals of made (nodes, each after its parent; up[k] its
+-- parent, top for a root) from their selves.
+local function sum_made(top, made, up)
+  for k = 1, #made do made[k].total = made[k].self end
+  top.total = top.self
+  for k = #made, 1, -1 do
+    local p = up[k]
+    p.total = p.total + made[k].total
+  end
+end
+
+-- A child of nd for fn, in the index kids (node -> fn -> child), made when
+-- missing; made and up as sum_made's.
+local function kid_of(kids, nd, fn, made, up)
+  local idx = kids[nd]
+  if not idx then idx = {}; kids[nd] = idx end
+  local kid = idx[fn]
+  if not kid then
+    kid = { fn = fn, self = 0, total = 0, children = {} }
+    idx[fn] = kid
+    nd.children[#nd.children + 1] = kid
+    made[#made + 1], up[#up + 1] = kid, nd
+  end
+  return kid
+end
+
+--- A tree with its recursion collapsed: a frame of a function already on
+-- its stack merges into that outer frame (f;f;f becomes f, A;B;A;B
+-- becomes A;B), its own cost and its children with it. Each function
+-- keeps its exact self cost (its lines' sum) and the tree its total; the
+-- top's fields but children are kept. Linear in the tree's frames.
+-- @usage local flat = stacks.collapse(stacks.tree(prof, "Instr", 0))
+function M.collapse(top)
+  local new = {}
+  for k, v in pairs(top) do new[k] = v end
+  new.children = {}
+  local kids, made, up, onpath, cur, pushed = {}, {}, {}, {}, {}, {}
+  visit(top, function(nd, d)
+    local fn = nd.fn
+    local t = onpath[fn]
+    if t then
+      pushed[d] = false
     else
-      nd.self = nd.self + kid.total
+      t = kid_of(kids, d == 1 and new or cur[d - 1], fn, made, up)
+      onpath[fn] = t
+      pushed[d] = fn
     end
-  end
-  nd.children = kept
+    t.self = t.self + nd.self
+    cur[d] = t
+  end, function(_, d)
+    if pushed[d] then onpath[pushed[d]] = nil end
+  end)
+  sum_made(new, made, up)
+  new.total = top.total
+  return new
 end
 
--- Adds cost to the node of frames (outermost first; a frame is the key
--- its node is found by) under top, making the nodes missing.
-local function add_path(top, frames, cost)
-  local nd = top
-  for i = 1, #frames do
-    local fn = frames[i]
-    local kid = nd.index[fn]
-    if not kid then
-      kid = { fn = fn, self = 0, total = 0, children = {}, index = {} }
-      nd.index[fn] = kid
-      nd.children[#nd.children + 1] = kid
-    end
-    nd = kid
-  end
-  nd.self = nd.self + cost
+--- The deepest frame's depth in a tree (0: no frame).
+-- @usage if stacks.depth(tree) > 1000 then tree = stacks.collapse(tree) end
+function M.depth(top)
+  local max = 0
+  visit(top, function(_, d) if d > max then max = d end end)
+  return max
 end
 
--- The exact tree, from prof:stacks(ev); nil when the profile has none.
-local function exact(prof, ev, threshold)
+-- The exact tree of a Lua profile's recorded stacks (the profiler's trie,
+-- internal.stack_trie: linear in its nodes), unpruned; nil when the
+-- profile has none. Frames of the same Function under one parent merge;
+-- children come in the order of the first stack with a cost through them
+-- (the order of prof:stacks).
+local function exact(prof, ev)
   local method = Profile.stacks
   if type(method) ~= "function" then return nil end
-  local ok, f, s, c = pcall(method, prof, ev)
-  if not ok or f == nil then return nil end
-  local top = { total = 0, self = 0, children = {}, index = {} }
-  for frames, cost in f, s, c do add_path(top, frames, cost) end
-  sum_up(top)
-  prune(top, threshold * top.total)
+  if method ~= internal.stacks_method or type(internal.stack_trie) ~= "function" then
+    -- another prof:stacks than the profiler's (a spec's): its stacks as it gives them
+    local ok, f, s, c = pcall(method, prof, ev)
+    if not ok or f == nil then return nil end
+    local top, kids, made, up = { total = 0, self = 0, children = {} }, {}, {}, {}
+    for frames, cost in f, s, c do
+      local nd = top
+      for i = 1, #frames do nd = kid_of(kids, nd, frames[i], made, up) end
+      nd.self = nd.self + cost
+    end
+    sum_made(top, made, up)
+    top.exact = true
+    return top
+  end
+  local ok, data, width, col, fns = pcall(internal.stack_trie, prof, ev)
+  if not ok or data == nil then return nil end
+  local n = #data // width
+  -- key[k]: the first node with a cost at or below trie node k
+  local key, INF = {}, math.huge
+  for k = 1, n do key[k] = data[(k - 1) * width + 2 + col] ~= 0 and k or INF end
+  for k = n, 1, -1 do
+    local p = data[(k - 1) * width + 1]
+    if p > 0 and key[k] < key[p] then key[p] = key[k] end
+  end
+  local top = { total = 0, self = 0, children = {} }
+  local kids, made, up, node, first = {}, {}, {}, {}, {}
+  for k = 1, n do
+    if key[k] < INF then
+      local base = (k - 1) * width
+      local p = data[base + 1]
+      local nd = kid_of(kids, p == 0 and top or node[p], fns[data[base + 2]], made, up)
+      nd.self = nd.self + data[base + 2 + col]
+      if not first[nd] or key[k] < first[nd] then first[nd] = key[k] end
+      node[k] = nd
+    end
+  end
+  local function by_first(a, b) return first[a] < first[b] end
+  table_sort(top.children, by_first)
+  for _, nd in ipairs(made) do
+    if #nd.children > 1 then table_sort(nd.children, by_first) end
+  end
+  sum_made(top, made, up)
   top.exact = true
   return top
 end
@@ -333,28 +448,28 @@ local COMPANIONS = setmetatable({}, { __mode = "k" })
 local function companion(prof, ev, threshold)
   if ev ~= "Instr" or type(prof.name) ~= "string" then return nil end
   local path = prof.name .. ".folded"
-  local text = COMPANIONS[prof]
-  if text == nil then
-    text = util.read_file(path) or false
-    if text then
-      local ok, top = pcall(M.read_folded, text, path, 0)
-      if not ok or top.total ~= prof:total("Instr") then text = false end
-    end
-    COMPANIONS[prof] = text
+  if COMPANIONS[prof] == false then return nil end
+  local ok, top = pcall(M.read_folded_file, path, threshold, true)
+  if not ok or not top or top.total ~= prof:total("Instr") then
+    COMPANIONS[prof] = false
+    return nil
   end
-  if not text then return nil end
-  local top = M.read_folded(text, path, 0)   -- a tree of its own: pruning changes it
+  COMPANIONS[prof] = true
   local by_name, seen = {}, {}
   for fn in prof:functions() do
     by_name[fn.name] = not seen[fn.name] and fn or nil
     seen[fn.name] = true
   end
   top.resolved = true
+  for _, name in ipairs(top.all_names) do
+    if not by_name[name] then top.resolved = false end
+  end
   M.walk(top, function(nd)
     local fn = by_name[nd.fn.name]
-    if fn then nd.fn = fn else top.resolved = false end
+    if fn then nd.fn = fn end
   end)
-  prune(top, threshold * top.total)
+  top.all_names = nil
+  top.flat = nil
   top.source = path
   return top
 end
@@ -363,10 +478,18 @@ end
 -- each node `{ fn =, total =, self =, children = }` (total its inclusive
 -- share, self what stays on it); `exact = true` when it came from the
 -- profile's own stacks (recorded, or its FILE.folded: then `source` is
--- that file).
+-- that file). collapse true: with its recursion collapsed
+-- (`stacks.collapse`, before the pruning).
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
-function M.tree(prof, ev, threshold)
-  return exact(prof, ev, threshold) or companion(prof, ev, threshold) or estimate(prof, ev, threshold)
+function M.tree(prof, ev, threshold, collapse)
+  local top = exact(prof, ev) or companion(prof, ev, collapse and 0 or threshold)
+  if not top then
+    top = estimate(prof, ev, threshold)
+    return collapse and M.collapse(top) or top
+  end
+  if collapse then top = M.collapse(top) end
+  prune(top, threshold * top.total)
+  return top
 end
 
 --- What an estimate says of itself (the flame graph's title, pprof's
@@ -392,26 +515,28 @@ end
 -- function index, total, self, each frame after its parent and children
 -- in order (what `stacks.tree` holds, without a table per frame).
 -- @usage local parent, func, total, self = stacks.frames(prof, "Ir", 1e-4)
-function M.frames(prof, ev, threshold)
-  local top = exact(prof, ev, threshold)
+function M.frames(prof, ev, threshold, collapse)
+  local top = exact(prof, ev)
   if not top then
-    top = companion(prof, ev, threshold)
+    top = companion(prof, ev, collapse and 0 or threshold)
     if top and not top.resolved then top = nil end
   end
-  if not top then
+  if top then
+    if collapse then top = M.collapse(top) end
+    prune(top, threshold * top.total)
+  elseif collapse then
+    top = M.collapse(estimate(prof, ev, threshold))
+  else
     local parent, func, tot, self = estimate_frames(prof, ev, threshold)
     if parent then return parent, func, tot, self end
     return {}, {}, {}, {}
   end
-  local parent, func, tot, self = {}, {}, {}, {}
-  local function go(nd, up)
-    for _, kid in ipairs(nd.children) do
-      local k = #parent + 1
-      parent[k], func[k], tot[k], self[k] = up, kid.fn.index, kid.total, kid.self
-      go(kid, k)
-    end
-  end
-  go(top, 0)
+  local parent, func, tot, self, at = {}, {}, {}, {}, {}
+  visit(top, function(kid, d)
+    local k = #parent + 1
+    parent[k], func[k], tot[k], self[k] = d == 1 and 0 or at[d - 1], kid.fn.index, kid.total, kid.self
+    at[d] = k
+  end)
   return parent, func, tot, self
 end
 
@@ -427,51 +552,50 @@ end
 M.printable = util.printable
 
 --- Walks a tree depth first, calling visit(node, depth, parent) for each
--- node below the top, children in order.
+-- node below the top, children in order (without recursion: a tree may
+-- be deep).
 -- @usage stacks.walk(tree, function(nd, depth) end)
-function M.walk(top, visit)
-  local function go(nd, depth)
-    for _, kid in ipairs(nd.children) do
-      visit(kid, depth, nd)
-      go(kid, depth + 1)
-    end
-  end
-  go(top, 1)
-end
-
-local UNESCAPE = { ["\\"] = "\\", [";"] = ";", n = "\n", r = "\r" }
-
--- The frames of a folded line's stack part: split at `;`, `\\`, `\;`,
--- `\n`, `\r` unescaped (another backslash is kept as it is).
-local function split_frames(frames)
-  local names, cur, p = {}, {}, 1
-  while true do
-    local s = frames:find("[\\;]", p)
-    if not s then break end
-    cur[#cur + 1] = frames:sub(p, s - 1)
-    if frames:byte(s) == 59 then              -- ;
-      names[#names + 1] = table_concat(cur)
-      cur = {}
-      p = s + 1
-    else
-      local nx = frames:sub(s + 1, s + 1)
-      cur[#cur + 1] = UNESCAPE[nx] or ("\\" .. nx)
-      p = s + 2
-    end
-  end
-  cur[#cur + 1] = frames:sub(p)
-  names[#names + 1] = table_concat(cur)
-  return names
+function M.walk(top, fn)
+  visit(top, fn)
 end
 
 M.prune = prune
+
+-- The tree of internal.folded_tree's answer (source names errors).
+local function folded_tree(source, r, kind, line, text)
+  if not r then
+    if kind == "io" then return nil, source .. ": " .. line end
+    error(string_format("%s:%d: not a folded stack (frames, a blank and a count): %s", source, line,
+      M.printable(#text > 80 and text:sub(1, 80) .. "..." or text)), 0)
+  end
+  local top = { total = r.total, self = r.top_self, children = {}, exact = true,
+    trie = { nodes = r.nodes, distinct = r.distinct, lines = r.lines, max_line = r.max_line } }
+  local fns = {}
+  for i, name in ipairs(r.names) do fns[i] = { name = name } end
+  local parent, name, tot, self, nodes = r.parent, r.name, r.total_of, r.self, {}
+  for k = 1, #parent do
+    local nd = { fn = fns[name[k]], total = tot[k], self = self[k], children = {} }
+    nodes[k] = nd
+    local up = parent[k] == 0 and top or nodes[parent[k]]
+    up.children[#up.children + 1] = nd
+  end
+  top.all_names = r.all_names
+  -- the frames as C gave them (parent, name, total_of, self, names): the
+  -- flame graph draws from them while the tree is as they say
+  top.flat = r
+  return top
+end
 
 --- The exact tree of folded-stack text: `frame;frame;frame count` lines,
 -- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=1` and
 -- other tools (flamegraph.pl's stackcollapse scripts, inferno) write them.
 -- Frames are unescaped as `stacks.escape` escapes them; blank lines are
 -- skipped; a frame is `{ name = }` (one table per distinct name). The
--- tree is as `stacks.tree` gives, with `exact = true`.
+-- tree is as `stacks.tree` gives, with `exact = true`. Read in C
+-- (csrc/reader/cg_folded.c) into a trie merged line by line and pruned
+-- there: Lua gets the frames kept only. `tree.trie` holds the C side's
+-- counters: `nodes` (distinct stack prefixes), `distinct` (names),
+-- `lines`, `max_line` (the longest line's bytes).
 -- @tparam string text
 -- @tparam string source the name errors give (a file's path)
 -- @tparam[opt] number threshold as for `stacks.tree` (default 0.0001)
@@ -479,66 +603,74 @@ M.prune = prune
 --   frames, a blank and a count
 -- @usage local tree = stacks.read_folded("main;f 10\nmain 2\n", "x.folded")
 function M.read_folded(text, source, threshold)
-  threshold = threshold or M.THRESHOLD
-  local top = { total = 0, self = 0, children = {}, index = {}, exact = true }
-  local fns = {}
-  local pos, lineno, len = 1, 0, #text
-  while pos <= len do
-    local e = text:find("\n", pos, true) or len + 1
-    local line = text:sub(pos, e - 1):gsub("\r$", "")
-    lineno = lineno + 1
-    pos = e + 1
-    if line:find("%S") then
-      local frames, count = line:match("^(.-)[ \t]+(%d+)[ \t]*$")
-      count = count and math.tointeger(tonumber(count))
-      if not frames or frames == "" or not count or top.total + count < top.total then
-        error(string_format("%s:%d: not a folded stack (frames, a blank and a count): %s", source, lineno,
-          M.printable(#line > 80 and line:sub(1, 80) .. "..." or line)), 0)
-      end
-      local path = split_frames(frames)
-      for i, name in ipairs(path) do
-        local fn = fns[name]
-        if not fn then
-          fn = { name = name }
-          fns[name] = fn
-        end
-        path[i] = fn
-      end
-      add_path(top, path, count)
-      top.total = top.total + count
-    end
-  end
-  sum_up(top)
-  prune(top, threshold * top.total)
-  return top
+  return folded_tree(source, internal.folded_tree(text, threshold or M.THRESHOLD, true))
 end
 
--- The folded lines of a tree, as an array of strings.
-local function folded_lines(top)
-  local out, names = {}, {}
-  local function go(nd, prefix)
-    for _, kid in ipairs(nd.children) do
-      local fn = kid.fn
-      local name = names[fn]
-      if not name then
-        name = M.escape(fn.name)
-        names[fn] = name
-      end
-      local path = prefix and prefix .. ";" .. name or name
-      if kid.self > 0 then out[#out + 1] = path .. " " .. kid.self .. "\n" end
-      go(kid, path)
+--- The same of a file, read with read(2) a piece at a time (never whole
+-- in memory): what `callgrind-lua flame FILE.folded` and the stacks of a
+-- FILE.folded beside a profile read. all_names true adds `all_names`,
+-- every distinct name of the file (pruned or not).
+-- @return the tree, or nil, "path: reason" when the file cannot be read;
+--   raises `PATH:LINE: reason` on a bad line
+-- @usage local tree = assert(stacks.read_folded_file("x.folded"))
+function M.read_folded_file(path, threshold, all_names)
+  return folded_tree(path, internal.folded_tree(path, threshold or M.THRESHOLD, false, all_names))
+end
+
+--- The most bytes of folded text `prof:folded` and `prof:write_folded`
+-- make by default (256 MiB): past it they fail before writing, naming the
+-- size (opts.max_bytes sets another; collapse_recursion = true makes a
+-- deep recursion's text small).
+M.MAX_BYTES = 256 * 1024 * 1024
+
+--- The size in bytes of the folded text of a tree (what `stacks.folded_text`
+-- would make), in one walk of its frames; names is filled with each
+-- Function's escaped name.
+-- @usage local bytes = stacks.folded_size(tree)
+function M.folded_size(top, names)
+  names = names or {}
+  local size, len = 0, {}
+  visit(top, function(nd, d)
+    local fn = nd.fn
+    local name = names[fn]
+    if not name then
+      name = M.escape(fn.name)
+      names[fn] = name
     end
-  end
-  go(top, nil)
+    local l = (d == 1 and 0 or len[d - 1] + 1) + #name
+    len[d] = l
+    if nd.self > 0 then size = size + l + 2 + #tostring(nd.self) end
+  end)
+  return size
+end
+
+-- The folded lines of a tree, as an array of strings; or nil and their
+-- size when it is over max.
+local function folded_lines(top, max)
+  local names = {}
+  local size = M.folded_size(top, names)
+  if max and size > max then return nil, size end
+  local out, path = {}, {}
+  visit(top, function(nd, d)
+    path[d] = names[nd.fn]
+    if nd.self > 0 then out[#out + 1] = table_concat(path, ";", 1, d) .. " " .. nd.self .. "\n" end
+  end)
   return out
 end
 
-
 local function folded(prof, ev, opts, fname)
-  ev = args.event_or_first(prof, ev, fname, fname == "folded" and 1 or 2, 3)
-  opts = args.options(opts, fname, fname == "folded" and 2 or 3, "folded", 3)
-  local threshold = M.threshold(opts.threshold, fname, fname == "folded" and 2 or 3, 3)
-  return table_concat(folded_lines(M.tree(prof, ev, threshold)))
+  local n = fname == "folded" and 2 or 3
+  ev = args.event_or_first(prof, ev, fname, n - 1, 3)
+  opts = args.options(opts, fname, n, "folded", 3)
+  local threshold = M.threshold(opts.threshold, fname, n, 3)
+  local max = opts.max_bytes == nil and M.MAX_BYTES or args.count(opts.max_bytes, fname, n, 3)
+  local lines, size = folded_lines(M.tree(prof, ev, threshold, opts.collapse_recursion), max)
+  if not lines then
+    return nil, string_format("prof:%s: the folded stacks would take %d bytes, over max_bytes (%d): "
+      .. "collapse_recursion = true folds recursion (each function's self cost stays exact), "
+      .. "or raise max_bytes", fname, size, max), "memory"
+  end
+  return table_concat(lines)
 end
 
 --- Folded stacks of an event: one `frame;frame;frame cost` line per
@@ -551,12 +683,18 @@ end
 -- Names have `\`, `;` and line breaks escaped with a backslash.
 -- @param[opt] ev event name or index (default the first)
 -- @tparam[opt] table opts `threshold` (default 0.0001): stacks below that
---   fraction of the total merge into their parent
--- @treturn string
+--   fraction of the total merge into their parent; `collapse_recursion`
+--   (default false): a function already on a stack is not entered again
+--   (f;f;f is f, A;B;A;B is A;B: `stacks.collapse`), each function's
+--   self cost and the total exact; `max_bytes` (default 256 MiB,
+--   `stacks.MAX_BYTES`): the size past which it fails, computed before the
+--   text is made
+-- @return the text, or nil, "prof:folded: the folded stacks would take N
+--   bytes, over max_bytes (M): ...", "memory"
 -- @usage io.write(prof:folded("Ir"))
 function Profile:folded(ev, opts)
-  local text = folded(self, ev, opts, "folded")
-  return text
+  local text, err, kind = folded(self, ev, opts, "folded")
+  return text, err, kind
 end
 
 --- Writes folded stacks to a file (as `prof:folded`), whole or not at all.
@@ -565,7 +703,8 @@ end
 -- @usage assert(prof:write_folded("out.folded", "Ir"))
 function Profile:write_folded(path, ev, opts)
   args.check_type(path, "string", "write_folded", 1)
-  local text = folded(self, ev, opts, "write_folded")
+  local text, err, kind = folded(self, ev, opts, "write_folded")
+  if not text then return nil, err, kind end
   return util.write_file(path, text)
 end
 

@@ -355,6 +355,26 @@ function Profile:stacks(ev)
   end, "stacks (frames, cost)")
 end
 
+-- The recorded trie for callgrind.export.stacks (a floor below: it finds
+-- it in core.internal): data (parent, function, cost per event, a node
+-- each), its width, the event's column and the Function handles by our
+-- index; nil for a profile without stacks. Raises for an unknown event.
+core.internal.stack_trie = function(prof, ev)
+  local st = STACKS[prof]
+  if not st then return nil end
+  local col = 1
+  if ev ~= nil then
+    col = nil
+    for i, name in ipairs(st.events) do
+      if name == ev or i == ev then col = i end
+    end
+    if not col then error("no event " .. tostring(ev)) end
+  end
+  return st.data, 2 + #st.events, col, st.fns
+end
+
+core.internal.stacks_method = Profile.stacks
+
 -- The names of the functions as folded frames, by our index: escaped as
 -- prof:folded escapes them (stacks.escape: `\\`, `\;`, `\n`, `\r`). The
 -- core writes the folded stacks of Instr with them (prof_write_folded:

@@ -96,5 +96,16 @@ describe("prof:html", function()
     assert.is_truthy(svg:find(("purple: only in the new, %.1f%% of its cost; %.1f%% of the old cost is in stacks gone")
       :format(100 * new_only / 55, 100 * gone / 100), 1, true))
     assert.is_truthy(d:html():find("#b07cd8", 1, true))
+    -- frames are paired by the diff's match keys, as in the SVG: parse moved
+    -- from a.c to b.c is new under name+file, the same under name
+    local function moved(file)
+      return assert(callgrind.parse(table.concat({ "events: Ir", "fl=main.c", "fn=main", "1 10", "cfl=" .. file,
+        "cfn=parse", "calls=1 1", "1 90", "fl=" .. file, "fn=parse", "1 90", "" }, "\n"), file))
+    end
+    for match, want in pairs({ name = 0, ["name+file"] = 90 }) do
+      local page = callgrind.diff(moved("a.c"), moved("b.c"), { match = match }):html()
+      assert.are.equal(tostring(want), page:match('"new_only":(%d+)'), match)
+      assert.are.equal(tostring(want), page:match('"gone":(%d+)'), match)
+    end
   end)
 end)

@@ -131,6 +131,21 @@ describe("prof:flamegraph", function()
     F.remove(dir)
   end)
 
+  it("pairs frames by the diff's match keys: a function moved to another file is new under name+file", function()
+    local function prof(file)
+      return assert(callgrind.parse(table.concat({ "events: Ir", "fl=main.c", "fn=main", "1 10", "cfl=" .. file,
+        "cfn=parse", "calls=1 1", "1 90", "fl=" .. file, "fn=parse", "1 90", "" }, "\n"), file))
+    end
+    local old, new = prof("a.c"), prof("b.c")
+    local function shares(match)
+      return callgrind.diff(old, new, { match = match }):flamegraph("Ir")
+        :match("purple: only in the new, ([%d.]+)%% of its cost; ([%d.]+)%% of the old cost is in stacks gone")
+    end
+    assert.are.same({ "0.0", "0.0" }, { shares("name") })
+    -- parse's 90 of 100 is new under its new file, and gone under its old one
+    assert.are.same({ "90.0", "90.0" }, { shares("name+file") })
+  end)
+
   it("colours stacks only in the new profile apart, and says what share they and the stacks gone hold", function()
     local old = assert(callgrind.load("spec/fixtures/moved-old.callgrind"))
     local new = assert(callgrind.load("spec/fixtures/moved-new.callgrind"))

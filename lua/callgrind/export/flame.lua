@@ -469,15 +469,17 @@ function Profile:write_flamegraph(path, ev, opts)
 end
 
 -- The old tree's node at the same names' path as a new node.
-local function by_name(nd)
-  local idx = nd.by_name
+-- A node's children by match key (key_of(fn): the diff's key of a
+-- function of the old profile).
+local function by_key(nd, key_of)
+  local idx = nd.by_key
   if not idx then
     idx = {}
     for _, kid in ipairs(nd.children) do
-      local name = kid.fn.name
-      idx[name] = idx[name] or kid
+      local k = key_of(kid.fn)
+      idx[k] = idx[k] or kid
     end
-    nd.by_name = idx
+    nd.by_key = idx
   end
   return idx
 end
@@ -500,12 +502,16 @@ local function diff_svg(d, ev, opts, fname, n)
   args.event(d.old, ev, fname, n, 3)
   local new = stacks.tree(d.new, ev, threshold)
   local old = stacks.tree(d.old, ev, 0)
+  -- frames are paired by the diff's match keys (opts.match of
+  -- callgrind.diff, --match): the same function on both sides
+  local function old_key(fn) return d.old_key[fn] or fn.name end
+  local function new_key(fn) return d.new_key[fn] or fn.name end
   -- pair each new node with the old one, and find the largest change
   local old_of, biggest = { [new] = old }, 0
   local function pair(nd)
     local o = old_of[nd]
     for _, kid in ipairs(nd.children) do
-      local ok = o and by_name(o)[kid.fn.name]
+      local ok = o and by_key(o, old_key)[new_key(kid.fn)]
       old_of[kid] = ok or false
       local delta = math_abs(kid.total - (ok and ok.total or 0))
       if delta > biggest then biggest = delta end
@@ -536,7 +542,7 @@ local function diff_svg(d, ev, opts, fname, n)
     for _, kid in ipairs(o.children) do
       local match
       for _, k in ipairs(nd and nd.children or {}) do
-        if k.fn.name == kid.fn.name then match = k end
+        if new_key(k.fn) == old_key(kid.fn) then match = k end
       end
       if match then lost(kid, match) else gone = gone + kid.total end
     end

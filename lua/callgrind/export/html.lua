@@ -100,13 +100,14 @@ local function source_reader(root)
   end
 end
 
--- The old profile's stacks of an event, by path of names ("a;b;c" ->
--- total), for a diff's flame graph.
-local function old_paths(old, ev, threshold)
+-- The old profile's stacks of an event, by path (",1,4,2": key_of(fn)
+-- of each frame, the number of the diff's match key of its function, as
+-- the differential SVG pairs frames) -> total, for a diff's flame graph.
+local function old_paths(old, ev, threshold, key_of)
   local by = {}
   local function go(nd, prefix)
     for _, kid in ipairs(nd.children) do
-      local key = prefix .. "\0" .. ((kid.fn and kid.fn.name) or "?")
+      local key = prefix .. "," .. key_of(kid.fn)
       by[key] = (by[key] or 0) + kid.total
       go(kid, key)
     end
@@ -193,7 +194,7 @@ local function profile_data(prof, opts)
   for _, ev in ipairs(evs) do
     local top = stacks.tree(prof, ev, threshold)
     local nodes = array({})
-    local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold)
+    local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold, opts.old_key)
     -- with an old profile: the cost of the stacks only the new one has
     -- (counted at their first frame) and of the old stacks it has no path
     -- to, as the differential SVG says them
@@ -201,7 +202,7 @@ local function profile_data(prof, opts)
     local function go(nd, up, prefix, up_new)
       for _, kid in ipairs(nd.children) do
         local fn = kid.fn
-        local key = was and (prefix .. "\0" .. ((fn and fn.name) or "?"))
+        local key = was and (prefix .. "," .. opts.new_key(fn))
         local is_new = was and was[key] == nil
         if is_new and not up_new then new_only = new_only + kid.total end
         if key then keys[key] = true end
@@ -212,7 +213,7 @@ local function profile_data(prof, opts)
     go(top, 0, "", false)
     if was then
       for key, t in pairs(was) do
-        local parent = key:match("^(.*)\0[^\0]*$")
+        local parent = key:match("^(.*),[^,]*$")
         if not keys[key] and (parent == "" or keys[parent]) then gone = gone + t end
       end
     end
@@ -423,7 +424,16 @@ local function diff_html(d, opts, fname, n)
   local new = d.new
   local old_events = {}
   for _, ev in ipairs(d.old.events) do old_events[ev] = true end
-  local popts = setmetatable({ old = d.old, old_events = old_events }, { __index = opts })
+  -- a path of frames is the numbers of their match keys, one number per
+  -- key on both sides
+  local ids, nids = {}, 0
+  local function id(key)
+    if not ids[key] then nids = nids + 1; ids[key] = tostring(nids) end
+    return ids[key]
+  end
+  local popts = setmetatable({ old = d.old, old_events = old_events,
+    old_key = function(fn) return id(fn and (d.old_key[fn] or fn.name) or "?") end,
+    new_key = function(fn) return id(fn and (d.new_key[fn] or fn.name) or "?") end }, { __index = opts })
   local data = profile_data(new, popts)
   local evs, totals, movers, matched = array({}), {}, {}, {}
   local has = {}

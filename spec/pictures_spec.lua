@@ -132,11 +132,11 @@ describe("prof:flamegraph", function()
   end)
 
   it("pairs frames by the diff's match keys: a function moved to another file is new under name+file", function()
-    local function prof(file)
+    local function build(file)
       return assert(callgrind.parse(table.concat({ "events: Ir", "fl=main.c", "fn=main", "1 10", "cfl=" .. file,
         "cfn=parse", "calls=1 1", "1 90", "fl=" .. file, "fn=parse", "1 90", "" }, "\n"), file))
     end
-    local old, new = prof("a.c"), prof("b.c")
+    local old, new = build("a.c"), build("b.c")
     local function shares(match)
       return callgrind.diff(old, new, { match = match }):flamegraph("Ir")
         :match("purple: only in the new, ([%d.]+)%% of its cost; ([%d.]+)%% of the old cost is in stacks gone")

@@ -108,4 +108,17 @@ describe("prof:html", function()
       assert.are.equal(tostring(want), page:match('"gone":(%d+)'), match)
     end
   end)
+
+  it("has flame graphs of the first flame_events events (4 by default), and says so for the others", function()
+    local prof = assert(callgrind.parse("events: A B C D E F\nfn=main\n1 1 2 3 4 5 6\n", "six"))
+    local function flames(opts)
+      local data = prof:html(opts):match('id="data">(.-)</script>')
+      local evs = {}
+      for ev in data:match('"flame":(%b{})'):gmatch('"(%u)":{') do evs[#evs + 1] = ev end
+      return table.concat(evs, " ")
+    end
+    assert.are.equal("A B C D", flames())
+    assert.are.equal("A B C D E F", flames({ flame_events = 6 }))
+    assert.is_truthy(prof:html():find("No flame graph of '+E[ev]+': the page has those of the first", 1, true))
+  end)
 end)

@@ -263,7 +263,7 @@ import json, re, sys
 d = json.loads(re.search(r'id="data">(.*?)</script>', open(sys.argv[1], encoding="utf-8").read(), re.S).group(1))
 P = d["profile"]
 print("left_out", P.get("left_out", d.get("left_out", 0)))
-for e in P["events"]:
+for e in P["flame"]:
     print("flame", e, P["flame"][e]["total"])
 for f in P["fns"]:
     n = "*" if "�" in f["n"] else f["n"].encode("utf-8").hex()

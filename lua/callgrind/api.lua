@@ -212,6 +212,7 @@ O.html = {
   { "max_lines", "integer", "20", "the most lines kept per function (source text, when readable, embedded)" },
   { "source_root", "string", false, "the directory relative source paths are read under (default: as written)" },
   { "movers", "integer", "50", "a diff: how many movers per event" },
+  { "flame_events", "integer", "4", "flame graphs for the first N events (the page says which were left out)" },
 }
 O.none = {}
 -- The keys of a limits table (check_no_regression, check_within_baseline

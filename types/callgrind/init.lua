@@ -148,6 +148,7 @@
 ---@field threshold? number as prof:folded's: flat per function stays exact
 
 ---@class callgrind.ProfileHtmlOptions
+---@field flame_events? integer flame graphs for the first N events (the page says which were left out)
 ---@field max_functions? integer the most functions in the table, by inclusive cost (the page says how many were left out)
 ---@field max_lines? integer the most lines kept per function (source text, when readable, embedded)
 ---@field movers? integer a diff: how many movers per event

@@ -190,8 +190,13 @@ local function profile_data(prof, opts)
     if not called[i] then d.root = i break end
   end
   -- flame graphs, one per event: parent, function (position, or name), total, self
+  -- flame graphs of the first opts.flame_events events: each is a walk
+  -- of the stacks and a good part of the page (13 events of a cache
+  -- simulation would be 13 of them)
   d.flame = {}
-  for _, ev in ipairs(evs) do
+  local flame_events = opts.flame_events or 4
+  for k, ev in ipairs(evs) do
+    if k > flame_events then break end
     local top = stacks.tree(prof, ev, threshold)
     local nodes = array({})
     local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold, opts.old_key)
@@ -333,7 +338,9 @@ function cgraph(){var wrap=$('cgwrap'),f=P.fns[sel],t=total(),W=Math.max(360,(wr
  wrap.innerHTML=s.join('')+'</svg>';wrap.scrollTop=Math.max(0,cy-wrap.clientHeight/2);wrap.dataset.centre=String(cy);
  wrap.querySelectorAll('g.cgn').forEach(function(g){g.onclick=function(){select(+g.dataset.i)}})}
 var COLORS=['#e8743b','#19a979','#945ecf','#ed4a7b','#13a4b4','#525df4','#bf399e','#6c8893','#ee6868','#2f6497'];
-function flame(){var F=P.flame[E[ev]],box=$('flame'),W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
+function flame(){var F=P.flame[E[ev]],box=$('flame');
+ if(!F){$('flamenote').textContent='No flame graph of '+E[ev]+': the page has those of the first '+Object.keys(P.flame).length+' events (opts.flame_events).';box.innerHTML='';box.style.height='0';return}
+ var W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
  $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, purple: only in the new, '+(F.new_only!=null?pct(F.new_only,F.total):'')+' of its cost; '+(F.gone!=null?pct(F.gone,F.old_total):'')+' of the old cost is in stacks gone); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
   '; frames below '+(100*D.threshold)+'% of the total left out. Click a frame to zoom, the top bar to zoom out.';
  N.forEach(function(nd,k){var p=nd[0];(kids[p]=kids[p]||[]).push(k+1)});

@@ -223,6 +223,7 @@ static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {
     cg_l54_probe(L, hook, &P->l54);
     P->vm_off = cg_l54_vm_clock();
+    P->has_vmh = P->vm_off >= 0 && cg_l54_vm(&P->vmh);
     P->calibrated = 1;
 }
 
@@ -574,7 +575,9 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
-        if (f->line >= c->lo && i < c->n)
+        if (P->pcl)
+            ;                   /* the lines come from the VM's counts */
+        else if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
         else
             line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
@@ -717,6 +720,13 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     P->fns[id].np = -2;         /* no node yet */
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     P->fns[id].is_c = ar->what[0] == 'C';
+    if (k2 == 0 && !P->fns[id].is_c)
+        P->fns[id].proto = (const void *)(uintptr_t)k1;
+    if (P->pcl && P->fns[id].proto != NULL) {
+        FnCost *c = &P->fns[id];
+        c->count = P->vmh.counts(L, c->proto, &c->ncount);
+        memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);
+    }
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
     lua_getiuservalue(L, -1, 1);
@@ -749,21 +759,45 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
     return id;
 }
 
-/* The call cache's entry for a call from caller's function and line to the
- * function of key. */
-static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
+/* The call cache's entry for a call from caller's function and site (its
+ * line, or with P->pcl its pc) to the function of key. */
+static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
+                           uint64_t key)
 {
     uint32_t h = (uint32_t)(key >> 3) * 0x9e3779b1u
                  ^ (uint32_t)caller->fn * 0x85ebca6bu
-                 ^ (uint32_t)caller->line * 0xc2b2ae35u;
+                 ^ (uint32_t)(site ^ (site >> 32)) * 0xc2b2ae35u;
     return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+}
+
+/* The site a call of ci (tail: a tail call) is made from by the frame
+ * caller on top: its line, or with P->pcl its pc (the CallInfo's saved
+ * pc; of a tail call, the pc it left in lua_State), NULL for a C function
+ * or a frame not the caller's. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline uint64_t call_site(const Prof *P, const lua_State *L,
+                                 const Frame *caller, const void *ci,
+                                 int tail)
+{
+    const void *pc = NULL;
+    if (!P->pcl)
+        return (uint32_t)caller->line;
+    if (caller->fn < 0 || caller->ci == NULL || P->fns[caller->fn].is_c)
+        return 0;
+    if (tail && caller->ci == ci)
+        memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
+    else if (!tail)
+        memcpy(&pc, (const char *)caller->ci + P->vmh.savedpc_off, sizeof pc);
+    return (uint64_t)(uintptr_t)pc;
 }
 
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
     int named;
-    uint64_t key = 0;
+    uint64_t key = 0, site;
     Frame *caller;
     CallSeen *e;
     if (ar->event == LUA_HOOKTAILCALL) {
@@ -785,10 +819,14 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
+    site = call_site(P, L, caller, ar->i_ci, !named);
+    if (P->pcl && site != 0)
+        caller->line = P->vmh.line(P->fns[caller->fn].proto,
+                                   (const void *)(uintptr_t)site, 0);
     e = caller->fn >= 0 && P->l54.ci_ok
                 && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
-            ? call_slot(P, caller, key) : NULL;
-    if (e != NULL && e->caller == caller->fn && e->line == caller->line
+            ? call_slot(P, caller, site, key) : NULL;
+    if (e != NULL && e->caller == caller->fn && e->site == site
         && e->key == key) {
         fn = e->fn;
         edge = e->edge;
@@ -802,7 +840,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         if (e != NULL) {
             e->key = key;
             e->caller = caller->fn;
-            e->line = caller->line;
+            e->site = site;
             e->fn = fn;
             e->edge = edge;
         }
@@ -842,15 +880,15 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
 __attribute__((always_inline))
 #endif
 static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
-                                   const void *ci)
+                                          uint64_t site, const void *ci)
 {
     const CallSeen *e;
     uint64_t key;
     if (!cg_l54_ci_key(&P->l54, ci, &key))
         return NULL;
-    e = call_slot(P, caller, key);
+    e = call_slot(P, caller, site, key);
     return e->key == key && e->caller == caller->fn
-                   && e->line == caller->line ? e : NULL;
+                   && e->site == site ? e : NULL;
 }
 
 /* push() for Instr only: the frame of ci for the callee of e, unless its
@@ -901,7 +939,7 @@ static int fast_call(Prof *P, Thread *T, const void *ci)
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    e = seen_callee(P, caller, ci);
+    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 0), ci);
     return e != NULL && fast_push(P, T, ci, e, 1);
 }
 
@@ -912,7 +950,7 @@ static int fast_tail(Prof *P, Thread *T, const void *ci)
     const CallSeen *e;
     if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
         return 0;
-    e = seen_callee(P, caller, ci);
+    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 1), ci);
     if (e == NULL)
         return 0;
     if (e->fn == caller->fn) {
@@ -1067,8 +1105,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
     }
     if (P->gc_ours && P->alloc >= P->gc_next)
         gc_step(P, L);
-    /* what our own work ran (finalizers of a collection) is not counted */
-    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
+    /* what our own work ran (finalizers of a collection) is not counted
+     * (the counting interpreter runs hooks off its clock) */
+    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook && !P->vm)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
                                        + (uint32_t)keep);
     P->alloc_last = P->alloc;
@@ -1121,21 +1160,22 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
     hook_general(L, ar, T);
 }
 
-/* The debug hook. The common case (Instr only, no collector step due) is
- * taken without the general path: a new line of the function on top of
- * the thread that ran last here, with no call but lua_getallocf; calls,
- * returns and thread switches in hook_events; the rest in hook_general. */
-static void prof_hook(lua_State *L, lua_Debug *ar)
+/* The hook's body, P the running state or NULL. The common case (Instr
+ * only, no collector step due) is taken without the general path: a new
+ * line of the function on top of the thread that ran last here, with no
+ * call but lua_getallocf; calls, returns and thread switches in
+ * hook_events; the rest in hook_general. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void hook_body(lua_State *L, lua_Debug *ar, Prof *P)
 {
-    void *ud;
-    Prof *P;
     Thread *T;
     Frame *f;
-    if (lua_getallocf(L, &ud) != prof_alloc) {
+    if (P == NULL) {
         hook_general(L, ar, NULL);
         return;
     }
-    P = (Prof *)ud;
     if (!P->simple || !P->running || P->in_hook || P->cur < 0
         || ar->event == LUA_HOOKCOUNT) {
         hook_general(L, ar, NULL);
@@ -1149,6 +1189,33 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     hook_events(L, ar, P, T);
+}
+
+/* The debug hook (engine hook, or vm with time or alloc). A thread's hook
+ * left from an earlier run while the VM's hook runs this one leaves. */
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P = lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    if (P != NULL && P->running && P->vmhook) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    hook_body(L, ar, P);
+}
+
+/* The counting interpreter's hook (callgrind_vm_set_hook): the same calls
+ * and returns as the debug hook's, of every thread, with debug.sethook
+ * left to the user. */
+static void prof_vmhook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P = lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    if (P == NULL || !P->running || !P->vmhook) {
+        cg_l54_vm_unhook(L);
+        return;
+    }
+    hook_body(L, ar, P);
 }
 
 /* ---- allocation counting ---- */
@@ -1262,15 +1329,27 @@ static int get_flag(lua_State *L, int idx, const char *name, int def)
     return v;
 }
 
+/* P->pcl: the VM's per-pc counts into the lines of their functions. */
+static void fold_counts(Prof *P, lua_State *L)
+{
+    size_t i;
+    int pc;
+    for (i = 0; i < P->nfn; i++) {
+        FnCost *c = &P->fns[i];
+        for (pc = 0; c->count != NULL && pc < c->ncount; pc++)
+            if (c->count[pc] != 0)
+                line_slot(P, L, (int32_t)i, P->vmh.line(c->proto, NULL, pc))
+                    ->v[EV_INSTR] += (int64_t)c->count[pc];
+        c->count = NULL;
+    }
+}
+
 void cg_prof_start(lua_State *L, int opts, int level)
 {
     Prof *P = cg_prof_state(L);
     Thread *T;
     if (P->running)
         luaL_error(L, "the profiler is already running");
-    if (lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
-        luaL_error(L, "a debug hook is already set (debug.sethook); the "
-                      "profiler does not chain hooks: remove it first");
     if (!P->calibrated)
         calibrate(P, L, prof_hook);
     cg_prof_drop(L);
@@ -1284,6 +1363,11 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->ev[EV_TIME] = get_flag(L, opts, "time", 0);
     P->ev[EV_ALLOC] = get_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
+    P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
+    P->pcl = P->vmhook && P->lines;
+    if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
+        luaL_error(L, "a debug hook is already set (debug.sethook); the "
+                      "profiler does not chain hooks: remove it first");
     P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
     P->from_node = -1;
     T = add_thread(P, L, -1);
@@ -1294,10 +1378,13 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, prof_alloc, P);
     /* the counting interpreter's clock runs without a count hook */
-    lua_sethook(L, prof_hook,
-                LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
-                    | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
-                P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
+    if (P->vmhook)
+        P->vmh.set_hook(L, prof_vmhook);
+    else
+        lua_sethook(L, prof_hook,
+                    LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
+                        | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
+                    P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;
@@ -1312,7 +1399,7 @@ int cg_prof_stop(lua_State *L)
     Thread *T;
     lua_Debug ar;
     size_t i;
-    int ours = lua_gethook(L) == prof_hook;
+    int ours = P->vmhook || lua_gethook(L) == prof_hook;
     P->in_hook = 1;
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
@@ -1324,8 +1411,12 @@ int cg_prof_stop(lua_State *L)
             close_all(P, &P->th[i]);
         }
     gc_give_back(P, L);
-    if (ours)
+    if (P->vmhook)
+        P->vmh.set_hook(L, NULL);
+    else if (ours)
         lua_sethook(L, NULL, 0, 0);
+    if (P->pcl)
+        fold_counts(P, L);
     restore_alloc(P, L);
     P->running = 0;
     P->in_hook = 0;

@@ -35,6 +35,9 @@ typedef struct FnCost {
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
+    const void *proto;          /* a Lua function's prototype, or NULL */
+    lua_Unsigned *count;        /* P->pcl: its per-pc counts (the VM's) */
+    int ncount;
 } FnCost;
 
 /* The call cache: a call site (caller, line, callee key) seen before ->
@@ -46,7 +49,8 @@ typedef struct FnCost {
 
 typedef struct CallSeen {
     uint64_t key;               /* the callee's key (cg_l54_ci_key) */
-    int32_t caller, line;       /* caller -1: an empty entry */
+    uint64_t site;              /* the caller's line (P->pcl: its pc) */
+    int32_t caller;             /* -1: an empty entry */
     int32_t fn, edge;
 } CallSeen;
 
@@ -101,6 +105,12 @@ typedef struct Prof {
     int vm_off;                 /* the counting interpreter's clock, or -1 */
     int vm;                     /* this run counts with it (engine "vm") */
     int clk_off;                /* the clock read: vm_off or l54.hc_off */
+    CgVm vmh;                   /* the counting interpreter's ways in */
+    int has_vmh;                /* all of them found */
+    int vmhook;                 /* this run has the VM's hook, not a
+                                   debug hook (engine vm, Instr only) */
+    int pcl;                    /* vmhook and lines: the VM's per-pc
+                                   counts give the lines */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */

@@ -1218,6 +1218,32 @@ static void prof_vmhook(lua_State *L, lua_Debug *ar)
     hook_body(L, ar, P);
 }
 
+/* The counting interpreter's fast function, before its hook: the events
+ * of the common case (the thread that ran last, no collector step due)
+ * that the fast paths take; 0, having changed nothing but charged the
+ * instructions since the last event, leaves the event to prof_vmhook. */
+static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
+{
+    Prof *P = (Prof *)ud;
+    Thread *T;
+    if (P->in_hook || P->cur < 0 || P->alloc >= P->gc_next)
+        return 0;
+    T = &P->th[P->cur];
+    if (T->L != L)
+        return 0;
+    charge_instr(P, L, T, 0);
+    switch (event) {
+    case LUA_HOOKCALL:
+        return fast_call(P, T, ci);
+    case LUA_HOOKTAILCALL:
+        return fast_tail(P, T, ci);
+    case LUA_HOOKRET:
+        return fast_return(P, T, ci);
+    default:
+        return 0;
+    }
+}
+
 /* ---- allocation counting ---- */
 
 static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
@@ -1379,7 +1405,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     lua_setallocf(L, prof_alloc, P);
     /* the counting interpreter's clock runs without a count hook */
     if (P->vmhook)
-        P->vmh.set_hook(L, prof_vmhook);
+        P->vmh.set_hook(L, prof_vmhook, prof_vmfast, P);
     else
         lua_sethook(L, prof_hook,
                     LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
@@ -1412,7 +1438,7 @@ int cg_prof_stop(lua_State *L)
         }
     gc_give_back(P, L);
     if (P->vmhook)
-        P->vmh.set_hook(L, NULL);
+        P->vmh.set_hook(L, NULL, NULL, NULL);
     else if (ours)
         lua_sethook(L, NULL, 0, 0);
     if (P->pcl)

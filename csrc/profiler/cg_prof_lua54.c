@@ -199,7 +199,7 @@ void cg_l54_vm_unhook(lua_State *L)
 {
     CgVm v;
     if (cg_l54_vm(&v))
-        v.set_hook(L, NULL);
+        v.set_hook(L, NULL, NULL, NULL);
 }
 
 #else /* another Lua: every shortcut off */

@@ -26,13 +26,17 @@ typedef struct CgL54 {
 
 /* The counting interpreter's ways in (csrc/vm/, exported by the patch):
  * its profiler hook at every call and return apart from the user's
- * debug.sethook (set_hook; NULL removes it), the per-pc instruction counts
+ * debug.sethook (set_hook; NULL removes it: a fast function, given ud,
+ * the event and the CallInfo, is called first and the hook only when
+ * that returns 0, not having taken the event), the per-pc instruction counts
  * of a prototype (counts: made on first use, kept by the prototype), the
  * line of an instruction (line: of savedpc's previous one, or of pc when
  * savedpc is NULL), and where a CallInfo keeps its saved pc and lua_State
  * the pc a Lua tail call left. All NULL / -1 in another interpreter. */
 typedef struct CgVm {
-    void (*set_hook)(lua_State *L, lua_Hook h);
+    void (*set_hook)(lua_State *L, lua_Hook h,
+                     int (*fast)(void *ud, lua_State *L, int event, void *ci),
+                     void *ud);
     lua_Unsigned *(*counts)(lua_State *L, const void *proto, int *n);
     int (*line)(const void *proto, const void *savedpc, int pc);
     int savedpc_off, tailpc_off;

@@ -932,7 +932,10 @@ static inline int fast_push(Prof *P, Thread *T, const void *ci,
 }
 
 /* on_call of a call: its caller on top of T. */
-static int fast_call(Prof *P, Thread *T, const void *ci)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_call(Prof *P, Thread *T, const void *ci)
 {
     const Frame *caller = top(T);
     const CallSeen *e;
@@ -944,7 +947,10 @@ static int fast_call(Prof *P, Thread *T, const void *ci)
 }
 
 /* on_call of a tail call: the frame it replaces on top of T (same ci). */
-static int fast_tail(Prof *P, Thread *T, const void *ci)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_tail(Prof *P, Thread *T, const void *ci)
 {
     Frame *caller = top(T);
     const CallSeen *e;
@@ -967,7 +973,10 @@ static int fast_tail(Prof *P, Thread *T, const void *ci)
 }
 
 /* pop() for Instr only, of a frame with a CallInfo. */
-static void pop_instr(Prof *P, Thread *T)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pop_instr(Prof *P, Thread *T)
 {
     const Frame *f = top(T);
     FnCost *c = &P->fns[f->fn];
@@ -984,7 +993,10 @@ static void pop_instr(Prof *P, Thread *T)
 
 /* on_return: the frame of ci on top of T (frames of ci under it that
  * tail calls replaced leave with it). */
-static int fast_return(Prof *P, Thread *T, const void *ci)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_return(Prof *P, Thread *T, const void *ci)
 {
     if (ci == NULL || top(T)->ci != ci || top(T)->fn < 0)
         return 0;
@@ -1414,7 +1426,13 @@ void cg_prof_start(lua_State *L, int opts, int level)
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;
-    gc_take(P, L);
+    if (P->vmhook) {
+        /* the counting interpreter runs finalizers off its clock */
+        P->gc_ours = 0;
+        P->gc_next = INT64_MAX;
+    } else {
+        gc_take(P, L);
+    }
     P->running = 1;
     P->t_out = now_ns();
 }

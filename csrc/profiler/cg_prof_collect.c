@@ -11,7 +11,11 @@
  * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
  * the line hook, to keep the counter counting). Where the counter cannot
  * be found, or when asked (opts.count_hook), a count hook with count 1
- * counts the same instructions one hook call at a time.
+ * counts the same instructions one hook call at a time. On the counting
+ * interpreter (engine vm, Instr only: P->vmhook) the same events come
+ * from its own hook (prof_vmfast first, then prof_vmhook) with its clock,
+ * debug.sethook left to the user; with lines its per-pc counts give the
+ * lines (P->pcl, folded at stop) and the caller's pc the call site.
  *
  * Finalizers run with hooks off while the counter keeps counting: the
  * automatic collector is stopped while profiling and stepped from the
@@ -572,7 +576,9 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
     const Frame *f = top(T);
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
+    /* a C function on top ran none (P->vmhook: hooks and finalizers run
+     * off the clock) */
+    if (d != 0 && f->fn >= 0 && (P->vmhook || !P->fns[f->fn].is_c)) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (P->pcl)

@@ -1388,6 +1388,17 @@ static void fold_counts(Prof *P, lua_State *L)
     }
 }
 
+int cg_prof_own_hook(lua_State *L, int opts)
+{
+    Prof *P = cg_prof_state(L);
+    if (!P->calibrated)
+        calibrate(P, L, prof_hook);
+    P->count_hook = get_flag(L, opts, "count_hook", 0);
+    return cg_prof_engine(P, L, opts) && !get_flag(L, opts, "time", 0)
+           && !get_flag(L, opts, "alloc", 0) && P->has_vmh
+           && P->l54.proto_off >= 0;
+}
+
 void cg_prof_start(lua_State *L, int opts, int level)
 {
     Prof *P = cg_prof_state(L);

@@ -148,6 +148,10 @@ CG_HIDDEN Prof *cg_prof_get(lua_State *L);
 /* The collector's state, made (kept in the registry for the life of the
  * Lua state, freed by its __gc) when there is none. */
 CG_HIDDEN Prof *cg_prof_state(lua_State *L);
+/* Whether a start with the options at idx would take calls and returns
+ * from the counting interpreter's own hook, leaving debug.sethook to the
+ * user (engine vm, Instr only). Raises on a bad engine. */
+CG_HIDDEN int cg_prof_own_hook(lua_State *L, int idx);
 /* Starts profiling (opts: the index of the options table, or of a
  * non-table: the defaults); level 0 starts with an empty stack, level n
  * with the frames from level n down. Raises when running, or when another

@@ -490,6 +490,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
+    f->lua = fn >= 0 && !P->fns[fn].is_c;
     if (T->n == 1 || !P->stacks) {
         f->node = T->n == 1 ? -1 : f[-1].node;
     } else {
@@ -574,8 +575,16 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
 {
     int32_t h = read_hookcount(P, T->L);
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
-    const Frame *f = top(T);
+    const Frame *f;
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
+    if (P->pcl && !P->stacks) {
+        /* the global clock alone: the VM's counts give the lines, and what
+         * the root ran (no frame open in any running thread) is in no
+         * call's cost */
+        P->G.v[EV_INSTR] += d;
+        return;
+    }
+    f = top(T);
     /* a C function on top ran none (P->vmhook: hooks and finalizers run
      * off the clock) */
     if (d != 0 && f->fn >= 0 && (P->vmhook || !P->fns[f->fn].is_c)) {
@@ -790,7 +799,7 @@ static inline uint64_t call_site(const Prof *P, const lua_State *L,
     const void *pc = NULL;
     if (!P->pcl)
         return (uint32_t)caller->line;
-    if (caller->fn < 0 || caller->ci == NULL || P->fns[caller->fn].is_c)
+    if (!caller->lua || caller->ci == NULL)
         return 0;
     if (tail && caller->ci == ci)
         memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
@@ -819,6 +828,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             /* the bottom of a new coroutine where a dead one had frames */
             close_all(P, T);
             T->f[0].fn = P->from_fn;
+            T->f[0].lua = 0;
             T->f[0].node = P->from_node;
             T->fresh = 1;
         }
@@ -931,8 +941,10 @@ static inline int fast_push(Prof *P, Thread *T, const void *ci,
     f->edge = e->edge;
     f->node = P->stacks ? d->nn : caller->node;
     f->tail = 0;
+    f->lua = !d->is_c;
     d->active++;
-    memset(&f->start, 0, sizeof f->start);
+    /* not memset: it can become a slow `rep stos` here */
+    f->start.v[EV_TIME] = f->start.v[EV_ALLOC] = 0;
     f->start.v[EV_INSTR] = P->G.v[EV_INSTR] - T->susp.v[EV_INSTR];
     return 1;
 }

@@ -64,7 +64,8 @@ typedef struct Frame {
     const void *ci;             /* the interpreter's CallInfo */
     int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
     int32_t node;               /* its stack (opts.stacks), else -1 */
-    int tail;                   /* replaced by a tail call (same ci above) */
+    int16_t tail;               /* replaced by a tail call (same ci above) */
+    int16_t lua;                /* a Lua function's (not C, not the root) */
     Cost start;                 /* thread clock at the call */
 } Frame;
 

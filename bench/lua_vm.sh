@@ -4,14 +4,16 @@
 # build/bin/callgrind-lua5.4 (make vm): with profiling off, then with
 # -lcallgrind.start at function level (CALLGRIND_LINES=0), at line level
 # (the default) and at line level with whole stacks (CALLGRIND_STACKS=1),
-# all on the counting engine (the interpreter's clock). The runs alternate
-# LUA_BENCH_PAIRS times (default 9); each column is the median of the
-# per-round ratios of cpu time (user + sys): off, fn and lines over plain
-# lua5.4, stacks over lines. Targets: off <= 1.05x, lines <= 1.35x,
-# stacks <= 1.1x ("!": over). With LUA_BENCH_VALGRIND=1 two last columns
-# give machine instructions (valgrind, 1 run each): plain lua5.4's, and
-# the line-level run's over it. Run from anywhere; LUA, CC and BUILD as
-# for run.sh.
+# all on the counting engine (its own call/return hook and per-instruction
+# counts), and the hook engine at line level on plain lua5.4 (-lcallgrind.start
+# there) for comparison. The runs alternate LUA_BENCH_PAIRS times (default
+# 9); each column is the median of the per-round ratios of cpu time (user
+# + sys): off, fn, lines and hook over plain lua5.4, stacks over lines.
+# Targets: off <= 1.05x, lines <= 1.35x, stacks <= 1.1x ("!": over). With
+# LUA_BENCH_VALGRIND=1 four last columns give machine instructions
+# (valgrind, 1 run each): plain lua5.4's, and the vm off, vm lines and
+# hook lines runs' over it. Run from anywhere; LUA, CC and BUILD as for
+# run.sh.
 . "$(dirname "$0")/lua_common.sh"
 PAIRS=${LUA_BENCH_PAIRS:-9}
 VM=${CALLGRIND_VM:-$BUILD/bin/callgrind-lua5.4}
@@ -32,35 +34,41 @@ ir() {
     awk '/^(summary|totals):/ { print $2; exit }' "$tmp/vg.out"
 }
 
-printf "%-11s %8s %8s %9s %11s %9s" "workload" "plain s" "vm off" "vm fn" "vm lines" "+stacks"
-[ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %14s %9s" "plain Ir" "lines Ir"
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
+printf "%-11s %8s %8s %9s %11s %9s %10s" "workload" "plain s" "vm off" "vm fn" "vm lines" "+stacks" "hook lines"
+[ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %14s %7s %9s %10s" "plain Ir" "off Ir" "lines Ir" "hook Ir"
 printf "\n"
 for w in bench/lua/*.lua; do
     name=$(basename "$w" .lua)
-    : > "$tmp/plain"; : > "$tmp/r_off"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"
+    : > "$tmp/plain"; : > "$tmp/r_off"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"; : > "$tmp/r_hook"
     for ((i = 0; i < PAIRS; i++)); do
         p=$(cpu "$LUA" "$w")
         o=$(cpu "$VM" "$w")
         f=$(CALLGRIND_LINES=0 cpu "$VM" -lcallgrind.start "$w")
         l=$(cpu "$VM" -lcallgrind.start "$w")
         s=$(CALLGRIND_STACKS=1 cpu "$VM" -lcallgrind.start "$w")
+        h=$(cpu "$LUA" -lcallgrind.start "$w")
         echo "$p" >> "$tmp/plain"
-        awk -v a="$o" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_off"
-        awk -v a="$f" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_fn"
-        awk -v a="$l" -v b="$p" 'BEGIN { print a / b }' >> "$tmp/r_lines"
-        awk -v a="$s" -v b="$l" 'BEGIN { print a / b }' >> "$tmp/r_stacks"
+        ratio "$o" "$p" >> "$tmp/r_off"
+        ratio "$f" "$p" >> "$tmp/r_fn"
+        ratio "$l" "$p" >> "$tmp/r_lines"
+        ratio "$s" "$l" >> "$tmp/r_stacks"
+        ratio "$h" "$p" >> "$tmp/r_hook"
     done
-    printf "%-11s %8s %8s %9s %11s %9s" "$name" "$(median < "$tmp/plain")" \
+    printf "%-11s %8s %8s %9s %11s %9s %10s" "$name" "$(median < "$tmp/plain")" \
         "$(cell "$(median < "$tmp/r_off")" 1.05)" "$(cell "$(median < "$tmp/r_fn")" "")" \
-        "$(cell "$(median < "$tmp/r_lines")" 1.35)" "$(cell "$(median < "$tmp/r_stacks")" 1.1)"
+        "$(cell "$(median < "$tmp/r_lines")" 1.35)" "$(cell "$(median < "$tmp/r_stacks")" 1.1)" \
+        "$(cell "$(median < "$tmp/r_hook")" "")"
     if [ "${LUA_BENCH_VALGRIND:-}" = 1 ]; then
         a=$(ir "$LUA" "$w")
-        b=$(ir "$VM" -lcallgrind.start "$w")
-        printf " %14s %9s" "$a" "$(cell "$(awk -v a="$b" -v b="$a" 'BEGIN { print a / b }')" "")"
+        printf " %14s %7s %9s %10s" "$a" "$(cell "$(ratio "$(ir "$VM" "$w")" "$a")" "")" \
+            "$(cell "$(ratio "$(ir "$VM" -lcallgrind.start "$w")" "$a")" "")" \
+            "$(cell "$(ratio "$(ir "$LUA" -lcallgrind.start "$w")" "$a")" "")"
     fi
     printf "\n"
 done
 echo "cpu seconds (user + sys) of plain lua5.4; ratios: median over $PAIRS alternating rounds of the"
 echo "per-round ratio; vm = build/bin/callgrind-lua5.4 (make vm): off = no profiler, fn = CALLGRIND_LINES=0,"
 echo "lines = the default, all over plain lua5.4; +stacks = CALLGRIND_STACKS=1 over lines;"
+echo "hook lines = plain lua5.4 -lcallgrind.start (the hook engine) over plain lua5.4;"
 echo "targets off <= 1.05x, lines <= 1.35x, +stacks <= 1.1x (\"!\": over)"

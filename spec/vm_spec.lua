@@ -1,6 +1,7 @@
 -- The counting interpreter (make vm: build/bin/callgrind-lua5.4, issue 29):
 -- its engine gives what the hook engine gives, function by function, line
--- by line and call by call, and what a count hook counts; a script gives
+-- by line, call by call and stack by stack, and what a count hook counts,
+-- with debug.sethook left to the user's own hook; a script gives
 -- the same numbers in two processes; Debian's lpeg loads into it; an
 -- unsupported Lua release is refused by name. make test builds it first,
 -- so these run in CI; they are pending only when it could not be built.
@@ -76,6 +77,31 @@ describe("the counting interpreter (make vm)", function()
     end
     assert.are.equal(helpers.read_file(dir .. "/stacks.count.folded"), helpers.read_file(dir .. "/stacks.vm.folded"))
     assert.is_true(#helpers.read_file(dir .. "/stacks.vm.folded") > 0)
+    -- debug.sethook stays the user's: the vm engine starts over the user's
+    -- hook and leaves it in place, and the user's hook changes nothing
+    -- under work() (the script's own lines around it ran more instructions)
+    assert.are.equal("nil nil 0", helpers.read_file(dir .. "/nouser.hooks"))
+    local seen = tonumber(helpers.read_file(dir .. "/user.hooks"):match("^user user (%d+)$"))
+    assert.is_true(seen > 5000)
+    local function under_work(file)
+      local t = {}
+      for line in helpers.read_file(file):gmatch("[^\n]+") do
+        if line:find(";work", 1, true) then t[#t + 1] = line end
+      end
+      return t
+    end
+    local user_stacks = under_work(dir .. "/user.vm.folded")
+    assert.is_true(#user_stacks > 20)
+    assert.are.same(under_work(dir .. "/nouser.vm.folded"), user_stacks)
+    local function without_script(t)
+      for k in pairs(t) do
+        if k:find("main chunk", 1, true) or k:find("sethook", 1, true) then t[k] = nil end
+      end
+      return t
+    end
+    local user = assert(callgrind.load(dir .. "/user.vm"))
+    local nouser = assert(callgrind.load(dir .. "/nouser.vm"))
+    assert.are.same(without_script(helpers.instr_lines(nouser)), without_script(helpers.instr_lines(user)))
     local counted, total, engine = helpers.read_file(dir .. "/totals"):match("^(%d+) (%d+) (%a+)$")
     assert.are.equal("vm", engine)
     assert.are.equal(counted, total)

@@ -336,6 +336,13 @@ int cg_prof_engine(const Prof *P, lua_State *L, int idx)
     return vm;
 }
 
+/* prof_own_hook(opts): debug.sethook stays free (cg_prof_own_hook) */
+static int l_own_hook(lua_State *L)
+{
+    lua_pushboolean(L, cg_prof_own_hook(L, 1));
+    return 1;
+}
+
 /* prof_start(opts, level) */
 static int l_start(lua_State *L)
 {
@@ -467,6 +474,7 @@ void cg_prof_register(lua_State *L)
         {"prof_stopper", l_stopper},
         {"prof_run", l_run},
         {"prof_running", l_running},
+        {"prof_own_hook", l_own_hook},
         {"prof_mode", l_mode},
         {"prof_pid", l_pid},
         {"prof_write_folded", l_write_folded},

@@ -11,7 +11,11 @@
  * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
  * the line hook, to keep the counter counting). Where the counter cannot
  * be found, or when asked (opts.count_hook), a count hook with count 1
- * counts the same instructions one hook call at a time.
+ * counts the same instructions one hook call at a time. On the counting
+ * interpreter (engine vm, Instr only: P->vmhook) the same events come
+ * from its own hook (prof_vmfast first, then prof_vmhook) with its clock,
+ * debug.sethook left to the user; with lines its per-pc counts give the
+ * lines (P->pcl, folded at stop) and the caller's pc the call site.
  *
  * Finalizers run with hooks off while the counter keeps counting: the
  * automatic collector is stopped while profiling and stepped from the
@@ -223,6 +227,7 @@ static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {
     cg_l54_probe(L, hook, &P->l54);
     P->vm_off = cg_l54_vm_clock();
+    P->has_vmh = P->vm_off >= 0 && cg_l54_vm(&P->vmh);
     P->calibrated = 1;
 }
 
@@ -485,6 +490,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
+    f->lua = fn >= 0 && !P->fns[fn].is_c;
     if (T->n == 1 || !P->stacks) {
         f->node = T->n == 1 ? -1 : f[-1].node;
     } else {
@@ -569,12 +575,24 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
 {
     int32_t h = read_hookcount(P, T->L);
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
-    const Frame *f = top(T);
+    const Frame *f;
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
+    if (P->pcl && !P->stacks) {
+        /* the global clock alone: the VM's counts give the lines, and what
+         * the root ran (no frame open in any running thread) is in no
+         * call's cost */
+        P->G.v[EV_INSTR] += d;
+        return;
+    }
+    f = top(T);
+    /* a C function on top ran none (P->vmhook: hooks and finalizers run
+     * off the clock) */
+    if (d != 0 && f->fn >= 0 && (P->vmhook || !P->fns[f->fn].is_c)) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
-        if (f->line >= c->lo && i < c->n)
+        if (P->pcl)
+            ;                   /* the lines come from the VM's counts */
+        else if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
         else
             line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
@@ -717,6 +735,13 @@ static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     P->fns[id].np = -2;         /* no node yet */
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     P->fns[id].is_c = ar->what[0] == 'C';
+    if (k2 == 0 && !P->fns[id].is_c)
+        P->fns[id].proto = (const void *)(uintptr_t)k1;
+    if (P->pcl && P->fns[id].proto != NULL) {
+        FnCost *c = &P->fns[id];
+        c->count = P->vmh.counts(L, c->proto, &c->ncount);
+        memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);
+    }
     /* info[id + 1] = { func, call-site name } in the state's user value */
     lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
     lua_getiuservalue(L, -1, 1);
@@ -749,21 +774,45 @@ static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
     return id;
 }
 
-/* The call cache's entry for a call from caller's function and line to the
- * function of key. */
-static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
+/* The call cache's entry for a call from caller's function and site (its
+ * line, or with P->pcl its pc) to the function of key. */
+static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
+                           uint64_t key)
 {
     uint32_t h = (uint32_t)(key >> 3) * 0x9e3779b1u
                  ^ (uint32_t)caller->fn * 0x85ebca6bu
-                 ^ (uint32_t)caller->line * 0xc2b2ae35u;
+                 ^ (uint32_t)(site ^ (site >> 32)) * 0xc2b2ae35u;
     return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+}
+
+/* The site a call of ci (tail: a tail call) is made from by the frame
+ * caller on top: its line, or with P->pcl its pc (the CallInfo's saved
+ * pc; of a tail call, the pc it left in lua_State), NULL for a C function
+ * or a frame not the caller's. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline uint64_t call_site(const Prof *P, const lua_State *L,
+                                 const Frame *caller, const void *ci,
+                                 int tail)
+{
+    const void *pc = NULL;
+    if (!P->pcl)
+        return (uint32_t)caller->line;
+    if (!caller->lua || caller->ci == NULL)
+        return 0;
+    if (tail && caller->ci == ci)
+        memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
+    else if (!tail)
+        memcpy(&pc, (const char *)caller->ci + P->vmh.savedpc_off, sizeof pc);
+    return (uint64_t)(uintptr_t)pc;
 }
 
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
     int named;
-    uint64_t key = 0;
+    uint64_t key = 0, site;
     Frame *caller;
     CallSeen *e;
     if (ar->event == LUA_HOOKTAILCALL) {
@@ -779,16 +828,21 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             /* the bottom of a new coroutine where a dead one had frames */
             close_all(P, T);
             T->f[0].fn = P->from_fn;
+            T->f[0].lua = 0;
             T->f[0].node = P->from_node;
             T->fresh = 1;
         }
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
+    site = call_site(P, L, caller, ar->i_ci, !named);
+    if (P->pcl && site != 0)
+        caller->line = P->vmh.line(P->fns[caller->fn].proto,
+                                   (const void *)(uintptr_t)site, 0);
     e = caller->fn >= 0 && P->l54.ci_ok
                 && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
-            ? call_slot(P, caller, key) : NULL;
-    if (e != NULL && e->caller == caller->fn && e->line == caller->line
+            ? call_slot(P, caller, site, key) : NULL;
+    if (e != NULL && e->caller == caller->fn && e->site == site
         && e->key == key) {
         fn = e->fn;
         edge = e->edge;
@@ -802,7 +856,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         if (e != NULL) {
             e->key = key;
             e->caller = caller->fn;
-            e->line = caller->line;
+            e->site = site;
             e->fn = fn;
             e->edge = edge;
         }
@@ -842,15 +896,15 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
 __attribute__((always_inline))
 #endif
 static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
-                                   const void *ci)
+                                          uint64_t site, const void *ci)
 {
     const CallSeen *e;
     uint64_t key;
     if (!cg_l54_ci_key(&P->l54, ci, &key))
         return NULL;
-    e = call_slot(P, caller, key);
+    e = call_slot(P, caller, site, key);
     return e->key == key && e->caller == caller->fn
-                   && e->line == caller->line ? e : NULL;
+                   && e->site == site ? e : NULL;
 }
 
 /* push() for Instr only: the frame of ci for the callee of e, unless its
@@ -887,32 +941,40 @@ static inline int fast_push(Prof *P, Thread *T, const void *ci,
     f->edge = e->edge;
     f->node = P->stacks ? d->nn : caller->node;
     f->tail = 0;
+    f->lua = !d->is_c;
     d->active++;
-    memset(&f->start, 0, sizeof f->start);
+    /* not memset: it can become a slow `rep stos` here */
+    f->start.v[EV_TIME] = f->start.v[EV_ALLOC] = 0;
     f->start.v[EV_INSTR] = P->G.v[EV_INSTR] - T->susp.v[EV_INSTR];
     return 1;
 }
 
 /* on_call of a call: its caller on top of T. */
-static int fast_call(Prof *P, Thread *T, const void *ci)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_call(Prof *P, Thread *T, const void *ci)
 {
     const Frame *caller = top(T);
     const CallSeen *e;
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    e = seen_callee(P, caller, ci);
+    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 0), ci);
     return e != NULL && fast_push(P, T, ci, e, 1);
 }
 
 /* on_call of a tail call: the frame it replaces on top of T (same ci). */
-static int fast_tail(Prof *P, Thread *T, const void *ci)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_tail(Prof *P, Thread *T, const void *ci)
 {
     Frame *caller = top(T);
     const CallSeen *e;
     if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
         return 0;
-    e = seen_callee(P, caller, ci);
+    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 1), ci);
     if (e == NULL)
         return 0;
     if (e->fn == caller->fn) {
@@ -929,7 +991,10 @@ static int fast_tail(Prof *P, Thread *T, const void *ci)
 }
 
 /* pop() for Instr only, of a frame with a CallInfo. */
-static void pop_instr(Prof *P, Thread *T)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void pop_instr(Prof *P, Thread *T)
 {
     const Frame *f = top(T);
     FnCost *c = &P->fns[f->fn];
@@ -946,7 +1011,10 @@ static void pop_instr(Prof *P, Thread *T)
 
 /* on_return: the frame of ci on top of T (frames of ci under it that
  * tail calls replaced leave with it). */
-static int fast_return(Prof *P, Thread *T, const void *ci)
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int fast_return(Prof *P, Thread *T, const void *ci)
 {
     if (ci == NULL || top(T)->ci != ci || top(T)->fn < 0)
         return 0;
@@ -1067,8 +1135,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
     }
     if (P->gc_ours && P->alloc >= P->gc_next)
         gc_step(P, L);
-    /* what our own work ran (finalizers of a collection) is not counted */
-    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook)
+    /* what our own work ran (finalizers of a collection) is not counted
+     * (the counting interpreter runs hooks off its clock) */
+    if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook && !P->vm)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
                                        + (uint32_t)keep);
     P->alloc_last = P->alloc;
@@ -1121,21 +1190,22 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
     hook_general(L, ar, T);
 }
 
-/* The debug hook. The common case (Instr only, no collector step due) is
- * taken without the general path: a new line of the function on top of
- * the thread that ran last here, with no call but lua_getallocf; calls,
- * returns and thread switches in hook_events; the rest in hook_general. */
-static void prof_hook(lua_State *L, lua_Debug *ar)
+/* The hook's body, P the running state or NULL. The common case (Instr
+ * only, no collector step due) is taken without the general path: a new
+ * line of the function on top of the thread that ran last here, with no
+ * call but lua_getallocf; calls, returns and thread switches in
+ * hook_events; the rest in hook_general. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline void hook_body(lua_State *L, lua_Debug *ar, Prof *P)
 {
-    void *ud;
-    Prof *P;
     Thread *T;
     Frame *f;
-    if (lua_getallocf(L, &ud) != prof_alloc) {
+    if (P == NULL) {
         hook_general(L, ar, NULL);
         return;
     }
-    P = (Prof *)ud;
     if (!P->simple || !P->running || P->in_hook || P->cur < 0
         || ar->event == LUA_HOOKCOUNT) {
         hook_general(L, ar, NULL);
@@ -1149,6 +1219,59 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     hook_events(L, ar, P, T);
+}
+
+/* The debug hook (engine hook, or vm with time or alloc). A thread's hook
+ * left from an earlier run while the VM's hook runs this one leaves. */
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P = lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    if (P != NULL && P->running && P->vmhook) {
+        lua_sethook(L, NULL, 0, 0);
+        return;
+    }
+    hook_body(L, ar, P);
+}
+
+/* The counting interpreter's hook (callgrind_vm_set_hook): the same calls
+ * and returns as the debug hook's, of every thread, with debug.sethook
+ * left to the user. */
+static void prof_vmhook(lua_State *L, lua_Debug *ar)
+{
+    void *ud;
+    Prof *P = lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    if (P == NULL || !P->running || !P->vmhook) {
+        cg_l54_vm_unhook(L);
+        return;
+    }
+    hook_body(L, ar, P);
+}
+
+/* The counting interpreter's fast function, before its hook: the events
+ * of the common case (the thread that ran last, no collector step due)
+ * that the fast paths take; 0, having changed nothing but charged the
+ * instructions since the last event, leaves the event to prof_vmhook. */
+static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
+{
+    Prof *P = (Prof *)ud;
+    Thread *T;
+    if (P->in_hook || P->cur < 0 || P->alloc >= P->gc_next)
+        return 0;
+    T = &P->th[P->cur];
+    if (T->L != L)
+        return 0;
+    charge_instr(P, L, T, 0);
+    switch (event) {
+    case LUA_HOOKCALL:
+        return fast_call(P, T, ci);
+    case LUA_HOOKTAILCALL:
+        return fast_tail(P, T, ci);
+    case LUA_HOOKRET:
+        return fast_return(P, T, ci);
+    default:
+        return 0;
+    }
 }
 
 /* ---- allocation counting ---- */
@@ -1262,15 +1385,38 @@ static int get_flag(lua_State *L, int idx, const char *name, int def)
     return v;
 }
 
+/* P->pcl: the VM's per-pc counts into the lines of their functions. */
+static void fold_counts(Prof *P, lua_State *L)
+{
+    size_t i;
+    int pc;
+    for (i = 0; i < P->nfn; i++) {
+        FnCost *c = &P->fns[i];
+        for (pc = 0; c->count != NULL && pc < c->ncount; pc++)
+            if (c->count[pc] != 0)
+                line_slot(P, L, (int32_t)i, P->vmh.line(c->proto, NULL, pc))
+                    ->v[EV_INSTR] += (int64_t)c->count[pc];
+        c->count = NULL;
+    }
+}
+
+int cg_prof_own_hook(lua_State *L, int opts)
+{
+    Prof *P = cg_prof_state(L);
+    if (!P->calibrated)
+        calibrate(P, L, prof_hook);
+    P->count_hook = get_flag(L, opts, "count_hook", 0);
+    return cg_prof_engine(P, L, opts) && !get_flag(L, opts, "time", 0)
+           && !get_flag(L, opts, "alloc", 0) && P->has_vmh
+           && P->l54.proto_off >= 0;
+}
+
 void cg_prof_start(lua_State *L, int opts, int level)
 {
     Prof *P = cg_prof_state(L);
     Thread *T;
     if (P->running)
         luaL_error(L, "the profiler is already running");
-    if (lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
-        luaL_error(L, "a debug hook is already set (debug.sethook); the "
-                      "profiler does not chain hooks: remove it first");
     if (!P->calibrated)
         calibrate(P, L, prof_hook);
     cg_prof_drop(L);
@@ -1284,6 +1430,11 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->ev[EV_TIME] = get_flag(L, opts, "time", 0);
     P->ev[EV_ALLOC] = get_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
+    P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
+    P->pcl = P->vmhook && P->lines;
+    if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
+        luaL_error(L, "a debug hook is already set (debug.sethook); the "
+                      "profiler does not chain hooks: remove it first");
     P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
     P->from_node = -1;
     T = add_thread(P, L, -1);
@@ -1294,14 +1445,23 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, prof_alloc, P);
     /* the counting interpreter's clock runs without a count hook */
-    lua_sethook(L, prof_hook,
-                LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
-                    | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
-                P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
+    if (P->vmhook)
+        P->vmh.set_hook(L, prof_vmhook, prof_vmfast, P);
+    else
+        lua_sethook(L, prof_hook,
+                    LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
+                        | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
+                    P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;
-    gc_take(P, L);
+    if (P->vmhook) {
+        /* the counting interpreter runs finalizers off its clock */
+        P->gc_ours = 0;
+        P->gc_next = INT64_MAX;
+    } else {
+        gc_take(P, L);
+    }
     P->running = 1;
     P->t_out = now_ns();
 }
@@ -1312,7 +1472,7 @@ int cg_prof_stop(lua_State *L)
     Thread *T;
     lua_Debug ar;
     size_t i;
-    int ours = lua_gethook(L) == prof_hook;
+    int ours = P->vmhook || lua_gethook(L) == prof_hook;
     P->in_hook = 1;
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
@@ -1324,8 +1484,12 @@ int cg_prof_stop(lua_State *L)
             close_all(P, &P->th[i]);
         }
     gc_give_back(P, L);
-    if (ours)
+    if (P->vmhook)
+        P->vmh.set_hook(L, NULL, NULL, NULL);
+    else if (ours)
         lua_sethook(L, NULL, 0, 0);
+    if (P->pcl)
+        fold_counts(P, L);
     restore_alloc(P, L);
     P->running = 0;
     P->in_hook = 0;

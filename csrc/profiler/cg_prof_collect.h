@@ -35,6 +35,9 @@ typedef struct FnCost {
     int32_t lo;                 /* line of lines[0] */
     size_t n, cap;
     Cost *lines;
+    const void *proto;          /* a Lua function's prototype, or NULL */
+    lua_Unsigned *count;        /* P->pcl: its per-pc counts (the VM's) */
+    int ncount;
 } FnCost;
 
 /* The call cache: a call site (caller, line, callee key) seen before ->
@@ -46,7 +49,8 @@ typedef struct FnCost {
 
 typedef struct CallSeen {
     uint64_t key;               /* the callee's key (cg_l54_ci_key) */
-    int32_t caller, line;       /* caller -1: an empty entry */
+    uint64_t site;              /* the caller's line (P->pcl: its pc) */
+    int32_t caller;             /* -1: an empty entry */
     int32_t fn, edge;
 } CallSeen;
 
@@ -60,7 +64,8 @@ typedef struct Frame {
     const void *ci;             /* the interpreter's CallInfo */
     int32_t fn, line, edge;     /* fn -1: the root; edge -1: none */
     int32_t node;               /* its stack (opts.stacks), else -1 */
-    int tail;                   /* replaced by a tail call (same ci above) */
+    int16_t tail;               /* replaced by a tail call (same ci above) */
+    int16_t lua;                /* a Lua function's (not C, not the root) */
     Cost start;                 /* thread clock at the call */
 } Frame;
 
@@ -101,6 +106,12 @@ typedef struct Prof {
     int vm_off;                 /* the counting interpreter's clock, or -1 */
     int vm;                     /* this run counts with it (engine "vm") */
     int clk_off;                /* the clock read: vm_off or l54.hc_off */
+    CgVm vmh;                   /* the counting interpreter's ways in */
+    int has_vmh;                /* all of them found */
+    int vmhook;                 /* this run has the VM's hook, not a
+                                   debug hook (engine vm, Instr only) */
+    int pcl;                    /* vmhook and lines: the VM's per-pc
+                                   counts give the lines */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
@@ -138,6 +149,10 @@ CG_HIDDEN Prof *cg_prof_get(lua_State *L);
 /* The collector's state, made (kept in the registry for the life of the
  * Lua state, freed by its __gc) when there is none. */
 CG_HIDDEN Prof *cg_prof_state(lua_State *L);
+/* Whether a start with the options at idx would take calls and returns
+ * from the counting interpreter's own hook, leaving debug.sethook to the
+ * user (engine vm, Instr only). Raises on a bad engine. */
+CG_HIDDEN int cg_prof_own_hook(lua_State *L, int idx);
 /* Starts profiling (opts: the index of the options table, or of a
  * non-table: the defaults); level 0 starts with an empty stack, level n
  * with the frames from level n down. Raises when running, or when another

@@ -177,7 +177,44 @@ int cg_l54_vm_clock(void)
     return off != NULL && *off < 4096 ? (int)*off : -1;
 }
 
+/* an exported offset of the counting interpreter, or -1 */
+static int vm_offset(const char *name)
+{
+    const size_t *off = (const size_t *)dlsym(RTLD_DEFAULT, name);
+    return off != NULL && *off < 4096 ? (int)*off : -1;
+}
+
+int cg_l54_vm(CgVm *v)
+{
+    *(void **)&v->set_hook = dlsym(RTLD_DEFAULT, "callgrind_vm_set_hook");
+    *(void **)&v->counts = dlsym(RTLD_DEFAULT, "callgrind_vm_counts");
+    *(void **)&v->line = dlsym(RTLD_DEFAULT, "callgrind_vm_line");
+    v->savedpc_off = vm_offset("callgrind_vm_savedpc_offset");
+    v->tailpc_off = vm_offset("callgrind_vm_tailpc_offset");
+    return v->set_hook != NULL && v->counts != NULL && v->line != NULL
+           && v->savedpc_off >= 0 && v->tailpc_off >= 0;
+}
+
+void cg_l54_vm_unhook(lua_State *L)
+{
+    CgVm v;
+    if (cg_l54_vm(&v))
+        v.set_hook(L, NULL, NULL, NULL);
+}
+
 #else /* another Lua: every shortcut off */
+
+void cg_l54_vm_unhook(lua_State *L)
+{
+    (void)L;
+}
+
+int cg_l54_vm(CgVm *v)
+{
+    memset(v, 0, sizeof *v);
+    v->savedpc_off = v->tailpc_off = -1;
+    return 0;
+}
 
 int cg_l54_vm_clock(void)
 {

@@ -6,7 +6,8 @@
 --
 -- The profiler owns the debug hook while it runs: it refuses to start when
 -- a hook is already set (it does not chain), and `stop` raises when the
--- hook was replaced meanwhile.
+-- hook was replaced meanwhile; but the counting interpreter's engine
+-- (`vm`, Instr only) has a hook of its own and leaves debug.sethook free.
 -- @module callgrind.profiler
 local core = require "callgrind.core"
 local args = require "callgrind.args"
@@ -27,11 +28,11 @@ local LONG_NAMES = {
 }
 
 
-local function check_free(fname)
+local function check_free(fname, opts)
   if core.prof_running() then
     error("callgrind.profiler." .. fname .. ": the profiler is already running", 3)
   end
-  if debug.gethook() then
+  if debug.gethook() and not core.prof_own_hook(opts) then
     error("callgrind.profiler." .. fname .. ": a debug hook is already set (debug.sethook); "
       .. "the profiler does not chain hooks: remove it first", 3)
   end
@@ -411,7 +412,7 @@ end
 -- @usage profiler.start(); work(); local prof = profiler.stop()
 function M.start(opts)
   args.options(opts, "start", 1, "profiler")
-  check_free("start")
+  check_free("start", opts)
   return core.prof_start(opts, 2)
 end
 
@@ -452,7 +453,7 @@ end
 function M.profile(fn, opts)
   args.check_type(fn, "function", "profile", 1)
   opts = args.options(opts, "profile", 2, "profile")
-  check_free("profile")
+  check_free("profile", opts)
   if opts.runs == nil then return finish(core.prof_run(fn, opts)) end
   local runs = args.count(opts.runs, "profile", 2)
   if runs < 1 then args.fail("profile", 2, "option 'runs' must be at least 1") end
@@ -520,7 +521,7 @@ end
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
   opts = args.options(opts, "until_exit", 1, "until_exit")
-  check_free("until_exit")
+  check_free("until_exit", opts)
   local out = opts.out or os.getenv("CALLGRIND_OUT")
   local exit = os.exit
   local done = false

@@ -312,6 +312,16 @@ end
 
 local Profile = core.methods.Profile
 
+-- The column of event ev (a name or an index; nil: the first) in the
+-- recorded stacks st, or nil when st has no such event.
+local function event_column(st, ev)
+  if ev == nil then return 1 end
+  for i, name in ipairs(st.events) do
+    if name == ev or i == ev then return i end
+  end
+  return nil
+end
+
 --- The profile's call stacks (a Lua profile made with `stacks = true`):
 -- iterates `frames, cost` per distinct stack whose own cost in `ev` is not
 -- 0, frames the Function handles from the outermost to the one that ran
@@ -324,15 +334,9 @@ function Profile:stacks(ev)
   if not st then
     error("prof:stacks: this profile has no stacks (profile it with stacks = true)", 2)
   end
-  local col = 1
-  if ev ~= nil then
-    col = nil
-    for i, name in ipairs(st.events) do
-      if name == ev or i == ev then col = i end
-    end
-    if not col then
-      args.fail("stacks", 1, format("no event %s; events: %s", args.show(ev), concat(st.events, ", ")))
-    end
+  local col = event_column(st, ev)
+  if not col then
+    args.fail("stacks", 1, format("no event %s; events: %s", args.show(ev), concat(st.events, ", ")))
   end
   local data, width, fns = st.data, 2 + #st.events, st.fns
   -- a stack's frames, by walking up its parents (a new array each time)
@@ -363,14 +367,8 @@ end
 core.internal.stack_trie = function(prof, ev)
   local st = STACKS[prof]
   if not st then return nil end
-  local col = 1
-  if ev ~= nil then
-    col = nil
-    for i, name in ipairs(st.events) do
-      if name == ev or i == ev then col = i end
-    end
-    if not col then error("no event " .. tostring(ev)) end
-  end
+  local col = event_column(st, ev)
+  if not col then error("no event " .. tostring(ev)) end
   return st.data, 2 + #st.events, col, st.fns
 end
 

@@ -1,7 +1,8 @@
-# Sourced by bench/lua_overhead.sh and bench/lua_instr.sh: the settings
-# of run.sh (LUA, CC, BUILD), the module paths of this checkout, the
-# empty hook (bench/lua_empty_hook.c) built into $BUILD/bench, a scratch
-# directory $tmp removed at exit, and CALLGRIND_OUT inside it.
+# Sourced by bench/lua_overhead.sh, bench/lua_vm.sh and bench/lua_instr.sh:
+# the settings of run.sh (LUA, CC, BUILD), the module paths of this
+# checkout, the empty hook (bench/lua_empty_hook.c) built into
+# $BUILD/bench, a scratch directory $tmp removed at exit, CALLGRIND_OUT
+# inside it, and the timing helpers cpu, median and cell.
 set -eu
 export LC_ALL=C
 
@@ -20,3 +21,18 @@ mkdir -p "$BUILD/bench"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export CALLGRIND_OUT=$tmp/lua.callgrind
+
+# cpu CMD...: user + sys seconds of one run (its output dropped)
+cpu() {
+    /usr/bin/time -f "%U %S" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" \
+        || { echo "bench: failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
+    awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/time"
+}
+
+# median: of the numbers on stdin
+median() {
+    sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# cell RATIO TARGET: "1.83x", or "2.10x!" over the target
+cell() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.2fx%s", r, (t != "" && r > t) ? "!" : "" }'; }

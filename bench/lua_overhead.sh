@@ -20,21 +20,6 @@
 . "$(dirname "$0")/lua_common.sh"
 PAIRS=${LUA_BENCH_PAIRS:-9}
 
-# cpu CMD...: user + sys seconds of one run (its output dropped)
-cpu() {
-    /usr/bin/time -f "%U %S" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" \
-        || { echo "bench: failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
-    awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/time"
-}
-
-# median: of the numbers on stdin
-median() {
-    sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-# cell RATIO TARGET: "1.83x", or "2.10x!" over the target
-cell() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.2fx%s", r, (t != "" && r > t) ? "!" : "" }'; }
-
 printf "%-11s %8s %9s %11s %11s %11s %9s" "workload" "plain s" "empty fn" "fn level" "empty lines" "line level" "+stacks"
 [ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %10s" "valgrind"
 printf "\n"

@@ -19,15 +19,6 @@ PAIRS=${LUA_BENCH_PAIRS:-9}
 VM=${CALLGRIND_VM:-$BUILD/bin/callgrind-lua5.4}
 [ -x "$VM" ] || { echo "bench: no $VM (make vm)" >&2; exit 1; }
 
-cpu() {
-    /usr/bin/time -f "%U %S" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/err" \
-        || { echo "bench: failed: $*" >&2; cat "$tmp/err" >&2; return 1; }
-    awk '{ printf "%.3f\n", $1 + $2 }' "$tmp/time"
-}
-median() {
-    sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-cell() { awk -v r="$1" -v t="$2" 'BEGIN { printf "%.2fx%s", r, (t != "" && r > t) ? "!" : "" }'; }
 # ir CMD...: machine instructions of one run (valgrind's Ir total)
 ir() {
     valgrind --tool=callgrind --callgrind-out-file="$tmp/vg.out" "$@" > /dev/null 2> "$tmp/vg.err"

@@ -130,11 +130,9 @@ describe("every surface", function()
   end)
 
   it("the command line's csv gives the API's self and inclusive cost of every function", function()
-    for _, pp in ipairs(PROFILES) do
-      local name, prof = pp[1], pp[2]
-      local path = lab.dir .. "/csv.cg"
-      assert(prof:write(path))
-      local back = assert(callgrind.load(path))
+    for i, pp in ipairs(PROFILES) do
+      local name = pp[1]
+      local path, back = on_disk(i)
       local ev = back.events[1]
       local out = H.run("lua5.4 bin/callgrind-lua csv " .. shq(path) .. " --events " .. shq(ev), "csv " .. name)
       local rows = 0
@@ -362,11 +360,9 @@ for f in P["fns"]:
   end)
 
   it("a written file loads back with the same numbers", function()
-    for _, pp in ipairs(PROFILES) do
+    for i, pp in ipairs(PROFILES) do
       local name, prof = pp[1], pp[2]
-      local path = lab.dir .. "/w.cg"
-      assert(prof:write(path))
-      local back = assert(callgrind.load(path))
+      local _, back = on_disk(i)
       -- whole and unchanged: no warning the original did not have (a
       -- summary: or totals: line that did not match stays as written)
       local lossy = require("callgrind.check.limits").lossy_warnings

@@ -19,7 +19,7 @@
  *
  * Finalizers run with hooks off while the counter keeps counting: the
  * automatic collector is stopped while profiling and stepped from the
- * hook (gc_step), where what finalizers run is nobody's; what a collection
+ * hook (cg_prof_gc_step), where what finalizers run is nobody's; what a collection
  * inside a C function (collectgarbage) runs is counted while that C
  * function is on top, and C functions are charged no instructions. A count
  * hook sees neither: the two ways agree.
@@ -39,19 +39,9 @@
  * while its coroutine is suspended, so resume costs what ran until the
  * yield, and a resumed coroutine's stack nodes move under the resume.
  *
- * Functions. One per prototype (C function: per C function pointer), its
- * value kept alive while profiling so that no other takes its address.
- * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
- * that to agree with lua_getinfo; else lua_getinfo("f") gives it.
- *
- * Memory: the state is one userdata kept in the registry for the life of
- * the Lua state; its arrays are malloc'd, owned by it and freed by its
- * __gc. While profiling, the state's allocator is a wrapper whose user data
- * is the state: that is how the hook finds it, and how a thread that still
- * has the hook after stop (threads inherit hooks) knows to remove it. A
- * stack node costs 80 bytes; the children of a node with more than 8, and
- * the outermost nodes, also take 2 to 4 hash slots of 24 bytes each (a
- * load of at most 1/2). */
+ * The records it keeps (functions, edges, lines, stack nodes) are in
+ * cg_prof_records.c, its state and the collector's steps in
+ * cg_prof_state.c, its hash maps in cg_prof_map.c. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
 
@@ -62,9 +52,6 @@
 
 #include "lauxlib.h"
 
-#define PROF_STATE "callgrind.ProfilerState"
-static const char PROF_KEY = 'p';      /* its address keys the registry */
-
 /* ---- small helpers ---- */
 
 static int64_t now_ns(void)
@@ -74,104 +61,6 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-    uint64_t x = a * 0x9e3779b97f4a7c15u ^ (b + 0x632be59bd9b4e019u);
-    x ^= x >> 31;
-    x *= 0xbf58476d1ce4e5b9u;
-    x ^= x >> 29;
-    return x;
-}
-
-static int32_t map_get(const Map *m, uint64_t k1, uint64_t k2)
-{
-    size_t i;
-    if (m->cap == 0)
-        return -1;
-    for (i = mix(k1, k2) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        const Slot *s = &m->s[i];
-        if (s->val < 0)
-            return -1;
-        if (s->k1 == k1 && s->k2 == k2)
-            return s->val;
-    }
-}
-
-static void map_insert(Map *m, uint64_t k1, uint64_t k2, int32_t val)
-{
-    size_t i = mix(k1, k2) & (m->cap - 1);
-    while (m->s[i].val >= 0)
-        i = (i + 1) & (m->cap - 1);
-    m->s[i].k1 = k1;
-    m->s[i].k2 = k2;
-    m->s[i].val = val;
-    m->n++;
-}
-
-/* Adds a key known to be absent. Returns -1 out of memory. */
-static int map_put(Map *m, uint64_t k1, uint64_t k2, int32_t val)
-{
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 64, i;
-        Slot *old = m->s, *s = malloc(cap * sizeof *s);
-        size_t oldcap = m->cap;
-        if (s == NULL)
-            return -1;
-        for (i = 0; i < cap; i++)
-            s[i].val = -1;
-        m->s = s;
-        m->cap = cap;
-        m->n = 0;
-        for (i = 0; i < oldcap; i++)
-            if (old[i].val >= 0)
-                map_insert(m, old[i].k1, old[i].k2, old[i].val);
-        free(old);
-    }
-    map_insert(m, k1, k2, val);
-    return 0;
-}
-
-static void map_del(Map *m, uint64_t k1, uint64_t k2)
-{
-    size_t mask = m->cap - 1, i, j;
-    if (m->cap == 0)
-        return;
-    for (i = mix(k1, k2) & mask;; i = (i + 1) & mask) {
-        if (m->s[i].val < 0)
-            return;
-        if (m->s[i].k1 == k1 && m->s[i].k2 == k2)
-            break;
-    }
-    m->s[i].val = -1;
-    m->n--;
-    /* shift back the entries after the hole that probed past it */
-    for (j = (i + 1) & mask; m->s[j].val >= 0; j = (j + 1) & mask) {
-        size_t home = mix(m->s[j].k1, m->s[j].k2) & mask;
-        if (((j - home) & mask) >= ((j - i) & mask)) {
-            m->s[i] = m->s[j];
-            m->s[j].val = -1;
-            i = j;
-        }
-    }
-}
-
-static void map_free(Map *m)
-{
-    free(m->s);
-    m->s = NULL;
-    m->cap = m->n = 0;
-}
-
-Prof *cg_prof_get(lua_State *L)
-{
-    Prof *P;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
-    P = (Prof *)lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return P;
-}
-
-static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 
 /* The hook's way to its state: while profiling, the state's allocator is
  * ours (it counts bytes) and its user data is the state; once stopped it is
@@ -179,16 +68,9 @@ static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 static Prof *running_prof(lua_State *L)
 {
     void *ud;
-    return lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    return lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
 }
 
-/* Out of memory inside the hook or a start/stop: the state stays
- * consistent (every array grows before it is written). */
-static void oom(Prof *P, lua_State *L)
-{
-    P->in_hook = 0;
-    luaL_error(L, "not enough memory");
-}
 
 static void cost_add(Cost *a, const Cost *b)
 {
@@ -222,15 +104,6 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
     return d - keep;
 }
 
-/* Runs the probes of the Lua 5.4 shortcuts, once. */
-static void calibrate(Prof *P, lua_State *L, lua_Hook hook)
-{
-    cg_l54_probe(L, hook, &P->l54);
-    P->vm_off = cg_l54_vm_clock();
-    P->has_vmh = P->vm_off >= 0 && cg_l54_vm(&P->vmh);
-    P->calibrated = 1;
-}
-
 /* ---- threads and frames ---- */
 
 static Frame *top(Thread *T)
@@ -247,31 +120,6 @@ static Cost thread_clock(const Prof *P, const Thread *T)
     return c;
 }
 
-static Cost *line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
-{
-    FnCost *c = &P->fns[fn];
-    if (line < 0)
-        line = 0;
-    if (c->n == 0) {
-        c->lo = line;
-    } else if (line < c->lo) {
-        size_t shift = (size_t)(c->lo - line);
-        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
-            oom(P, L);
-        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
-        memset(c->lines, 0, shift * sizeof *c->lines);
-        c->n += shift;
-        c->lo = line;
-    }
-    if ((size_t)(line - c->lo) >= c->n) {
-        size_t need = (size_t)(line - c->lo) + 1;
-        if (CG_GROW(c->lines, c->cap, need) != 0)
-            oom(P, L);
-        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
-        c->n = need;
-    }
-    return &c->lines[line - c->lo];
-}
 
 /* Charges a cost to the function and line on top of T (nothing for the
  * root: what runs outside every observed call is not in the profile).
@@ -288,130 +136,12 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
         d->v[EV_INSTR] = 0;
     if ((d->v[0] | d->v[1] | d->v[2]) == 0)
         return;
-    cost_add(line_slot(P, L, f->fn, f->line), d);
+    cost_add(cg_prof_line_slot(P, L, f->fn, f->line), d);
     if (f->node >= 0)
         cost_add(&P->nodes[f->node].self, d);
     cost_add(&P->G, d);
 }
 
-/* A new record (zeroed) at the end of the array *arr of *n, keyed by
- * (k1, k2) in m (known to be absent): its index. */
-static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
-                          uint64_t k2, void **arr, size_t *n, size_t *cap,
-                          size_t elem)
-{
-    if (cg_grow(arr, cap, *n + 1, elem) != 0
-        || map_put(m, k1, k2, (int32_t)*n) != 0)
-        oom(P, L);
-    memset((char *)*arr + *n * elem, 0, elem);
-    return (int32_t)(*n)++;
-}
-
-/* fn's node under node parent when it is among parent's last children
- * (it moves to the front), else -1. */
-static int32_t kid_cached(Prof *P, int32_t parent, int32_t fn)
-{
-    Node *n = &P->nodes[parent];
-    int k;
-    for (k = 0; k < NKID; k++)
-        if (n->kid_fn[k] == fn) {
-            int32_t id = n->kid[k];
-            for (; k > 0; k--) {
-                n->kid_fn[k] = n->kid_fn[k - 1];
-                n->kid[k] = n->kid[k - 1];
-            }
-            n->kid_fn[0] = fn;
-            n->kid[0] = id;
-            return id;
-        }
-    return -1;
-}
-
-/* Puts node id, fn's under parent, into nodemap. */
-static void node_index(Prof *P, lua_State *L, int32_t parent, int32_t fn,
-                       int32_t id)
-{
-    if (map_put(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
-                (uint32_t)fn, id) != 0)
-        oom(P, L);
-}
-
-/* fn's node under parent from its children (-1: none yet). */
-static int32_t find_kid(Prof *P, int32_t parent, int32_t fn)
-{
-    int32_t x;
-    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
-        return map_get(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
-                       (uint32_t)fn);
-    for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
-        if (P->nodes[x].fn == fn)
-            return x;
-    return -1;
-}
-
-/* A new node for fn under parent: its index. Out of memory, nothing
- * changed but entries in nodemap that are right (children of a parent
- * still walked, which a later try puts again: the same values). */
-static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
-{
-    int32_t id = (int32_t)P->nnode, x;
-    Node *n;
-    int k;
-    if (P->nnode >= (size_t)INT32_MAX
-        || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
-        oom(P, L);
-    if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
-        /* one more is too many to walk: its children go into the map */
-        for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
-            node_index(P, L, parent, P->nodes[x].fn, x);
-    if (parent < 0 || P->nodes[parent].nkids >= KID_WALK)
-        node_index(P, L, parent, fn, id);
-    n = &P->nodes[id];
-    memset(n, 0, sizeof *n);
-    n->parent = parent;
-    n->fn = fn;
-    for (k = 0; k < NKID; k++)
-        n->kid_fn[k] = -1;
-    n->first = n->next = -1;
-    if (parent >= 0) {
-        Node *up = &P->nodes[parent];
-        n->next = up->first;
-        up->first = id;
-        up->nkids++;
-    }
-    P->nnode++;
-    return id;
-}
-
-/* id (fn's node under parent) becomes the newest of parent's last
- * children; the oldest leaves. */
-static void kid_remember(Prof *P, int32_t parent, int32_t fn, int32_t id)
-{
-    Node *n = &P->nodes[parent];
-    int k;
-    for (k = NKID - 1; k > 0; k--) {
-        n->kid_fn[k] = n->kid_fn[k - 1];
-        n->kid[k] = n->kid[k - 1];
-    }
-    n->kid_fn[0] = fn;
-    n->kid[0] = id;
-}
-
-/* The node of the stack `parent` extended by fn (-1 without stacks). */
-static int32_t node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
-{
-    int32_t id;
-    if (!P->stacks || fn < 0)
-        return parent;
-    if (parent >= 0 && (id = kid_cached(P, parent, fn)) >= 0)
-        return id;
-    id = find_kid(P, parent, fn);
-    if (id < 0)
-        id = new_node(P, L, parent, fn);
-    if (parent >= 0)
-        kid_remember(P, parent, fn, id);
-    return id;
-}
 
 /* A call's inclusive cost goes to its edge only when no other frame of
  * the callee is active (in this thread or the ones that resumed it):
@@ -455,7 +185,7 @@ static void rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
         return;
     T->f[0].node = base;
     for (i = 1; i < T->n; i++)
-        T->f[i].node = node_of(P, L, T->f[i - 1].node, T->f[i].fn);
+        T->f[i].node = cg_prof_node_of(P, L, T->f[i - 1].node, T->f[i].fn);
 }
 
 /* Pops the frames above the topmost one whose CallInfo is ci (they never
@@ -483,7 +213,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
 {
     Frame *f;
     if (T->n >= T->cap && CG_GROW(T->f, T->cap, T->n + 1) != 0)
-        oom(P, L);
+        cg_prof_oom(P, L);
     f = &T->f[T->n++];
     f->ci = ci;
     f->fn = fn;
@@ -499,7 +229,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
         FnCost *c = &P->fns[fn];
         if (c->np != f[-1].node) {
             c->np = f[-1].node;
-            c->nn = node_of(P, L, f[-1].node, fn);
+            c->nn = cg_prof_node_of(P, L, f[-1].node, fn);
         }
         f->node = c->nn;
     }
@@ -510,7 +240,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
 
 static int32_t thread_index(Prof *P, lua_State *L)
 {
-    return map_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
+    return cg_pm_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
 }
 
 /* A record for a thread seen for the first time: its counter starts now. */
@@ -522,11 +252,11 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
         ;
     if (i == P->nth) {
         if (CG_GROW(P->th, P->capth, P->nth + 1) != 0)
-            oom(P, L);
+            cg_prof_oom(P, L);
         memset(&P->th[P->nth++], 0, sizeof *P->th);
     }
-    if (map_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
-        oom(P, L);
+    if (cg_pm_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
+        cg_prof_oom(P, L);
     T = &P->th[i];
     T->L = L;
     T->n = 0;
@@ -542,7 +272,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
 
 static void drop_thread(Prof *P, Thread *T)
 {
-    map_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
+    cg_pm_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
     T->L = NULL;
     T->n = 0;
     if (P->cur == (int32_t)(T - P->th))
@@ -595,7 +325,7 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
         else if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
         else
-            line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+            cg_prof_line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
         if (f->node >= 0)
             P->nodes[f->node].self.v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
@@ -672,107 +402,6 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
     return T;
 }
 
-/* ---- functions ---- */
-
-/* The key lua_getinfo gives; the function is left on the stack. */
-static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
-                         uint64_t *k2)
-{
-    lua_getinfo(L, "f", ar);
-    if (lua_iscfunction(L, -1)) {
-        *k2 = UINT64_MAX;
-        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
-    }
-    if (P->l54.proto_off >= 0) {
-        *k2 = 0;
-        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
-                                                 lua_topointer(L, -1));
-    }
-    lua_getinfo(L, "S", ar);
-    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
-          | (uint32_t)ar->lastlinedefined;
-    return (uint64_t)(uintptr_t)ar->source;
-}
-
-/* info[id + 1][2] = the name the calling instruction gives the function
- * (asked once, at its first call that is not a tail call). */
-static void name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
-{
-    P->fns[id].asked = 1;
-    lua_getinfo(L, "n", ar);
-    if (ar->name == NULL)
-        return;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
-    lua_getiuservalue(L, -1, 1);
-    lua_rawgeti(L, -1, id + 1);
-    lua_pushstring(L, ar->name);
-    lua_rawseti(L, -2, 2);
-    lua_pop(L, 3);
-}
-
-/* The function of ar, registered on first sight with its value (kept
- * alive, so that its prototype cannot be freed and its address reused
- * while profiling) and the name its call site gives it. Leaves ar's "S"
- * fields filled in only on first sight. */
-static int32_t resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
-{
-    uint64_t k1, k2;
-    int32_t id;
-    k1 = slow_key(P, L, ar, &k2);
-    id = map_get(&P->fnmap, k1, k2);
-    if (id >= 0) {
-        if (with_name && !P->fns[id].asked)
-            name_from_call(P, L, ar, id);
-        lua_pop(L, 1);
-        return id;
-    }
-    lua_getinfo(L, "S", ar);
-    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
-        || map_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
-        oom(P, L);
-    id = (int32_t)P->nfn++;
-    memset(&P->fns[id], 0, sizeof P->fns[id]);
-    P->fns[id].np = -2;         /* no node yet */
-    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
-    P->fns[id].is_c = ar->what[0] == 'C';
-    if (k2 == 0 && !P->fns[id].is_c)
-        P->fns[id].proto = (const void *)(uintptr_t)k1;
-    if (P->pcl && P->fns[id].proto != NULL) {
-        FnCost *c = &P->fns[id];
-        c->count = P->vmh.counts(L, c->proto, &c->ncount);
-        memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);
-    }
-    /* info[id + 1] = { func, call-site name } in the state's user value */
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
-    lua_getiuservalue(L, -1, 1);
-    lua_createtable(L, 2, 0);
-    lua_pushvalue(L, -4);
-    lua_rawseti(L, -2, 1);
-    lua_rawseti(L, -2, id + 1);
-    lua_pop(L, 2);
-    if (with_name)
-        name_from_call(P, L, ar, id);
-    lua_pop(L, 1);
-    return id;
-}
-
-static int32_t edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
-                       int32_t callee)
-{
-    uint64_t k1 = ((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee;
-    uint64_t k2 = (uint32_t)line;
-    int32_t id = map_get(&P->edmap, k1, k2);
-    Edge *e;
-    if (id >= 0)
-        return id;
-    id = add_record(P, L, &P->edmap, k1, k2, (void **)&P->edges, &P->ned,
-                    &P->caped, sizeof *P->edges);
-    e = &P->edges[id];
-    e->caller = caller;
-    e->line = line < 0 ? 0 : line;
-    e->callee = callee;
-    return id;
-}
 
 /* The call cache's entry for a call from caller's function and site (its
  * line, or with P->pcl its pc) to the function of key. */
@@ -847,12 +476,12 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         fn = e->fn;
         edge = e->edge;
         if (named && !P->fns[fn].asked)
-            name_from_call(P, L, ar, fn);
+            cg_prof_name_from_call(P, L, ar, fn);
     } else {
-        fn = resolve(P, L, ar, named);
+        fn = cg_prof_resolve(P, L, ar, named);
         caller = top(T);
         edge = caller->fn < 0 ? -1
-                              : edge_id(P, L, caller->fn, caller->line, fn);
+                              : cg_prof_edge_id(P, L, caller->fn, caller->line, fn);
         if (e != NULL) {
             e->key = key;
             e->caller = caller->fn;
@@ -924,12 +553,12 @@ static inline int fast_push(Prof *P, Thread *T, const void *ci,
         int32_t fn = e->fn, id;
         if (caller->node < 0)
             return 0;
-        id = kid_cached(P, caller->node, fn);
+        id = cg_prof_kid_cached(P, caller->node, fn);
         if (id < 0) {
-            id = find_kid(P, caller->node, fn);
+            id = cg_prof_find_kid(P, caller->node, fn);
             if (id < 0)
                 return 0;
-            kid_remember(P, caller->node, fn, id);
+            cg_prof_kid_remember(P, caller->node, fn, id);
         }
         d->np = caller->node;
         d->nn = id;
@@ -1026,54 +655,11 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
     return 1;
 }
 
-/* ---- the collector's steps ----
- *
- * Finalizers run with hooks off, but the instruction counter keeps
- * counting, so a finalizer that ran in the middle of a Lua function would
- * be charged to the line that happened to allocate. While profiling, the
- * automatic collector is stopped and its steps are taken here, inside the
- * hook, at the pace it would have taken them itself (a step every 8 KB
- * allocated, the next cycle once as much again is allocated as is in
- * use): what finalizers run there is nobody's. A collectgarbage("restart")
- * by the profiled code gives the collector back. */
 
-#define GC_STEP_BYTES 8192
 /* lines = false: the counter counts only where a line or count hook is
  * set; a count hook this rare keeps it counting at no cost */
 #define COUNT_BASE INT32_MAX
 
-static void gc_take(Prof *P, lua_State *L)
-{
-    P->gc_ours = lua_gc(L, LUA_GCISRUNNING);
-    if (P->gc_ours)
-        lua_gc(L, LUA_GCSTOP);
-    P->gc_last = 0;
-    P->gc_next = P->gc_ours ? GC_STEP_BYTES : INT64_MAX;
-}
-
-static void gc_give_back(Prof *P, lua_State *L)
-{
-    if (P->gc_ours && !lua_gc(L, LUA_GCISRUNNING))
-        lua_gc(L, LUA_GCRESTART);
-    P->gc_ours = 0;
-}
-
-/* With in_hook set (the finalizers' allocations are not counted). A step
- * does work in proportion to what was allocated since the last one, as
- * the collector's own steps do. */
-static void gc_step(Prof *P, lua_State *L)
-{
-    int64_t kb = (P->alloc - P->gc_last + 1023) / 1024;
-    if (lua_gc(L, LUA_GCISRUNNING)) {
-        P->gc_ours = 0;         /* the profiled code restarted it */
-        P->gc_next = INT64_MAX;
-        return;
-    }
-    P->gc_last = P->alloc;
-    if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
-        P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
-    P->gc_next = P->gc_last + GC_STEP_BYTES;
-}
 
 /* The hook's general path: every event the fast paths of prof_hook do
  * not take. T is non-NULL when prof_hook already charged the
@@ -1134,7 +720,7 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         break;
     }
     if (P->gc_ours && P->alloc >= P->gc_next)
-        gc_step(P, L);
+        cg_prof_gc_step(P, L);
     /* what our own work ran (finalizers of a collection) is not counted
      * (the counting interpreter runs hooks off its clock) */
     if (P->cur >= 0 && P->th[P->cur].L == L && !P->count_hook && !P->vm)
@@ -1226,7 +812,7 @@ static inline void hook_body(lua_State *L, lua_Debug *ar, Prof *P)
 static void prof_hook(lua_State *L, lua_Debug *ar)
 {
     void *ud;
-    Prof *P = lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    Prof *P = lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
     if (P != NULL && P->running && P->vmhook) {
         lua_sethook(L, NULL, 0, 0);
         return;
@@ -1240,7 +826,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
 static void prof_vmhook(lua_State *L, lua_Debug *ar)
 {
     void *ud;
-    Prof *P = lua_getallocf(L, &ud) == prof_alloc ? (Prof *)ud : NULL;
+    Prof *P = lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
     if (P == NULL || !P->running || !P->vmhook) {
         cg_l54_vm_unhook(L);
         return;
@@ -1274,86 +860,6 @@ static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
     }
 }
 
-/* ---- allocation counting ---- */
-
-static void *prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
-{
-    Prof *P = (Prof *)ud;
-    size_t had = ptr != NULL ? osize : 0;
-    if (nsize > had && !P->in_hook)
-        P->alloc += (int64_t)(nsize - had);
-    return P->old_f(P->old_ud, ptr, osize, nsize);
-}
-
-static void restore_alloc(Prof *P, lua_State *L)
-{
-    void *ud;
-    if (P->old_f != NULL && lua_getallocf(L, &ud) == prof_alloc && ud == P) {
-        lua_setallocf(L, P->old_f, P->old_ud);
-        P->old_f = NULL;
-    }
-}
-
-/* ---- the state ---- */
-
-static void reset_data(Prof *P)
-{
-    size_t i;
-    for (i = 0; i < P->nth; i++)
-        free(P->th[i].f);
-    for (i = 0; i < P->nfn; i++)
-        free(P->fns[i].lines);
-    free(P->th);
-    free(P->fns);
-    free(P->edges);
-    free(P->nodes);
-    P->nodes = NULL;
-    P->nnode = P->capnode = 0;
-    map_free(&P->nodemap);
-    map_free(&P->thmap);
-    map_free(&P->fnmap);
-    map_free(&P->edmap);
-    P->th = NULL;
-    P->fns = NULL;
-    P->edges = NULL;
-    P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
-    P->cur = P->prev = P->prev2 = -1;
-    memset(&P->G, 0, sizeof P->G);
-    for (i = 0; i < CALL_CACHE; i++)
-        P->cc[i].caller = -1;
-}
-
-static int state_gc(lua_State *L)
-{
-    Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
-    restore_alloc(P, L);
-    P->running = 0;
-    reset_data(P);
-    return 0;
-}
-
-Prof *cg_prof_state(lua_State *L)
-{
-    Prof *P = cg_prof_get(L);
-    if (P != NULL)
-        return P;
-    P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
-    memset(P, 0, sizeof *P);
-    P->cur = P->prev = P->prev2 = -1;
-    P->l54.hc_off = -1;
-    P->l54.proto_off = -1;
-    P->vm_off = P->clk_off = -1;
-    if (luaL_newmetatable(L, PROF_STATE)) {
-        lua_pushcfunction(L, state_gc);
-        lua_setfield(L, -2, "__gc");
-    }
-    lua_setmetatable(L, -2);
-    lua_newtable(L);
-    lua_setiuservalue(L, -2, 1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
-    return P;
-}
-
 /* Pushes the initial shadow stack: the frames from `level` down to the
  * bottom of the thread, as callers of one another. */
 static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
@@ -1366,37 +872,9 @@ static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
         int32_t fn, caller = top(T)->fn;
         lua_getstack(L, level + i, &ar);
         lua_getinfo(L, "l", &ar);
-        fn = resolve(P, L, &ar, 0);
+        fn = cg_prof_resolve(P, L, &ar, 0);
         push(P, L, T, ar.i_ci, fn, ar.currentline < 0 ? 0 : ar.currentline,
-             caller < 0 ? -1 : edge_id(P, L, caller, top(T)->line, fn));
-    }
-}
-
-/* opts[name] as a boolean; def when it is nil or opts is not a table. */
-static int get_flag(lua_State *L, int idx, const char *name, int def)
-{
-    int v = def;
-    if (lua_type(L, idx) != LUA_TTABLE)
-        return def;
-    lua_getfield(L, idx, name);
-    if (!lua_isnil(L, -1))
-        v = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
-/* P->pcl: the VM's per-pc counts into the lines of their functions. */
-static void fold_counts(Prof *P, lua_State *L)
-{
-    size_t i;
-    int pc;
-    for (i = 0; i < P->nfn; i++) {
-        FnCost *c = &P->fns[i];
-        for (pc = 0; c->count != NULL && pc < c->ncount; pc++)
-            if (c->count[pc] != 0)
-                line_slot(P, L, (int32_t)i, P->vmh.line(c->proto, NULL, pc))
-                    ->v[EV_INSTR] += (int64_t)c->count[pc];
-        c->count = NULL;
+             caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, top(T)->line, fn));
     }
 }
 
@@ -1404,10 +882,10 @@ int cg_prof_own_hook(lua_State *L, int opts)
 {
     Prof *P = cg_prof_state(L);
     if (!P->calibrated)
-        calibrate(P, L, prof_hook);
-    P->count_hook = get_flag(L, opts, "count_hook", 0);
-    return cg_prof_engine(P, L, opts) && !get_flag(L, opts, "time", 0)
-           && !get_flag(L, opts, "alloc", 0) && P->has_vmh
+        cg_prof_calibrate(P, L, prof_hook);
+    P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
+    return cg_prof_engine(P, L, opts) && !cg_prof_flag(L, opts, "time", 0)
+           && !cg_prof_flag(L, opts, "alloc", 0) && P->has_vmh
            && P->l54.proto_off >= 0;
 }
 
@@ -1418,17 +896,17 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (P->running)
         luaL_error(L, "the profiler is already running");
     if (!P->calibrated)
-        calibrate(P, L, prof_hook);
+        cg_prof_calibrate(P, L, prof_hook);
     cg_prof_drop(L);
-    P->count_hook = get_flag(L, opts, "count_hook", 0);
+    P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
     P->vm = cg_prof_engine(P, L, opts);
     P->count_hook = P->count_hook || (!P->vm && P->l54.hc_off < 0);
     P->clk_off = P->vm ? P->vm_off : P->l54.hc_off;
-    P->lines = get_flag(L, opts, "lines", 1);
-    P->stacks = get_flag(L, opts, "stacks", 0);
+    P->lines = cg_prof_flag(L, opts, "lines", 1);
+    P->stacks = cg_prof_flag(L, opts, "stacks", 0);
     P->ev[EV_INSTR] = 1;
-    P->ev[EV_TIME] = get_flag(L, opts, "time", 0);
-    P->ev[EV_ALLOC] = get_flag(L, opts, "alloc", 0);
+    P->ev[EV_TIME] = cg_prof_flag(L, opts, "time", 0);
+    P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
     P->pcl = P->vmhook && P->lines;
@@ -1443,7 +921,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
         initial_stack(P, L, T, level);
     P->in_hook = 0;
     P->old_f = lua_getallocf(L, &P->old_ud);
-    lua_setallocf(L, prof_alloc, P);
+    lua_setallocf(L, cg_prof_alloc, P);
     /* the counting interpreter's clock runs without a count hook */
     if (P->vmhook)
         P->vmh.set_hook(L, prof_vmhook, prof_vmfast, P);
@@ -1460,7 +938,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
         P->gc_ours = 0;
         P->gc_next = INT64_MAX;
     } else {
-        gc_take(P, L);
+        cg_prof_gc_take(P, L);
     }
     P->running = 1;
     P->t_out = now_ns();
@@ -1483,32 +961,15 @@ int cg_prof_stop(lua_State *L)
                 activity(P, &P->th[i], 1);
             close_all(P, &P->th[i]);
         }
-    gc_give_back(P, L);
+    cg_prof_gc_give_back(P, L);
     if (P->vmhook)
         P->vmh.set_hook(L, NULL, NULL, NULL);
     else if (ours)
         lua_sethook(L, NULL, 0, 0);
     if (P->pcl)
-        fold_counts(P, L);
-    restore_alloc(P, L);
+        cg_prof_fold_counts(P, L);
+    cg_prof_restore_alloc(P, L);
     P->running = 0;
     P->in_hook = 0;
     return ours;
-}
-
-void cg_prof_drop(lua_State *L)
-{
-    Prof *P = cg_prof_get(L);
-    reset_data(P);
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
-    lua_newtable(L);
-    lua_setiuservalue(L, -2, 1);
-    lua_pop(L, 1);
-}
-
-void cg_prof_push_info(lua_State *L)
-{
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &PROF_KEY);
-    lua_getiuservalue(L, -1, 1);
-    lua_remove(L, -2);
 }

@@ -1,7 +1,11 @@
-/* The Lua profiler's collector (cg_prof_collect.c): its state and data,
- * and the operations its Lua face (cg_prof.c) calls. Private to
- * profiler/; the hook itself and everything it calls stay static in
- * cg_prof_collect.c, one translation unit (their speed depends on it). */
+/* The Lua profiler's collector: its state and data, the operations its
+ * Lua face (cg_prof.c) calls, and what its files share. Private to
+ * profiler/. The hook and everything it calls on its fast paths stay in
+ * cg_prof_collect.c, one translation unit (their speed depends on it, and
+ * on the two inline functions here); what it calls only on a slow path
+ * (a first sight, a miss, growth, start and stop) is apart: the records
+ * (cg_prof_records.c), the state (cg_prof_state.c), the maps
+ * (cg_prof_map.c). */
 #ifndef CG_PROF_COLLECT_H
 #define CG_PROF_COLLECT_H
 
@@ -167,5 +171,91 @@ CG_HIDDEN void cg_prof_drop(lua_State *L);
 /* Pushes the info table: info[fn + 1] = { the function, the name its
  * call site gives it }. */
 CG_HIDDEN void cg_prof_push_info(lua_State *L);
+
+/* ---- shared by the collector's files ---- */
+
+/* The registry key of the state (its address). */
+CG_HIDDEN extern const char cg_prof_key;
+
+/* cg_prof_map.c: the value of (k1, k2), or -1; add a key known to be
+ * absent (-1 out of memory); remove; free. */
+CG_HIDDEN int32_t cg_pm_get(const Map *m, uint64_t k1, uint64_t k2);
+CG_HIDDEN int cg_pm_put(Map *m, uint64_t k1, uint64_t k2, int32_t val);
+CG_HIDDEN void cg_pm_del(Map *m, uint64_t k1, uint64_t k2);
+CG_HIDDEN void cg_pm_free(Map *m);
+
+/* cg_prof_state.c */
+/* Out of memory inside the hook or a start/stop: raises; the state stays
+ * consistent (every array grows before it is written). */
+CG_HIDDEN void cg_prof_oom(Prof *P, lua_State *L);
+/* Runs the probes of the Lua 5.4 shortcuts, once. */
+CG_HIDDEN void cg_prof_calibrate(Prof *P, lua_State *L, lua_Hook hook);
+/* opts[name] at idx as a boolean; def when nil or not a table. */
+CG_HIDDEN int cg_prof_flag(lua_State *L, int idx, const char *name, int def);
+/* The collector's steps while profiling (see cg_prof_state.c). */
+CG_HIDDEN void cg_prof_gc_take(Prof *P, lua_State *L);
+CG_HIDDEN void cg_prof_gc_give_back(Prof *P, lua_State *L);
+CG_HIDDEN void cg_prof_gc_step(Prof *P, lua_State *L);
+/* P->pcl: the VM's per-pc counts into the lines of their functions. */
+CG_HIDDEN void cg_prof_fold_counts(Prof *P, lua_State *L);
+/* The allocator while profiling (its user data is the state: how the
+ * hook finds it), and putting the old one back. */
+CG_HIDDEN void *cg_prof_alloc(void *ud, void *ptr, size_t osize,
+                              size_t nsize);
+CG_HIDDEN void cg_prof_restore_alloc(Prof *P, lua_State *L);
+
+/* cg_prof_records.c */
+/* The cost of fn's line (made, zeroed, when new). */
+CG_HIDDEN Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
+                                  int32_t line);
+/* fn's node under parent from its children (-1: none yet). */
+CG_HIDDEN int32_t cg_prof_find_kid(Prof *P, int32_t parent, int32_t fn);
+/* The node of the stack `parent` extended by fn (-1 without stacks). */
+CG_HIDDEN int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent,
+                                  int32_t fn);
+/* info[id + 1][2] = the name the calling instruction gives the function. */
+CG_HIDDEN void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar,
+                                      int32_t id);
+/* The function of ar, registered on first sight. */
+CG_HIDDEN int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar,
+                                  int with_name);
+/* The edge from caller's line to callee (made when new). */
+CG_HIDDEN int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller,
+                                  int32_t line, int32_t callee);
+
+/* The trie's cache of a node's last children, on the hook's fast path. */
+/* fn's node under node parent when it is among parent's last children
+ * (it moves to the front), else -1. */
+static inline int32_t cg_prof_kid_cached(Prof *P, int32_t parent, int32_t fn)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = 0; k < NKID; k++)
+        if (n->kid_fn[k] == fn) {
+            int32_t id = n->kid[k];
+            for (; k > 0; k--) {
+                n->kid_fn[k] = n->kid_fn[k - 1];
+                n->kid[k] = n->kid[k - 1];
+            }
+            n->kid_fn[0] = fn;
+            n->kid[0] = id;
+            return id;
+        }
+    return -1;
+}
+
+/* id (fn's node under parent) becomes the newest of parent's last
+ * children; the oldest leaves. */
+static inline void cg_prof_kid_remember(Prof *P, int32_t parent, int32_t fn, int32_t id)
+{
+    Node *n = &P->nodes[parent];
+    int k;
+    for (k = NKID - 1; k > 0; k--) {
+        n->kid_fn[k] = n->kid_fn[k - 1];
+        n->kid[k] = n->kid[k - 1];
+    }
+    n->kid_fn[0] = fn;
+    n->kid[0] = id;
+}
 
 #endif

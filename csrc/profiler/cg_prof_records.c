@@ -1,0 +1,228 @@
+/* The collector's records: functions, call edges, lines and the trie of
+ * call stacks, each found again by a hash map (cg_prof_map.c).
+ *
+ * Functions. One per prototype (C function: per C function pointer), its
+ * value kept alive while profiling so that no other takes its address.
+ * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
+ * that to agree with lua_getinfo; else lua_getinfo("f") gives it. */
+#define _POSIX_C_SOURCE 200809L
+#include "cg_prof_collect.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+
+Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
+{
+    FnCost *c = &P->fns[fn];
+    if (line < 0)
+        line = 0;
+    if (c->n == 0) {
+        c->lo = line;
+    } else if (line < c->lo) {
+        size_t shift = (size_t)(c->lo - line);
+        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
+            cg_prof_oom(P, L);
+        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
+        memset(c->lines, 0, shift * sizeof *c->lines);
+        c->n += shift;
+        c->lo = line;
+    }
+    if ((size_t)(line - c->lo) >= c->n) {
+        size_t need = (size_t)(line - c->lo) + 1;
+        if (CG_GROW(c->lines, c->cap, need) != 0)
+            cg_prof_oom(P, L);
+        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
+        c->n = need;
+    }
+    return &c->lines[line - c->lo];
+}
+
+/* A new record (zeroed) at the end of the array *arr of *n, keyed by
+ * (k1, k2) in m (known to be absent): its index. */
+static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
+                          uint64_t k2, void **arr, size_t *n, size_t *cap,
+                          size_t elem)
+{
+    if (cg_grow(arr, cap, *n + 1, elem) != 0
+        || cg_pm_put(m, k1, k2, (int32_t)*n) != 0)
+        cg_prof_oom(P, L);
+    memset((char *)*arr + *n * elem, 0, elem);
+    return (int32_t)(*n)++;
+}
+
+/* Puts node id, fn's under parent, into nodemap. */
+static void node_index(Prof *P, lua_State *L, int32_t parent, int32_t fn,
+                       int32_t id)
+{
+    if (cg_pm_put(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                (uint32_t)fn, id) != 0)
+        cg_prof_oom(P, L);
+}
+
+/* fn's node under parent from its children (-1: none yet). */
+int32_t cg_prof_find_kid(Prof *P, int32_t parent, int32_t fn)
+{
+    int32_t x;
+    if (parent < 0 || P->nodes[parent].nkids > KID_WALK)
+        return cg_pm_get(&P->nodemap, (uint64_t)(uint32_t)(parent + 1),
+                       (uint32_t)fn);
+    for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+        if (P->nodes[x].fn == fn)
+            return x;
+    return -1;
+}
+
+/* A new node for fn under parent: its index. Out of memory, nothing
+ * changed but entries in nodemap that are right (children of a parent
+ * still walked, which a later try puts again: the same values). */
+static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    int32_t id = (int32_t)P->nnode, x;
+    Node *n;
+    int k;
+    if (P->nnode >= (size_t)INT32_MAX
+        || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
+        cg_prof_oom(P, L);
+    if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
+        /* one more is too many to walk: its children go into the map */
+        for (x = P->nodes[parent].first; x >= 0; x = P->nodes[x].next)
+            node_index(P, L, parent, P->nodes[x].fn, x);
+    if (parent < 0 || P->nodes[parent].nkids >= KID_WALK)
+        node_index(P, L, parent, fn, id);
+    n = &P->nodes[id];
+    memset(n, 0, sizeof *n);
+    n->parent = parent;
+    n->fn = fn;
+    for (k = 0; k < NKID; k++)
+        n->kid_fn[k] = -1;
+    n->first = n->next = -1;
+    if (parent >= 0) {
+        Node *up = &P->nodes[parent];
+        n->next = up->first;
+        up->first = id;
+        up->nkids++;
+    }
+    P->nnode++;
+    return id;
+}
+
+/* The node of the stack `parent` extended by fn (-1 without stacks). */
+int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    int32_t id;
+    if (!P->stacks || fn < 0)
+        return parent;
+    if (parent >= 0 && (id = cg_prof_kid_cached(P, parent, fn)) >= 0)
+        return id;
+    id = cg_prof_find_kid(P, parent, fn);
+    if (id < 0)
+        id = new_node(P, L, parent, fn);
+    if (parent >= 0)
+        cg_prof_kid_remember(P, parent, fn, id);
+    return id;
+}
+
+/* ---- functions ---- */
+
+/* The key lua_getinfo gives; the function is left on the stack. */
+static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
+                         uint64_t *k2)
+{
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1)) {
+        *k2 = UINT64_MAX;
+        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+    }
+    if (P->l54.proto_off >= 0) {
+        *k2 = 0;
+        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
+                                                 lua_topointer(L, -1));
+    }
+    lua_getinfo(L, "S", ar);
+    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
+          | (uint32_t)ar->lastlinedefined;
+    return (uint64_t)(uintptr_t)ar->source;
+}
+
+/* info[id + 1][2] = the name the calling instruction gives the function
+ * (asked once, at its first call that is not a tail call). */
+void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
+{
+    P->fns[id].asked = 1;
+    lua_getinfo(L, "n", ar);
+    if (ar->name == NULL)
+        return;
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
+    lua_getiuservalue(L, -1, 1);
+    lua_rawgeti(L, -1, id + 1);
+    lua_pushstring(L, ar->name);
+    lua_rawseti(L, -2, 2);
+    lua_pop(L, 3);
+}
+
+/* The function of ar, registered on first sight with its value (kept
+ * alive, so that its prototype cannot be freed and its address reused
+ * while profiling) and the name its call site gives it. Leaves ar's "S"
+ * fields filled in only on first sight. */
+int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
+{
+    uint64_t k1, k2;
+    int32_t id;
+    k1 = slow_key(P, L, ar, &k2);
+    id = cg_pm_get(&P->fnmap, k1, k2);
+    if (id >= 0) {
+        if (with_name && !P->fns[id].asked)
+            cg_prof_name_from_call(P, L, ar, id);
+        lua_pop(L, 1);
+        return id;
+    }
+    lua_getinfo(L, "S", ar);
+    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
+        || cg_pm_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
+        cg_prof_oom(P, L);
+    id = (int32_t)P->nfn++;
+    memset(&P->fns[id], 0, sizeof P->fns[id]);
+    P->fns[id].np = -2;         /* no node yet */
+    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
+    P->fns[id].is_c = ar->what[0] == 'C';
+    if (k2 == 0 && !P->fns[id].is_c)
+        P->fns[id].proto = (const void *)(uintptr_t)k1;
+    if (P->pcl && P->fns[id].proto != NULL) {
+        FnCost *c = &P->fns[id];
+        c->count = P->vmh.counts(L, c->proto, &c->ncount);
+        memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);
+    }
+    /* info[id + 1] = { func, call-site name } in the state's user value */
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
+    lua_getiuservalue(L, -1, 1);
+    lua_createtable(L, 2, 0);
+    lua_pushvalue(L, -4);
+    lua_rawseti(L, -2, 1);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 2);
+    if (with_name)
+        cg_prof_name_from_call(P, L, ar, id);
+    lua_pop(L, 1);
+    return id;
+}
+
+int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
+                       int32_t callee)
+{
+    uint64_t k1 = ((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee;
+    uint64_t k2 = (uint32_t)line;
+    int32_t id = cg_pm_get(&P->edmap, k1, k2);
+    Edge *e;
+    if (id >= 0)
+        return id;
+    id = add_record(P, L, &P->edmap, k1, k2, (void **)&P->edges, &P->ned,
+                    &P->caped, sizeof *P->edges);
+    e = &P->edges[id];
+    e->caller = caller;
+    e->line = line < 0 ? 0 : line;
+    e->callee = callee;
+    return id;
+}

@@ -1,5 +1,22 @@
 -- The README's examples run in spec/docs_spec.lua with every document's;
--- here: the version and the rockspecs, which the README's set-up names.
+-- here: its size, the version and the rockspecs, which its set-up names.
+
+describe("README.md", function()
+  -- it sells and starts; the reference and the notes are in docs/
+  it("is at most 300 lines, its sections each listed in its contents", function()
+    local text = require("spec.support.helpers").read_file("README.md")
+    local n = select(2, text:gsub("\n", "\n"))
+    assert.is_true(n <= 300, "README.md has " .. n .. " lines")
+    local contents = text:match("\n## Contents\n(.-)\n## ")
+    assert.is_string(contents, "README.md has no contents")
+    for title in text:gmatch("\n## ([^\n]+)") do
+      if title ~= "Contents" then
+        local anchor = title:lower():gsub("[^%w%s%-]", ""):gsub("%s", "-")
+        assert.is_truthy(contents:find("(#" .. anchor .. ")", 1, true), "contents lack " .. title)
+      end
+    end
+  end)
+end)
 
 describe("the version", function()
   it("is the same in the library and both rockspecs", function()

@@ -183,6 +183,8 @@ echo "x scan = wall time / the newline scan's wall time on the same file;"
 echo "wall s = the median of the runs, fastest = the fastest run."
 echo
 if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
+    # bench/lua/penlight.lua runs Penlight's own tests: their source
+    sh tools/penlight_src.sh "$BUILD" > /dev/null || status=1
     echo "The Lua profiler's overhead (bench/lua_overhead.sh):"
     LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_overhead.sh || status=1
     echo

@@ -8,34 +8,8 @@ set -eu
 BUILD=${1:-build}
 VM="$(cd "$BUILD/bin" && pwd)/callgrind-lua5.4"
 [ -x "$VM" ] || { echo "vm-compare: $VM is missing (make vm)" >&2; exit 1; }
-W="$BUILD/penlight"
-
-if [ -n "${PENLIGHT_SRC:-}" ]; then
-  SRC=$PENLIGHT_SRC
-  name=$SRC
-else
-  ver=$(dpkg-query -W -f='${Version}' lua-penlight 2>/dev/null) || ver=
-  mkdir -p "$W"
-  if ! ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1; then
-    # the upstream tarball is all that is needed: a missing Debian part
-    # is no matter. The installed version first, else the archive's
-    # newest (the archive keeps the current versions only): the tests run
-    # against the source's own lua/, so any version compares the two
-    # interpreters
-    (cd "$W" && apt-get source -qq --download-only "lua-penlight${ver:+=$ver}" >/dev/null 2>&1) || true
-    ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1 ||
-      (cd "$W" && apt-get source -qq --download-only lua-penlight >/dev/null 2>&1) || true
-    ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1 || {
-      echo "vm-compare: apt-get source lua-penlight failed (a deb-src entry for Debian's archive: make vm adds one);" \
-        "or set PENLIGHT_SRC=DIR" >&2
-      exit 1
-    }
-  fi
-  rm -rf "$W/src" && mkdir -p "$W/src"
-  tar xf "$W"/lua-penlight_*.orig.tar.* -C "$W/src" --strip-components=1
-  SRC="$W/src"
-  name=$(basename "$(ls "$W"/lua-penlight_*.orig.tar.*)" | sed 's/\.orig\.tar\..*//')
-fi
+SRC=$(sh "$(dirname "$0")/penlight_src.sh" "$BUILD")
+name=$(cat "$SRC/.unpacked" 2>/dev/null || echo "$SRC")
 
 cd "$SRC"
 export LUA_PATH="./lua/?.lua;./lua/?/init.lua;;"

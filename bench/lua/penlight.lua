@@ -1,3 +1,4 @@
+-- luacheck: globals arg os
 -- Penlight's own test scripts (Debian lua-penlight's source, fetched by
 -- tools/penlight_src.sh; PENLIGHT_SRC=DIR gives one), run one after
 -- another in this one process, as a real program's test suite: each in
@@ -42,7 +43,7 @@ for _, t in ipairs(tests) do
   setmetatable(_G, gmt)
   getmetatable("").__index = smt
   if not ok and not (type(err) == "table" and (err.exit == nil or err.exit == 0 or err.exit == true)) then
-    failed[#failed + 1] = t .. ": " .. tostring(type(err) == "table" and err.exit or err) 
+    failed[#failed + 1] = t .. ": " .. tostring(type(err) == "table" and err.exit or err)
   end
 end
 package.path = path

@@ -1,4 +1,3 @@
--- luacheck: globals arg os
 -- Penlight's own test scripts (Debian lua-penlight's source, fetched by
 -- tools/penlight_src.sh; PENLIGHT_SRC=DIR gives one), run one after
 -- another in this one process, as a real program's test suite: each in
@@ -7,6 +6,7 @@
 -- a process of their own has (the script's path and arg, strict mode on
 -- _G, a module environment) and are left out; any other failing one fails
 -- the workload. Run from the repository's root.
+-- luacheck: globals arg os (it sets arg's interpreter path and stands in for os.exit)
 local lfs = require "lfs"
 local build = os.getenv("BUILD") or "build"
 local src = os.getenv("PENLIGHT_SRC") or (build .. "/penlight/src")

@@ -116,6 +116,8 @@ typedef struct Prof {
                                    debug hook (engine vm, Instr only) */
     int pcl;                    /* vmhook and lines: the VM's per-pc
                                    counts give the lines */
+    int clock_only;             /* pcl without stacks: an event charges
+                                   the global clock alone */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */

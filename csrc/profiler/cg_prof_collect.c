@@ -837,9 +837,9 @@ static void prof_vmhook(lua_State *L, lua_Debug *ar)
 }
 
 /* The counting interpreter's fast function, before its hook: the events
- * of the common case (the thread that ran last, no collector step due)
- * that the fast paths take; 0, having changed nothing but charged the
- * instructions since the last event, leaves the event to prof_vmhook. */
+ * of the common case that the fast paths take; 0, having changed
+ * nothing but charged the instructions since the last event (and made L
+ * the current thread), leaves the event to prof_vmhook. */
 static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
 {
     Prof *P = (Prof *)ud;
@@ -848,9 +848,14 @@ static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
     if ((P->in_hook | (P->cur < 0)) != 0)
         return 0;
     T = &P->th[P->cur];
-    if (T->L != L)
-        return 0;
-    charge_instr(P, L, T, 0);
+    if (T->L == L) {
+        charge_instr(P, L, T, 0);
+    } else {
+        /* another thread runs (a resume or a yield): as hook_events */
+        P->in_hook = 1;
+        T = enter(P, L, 0, 0);
+        P->in_hook = 0;
+    }
     switch (event) {
     case LUA_HOOKCALL:
         return fast_call(P, T, ci);

@@ -71,6 +71,7 @@ typedef struct Frame {
     int16_t tail;               /* replaced by a tail call (same ci above) */
     int16_t lua;                /* a Lua function's (not C, not the root) */
     Cost start;                 /* thread clock at the call */
+    int64_t pad;                /* 64 bytes: a frame's address is a shift */
 } Frame;
 
 typedef struct Thread {

@@ -658,8 +658,9 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
 }
 
 
-/* lines = false: the counter counts only where a line or count hook is
- * set; a count hook this rare keeps it counting at no cost */
+/* lines = false: the counter (and the counting interpreter's clock, under
+ * a debug hook) counts only where a line or count hook is set; a count
+ * hook this rare keeps it counting at no cost */
 #define COUNT_BASE INT32_MAX
 
 
@@ -682,8 +683,8 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         return;
     if (ar->event == LUA_HOOKCOUNT && !P->count_hook) {
         /* lines = false: the counter of L ran down to 0 and started again
-         * from its base (every 2^31 - 1 instructions) */
-        int32_t i = thread_index(P, L);
+         * from its base (every 2^31 - 1 instructions; not the VM's clock) */
+        int32_t i = P->vm ? -1 : thread_index(P, L);
         if (i >= 0)
             P->th[i].last = (int32_t)((uint32_t)P->th[i].last
                                       + (uint32_t)COUNT_BASE);
@@ -937,8 +938,8 @@ void cg_prof_start(lua_State *L, int opts, int level)
     else
         lua_sethook(L, prof_hook,
                     LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
-                        | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
-                    P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
+                        | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
+                    P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;

@@ -125,6 +125,8 @@ static void fill_folded(CgWriter *w, void *ud)
     const Folded *F = (const Folded *)ud;
     char buf[1 << 16];
     size_t len = 0, i;
+    /* no end line: the digest (a byte at a time) would be its slowest part */
+    w->no_digest = 1;
     for (i = 0; i < F->n; i++) {
         size_t depth = 0;
         int32_t x = (int32_t)i;

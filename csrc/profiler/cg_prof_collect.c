@@ -307,7 +307,7 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
     const Frame *f;
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (P->pcl && !P->stacks) {
+    if (P->clock_only) {
         /* the global clock alone: the VM's counts give the lines, and what
          * the root ran (no frame open in any running thread) is in no
          * call's cost */
@@ -408,9 +408,10 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
                            uint64_t key)
 {
-    uint32_t h = (uint32_t)(key >> 3) * 0x9e3779b1u
-                 ^ (uint32_t)caller->fn * 0x85ebca6bu
-                 ^ (uint32_t)(site ^ (site >> 32)) * 0xc2b2ae35u;
+    /* one multiply (Fibonacci hashing) of the three mixed: a site is a
+     * line or a pc (4-byte instructions), a key a pointer */
+    uint32_t h = ((uint32_t)(key >> 3) ^ (uint32_t)(site >> 2 ^ site >> 32)
+                  ^ (uint32_t)caller->fn << 11) * 0x9e3779b1u;
     return &P->cc[h >> (32 - CALL_CACHE_BITS)];
 }
 
@@ -542,10 +543,10 @@ static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_push(Prof *P, Thread *T, const void *ci,
-                            const CallSeen *e, int named)
+static inline int fast_push(Prof *P, Thread *T, Frame *caller,
+                            const void *ci, const CallSeen *e, int named)
 {
-    Frame *caller = top(T), *f;
+    Frame *f;
     FnCost *d = &P->fns[e->fn];
     if (named && !d->asked)
         return 0;
@@ -553,7 +554,10 @@ static inline int fast_push(Prof *P, Thread *T, const void *ci,
         int32_t fn = e->fn, id;
         if (caller->node < 0)
             return 0;
-        id = cg_prof_kid_cached(P, caller->node, fn);
+        /* the caller node's newest child first (a recursion, a loop) */
+        id = P->nodes[caller->node].kid_fn[0] == fn
+                 ? P->nodes[caller->node].kid[0]
+                 : cg_prof_kid_cached(P, caller->node, fn);
         if (id < 0) {
             id = cg_prof_find_kid(P, caller->node, fn);
             if (id < 0)
@@ -563,7 +567,8 @@ static inline int fast_push(Prof *P, Thread *T, const void *ci,
         d->np = caller->node;
         d->nn = id;
     }
-    f = &T->f[T->n++];
+    f = caller + 1;
+    T->n++;
     f->ci = ci;
     f->fn = e->fn;
     f->line = d->defined;
@@ -584,13 +589,13 @@ __attribute__((always_inline))
 #endif
 static inline int fast_call(Prof *P, Thread *T, const void *ci)
 {
-    const Frame *caller = top(T);
+    Frame *caller = top(T);
     const CallSeen *e;
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
     e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 0), ci);
-    return e != NULL && fast_push(P, T, ci, e, 1);
+    return e != NULL && fast_push(P, T, caller, ci, e, 1);
 }
 
 /* on_call of a tail call: the frame it replaces on top of T (same ci). */
@@ -613,9 +618,9 @@ static inline int fast_tail(Prof *P, Thread *T, const void *ci)
         caller->line = P->fns[e->fn].defined;
         return 1;
     }
-    if (!fast_push(P, T, ci, e, 0))
+    if (!fast_push(P, T, caller, ci, e, 0))
         return 0;
-    T->f[T->n - 2].tail = 1;
+    caller->tail = 1;
     return 1;
 }
 
@@ -656,8 +661,9 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
 }
 
 
-/* lines = false: the counter counts only where a line or count hook is
- * set; a count hook this rare keeps it counting at no cost */
+/* lines = false: the counter (and the counting interpreter's clock, under
+ * a debug hook) counts only where a line or count hook is set; a count
+ * hook this rare keeps it counting at no cost */
 #define COUNT_BASE INT32_MAX
 
 
@@ -680,8 +686,8 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         return;
     if (ar->event == LUA_HOOKCOUNT && !P->count_hook) {
         /* lines = false: the counter of L ran down to 0 and started again
-         * from its base (every 2^31 - 1 instructions) */
-        int32_t i = thread_index(P, L);
+         * from its base (every 2^31 - 1 instructions; not the VM's clock) */
+        int32_t i = P->vm ? -1 : thread_index(P, L);
         if (i >= 0)
             P->th[i].last = (int32_t)((uint32_t)P->th[i].last
                                       + (uint32_t)COUNT_BASE);
@@ -835,19 +841,25 @@ static void prof_vmhook(lua_State *L, lua_Debug *ar)
 }
 
 /* The counting interpreter's fast function, before its hook: the events
- * of the common case (the thread that ran last, no collector step due)
- * that the fast paths take; 0, having changed nothing but charged the
- * instructions since the last event, leaves the event to prof_vmhook. */
+ * of the common case that the fast paths take; 0, having changed
+ * nothing but charged the instructions since the last event (and made L
+ * the current thread), leaves the event to prof_vmhook. */
 static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
 {
     Prof *P = (Prof *)ud;
     Thread *T;
-    if (P->in_hook || P->cur < 0 || P->alloc >= P->gc_next)
+    /* (no collector step is due: the VM's hook leaves the collector be) */
+    if ((P->in_hook | (P->cur < 0)) != 0)
         return 0;
     T = &P->th[P->cur];
-    if (T->L != L)
-        return 0;
-    charge_instr(P, L, T, 0);
+    if (T->L == L) {
+        charge_instr(P, L, T, 0);
+    } else {
+        /* another thread runs (a resume or a yield): as hook_events */
+        P->in_hook = 1;
+        T = enter(P, L, 0, 0);
+        P->in_hook = 0;
+    }
     switch (event) {
     case LUA_HOOKCALL:
         return fast_call(P, T, ci);
@@ -910,6 +922,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
     P->pcl = P->vmhook && P->lines;
+    P->clock_only = P->pcl && !P->stacks;
     if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
@@ -928,8 +941,8 @@ void cg_prof_start(lua_State *L, int opts, int level)
     else
         lua_sethook(L, prof_hook,
                     LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
-                        | (P->count_hook || (!P->lines && !P->vm) ? LUA_MASKCOUNT : 0),
-                    P->count_hook ? 1 : (P->lines || P->vm) ? 0 : COUNT_BASE);
+                        | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
+                    P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;

@@ -71,6 +71,7 @@ typedef struct Frame {
     int16_t tail;               /* replaced by a tail call (same ci above) */
     int16_t lua;                /* a Lua function's (not C, not the root) */
     Cost start;                 /* thread clock at the call */
+    int64_t pad;                /* 64 bytes: a frame's address is a shift */
 } Frame;
 
 typedef struct Thread {
@@ -81,6 +82,7 @@ typedef struct Thread {
     int64_t counted, lastc;     /* count-hook mode */
     Cost susp, susp_at;         /* time suspended; clock when it yielded */
     int suspended, fresh;       /* fresh: started while profiling */
+    int64_t pad[2];             /* 128 bytes: a record's address is a shift */
 } Thread;
 
 /* A node of the stack trie: one per distinct call stack (parent, fn). A
@@ -116,6 +118,8 @@ typedef struct Prof {
                                    debug hook (engine vm, Instr only) */
     int pcl;                    /* vmhook and lines: the VM's per-pc
                                    counts give the lines */
+    int clock_only;             /* pcl without stacks: an event charges
+                                   the global clock alone */
     int simple;                 /* Instr only, counted from lua_State */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */

@@ -52,7 +52,8 @@ static int drain(CgWriter *w)
     size_t off = 0;
     if (w->status != CG_OK || w->out == CG_WOUT_MEM)
         return w->status;
-    w->digest = cg_fnv1a(w->digest, w->buf, w->len);
+    if (!w->no_digest)
+        w->digest = cg_fnv1a(w->digest, w->buf, w->len);
     if (w->out == CG_WOUT_FILE) {
         if (w->len && fwrite(w->buf, 1, w->len, w->file) != w->len)
             fail(w, CG_EIO, errno ? errno : EIO);

@@ -118,6 +118,8 @@ typedef struct CgWriter {
     size_t len, cap;
     uint64_t written;            /* bytes passed to write(2) */
     uint64_t digest;             /* FNV-1a of the bytes sent out so far */
+    int no_digest;               /* a file with no end line (folded
+                                    stacks): no digest kept */
     int compress;                /* (N) ids and relative positions */
 
     /* the part in writing */

@@ -661,9 +661,11 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
 }
 
 
-/* lines = false: the counter (and the counting interpreter's clock, under
- * a debug hook) counts only where a line or count hook is set; a count
- * hook this rare keeps it counting at no cost */
+/* The hook counter counts only where a count hook is set (Lua 5.4.7
+ * decrements it for a count hook alone; 5.4.4 under a line hook too), and
+ * the counting interpreter's clock under a debug hook only where a line or
+ * count hook is: a count hook this rare keeps both counting at no cost,
+ * with lines or without */
 #define COUNT_BASE INT32_MAX
 
 
@@ -685,8 +687,8 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
     if (P->in_hook)
         return;
     if (ar->event == LUA_HOOKCOUNT && !P->count_hook) {
-        /* lines = false: the counter of L ran down to 0 and started again
-         * from its base (every 2^31 - 1 instructions; not the VM's clock) */
+        /* the counter of L ran down to 0 and started again from its
+         * base (every 2^31 - 1 instructions; not the VM's clock) */
         int32_t i = P->vm ? -1 : thread_index(P, L);
         if (i >= 0)
             P->th[i].last = (int32_t)((uint32_t)P->th[i].last
@@ -941,8 +943,8 @@ void cg_prof_start(lua_State *L, int opts, int level)
     else
         lua_sethook(L, prof_hook,
                     LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
-                        | (P->count_hook || !P->lines ? LUA_MASKCOUNT : 0),
-                    P->count_hook ? 1 : P->lines ? 0 : COUNT_BASE);
+                        | LUA_MASKCOUNT,
+                    P->count_hook ? 1 : COUNT_BASE);
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;

@@ -7,7 +7,8 @@
 # written) at function level (CALLGRIND_LINES=0), at line level (the
 # default) and at line level with whole stacks (CALLGRIND_STACKS=1). The
 # runs alternate (plain, empty, fn, lines, stacks; again) LUA_BENCH_PAIRS
-# times (default 9); each column is the median of the per-round ratios of
+# times (default 9; LUA_BENCH_ONLY=NAME: bench/lua/NAME.lua alone); each
+# column is the median of the per-round ratios of
 # cpu time (user + sys): fn and lines over plain, stacks over lines. The
 # two empty-hook columns are the floors: "empty fn" a hook on calls and
 # returns with the rare count hook that keeps the instruction counter
@@ -23,7 +24,7 @@ PAIRS=${LUA_BENCH_PAIRS:-9}
 printf "%-11s %8s %9s %11s %11s %11s %9s" "workload" "plain s" "empty fn" "fn level" "empty lines" "line level" "+stacks"
 [ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %10s" "valgrind"
 printf "\n"
-for w in bench/lua/*.lua; do
+for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
     name=$(basename "$w" .lua)
     : > "$tmp/plain"; : > "$tmp/r_efn"; : > "$tmp/r_empty"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"
     for ((i = 0; i < PAIRS; i++)); do

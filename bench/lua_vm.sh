@@ -6,9 +6,9 @@
 # (the default) and at line level with whole stacks (CALLGRIND_STACKS=1),
 # all on the counting engine (its own call/return hook and per-instruction
 # counts), and the hook engine at line level on plain lua5.4 (-lcallgrind.start
-# there) for comparison. The runs alternate LUA_BENCH_PAIRS times (default
-# 9); each column is the median of the per-round ratios of cpu time (user
-# + sys): off, fn, lines and hook over plain lua5.4, stacks over lines.
+# there) for comparison (LUA_BENCH_ONLY=NAME: bench/lua/NAME.lua alone).
+# The runs alternate LUA_BENCH_PAIRS times (default 9); each column is
+# the median of the per-round ratios of cpu time (user + sys): off, fn, lines and hook over plain lua5.4, stacks over lines.
 # Targets: off <= 1.05x, lines <= 1.35x, stacks <= 1.1x ("!": over). With
 # LUA_BENCH_VALGRIND=1 four last columns give machine instructions
 # (valgrind, 1 run each): plain lua5.4's, and the vm off, vm lines and
@@ -29,7 +29,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { print a / b }'; }
 printf "%-11s %8s %8s %9s %11s %9s %10s" "workload" "plain s" "vm off" "vm fn" "vm lines" "+stacks" "hook lines"
 [ "${LUA_BENCH_VALGRIND:-}" = 1 ] && printf " %14s %7s %9s %10s" "plain Ir" "off Ir" "lines Ir" "hook Ir"
 printf "\n"
-for w in bench/lua/*.lua; do
+for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
     name=$(basename "$w" .lua)
     : > "$tmp/plain"; : > "$tmp/r_off"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"; : > "$tmp/r_hook"
     for ((i = 0; i < PAIRS; i++)); do

@@ -8,7 +8,8 @@
 # counts), and the hook engine at line level on plain lua5.4 (-lcallgrind.start
 # there) for comparison (LUA_BENCH_ONLY=NAME: bench/lua/NAME.lua alone).
 # The runs alternate LUA_BENCH_PAIRS times (default 9); each column is
-# the median of the per-round ratios of cpu time (user + sys): off, fn, lines and hook over plain lua5.4, stacks over lines.
+# the median of the per-round ratios of cpu time (user + sys): off, fn,
+# lines and hook over plain lua5.4, stacks over lines.
 # Targets: off <= 1.05x, lines <= 1.35x, stacks <= 1.1x ("!": over). With
 # LUA_BENCH_VALGRIND=1 four last columns give machine instructions
 # (valgrind, 1 run each): plain lua5.4's, and the vm off, vm lines and

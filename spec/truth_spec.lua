@@ -124,6 +124,12 @@ end
 -- The rows of a multiset, sorted, for assert.are.same.
 local function sorted(t) table.sort(t); return t end
 
+-- a share printed to two decimals is 100 * cost / total (0 of a total 0)
+local function assert_share(pct, cost, total, where)
+  local want = total == 0 and 0 or 100 * cost / total
+  assert.is_true(math.abs(tonumber(pct) - want) <= 0.005 + 1e-9, where .. ": " .. pct .. "% vs " .. want)
+end
+
 describe("every surface", function()
   it("checks a good number of profiles: the corpus, valgrind's and the Lua profiler's", function()
     assert.is_true(#PROFILES >= 30, #PROFILES .. " profiles")
@@ -164,8 +170,7 @@ describe("every surface", function()
         for line in out:gmatch("[^\n]+") do
           local cost, pct, rest = line:match("^(%-?%d+)\t(%-?[%d.]+)\t(.*)$")
           assert.is_string(rest, pp[1] .. ": " .. line)
-          local share = total ~= 0 and 100 * tonumber(cost) / total or 0
-          assert.is_true(math.abs(tonumber(pct) - share) <= 0.005 + 1e-9, pp[1] .. ": " .. line)
+          assert_share(pct, tonumber(cost), total, pp[1] .. ": " .. line)
           got[#got + 1] = rest .. "\t" .. cost
         end
         for fn in back:functions() do
@@ -194,7 +199,7 @@ describe("every surface", function()
             local cost, pct, self_c, calls = line:match("^(%-?%d+)\t([%d.-]+)\t(%-?%d+)\t[^\t]*\t[^\t]*\t(.*)$")
             assert.is_string(calls, pp[1] .. ": " .. line)
             self_sum, cost_sum = self_sum + tonumber(self_c), cost_sum + tonumber(cost)
-            assert.is_true(math.abs(tonumber(pct) - (total ~= 0 and 100 * tonumber(cost) / total or 0)) <= 0.005 + 1e-9)
+            assert_share(pct, tonumber(cost), total, pp[1] .. ": " .. line)
             for c in calls:gmatch("%((%d+)%)") do counts = counts + tonumber(c) end
           end
           local want_cost, want_counts = fn:self(ev), 0
@@ -340,9 +345,7 @@ for f in P["fns"]:
       local incl = {}
       for fn in prof:functions() do incl[fn.index] = fn:inclusive(ev) end
       for id, pct in dot:gmatch('\n  f(%d+) %[label="[^"]-\\n(%d+%.%d%d)%%') do
-        local want = total == 0 and 0 or 100 * incl[math.tointeger(tonumber(id))] / total
-        assert.is_true(math.abs(tonumber(pct) - want) <= 0.005 + 1e-9,
-          name .. " f" .. id .. " " .. pct .. " vs " .. want)
+        assert_share(pct, incl[math.tointeger(tonumber(id))], total, name .. " f" .. id)
       end
     end
   end)

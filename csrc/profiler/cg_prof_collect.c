@@ -554,10 +554,7 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
         int32_t fn = e->fn, id;
         if (caller->node < 0)
             return 0;
-        /* the caller node's newest child first (a recursion, a loop) */
-        id = P->nodes[caller->node].kid_fn[0] == fn
-                 ? P->nodes[caller->node].kid[0]
-                 : cg_prof_kid_cached(P, caller->node, fn);
+        id = cg_prof_kid_cached(P, caller->node, fn);
         if (id < 0) {
             id = cg_prof_find_kid(P, caller->node, fn);
             if (id < 0)

@@ -230,11 +230,16 @@ CG_HIDDEN int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller,
 /* The trie's cache of a node's last children, on the hook's fast path. */
 /* fn's node under node parent when it is among parent's last children
  * (it moves to the front), else -1. */
+#if defined(__GNUC__)
+__attribute__((always_inline))  /* on the hook's fast path */
+#endif
 static inline int32_t cg_prof_kid_cached(Prof *P, int32_t parent, int32_t fn)
 {
     Node *n = &P->nodes[parent];
     int k;
-    for (k = 0; k < NKID; k++)
+    if (n->kid_fn[0] == fn)     /* the newest already (a recursion, a loop) */
+        return n->kid[0];
+    for (k = 1; k < NKID; k++)
         if (n->kid_fn[k] == fn) {
             int32_t id = n->kid[k];
             for (; k > 0; k--) {

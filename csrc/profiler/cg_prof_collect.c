@@ -922,6 +922,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
     P->pcl = P->vmhook && P->lines;
     P->clock_only = P->pcl && !P->stacks;
+    P->direct = P->clock_only && P->vmh.direct != NULL;
     if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
@@ -929,13 +930,15 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->from_node = -1;
     T = add_thread(P, L, -1);
     P->cur = 0;
-    if (level > 0)
+    if (level > 0 && !P->direct)
         initial_stack(P, L, T, level);
     P->in_hook = 0;
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, cg_prof_alloc, P);
     /* the counting interpreter's clock runs without a count hook */
-    if (P->vmhook)
+    if (P->direct)
+        cg_prof_direct_start(P, L, level);
+    else if (P->vmhook)
         P->vmh.set_hook(L, prof_vmhook, prof_vmfast, P);
     else
         lua_sethook(L, prof_hook,
@@ -964,6 +967,14 @@ int cg_prof_stop(lua_State *L)
     size_t i;
     int ours = P->vmhook || lua_gethook(L) == prof_hook;
     P->in_hook = 1;
+    if (P->direct) {
+        cg_prof_direct_stop(P, L);
+        cg_prof_fold_counts(P, L);
+        cg_prof_restore_alloc(P, L);
+        P->running = 0;
+        P->in_hook = 0;
+        return 1;
+    }
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
         T->n--;

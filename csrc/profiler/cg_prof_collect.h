@@ -146,6 +146,13 @@ typedef struct Prof {
     Edge *edges;
     size_t ned, caped;
     Map edmap;
+    int direct;                 /* clock_only, the VM keeping the calls
+                                   (cg_prof_direct.c) */
+    struct VmCall **vcall;      /* direct: the calls of the edges, and */
+    struct VmFn **vfn;          /* the functions' running frames, in */
+    size_t nvcall, nvfn;        /* chunks (the VM points into them) */
+    struct Pend *pend;          /* direct: frames tail calls replaced */
+    size_t npend, cappend;
     CallSeen cc[CALL_CACHE];    /* the call cache */
 } Prof;
 
@@ -207,6 +214,14 @@ CG_HIDDEN void cg_prof_fold_counts(Prof *P, lua_State *L);
 CG_HIDDEN void *cg_prof_alloc(void *ud, void *ptr, size_t osize,
                               size_t nsize);
 CG_HIDDEN void cg_prof_restore_alloc(Prof *P, lua_State *L);
+
+/* cg_prof_direct.c: the counting interpreter keeping the calls itself
+ * (P->direct). Start: its frames from level down join calls, its hook is
+ * set; stop: every frame leaves, the calls go to their edges; free:
+ * what it kept (stop does; also a state collected while running). */
+CG_HIDDEN void cg_prof_direct_start(Prof *P, lua_State *L, int level);
+CG_HIDDEN void cg_prof_direct_stop(Prof *P, lua_State *L);
+CG_HIDDEN void cg_prof_direct_free(Prof *P);
 
 /* cg_prof_records.c */
 /* The cost of fn's line (made, zeroed, when new). */

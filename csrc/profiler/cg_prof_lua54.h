@@ -40,6 +40,20 @@ typedef struct CgVm {
     lua_Unsigned *(*counts)(lua_State *L, const void *proto, int *n);
     int (*line)(const void *proto, const void *savedpc, int pc);
     int savedpc_off, tailpc_off;
+    /* The VM keeping the calls itself (cg_prof_direct.c), NULL / -1 in an
+     * interpreter without: direct(L, on) turns it on or off, every frame
+     * of every thread forgetting its call either way; frame(L, ci, call,
+     * how) gives frame ci its call (how 1: its Lua caller's site keeps
+     * the callee; 2: a tail call whose replaced frames are pending here);
+     * call_of(ci, &start) the call of a frame (NULL: none) and the clock
+     * at it; close(L, skip) makes every frame of every thread leave, but
+     * skip's; where lua_State keeps the thread's root (its bottom's
+     * caller here, -2 not known yet) and its resumer. */
+    void (*direct)(lua_State *L, int on);
+    void (*frame)(lua_State *L, void *ci, void *call, int how);
+    void *(*call_of)(const void *ci, lua_Unsigned *start);
+    void (*close)(lua_State *L, const void *skip);
+    int root_off, from_off;
 } CgVm;
 
 /* Fills v; returns 1 when every way was found. */

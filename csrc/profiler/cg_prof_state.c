@@ -115,6 +115,12 @@ static void reset_data(Prof *P)
 static int state_gc(lua_State *L)
 {
     Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
+    if (P->running && P->direct) {
+        /* the VM's frames point into what the profiler frees */
+        P->vmh.direct(L, 0);
+        P->vmh.set_hook(L, NULL, NULL, NULL);
+    }
+    cg_prof_direct_free(P);
     cg_prof_restore_alloc(P, L);
     P->running = 0;
     reset_data(P);

@@ -1,0 +1,312 @@
+/* The counting interpreter keeping the calls itself (P->direct: engine vm,
+ * Instr with lines, no stacks). The VM's per-pc counts give the lines; a
+ * call's record here (VmCall, one per edge) is what the VM counts at
+ * calls and returns, without calling the profiler:
+ *
+ * - each frame (CallInfo) holds the call that made it and the clock at
+ *   that call, and a frame's return adds 1 to its call, and the clock's
+ *   advance when no other frame of the callee runs (VmFn.active:
+ *   recursion counts once, as the hook engine's pop());
+ * - a prototype keeps, per pc, the callee and the call of its last call
+ *   there: a call from a Lua frame with a call, to the same function
+ *   again, joins it in the VM (csrc/vm/: ldo.h's cgenter);
+ * - every other call reaches the hook here (direct_call): a first call
+ *   from a site, a call from C or from a frame older than the profile, a
+ *   tail call. A tail call's replaced frame stays pending here (Pend)
+ *   until its ci leaves; a function tail-calling itself keeps its frame.
+ *
+ * The VM's clock is the thread's; when a coroutine yields or ends, what
+ * it ran is added to its resumer's, and its frames leave the running ones
+ * while it is suspended, so a resume costs what ran until the yield and
+ * the numbers are the hook engine's. An error's unwinding, a coroutine
+ * killed, closed or collected, and stop make frames leave too, in the VM.
+ * The calls and the functions' counters are in chunks that never move:
+ * the VM points into them. */
+#define _POSIX_C_SOURCE 200809L
+#include "cg_prof_collect.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* a call: the VM's CgCall (lstate.h of the patch) first */
+typedef struct VmCall {
+    lua_Unsigned calls, incl;
+    lua_Integer *active;        /* its callee's VmFn.active */
+    int32_t fn, edge;           /* its callee; its edge, -1: none */
+} VmCall;
+
+typedef struct VmFn {
+    lua_Integer active;         /* its frames running */
+    VmCall none;                /* its frames without a caller */
+} VmFn;
+
+typedef struct Pend {
+    const lua_State *L;
+    const void *ci;             /* the frame of the tail call */
+    VmCall *call;               /* the replaced frame's call */
+    lua_Unsigned start;
+} Pend;
+
+#define CHUNK_BITS 8
+#define CHUNK (1 << CHUNK_BITS)
+
+/* entry i of the chunked array *chunks (n chunks), made zeroed */
+static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
+                         size_t i, size_t size)
+{
+    size_t c = i >> CHUNK_BITS;
+    if (c >= *n) {
+        void **grown = (void **)realloc(*chunks, (c + 1) * sizeof *grown);
+        if (grown == NULL)
+            cg_prof_oom(P, L);
+        memset(grown + *n, 0, (c + 1 - *n) * sizeof *grown);
+        *chunks = grown;
+        *n = c + 1;
+    }
+    if ((*chunks)[c] == NULL && ((*chunks)[c] = calloc(CHUNK, size)) == NULL)
+        cg_prof_oom(P, L);
+    return (char *)(*chunks)[c] + (i & (CHUNK - 1)) * size;
+}
+
+static VmFn *vm_fn(Prof *P, lua_State *L, int32_t fn)
+{
+    VmFn *f = (VmFn *)chunk_entry(P, L, (void ***)&P->vfn, &P->nvfn,
+                                  (size_t)fn, sizeof(VmFn));
+    if (f->none.active == NULL) {
+        f->none.active = &f->active;
+        f->none.fn = fn;
+        f->none.edge = -1;
+    }
+    return f;
+}
+
+static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
+{
+    VmCall *c = (VmCall *)chunk_entry(P, L, (void ***)&P->vcall, &P->nvcall,
+                                      (size_t)edge, sizeof(VmCall));
+    if (c->active == NULL) {
+        c->fn = P->edges[edge].callee;
+        c->edge = edge;
+        c->active = &vm_fn(P, L, c->fn)->active;
+    }
+    return c;
+}
+
+static lua_Unsigned clock_of(const Prof *P, const lua_State *L)
+{
+    lua_Unsigned c;
+    memcpy(&c, (const char *)L + P->vm_off, sizeof c);
+    return c;
+}
+
+static VmCall *call_of(const Prof *P, const void *ci, lua_Unsigned *start)
+{
+    return (VmCall *)P->vmh.call_of(ci, start);
+}
+
+/* The caller of a call made where no frame of the thread has a call: the
+ * thread's root, the function on top of its resumer when first needed
+ * (the hook engine's: a coroutine runs under the resume that runs it),
+ * or none (-1). */
+static int32_t root_of(Prof *P, lua_State *L)
+{
+    int32_t root;
+    lua_State *from;
+    lua_Debug ar;
+    memcpy(&root, (const char *)L + P->vmh.root_off, sizeof root);
+    if (root != -2)
+        return root;
+    root = -1;
+    memcpy(&from, (const char *)L + P->vmh.from_off, sizeof from);
+    if (from != NULL && from != L && lua_getstack(from, 0, &ar)) {
+        const void *ci = ar.i_ci;
+        lua_Unsigned start;
+        VmCall *k = NULL;
+        while (ci != NULL && (k = call_of(P, ci, &start)) == NULL)
+            ci = cg_l54_ci_prev(ci);
+        root = k != NULL ? k->fn : root_of(P, from);
+    }
+    memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
+    return root;
+}
+
+/* The line of frame ci's call: its saved pc's, or the tail call's. */
+static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
+                         const void *ci, int tailpc)
+{
+    const void *pc;
+    if (P->fns[fn].is_c)
+        return P->fns[fn].defined;
+    if (tailpc)
+        memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
+    else
+        memcpy(&pc, (const char *)ci + P->vmh.savedpc_off, sizeof pc);
+    return P->vmh.line(P->fns[fn].proto, pc, 0);
+}
+
+static void pend_push(Prof *P, lua_State *L, const void *ci, VmCall *k,
+                      lua_Unsigned start)
+{
+    Pend *p;
+    if (P->npend >= P->cappend
+        && CG_GROW(P->pend, P->cappend, P->npend + 1) != 0)
+        cg_prof_oom(P, L);
+    p = &P->pend[P->npend++];
+    p->L = L;
+    p->ci = ci;
+    p->call = k;
+    p->start = start;
+}
+
+/* The call of the new frame ar->i_ci: its caller is the nearest frame
+ * with a call below it (a tail call's: the frame it replaces), else the
+ * thread's root. */
+static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
+{
+    const void *ci = ar->i_ci, *cc = NULL;
+    int tail = ar->event == LUA_HOOKTAILCALL, how = 0;
+    lua_Unsigned start = 0;
+    VmCall *k = NULL, *call;
+    int32_t caller = -1, line = 0, fn, edge;
+    if (tail) {
+        cc = ci;
+        k = call_of(P, ci, &start);
+    }
+    if (k == NULL)
+        for (cc = cg_l54_ci_prev(ci);
+             cc != NULL && (k = call_of(P, cc, &start)) == NULL;
+             cc = cg_l54_ci_prev(cc))
+            ;
+    if (k != NULL) {
+        caller = k->fn;
+        line = call_line(P, L, caller, cc, tail && cc == ci);
+    } else {
+        caller = root_of(P, L);
+    }
+    fn = cg_prof_resolve(P, L, ar, !tail);
+    edge = caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, line, fn);
+    if (tail && cc == ci && k != NULL) {
+        if (k->fn == fn) {
+            /* a function tail-calling itself keeps its one frame; its
+             * site keeps the call for the next time */
+            if (edge >= 0) {
+                vm_call(P, L, edge)->calls++;
+                P->vmh.frame(L, (void *)(uintptr_t)ci, vm_call(P, L, edge), 3);
+            }
+            return;
+        }
+        pend_push(P, L, ci, k, start);
+        how = 2;
+    } else if (!tail && k != NULL && cc == cg_l54_ci_prev(ci)) {
+        how = 1;
+    }
+    call = edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none;
+    P->vmh.frame(L, (void *)(uintptr_t)ci, call, how);
+}
+
+static Prof *running(lua_State *L)
+{
+    void *ud;
+    Prof *P = lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
+    return P != NULL && P->running && P->direct ? P : NULL;
+}
+
+/* The VM's hook: the calls it does not keep itself. */
+static void direct_hook(lua_State *L, lua_Debug *ar)
+{
+    Prof *P = running(L);
+    if (P == NULL || P->in_hook)
+        return;
+    if (ar->event == LUA_HOOKCALL || ar->event == LUA_HOOKTAILCALL) {
+        P->in_hook = 1;
+        direct_call(P, L, ar);
+        P->in_hook = 0;
+    }
+}
+
+/* The VM's calls about the pending frames of ci: it leaves (LUA_HOOKRET),
+ * or its thread yields (16 - 1) or is resumed (16 + 1). */
+static int direct_pending(void *ud, lua_State *L, int event, void *ci)
+{
+    Prof *P = (Prof *)ud;
+    size_t i, j = 0;
+    if (event != LUA_HOOKRET) {
+        for (i = 0; i < P->npend; i++)
+            if (P->pend[i].L == L && P->pend[i].ci == ci)
+                *P->pend[i].call->active += event - 16;
+        return 1;
+    }
+    /* the newest first, as the hook engine pops them */
+    for (i = P->npend; i-- > 0;) {
+        Pend *p = &P->pend[i];
+        if (p->L != L || p->ci != ci)
+            continue;
+        p->call->calls++;
+        if (--*p->call->active == 0)
+            p->call->incl += p->start - clock_of(P, L);
+        p->L = NULL;
+    }
+    for (i = 0; i < P->npend; i++)
+        if (P->pend[i].L != NULL)
+            P->pend[j++] = P->pend[i];
+    P->npend = j;
+    return 1;
+}
+
+void cg_prof_direct_start(Prof *P, lua_State *L, int level)
+{
+    int n = 0, i;
+    int32_t caller = -1, line = 0, root = -1;
+    lua_Debug ar;
+    P->vmh.direct(L, 1);
+    memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
+    while (level > 0 && lua_getstack(L, level + n, &ar))
+        n++;
+    for (i = n - 1; i >= 0; i--) {
+        int32_t fn, edge;
+        lua_getstack(L, level + i, &ar);
+        lua_getinfo(L, "l", &ar);
+        fn = cg_prof_resolve(P, L, &ar, 0);
+        edge = caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, line, fn);
+        P->vmh.frame(L, ar.i_ci,
+                     edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none, 0);
+        caller = fn;
+        line = ar.currentline < 0 ? 0 : ar.currentline;
+    }
+    P->vmh.set_hook(L, direct_hook, direct_pending, P);
+}
+
+void cg_prof_direct_free(Prof *P)
+{
+    size_t i;
+    for (i = 0; i < P->nvcall; i++)
+        free(P->vcall[i]);
+    for (i = 0; i < P->nvfn; i++)
+        free(P->vfn[i]);
+    free(P->vcall);
+    free(P->vfn);
+    free(P->pend);
+    P->vcall = NULL;
+    P->vfn = NULL;
+    P->pend = NULL;
+    P->nvcall = P->nvfn = P->npend = P->cappend = 0;
+}
+
+void cg_prof_direct_stop(Prof *P, lua_State *L)
+{
+    lua_Debug ar;
+    size_t i;
+    /* the frame of the C function stopping leaves uncounted */
+    P->vmh.close(L, lua_getstack(L, 0, &ar) ? ar.i_ci : NULL);
+    for (i = 0; i < P->ned; i++) {
+        const VmCall *c;
+        if ((i >> CHUNK_BITS) >= P->nvcall || P->vcall[i >> CHUNK_BITS] == NULL)
+            continue;
+        c = &P->vcall[i >> CHUNK_BITS][i & (CHUNK - 1)];
+        P->edges[i].count += (int64_t)c->calls;
+        P->edges[i].incl.v[EV_INSTR] += (int64_t)c->incl;
+    }
+    P->vmh.direct(L, 0);
+    P->vmh.set_hook(L, NULL, NULL, NULL);
+    cg_prof_direct_free(P);
+}

@@ -151,8 +151,6 @@ typedef struct Prof {
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
     struct VmFn **vfn;          /* the functions' running frames, in */
     size_t nvcall, nvfn;        /* chunks (the VM points into them) */
-    struct Pend *pend;          /* direct: frames tail calls replaced */
-    size_t npend, cappend;
     CallSeen cc[CALL_CACHE];    /* the call cache */
 } Prof;
 

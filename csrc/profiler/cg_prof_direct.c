@@ -9,11 +9,12 @@
  *   recursion counts once, as the hook engine's pop());
  * - a prototype keeps, per pc, the callee and the call of its last call
  *   there: a call from a Lua frame with a call, to the same function
- *   again, joins it in the VM (csrc/vm/: ldo.h's cgenter);
+ *   again, joins it in the VM (csrc/vm/: ldo.h's cgenter), and so does a
+ *   tail call (cgtail: the frame it replaces pends in the thread until
+ *   their CallInfo leaves; a function tail-calling itself keeps its one
+ *   frame, as the hook engine's);
  * - every other call reaches the hook here (direct_call): a first call
- *   from a site, a call from C or from a frame older than the profile, a
- *   tail call. A tail call's replaced frame stays pending here (Pend)
- *   until its ci leaves; a function tail-calling itself keeps its frame.
+ *   from a site, a call from C or from a frame older than the profile.
  *
  * The VM's clock is the thread's; when a coroutine yields or ends, what
  * it ran is added to its resumer's, and its frames leave the running ones
@@ -39,13 +40,6 @@ typedef struct VmFn {
     lua_Integer active;         /* its frames running */
     VmCall none;                /* its frames without a caller */
 } VmFn;
-
-typedef struct Pend {
-    const lua_State *L;
-    const void *ci;             /* the frame of the tail call */
-    VmCall *call;               /* the replaced frame's call */
-    lua_Unsigned start;
-} Pend;
 
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
@@ -89,13 +83,6 @@ static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
         c->edge = edge;
         c->active = &vm_fn(P, L, c->fn)->active;
     }
-    return c;
-}
-
-static lua_Unsigned clock_of(const Prof *P, const lua_State *L)
-{
-    lua_Unsigned c;
-    memcpy(&c, (const char *)L + P->vm_off, sizeof c);
     return c;
 }
 
@@ -144,20 +131,6 @@ static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
     return P->vmh.line(P->fns[fn].proto, pc, 0);
 }
 
-static void pend_push(Prof *P, lua_State *L, const void *ci, VmCall *k,
-                      lua_Unsigned start)
-{
-    Pend *p;
-    if (P->npend >= P->cappend
-        && CG_GROW(P->pend, P->cappend, P->npend + 1) != 0)
-        cg_prof_oom(P, L);
-    p = &P->pend[P->npend++];
-    p->L = L;
-    p->ci = ci;
-    p->call = k;
-    p->start = start;
-}
-
 /* The call of the new frame ar->i_ci: its caller is the nearest frame
  * with a call below it (a tail call's: the frame it replaces), else the
  * thread's root. */
@@ -195,7 +168,6 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
             }
             return;
         }
-        pend_push(P, L, ci, k, start);
         how = 2;
     } else if (!tail && k != NULL && cc == cg_l54_ci_prev(ci)) {
         how = 1;
@@ -224,35 +196,6 @@ static void direct_hook(lua_State *L, lua_Debug *ar)
     }
 }
 
-/* The VM's calls about the pending frames of ci: it leaves (LUA_HOOKRET),
- * or its thread yields (16 - 1) or is resumed (16 + 1). */
-static int direct_pending(void *ud, lua_State *L, int event, void *ci)
-{
-    Prof *P = (Prof *)ud;
-    size_t i, j = 0;
-    if (event != LUA_HOOKRET) {
-        for (i = 0; i < P->npend; i++)
-            if (P->pend[i].L == L && P->pend[i].ci == ci)
-                *P->pend[i].call->active += event - 16;
-        return 1;
-    }
-    /* the newest first, as the hook engine pops them */
-    for (i = P->npend; i-- > 0;) {
-        Pend *p = &P->pend[i];
-        if (p->L != L || p->ci != ci)
-            continue;
-        p->call->calls++;
-        if (--*p->call->active == 0)
-            p->call->incl += p->start - clock_of(P, L);
-        p->L = NULL;
-    }
-    for (i = 0; i < P->npend; i++)
-        if (P->pend[i].L != NULL)
-            P->pend[j++] = P->pend[i];
-    P->npend = j;
-    return 1;
-}
-
 void cg_prof_direct_start(Prof *P, lua_State *L, int level)
 {
     int n = 0, i;
@@ -273,7 +216,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
         caller = fn;
         line = ar.currentline < 0 ? 0 : ar.currentline;
     }
-    P->vmh.set_hook(L, direct_hook, direct_pending, P);
+    P->vmh.set_hook(L, direct_hook, NULL, P);
 }
 
 void cg_prof_direct_free(Prof *P)
@@ -285,11 +228,9 @@ void cg_prof_direct_free(Prof *P)
         free(P->vfn[i]);
     free(P->vcall);
     free(P->vfn);
-    free(P->pend);
     P->vcall = NULL;
     P->vfn = NULL;
-    P->pend = NULL;
-    P->nvcall = P->nvfn = P->npend = P->cappend = 0;
+    P->nvcall = P->nvfn = 0;
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)

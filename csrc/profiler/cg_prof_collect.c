@@ -884,7 +884,10 @@ static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
         lua_getstack(L, level + i, &ar);
         lua_getinfo(L, "l", &ar);
         fn = cg_prof_resolve(P, L, &ar, 0);
-        push(P, L, T, ar.i_ci, fn, ar.currentline < 0 ? 0 : ar.currentline,
+        /* at function level every cost and call is at the line defined */
+        push(P, L, T, ar.i_ci, fn,
+             !P->lines ? P->fns[fn].defined
+                       : ar.currentline < 0 ? 0 : ar.currentline,
              caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, top(T)->line, fn));
     }
 }
@@ -920,9 +923,11 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
-    P->pcl = P->vmhook && P->lines;
+    /* without stacks the VM keeps the calls too, when it can: its per-pc
+     * counts then give the functions' instructions, with lines or not */
+    P->direct = P->vmhook && !P->stacks && P->vmh.direct != NULL;
+    P->pcl = P->vmhook && (P->lines || P->direct);
     P->clock_only = P->pcl && !P->stacks;
-    P->direct = P->clock_only && P->vmh.direct != NULL;
     if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");

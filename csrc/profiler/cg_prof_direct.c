@@ -122,7 +122,7 @@ static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
                          const void *ci, int tailpc)
 {
     const void *pc;
-    if (P->fns[fn].is_c)
+    if (P->fns[fn].is_c || !P->lines)
         return P->fns[fn].defined;
     if (tailpc)
         memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
@@ -214,7 +214,8 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
         P->vmh.frame(L, ar.i_ci,
                      edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none, 0);
         caller = fn;
-        line = ar.currentline < 0 ? 0 : ar.currentline;
+        line = !P->lines ? P->fns[fn].defined
+                         : ar.currentline < 0 ? 0 : ar.currentline;
     }
     P->vmh.set_hook(L, direct_hook, NULL, P);
 }

@@ -172,7 +172,9 @@ void cg_prof_fold_counts(Prof *P, lua_State *L)
         FnCost *c = &P->fns[i];
         for (pc = 0; c->count != NULL && pc < c->ncount; pc++)
             if (c->count[pc] != 0)
-                cg_prof_line_slot(P, L, (int32_t)i, P->vmh.line(c->proto, NULL, pc))
+                cg_prof_line_slot(P, L, (int32_t)i,
+                                  P->lines ? P->vmh.line(c->proto, NULL, pc)
+                                           : c->defined)
                     ->v[EV_INSTR] += (int64_t)c->count[pc];
         c->count = NULL;
     }

@@ -938,8 +938,12 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (level > 0 && !P->direct)
         initial_stack(P, L, T, level);
     P->in_hook = 0;
-    P->old_f = lua_getallocf(L, &P->old_ud);
-    lua_setallocf(L, cg_prof_alloc, P);
+    if (!P->direct) {
+        /* the hooks find the state in the allocator's data (and Alloc
+         * counts there) */
+        P->old_f = lua_getallocf(L, &P->old_ud);
+        lua_setallocf(L, cg_prof_alloc, P);
+    }
     /* the counting interpreter's clock runs without a count hook */
     if (P->direct)
         cg_prof_direct_start(P, L, level);

@@ -176,10 +176,13 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
     P->vmh.frame(L, (void *)(uintptr_t)ci, call, how);
 }
 
+/* The VM's way to the profiler's data (the same in every state): the hook
+ * finds its state there, the allocator left alone */
+static void *(*vm_ud)(lua_State *L);
+
 static Prof *running(lua_State *L)
 {
-    void *ud;
-    Prof *P = lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
+    Prof *P = vm_ud != NULL ? (Prof *)vm_ud(L) : NULL;
     return P != NULL && P->running && P->direct ? P : NULL;
 }
 
@@ -201,6 +204,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
     int n = 0, i;
     int32_t caller = -1, line = 0, root = -1;
     lua_Debug ar;
+    vm_ud = P->vmh.ud;
     P->vmh.direct(L, 1);
     memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
     while (level > 0 && lua_getstack(L, level + n, &ar))

@@ -195,10 +195,12 @@ int cg_l54_vm(CgVm *v)
     *(void **)&v->frame = dlsym(RTLD_DEFAULT, "callgrind_vm_frame");
     *(void **)&v->call_of = dlsym(RTLD_DEFAULT, "callgrind_vm_call_of");
     *(void **)&v->close = dlsym(RTLD_DEFAULT, "callgrind_vm_close");
+    *(void **)&v->ud = dlsym(RTLD_DEFAULT, "callgrind_vm_ud");
     v->root_off = vm_offset("callgrind_vm_root_offset");
     v->from_off = vm_offset("callgrind_vm_from_offset");
     if (v->direct == NULL || v->frame == NULL || v->call_of == NULL
-        || v->close == NULL || v->root_off < 0 || v->from_off < 0)
+        || v->close == NULL || v->ud == NULL || v->root_off < 0
+        || v->from_off < 0)
         v->direct = NULL;       /* not this way: the profiler's own */
     return v->set_hook != NULL && v->counts != NULL && v->line != NULL
            && v->savedpc_off >= 0 && v->tailpc_off >= 0;

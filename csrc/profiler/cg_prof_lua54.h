@@ -47,12 +47,14 @@ typedef struct CgVm {
      * the callee; 2: a tail call whose replaced frames are pending here);
      * call_of(ci, &start) the call of a frame (NULL: none) and the clock
      * at it; close(L, skip) makes every frame of every thread leave, but
-     * skip's; where lua_State keeps the thread's root (its bottom's
-     * caller here, -2 not known yet) and its resumer. */
+     * skip's; ud(L) the data set with the hook; where lua_State keeps
+     * the thread's root (its bottom's caller here, -2 not known yet) and
+     * its resumer. */
     void (*direct)(lua_State *L, int on);
     void (*frame)(lua_State *L, void *ci, void *call, int how);
     void *(*call_of)(const void *ci, lua_Unsigned *start);
     void (*close)(lua_State *L, const void *skip);
+    void *(*ud)(lua_State *L);
     int root_off, from_off;
 } CgVm;
 

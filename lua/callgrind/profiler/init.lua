@@ -60,11 +60,14 @@ local function global_names()
   return names
 end
 
--- The lines of a chunk's source: the file of "@path", the text of a string
--- chunk; nil when unavailable ("=name", unreadable file).
-local function source_lines(source, cache)
-  local lines = cache[source]
-  if lines == nil then
+-- Line n of a chunk's source: the file of "@path", the text of a string
+-- chunk; nil when unavailable ("=name", unreadable file, no such line).
+-- The text and where its lines start are kept per source (a plain find of
+-- each newline: splitting every file into strings cost more than the rest
+-- of writing a profile).
+local function source_line(source, n, cache)
+  local src = cache[source]
+  if src == nil then
     local text
     local c = source:sub(1, 1)
     if c == "@" then
@@ -76,14 +79,23 @@ local function source_lines(source, cache)
     elseif c ~= "=" then
       text = source
     end
-    lines = false
+    src = false
     if text then
-      lines = {}
-      for l in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = l end
+      local starts, find, pos = { 1 }, string.find, 1
+      while true do
+        local nl = find(text, "\n", pos, true)
+        if not nl then break end
+        pos = nl + 1
+        starts[#starts + 1] = pos
+      end
+      src = { text = text, starts = starts }
     end
-    cache[source] = lines
+    cache[source] = src
   end
-  return lines or nil
+  local first = src and src.starts[n]
+  if not first then return nil end
+  local after = src.starts[n + 1]
+  return src.text:sub(first, after and after - 2 or #src.text)
 end
 
 local KEYWORDS = {}
@@ -162,8 +174,8 @@ local function describe(data)
         local module = d.source:sub(1, 1) == "@" and module_of(fn.file)
         fn.name, fn.main = module and ("main chunk (" .. module .. ")") or "main chunk", true
       else
-        local lines = source_lines(d.source, cache)
-        local decl = lines and lines[d.linedefined] and declared_name(lines[d.linedefined])
+        local line = source_line(d.source, d.linedefined, cache)
+        local decl = line and declared_name(line)
         local g = globals[func]
         if g and not (decl and decl:find(":", 1, true)) then
           fn.name = g

@@ -131,6 +131,49 @@ static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
     return P->vmh.line(P->fns[fn].proto, pc, 0);
 }
 
+/* The call cache (P->cc) of the calls the VM leaves to the hook (from C,
+ * from a site that calls several functions in turn): caller, line and
+ * callee's key -> its function and edge, without lua_getinfo. */
+static CallSeen *call_entry(Prof *P, const void *ci, int32_t caller,
+                            int32_t line, uint64_t *key)
+{
+    uint32_t h;
+    if (caller < 0 || !P->l54.ci_ok || !cg_l54_ci_key(&P->l54, ci, key))
+        return NULL;
+    h = ((uint32_t)(*key >> 3) ^ (uint32_t)line * 0x9e3779b1u
+         ^ (uint32_t)caller << 11) * 0x9e3779b1u;
+    return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+}
+
+static int seen_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t caller,
+                     int32_t line, int32_t *fn, int32_t *edge)
+{
+    uint64_t key;
+    const CallSeen *e = call_entry(P, ar->i_ci, caller, line, &key);
+    if (e == NULL || e->caller != caller || e->site != (uint64_t)line
+        || e->key != key)
+        return 0;
+    *fn = e->fn;
+    *edge = e->edge;
+    if (ar->event != LUA_HOOKTAILCALL && !P->fns[*fn].asked)
+        cg_prof_name_from_call(P, L, ar, *fn);
+    return 1;
+}
+
+static void remember_call(Prof *P, const void *ci, int32_t caller,
+                          int32_t line, int32_t fn, int32_t edge)
+{
+    uint64_t key;
+    CallSeen *e = call_entry(P, ci, caller, line, &key);
+    if (e != NULL) {
+        e->caller = caller;
+        e->site = (uint64_t)line;
+        e->key = key;
+        e->fn = fn;
+        e->edge = edge;
+    }
+}
+
 /* The call of the new frame ar->i_ci: its caller is the nearest frame
  * with a call below it (a tail call's: the frame it replaces), else the
  * thread's root. */
@@ -156,8 +199,11 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
     } else {
         caller = root_of(P, L);
     }
-    fn = cg_prof_resolve(P, L, ar, !tail);
-    edge = caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, line, fn);
+    if (!seen_call(P, L, ar, caller, line, &fn, &edge)) {
+        fn = cg_prof_resolve(P, L, ar, !tail);
+        edge = caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, line, fn);
+        remember_call(P, ci, caller, line, fn, edge);
+    }
     if (tail && cc == ci && k != NULL) {
         if (k->fn == fn) {
             /* a function tail-calling itself keeps its one frame; its

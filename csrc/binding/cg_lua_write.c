@@ -235,12 +235,17 @@ static LEmit *check_emit(lua_State *L)
 }
 
 
-/* An array of integers at idx into out (at most max); nil: 0 of them. */
+/* An array of integers at idx into out (at most max), or one integer there
+ * (no table to make); nil: 0 of them. */
 static size_t int_array(lua_State *L, int idx, int64_t *out, size_t max)
 {
     size_t n, i;
     if (lua_isnoneornil(L, idx))
         return 0;
+    if (lua_isinteger(L, idx) && max > 0) {   /* one value, no table */
+        out[0] = (int64_t)lua_tointeger(L, idx);
+        return 1;
+    }
     luaL_checktype(L, idx, LUA_TTABLE);
     n = lua_rawlen(L, idx);
     luaL_argcheck(L, n <= max, idx, "too many values");
@@ -386,6 +391,50 @@ static int emit_line(lua_State *L)
     return emit_status(L, e);
 }
 
+/* The integer at t[i] (t at idx), checked. */
+static int64_t int_at(lua_State *L, int idx, lua_Integer i)
+{
+    int ok;
+    int64_t v;
+    lua_rawgeti(L, idx, i);
+    v = (int64_t)lua_tointegerx(L, -1, &ok);
+    luaL_argcheck(L, ok, idx, "integers expected");
+    lua_pop(L, 1);
+    return v;
+}
+
+/* e:lines(flat, nev [, totals]): what e:line writes for each line of
+ * flat = { line, its nev costs, line, ... } (the profiler's data), in one
+ * call: a line position each; their costs are added to totals (a list
+ * of nev integers) when it is given */
+static int emit_lines(lua_State *L)
+{
+    LEmit *e = check_emit(L);
+    lua_Integer nev = luaL_checkinteger(L, 3), n, k, j;
+    uint64_t pos[CG_MAX_POSITIONS] = {0};
+    int64_t tot[CG_MAX_EVENTS] = {0};
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_argcheck(L, nev >= 1 && nev <= CG_MAX_EVENTS, 3,
+                  "event count out of range");
+    n = (lua_Integer)lua_rawlen(L, 2);
+    for (k = 1; k + nev <= n && e->w.status == CG_OK; k += nev + 1) {
+        pos[0] = (uint64_t)int_at(L, 2, k);
+        for (j = 0; j < nev; j++) {
+            e->cost[j] = int_at(L, 2, k + 1 + j);
+            tot[j] += e->cost[j];
+        }
+        cg_write_line(&e->w, pos, e->cost, (size_t)nev);
+    }
+    if (!lua_isnoneornil(L, 4)) {
+        luaL_checktype(L, 4, LUA_TTABLE);
+        for (j = 0; j < nev; j++) {
+            lua_pushinteger(L, (lua_Integer)(int_at(L, 4, j + 1) + tot[j]));
+            lua_rawseti(L, 4, j + 1);
+        }
+    }
+    return emit_status(L, e);
+}
+
 /* e:call(object, file, name, count, target, positions, costs) */
 static int emit_call(lua_State *L)
 {
@@ -475,6 +524,7 @@ static const luaL_Reg emit_methods[] = {
     {"fn", emit_fn},
     {"fi", emit_fi},
     {"line", emit_line},
+    {"lines", emit_lines},
     {"call", emit_call},
     {"jump", emit_jump},
     {"totals", emit_totals},

@@ -923,8 +923,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
-    /* without stacks the VM keeps the calls too, when it can: its per-pc
-     * counts then give the functions' instructions, with lines or not */
+    /* without stacks the VM keeps the calls, its counts the lines too */
     P->direct = P->vmhook && !P->stacks && P->vmh.direct != NULL;
     P->pcl = P->vmhook && (P->lines || P->direct);
     P->clock_only = P->pcl && !P->stacks;
@@ -938,9 +937,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (level > 0 && !P->direct)
         initial_stack(P, L, T, level);
     P->in_hook = 0;
-    if (!P->direct) {
-        /* the hooks find the state in the allocator's data (and Alloc
-         * counts there) */
+    if (!P->direct) {   /* the hooks find the state in the allocator's */
         P->old_f = lua_getallocf(L, &P->old_ud);
         lua_setallocf(L, cg_prof_alloc, P);
     }
@@ -976,14 +973,8 @@ int cg_prof_stop(lua_State *L)
     size_t i;
     int ours = P->vmhook || lua_gethook(L) == prof_hook;
     P->in_hook = 1;
-    if (P->direct) {
-        cg_prof_direct_stop(P, L);
-        cg_prof_fold_counts(P, L);
-        cg_prof_restore_alloc(P, L);
-        P->running = 0;
-        P->in_hook = 0;
-        return 1;
-    }
+    if (P->direct)
+        return cg_prof_direct_stop(P, L), 1;
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
         T->n--;

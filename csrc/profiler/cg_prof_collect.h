@@ -215,8 +215,9 @@ CG_HIDDEN void cg_prof_restore_alloc(Prof *P, lua_State *L);
 
 /* cg_prof_direct.c: the counting interpreter keeping the calls itself
  * (P->direct). Start: its frames from level down join calls, its hook is
- * set; stop: every frame leaves, the calls go to their edges; free:
- * what it kept (stop does; also a state collected while running). */
+ * set; stop: every frame leaves, the calls go to their edges and the
+ * counts to their lines, the profiler stops; free: what it kept (stop
+ * does; also a state collected while running). */
 CG_HIDDEN void cg_prof_direct_start(Prof *P, lua_State *L, int level);
 CG_HIDDEN void cg_prof_direct_stop(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_direct_free(Prof *P);

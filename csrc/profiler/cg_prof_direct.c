@@ -301,4 +301,7 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
     P->vmh.direct(L, 0);
     P->vmh.set_hook(L, NULL, NULL, NULL);
     cg_prof_direct_free(P);
+    cg_prof_fold_counts(P, L);
+    P->running = 0;
+    P->in_hook = 0;
 }

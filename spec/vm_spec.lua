@@ -67,9 +67,10 @@ describe("the counting interpreter (make vm)", function()
         assert.are.same(calls_of(hook), calls_of(vm))
         assert.are.equal(hook:total("Instr"), vm:total("Instr"))
       end
-      -- coroutines, C calling Lua, tail calls, errors and metamethods are in it
+      -- coroutines (one closed while suspended), C calling Lua, tail calls
+      -- (of another function, a vararg one), errors and metamethods are in it
       for _, name in ipairs { "coroutine.resume", "table.sort", "tail", "deep", "pcall", "xpcall",
-                              "string.gsub", "fib", "va" } do
+                              "string.gsub", "fib", "va", "tva", "tb", "coroutine.close" } do
         assert.is_truthy(vm:func(name), name)
       end
     end

@@ -924,7 +924,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
     /* without stacks the VM keeps the calls, its counts the lines too */
-    P->direct = P->vmhook && !P->stacks && P->vmh.direct != NULL;
+    P->direct = P->vmhook && !P->stacks && P->vmh.direct && P->l54.prev_ok;
     P->pcl = P->vmhook && (P->lines || P->direct);
     P->clock_only = P->pcl && !P->stacks;
     if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)

@@ -103,7 +103,8 @@ static int32_t root_of(Prof *P, lua_State *L)
     memcpy(&root, (const char *)L + P->vmh.root_off, sizeof root);
     if (root != -2)
         return root;
-    root = -1;
+    root = -1;                  /* meanwhile: two threads resumed each other */
+    memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
     memcpy(&from, (const char *)L + P->vmh.from_off, sizeof from);
     if (from != NULL && from != L && lua_getstack(from, 0, &ar)) {
         const void *ci = ar.i_ci;

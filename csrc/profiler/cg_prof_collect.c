@@ -71,6 +71,26 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
 
 /* ---- threads and frames ---- */
 
+/* P->fast as P's fields say now. */
+static void fast_update(Prof *P)
+{
+    P->fast = P->simple && P->running && !P->vmhook && !P->in_hook
+                      && P->cur >= 0 ? &P->th[P->cur] : NULL;
+}
+
+/* in_hook set (our own work: no fast path) and cleared. */
+static void hook_in(Prof *P)
+{
+    P->in_hook = 1;
+    P->fast = NULL;
+}
+
+static void hook_out(Prof *P)
+{
+    P->in_hook = 0;
+    fast_update(P);
+}
+
 static Frame *top(Thread *T)
 {
     return &T->f[T->n - 1];
@@ -216,8 +236,10 @@ static void drop_thread(Prof *P, Thread *T)
     cg_pm_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
     T->L = NULL;
     T->n = 0;
-    if (P->cur == (int32_t)(T - P->th))
+    if (P->cur == (int32_t)(T - P->th)) {
         P->cur = -1;
+        P->fast = NULL;
+    }
 }
 
 /* The thread that ran until now is left: suspended if it yielded, dropped
@@ -638,9 +660,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
     }
     keep = ar->event == LUA_HOOKLINE;
     if (T != NULL) {
-        P->in_hook = 1;         /* charged by prof_hook */
+        hook_in(P);         /* charged by prof_hook */
     } else {
-        P->in_hook = 1;
+        hook_in(P);
         if (P->ev[EV_TIME])
             now = now_ns();
         T = enter(P, L, now, ar->event == LUA_HOOKCOUNT ? 0 : keep);
@@ -672,7 +694,7 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
                                        + (uint32_t)keep);
     P->alloc_last = P->alloc;
-    P->in_hook = 0;
+    hook_out(P);
     if (P->ev[EV_TIME])
         P->t_out = now_ns();
 }
@@ -689,9 +711,9 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
         charge_instr(P, L, T, ar->event == LUA_HOOKLINE, 1);
     } else {
         /* another thread runs: a resume or a yield */
-        P->in_hook = 1;
+        hook_in(P);
         T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
-        P->in_hook = 0;
+        hook_out(P);
     }
     if (P->alloc < P->gc_next) {
         switch (ar->event) {
@@ -786,8 +808,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         return;
     }
     P = (Prof *)cg_l54_alloc_ud_g(L, cg_prof_alloc);
-    if (P == NULL || !P->simple || !P->running || P->vmhook || P->in_hook
-        || P->cur < 0 || (T = &P->th[P->cur])->L != L
+    if (P == NULL || (T = P->fast) == NULL || T->L != L
         || P->alloc >= P->gc_next || ar->event == LUA_HOOKCOUNT)
         goto slow;
     if (ar->event != LUA_HOOKLINE) {
@@ -843,9 +864,9 @@ static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
         charge_instr(P, L, T, 0, 1);
     } else {
         /* another thread runs (a resume or a yield): as hook_events */
-        P->in_hook = 1;
+        hook_in(P);
         T = enter(P, L, 0, 0);
-        P->in_hook = 0;
+        hook_out(P);
     }
     switch (event) {
     case LUA_HOOKCALL:
@@ -913,13 +934,13 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
-    P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    hook_in(P);   /* a collection's finalizers must not reach the hook */
     P->from_node = -1;
     T = add_thread(P, L, -1);
     P->cur = 0;
     if (level > 0)
         initial_stack(P, L, T, level);
-    P->in_hook = 0;
+    hook_out(P);
     P->old_f = lua_getallocf(L, &P->old_ud);
     lua_setallocf(L, cg_prof_alloc, P);
     /* the counting interpreter's clock runs without a count hook */
@@ -941,6 +962,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
         cg_prof_gc_take(P, L);
     }
     P->running = 1;
+    fast_update(P);
     P->t_out = now_ns();
 }
 
@@ -951,7 +973,7 @@ int cg_prof_stop(lua_State *L)
     lua_Debug ar;
     size_t i;
     int ours = P->vmhook || lua_gethook(L) == prof_hook;
-    P->in_hook = 1;
+    hook_in(P);
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
         T->n--;
@@ -970,6 +992,6 @@ int cg_prof_stop(lua_State *L)
         cg_prof_fold_counts(P, L);
     cg_prof_restore_alloc(P, L);
     P->running = 0;
-    P->in_hook = 0;
+    hook_out(P);
     return ours;
 }

@@ -107,6 +107,7 @@ static void reset_data(Prof *P)
     P->edges = NULL;
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
     P->cur = P->prev = P->prev2 = -1;
+    P->fast = NULL;
     memset(&P->G, 0, sizeof P->G);
     for (i = 0; i < CALL_CACHE; i++)
         P->cc[i].caller = -1;

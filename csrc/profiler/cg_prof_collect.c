@@ -93,7 +93,7 @@ static void hook_out(Prof *P)
 
 static Frame *top(Thread *T)
 {
-    return &T->f[T->n - 1];
+    return T->top;
 }
 
 static Cost thread_clock(const Prof *P, const Thread *T)
@@ -147,6 +147,7 @@ static void pop(Prof *P, Thread *T)
         }
     }
     T->n--;
+    T->top--;
 }
 
 /* Pops the frames above the topmost one whose CallInfo is ci (they never
@@ -175,7 +176,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     Frame *f;
     if (T->n >= T->cap && CG_GROW(T->f, T->cap, T->n + 1) != 0)
         cg_prof_oom(P, L);
-    f = &T->f[T->n++];
+    f = T->top = &T->f[T->n++];
     f->ci = ci;
     f->fn = fn;
     f->line = line;
@@ -236,6 +237,7 @@ static void drop_thread(Prof *P, Thread *T)
     cg_pm_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
     T->L = NULL;
     T->n = 0;
+    T->top = NULL;
     if (P->cur == (int32_t)(T - P->th)) {
         P->cur = -1;
         P->fast = NULL;
@@ -528,7 +530,7 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
         d->np = caller->node;
         d->nn = id;
     }
-    f = caller + 1;
+    f = T->top = caller + 1;
     T->n++;
     f->ci = ci;
     f->fn = e->fn;
@@ -602,6 +604,7 @@ static inline void pop_instr(Prof *P, Thread *T)
                                    - f->start.v[EV_INSTR];
     }
     T->n--;
+    T->top--;
 }
 
 /* on_return: the frame of ci on top of T (frames of ci under it that
@@ -976,7 +979,7 @@ int cg_prof_stop(lua_State *L)
     hook_in(P);
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
-        T->n--;
+        T->top = &T->f[--T->n - 1];
     for (i = 0; i < P->nth; i++)
         if (P->th[i].L != NULL) {
             if (P->th[i].suspended)

@@ -116,7 +116,9 @@ typedef struct Thread {
     int64_t counted, lastc;     /* count-hook mode */
     Cost susp, susp_at;         /* time suspended; clock when it yielded */
     int suspended, fresh;       /* fresh: started while profiling */
-    int64_t pad[2];             /* 128 bytes: a record's address is a shift */
+    Frame *top;                 /* &f[n - 1], kept with n (the hook reads
+                                   it at every event) */
+    int64_t pad;                /* 128 bytes: a record's address is a shift */
 } Thread;
 
 /* A node of the stack trie: one per distinct call stack (parent, fn). A

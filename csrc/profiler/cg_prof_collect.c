@@ -632,8 +632,8 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
 #define COUNT_BASE INT32_MAX
 
 /* The hook's general path: every event the fast paths of prof_hook do
- * not take. T is non-NULL when prof_hook already charged the
- * instructions to it (the common case, P->simple and T current). */
+ * not take. T is non-NULL when hook_calls or hook_events already charged
+ * the instructions to it (the common case, P->simple and T current). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -702,8 +702,8 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         P->t_out = now_ns();
 }
 
-/* prof_hook's events of the common case but a new line of the function
- * on top: P is the state, T the thread that ran last (P->cur). */
+/* The common case's events prof_hook leaves (a thread switch, a step
+ * due, a line not known) and the VM hook's; T: the thread last run. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif

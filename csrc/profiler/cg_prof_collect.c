@@ -5,39 +5,7 @@
  * through cg_prof_lua54.h, whose probes turn each shortcut off where it
  * does not hold.
  *
- * Counting. The fast way reads the interpreter's own per-instruction hook
- * counter (cg_l54_hookcount) at each call, return and line event: the
- * exact number of instructions since the last event, with no hook call
- * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
- * the line hook, to keep the counter counting). Where the counter cannot
- * be found, or when asked (opts.count_hook), a count hook with count 1
- * counts the same instructions one hook call at a time. On the counting
- * interpreter (engine vm, Instr only: P->vmhook) the same events come
- * from its own hook (prof_vmfast first, then prof_vmhook) with its clock,
- * debug.sethook left to the user; with lines its per-pc counts give the
- * lines (P->pcl, folded at stop) and the caller's pc the call site.
- *
- * Finalizers run with hooks off while the counter keeps counting: the
- * automatic collector is stopped while profiling and stepped from the
- * hook (cg_prof_gc_step), where what finalizers run is nobody's; what a collection
- * inside a C function (collectgarbage) runs is counted while that C
- * function is on top, and C functions are charged no instructions. A count
- * hook sees neither: the two ways agree.
- *
- * Attribution. At each event the instructions since the last one go to the
- * function, line and stack node on top of the thread's shadow stack; at a
- * line event the counter already includes the new line's first
- * instruction, so one is kept for it. A call pushes a frame; its return
- * adds 1 to the call site's count, and the clock's advance to its
- * inclusive cost when no other frame of the callee is active (recursion is
- * counted once, so no call costs more than the total). Frames are matched
- * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
- * are popped at the next event of a frame below them; a tail call keeps
- * the replaced frame under the callee (same CallInfo) and both pop at the
- * callee's return, except a function tail-calling itself, which keeps its
- * one frame. Each coroutine has its own stack and clock; a clock stops
- * while its coroutine is suspended, so resume costs what ran until the
- * yield, and a resumed coroutine's stack nodes move under the resume.
+ * How it counts and attributes: cg_prof_collect.h.
  *
  * The records it keeps (functions, edges, lines, stack nodes) are in
  * cg_prof_records.c, its state and the collector's steps in
@@ -61,16 +29,13 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-
 /* The hook's way to its state: while profiling, the state's allocator is
  * ours (it counts bytes) and its user data is the state; once stopped it is
  * not, and a thread that still has the hook removes it. */
 static Prof *running_prof(lua_State *L)
 {
-    void *ud;
-    return lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
+    return (Prof *)cg_l54_alloc_ud(L, cg_prof_alloc);
 }
-
 
 static void cost_add(Cost *a, const Cost *b)
 {
@@ -106,9 +71,29 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
 
 /* ---- threads and frames ---- */
 
+/* P->fast as P's fields say now. */
+static void fast_update(Prof *P)
+{
+    P->fast = P->simple && P->running && !P->vmhook && !P->in_hook
+                      && P->cur >= 0 ? &P->th[P->cur] : NULL;
+}
+
+/* in_hook set (our own work: no fast path) and cleared. */
+static void hook_in(Prof *P)
+{
+    P->in_hook = 1;
+    P->fast = NULL;
+}
+
+static void hook_out(Prof *P)
+{
+    P->in_hook = 0;
+    fast_update(P);
+}
+
 static Frame *top(Thread *T)
 {
-    return &T->f[T->n - 1];
+    return T->top;
 }
 
 static Cost thread_clock(const Prof *P, const Thread *T)
@@ -119,7 +104,6 @@ static Cost thread_clock(const Prof *P, const Thread *T)
         c.v[i] = (T->suspended ? T->susp_at.v[i] : P->G.v[i]) - T->susp.v[i];
     return c;
 }
-
 
 /* Charges a cost to the function and line on top of T (nothing for the
  * root: what runs outside every observed call is not in the profile).
@@ -142,7 +126,6 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
     cost_add(&P->G, d);
 }
 
-
 /* A call's inclusive cost goes to its edge only when no other frame of
  * the callee is active (in this thread or the ones that resumed it):
  * the outer call of a recursion already holds the inner ones, so an
@@ -164,28 +147,7 @@ static void pop(Prof *P, Thread *T)
         }
     }
     T->n--;
-}
-
-/* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
- * running threads. */
-static void activity(Prof *P, Thread *T, int delta)
-{
-    size_t i;
-    for (i = 1; i < T->n; i++)
-        if (T->f[i].ci != NULL && T->f[i].fn >= 0)
-            P->fns[T->f[i].fn].active += delta;
-}
-
-/* A suspended coroutine resumed from another stack: its frames' nodes
- * move under the resume that runs it now. */
-static void rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
-{
-    size_t i;
-    if (!P->stacks || T->f[0].node == base)
-        return;
-    T->f[0].node = base;
-    for (i = 1; i < T->n; i++)
-        T->f[i].node = cg_prof_node_of(P, L, T->f[i - 1].node, T->f[i].fn);
+    T->top--;
 }
 
 /* Pops the frames above the topmost one whose CallInfo is ci (they never
@@ -214,7 +176,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     Frame *f;
     if (T->n >= T->cap && CG_GROW(T->f, T->cap, T->n + 1) != 0)
         cg_prof_oom(P, L);
-    f = &T->f[T->n++];
+    f = T->top = &T->f[T->n++];
     f->ci = ci;
     f->fn = fn;
     f->line = line;
@@ -275,8 +237,11 @@ static void drop_thread(Prof *P, Thread *T)
     cg_pm_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
     T->L = NULL;
     T->n = 0;
-    if (P->cur == (int32_t)(T - P->th))
+    T->top = NULL;
+    if (P->cur == (int32_t)(T - P->th)) {
         P->cur = -1;
+        P->fast = NULL;
+    }
 }
 
 /* The thread that ran until now is left: suspended if it yielded, dropped
@@ -287,7 +252,7 @@ static void leave(Prof *P, Thread *T)
     if (st == LUA_YIELD) {
         T->suspended = 1;
         T->susp_at = P->G;
-        activity(P, T, -1);
+        cg_prof_activity(P, T, -1);
     } else if (st != LUA_OK) {
         close_all(P, T);
         drop_thread(P, T);
@@ -297,17 +262,19 @@ static void leave(Prof *P, Thread *T)
 /* The instructions thread T ran since the last event go to its top
  * function and line: take_instr and charge for Instr alone (P->simple),
  * with no Cost on the way. L is the running thread (errors are raised
- * there). */
+ * there). vm 0: the caller knows P->vmhook is not set (nor pcl, nor
+ * clock_only), and their tests go. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
+static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep,
+                                int vm)
 {
     int32_t h = read_hookcount(P, T->L);
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
     const Frame *f;
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (P->clock_only) {
+    if (vm && P->clock_only) {
         /* the global clock alone: the VM's counts give the lines, and what
          * the root ran (no frame open in any running thread) is in no
          * call's cost */
@@ -317,10 +284,10 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     f = top(T);
     /* a C function on top ran none (P->vmhook: hooks and finalizers run
      * off the clock) */
-    if (d != 0 && f->fn >= 0 && (P->vmhook || !P->fns[f->fn].is_c)) {
+    if (d != 0 && f->fn >= 0 && ((vm && P->vmhook) || !P->fns[f->fn].is_c)) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
-        if (P->pcl)
+        if (vm && P->pcl)
             ;                   /* the lines come from the VM's counts */
         else if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
@@ -343,7 +310,7 @@ static inline void charge_since(Prof *P, lua_State *L, Thread *T,
 {
     Cost d;
     if (P->simple) {
-        charge_instr(P, L, T, keep);
+        charge_instr(P, L, T, keep, 1);
         return;
     }
     memset(&d, 0, sizeof d);
@@ -395,13 +362,12 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         for (k = 0; k < NEV; k++)
             T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];
         T->suspended = 0;
-        activity(P, T, 1);
-        rebase(P, L, T, P->from_node);
+        cg_prof_activity(P, T, 1);
+        cg_prof_rebase(P, L, T, P->from_node);
     }
     charge_since(P, L, T, now, keep, 0);
     return T;
 }
-
 
 /* The call cache's entry for a call from caller's function and site (its
  * line, or with P->pcl its pc) to the function of key. */
@@ -418,16 +384,16 @@ static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
 /* The site a call of ci (tail: a tail call) is made from by the frame
  * caller on top: its line, or with P->pcl its pc (the CallInfo's saved
  * pc; of a tail call, the pc it left in lua_State), NULL for a C function
- * or a frame not the caller's. */
+ * or a frame not the caller's. vm 0: P->vmhook (so pcl) is known off. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline uint64_t call_site(const Prof *P, const lua_State *L,
                                  const Frame *caller, const void *ci,
-                                 int tail)
+                                 int tail, int vm)
 {
     const void *pc = NULL;
-    if (!P->pcl)
+    if (!vm || !P->pcl)
         return (uint32_t)caller->line;
     if (!caller->lua || caller->ci == NULL)
         return 0;
@@ -465,7 +431,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    site = call_site(P, L, caller, ar->i_ci, !named);
+    site = call_site(P, L, caller, ar->i_ci, !named, 1);
     if (P->pcl && site != 0)
         caller->line = P->vmh.line(P->fns[caller->fn].proto,
                                    (const void *)(uintptr_t)site, 0);
@@ -564,7 +530,7 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
         d->np = caller->node;
         d->nn = id;
     }
-    f = caller + 1;
+    f = T->top = caller + 1;
     T->n++;
     f->ci = ci;
     f->fn = e->fn;
@@ -584,14 +550,14 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_call(Prof *P, Thread *T, const void *ci)
+static inline int fast_call(Prof *P, Thread *T, const void *ci, int vm)
 {
     Frame *caller = top(T);
     const CallSeen *e;
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 0), ci);
+    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 0, vm), ci);
     return e != NULL && fast_push(P, T, caller, ci, e, 1);
 }
 
@@ -599,13 +565,13 @@ static inline int fast_call(Prof *P, Thread *T, const void *ci)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_tail(Prof *P, Thread *T, const void *ci)
+static inline int fast_tail(Prof *P, Thread *T, const void *ci, int vm)
 {
     Frame *caller = top(T);
     const CallSeen *e;
     if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
         return 0;
-    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 1), ci);
+    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 1, vm), ci);
     if (e == NULL)
         return 0;
     if (e->fn == caller->fn) {
@@ -638,6 +604,7 @@ static inline void pop_instr(Prof *P, Thread *T)
                                    - f->start.v[EV_INSTR];
     }
     T->n--;
+    T->top--;
 }
 
 /* on_return: the frame of ci on top of T (frames of ci under it that
@@ -657,7 +624,6 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
     return 1;
 }
 
-
 /* The hook counter counts only where a count hook is set (Lua 5.4.7
  * decrements it for a count hook alone; 5.4.4 under a line hook too), and
  * the counting interpreter's clock under a debug hook only where a line or
@@ -665,10 +631,9 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
  * with lines or without */
 #define COUNT_BASE INT32_MAX
 
-
 /* The hook's general path: every event the fast paths of prof_hook do
- * not take. T is non-NULL when prof_hook already charged the
- * instructions to it (the common case, P->simple and T current). */
+ * not take. T is non-NULL when hook_calls or hook_events already charged
+ * the instructions to it (the common case, P->simple and T current). */
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
@@ -698,9 +663,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
     }
     keep = ar->event == LUA_HOOKLINE;
     if (T != NULL) {
-        P->in_hook = 1;         /* charged by prof_hook */
+        hook_in(P);         /* charged by prof_hook */
     } else {
-        P->in_hook = 1;
+        hook_in(P);
         if (P->ev[EV_TIME])
             now = now_ns();
         T = enter(P, L, now, ar->event == LUA_HOOKCOUNT ? 0 : keep);
@@ -732,13 +697,13 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
                                        + (uint32_t)keep);
     P->alloc_last = P->alloc;
-    P->in_hook = 0;
+    hook_out(P);
     if (P->ev[EV_TIME])
         P->t_out = now_ns();
 }
 
-/* prof_hook's events of the common case but a new line of the function
- * on top: P is the state, T the thread that ran last (P->cur). */
+/* The common case's events prof_hook leaves (a thread switch, a step
+ * due, a line not known) and the VM hook's; T: the thread last run. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -746,12 +711,12 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
 {
     Frame *f;
     if (T->L == L) {
-        charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
+        charge_instr(P, L, T, ar->event == LUA_HOOKLINE, 1);
     } else {
         /* another thread runs: a resume or a yield */
-        P->in_hook = 1;
+        hook_in(P);
         T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
-        P->in_hook = 0;
+        hook_out(P);
     }
     if (P->alloc < P->gc_next) {
         switch (ar->event) {
@@ -763,11 +728,11 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
             }
             break;
         case LUA_HOOKCALL:
-            if (fast_call(P, T, ar->i_ci))
+            if (fast_call(P, T, ar->i_ci, 1))
                 return;
             break;
         case LUA_HOOKTAILCALL:
-            if (fast_tail(P, T, ar->i_ci))
+            if (fast_tail(P, T, ar->i_ci, 1))
                 return;
             break;
         case LUA_HOOKRET:
@@ -781,43 +746,31 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
     hook_general(L, ar, T);
 }
 
-/* The hook's body, P the running state or NULL. The common case (Instr
- * only, no collector step due) is taken without the general path: a new
- * line of the function on top of the thread that ran last here, with no
- * call but lua_getallocf; calls, returns and thread switches in
- * hook_events; the rest in hook_general. */
+/* The hook's body, P the running state or NULL: the common case (Instr
+ * only, no collector step due) in hook_events, the rest in hook_general. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
 static inline void hook_body(lua_State *L, lua_Debug *ar, Prof *P)
 {
-    Thread *T;
-    Frame *f;
-    if (P == NULL) {
+    if (P == NULL || !P->simple || !P->running || P->in_hook || P->cur < 0
+        || ar->event == LUA_HOOKCOUNT)
         hook_general(L, ar, NULL);
-        return;
-    }
-    if (!P->simple || !P->running || P->in_hook || P->cur < 0
-        || ar->event == LUA_HOOKCOUNT) {
-        hook_general(L, ar, NULL);
-        return;
-    }
-    T = &P->th[P->cur];
-    if (ar->event == LUA_HOOKLINE && T->L == L
-        && (f = top(T))->ci == ar->i_ci && P->alloc < P->gc_next) {
-        charge_instr(P, L, T, 1);
-        f->line = ar->currentline;
-        return;
-    }
-    hook_events(L, ar, P, T);
+    else
+        hook_events(L, ar, P, &P->th[P->cur]);
 }
 
-/* The debug hook (engine hook, or vm with time or alloc). A thread's hook
- * left from an earlier run while the VM's hook runs this one leaves. */
-static void prof_hook(lua_State *L, lua_Debug *ar)
+/* prof_hook's events but the commonest (a new line of the function on top
+ * of the thread that ran last). A thread's hook left from an earlier run
+ * while the VM's hook runs this one leaves. P is the state or NULL; with
+ * `find`, still to be found. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void hook_slow(lua_State *L, lua_Debug *ar, Prof *P, int find)
 {
-    void *ud;
-    Prof *P = lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
+    if (find)
+        P = running_prof(L);
     if (P != NULL && P->running && P->vmhook) {
         lua_sethook(L, NULL, 0, 0);
         return;
@@ -825,13 +778,72 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
     hook_body(L, ar, P);
 }
 
+/* prof_hook's calls and returns of T, the current thread, running L
+ * (hook_events where no VM hook, thread switch or collector step is). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void hook_calls(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
+{
+    charge_instr(P, L, T, 0, 0);
+    if ((ar->event == LUA_HOOKCALL && fast_call(P, T, ar->i_ci, 0))
+        || (ar->event == LUA_HOOKTAILCALL && fast_tail(P, T, ar->i_ci, 0))
+        || (ar->event == LUA_HOOKRET && fast_return(P, T, ar->i_ci)))
+        return;
+    hook_general(L, ar, T);
+}
+
+/* The debug hook (engine hook, or vm with time or alloc). Its commonest
+ * event, a new line of the function on top of the thread that ran last,
+ * is taken here when its count goes to a line known (charge_instr with no
+ * call to make: no vmhook, so no pcl): a function this small, with no
+ * call but the tail call of hook_slow, needs no stack frame. */
+static void prof_hook(lua_State *L, lua_Debug *ar)
+{
+    Prof *P;
+    Thread *T;
+    Frame *f;
+    FnCost *c;
+    int32_t h;
+    int64_t d;
+    if (!cg_l54_g_ok) {
+        hook_slow(L, ar, NULL, 1);
+        return;
+    }
+    P = (Prof *)cg_l54_alloc_ud_g(L, cg_prof_alloc);
+    if (P == NULL || (T = P->fast) == NULL || T->L != L
+        || P->alloc >= P->gc_next || ar->event == LUA_HOOKCOUNT)
+        goto slow;
+    if (ar->event != LUA_HOOKLINE) {
+        hook_calls(L, ar, P, T);
+        return;
+    }
+    if ((f = top(T))->ci != ar->i_ci)
+        goto slow;
+    h = read_hookcount(P, L);
+    d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - 1;
+    if (d != 0 && f->fn >= 0 && !(c = &P->fns[f->fn])->is_c) {
+        size_t i = (size_t)((int64_t)f->line - c->lo);
+        if (f->line < c->lo || i >= c->n)
+            goto slow;
+        c->lines[i].v[EV_INSTR] += d;
+        if (f->node >= 0)
+            P->nodes[f->node].self.v[EV_INSTR] += d;
+        P->G.v[EV_INSTR] += d;
+    }
+    T->last = (int32_t)((uint32_t)h + 1u);
+    f->line = ar->currentline;
+    return;
+slow:
+    hook_slow(L, ar, P, 0);
+}
+
 /* The counting interpreter's hook (callgrind_vm_set_hook): the same calls
  * and returns as the debug hook's, of every thread, with debug.sethook
  * left to the user. */
 static void prof_vmhook(lua_State *L, lua_Debug *ar)
 {
-    void *ud;
-    Prof *P = lua_getallocf(L, &ud) == cg_prof_alloc ? (Prof *)ud : NULL;
+    Prof *P = running_prof(L);
     if (P == NULL || !P->running || !P->vmhook) {
         cg_l54_vm_unhook(L);
         return;
@@ -852,18 +864,18 @@ static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
         return 0;
     T = &P->th[P->cur];
     if (T->L == L) {
-        charge_instr(P, L, T, 0);
+        charge_instr(P, L, T, 0, 1);
     } else {
         /* another thread runs (a resume or a yield): as hook_events */
-        P->in_hook = 1;
+        hook_in(P);
         T = enter(P, L, 0, 0);
-        P->in_hook = 0;
+        hook_out(P);
     }
     switch (event) {
     case LUA_HOOKCALL:
-        return fast_call(P, T, ci);
+        return fast_call(P, T, ci, 1);
     case LUA_HOOKTAILCALL:
-        return fast_tail(P, T, ci);
+        return fast_tail(P, T, ci, 1);
     case LUA_HOOKRET:
         return fast_return(P, T, ci);
     default:
@@ -912,31 +924,17 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (!P->calibrated)
         cg_prof_calibrate(P, L, prof_hook);
     cg_prof_drop(L);
-    P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
-    P->vm = cg_prof_engine(P, L, opts);
-    P->count_hook = P->count_hook || (!P->vm && P->l54.hc_off < 0);
-    P->clk_off = P->vm ? P->vm_off : P->l54.hc_off;
-    P->lines = cg_prof_flag(L, opts, "lines", 1);
-    P->stacks = cg_prof_flag(L, opts, "stacks", 0);
-    P->ev[EV_INSTR] = 1;
-    P->ev[EV_TIME] = cg_prof_flag(L, opts, "time", 0);
-    P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
-    P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
-    P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
-    /* without stacks the VM keeps the calls, its counts the lines too */
-    P->direct = P->vmhook && !P->stacks && P->vmh.direct && P->l54.prev_ok;
-    P->pcl = P->vmhook && (P->lines || P->direct);
-    P->clock_only = P->pcl && !P->stacks;
+    cg_prof_modes(P, L, opts);
     if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
-    P->in_hook = 1;   /* a collection's finalizers must not reach the hook */
+    hook_in(P);   /* a collection's finalizers must not reach the hook */
     P->from_node = -1;
     T = add_thread(P, L, -1);
     P->cur = 0;
     if (level > 0 && !P->direct)
         initial_stack(P, L, T, level);
-    P->in_hook = 0;
+    hook_out(P);
     if (!P->direct) {   /* the hooks find the state in the allocator's */
         P->old_f = lua_getallocf(L, &P->old_ud);
         lua_setallocf(L, cg_prof_alloc, P);
@@ -962,6 +960,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
         cg_prof_gc_take(P, L);
     }
     P->running = 1;
+    fast_update(P);
     P->t_out = now_ns();
 }
 
@@ -972,16 +971,16 @@ int cg_prof_stop(lua_State *L)
     lua_Debug ar;
     size_t i;
     int ours = P->vmhook || lua_gethook(L) == prof_hook;
-    P->in_hook = 1;
+    hook_in(P);
     if (P->direct)
         return cg_prof_direct_stop(P, L), 1;
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
-        T->n--;
+        T->top = &T->f[--T->n - 1];
     for (i = 0; i < P->nth; i++)
         if (P->th[i].L != NULL) {
             if (P->th[i].suspended)
-                activity(P, &P->th[i], 1);
+                cg_prof_activity(P, &P->th[i], 1);
             close_all(P, &P->th[i]);
         }
     cg_prof_gc_give_back(P, L);
@@ -993,6 +992,6 @@ int cg_prof_stop(lua_State *L)
         cg_prof_fold_counts(P, L);
     cg_prof_restore_alloc(P, L);
     P->running = 0;
-    P->in_hook = 0;
+    hook_out(P);
     return ours;
 }

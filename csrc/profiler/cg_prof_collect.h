@@ -5,7 +5,41 @@
  * on the two inline functions here); what it calls only on a slow path
  * (a first sight, a miss, growth, start and stop) is apart: the records
  * (cg_prof_records.c), the state (cg_prof_state.c), the maps
- * (cg_prof_map.c). */
+ * (cg_prof_map.c).
+ *
+ * Counting. The fast way reads the interpreter's own per-instruction hook
+ * counter (cg_l54_hookcount) at each call, return and line event: the
+ * exact number of instructions since the last event, with no hook call
+ * per instruction (lines = false sets a count hook of 2^31 - 1 instead of
+ * the line hook, to keep the counter counting). Where the counter cannot
+ * be found, or when asked (opts.count_hook), a count hook with count 1
+ * counts the same instructions one hook call at a time. On the counting
+ * interpreter (engine vm, Instr only: P->vmhook) the same events come
+ * from its own hook (prof_vmfast first, then prof_vmhook) with its clock,
+ * debug.sethook left to the user; with lines its per-pc counts give the
+ * lines (P->pcl, folded at stop) and the caller's pc the call site.
+ *
+ * Finalizers run with hooks off while the counter keeps counting: the
+ * automatic collector is stopped while profiling and stepped from the
+ * hook (cg_prof_gc_step), where what finalizers run is nobody's; what a collection
+ * inside a C function (collectgarbage) runs is counted while that C
+ * function is on top, and C functions are charged no instructions. A count
+ * hook sees neither: the two ways agree.
+ *
+ * Attribution. At each event the instructions since the last one go to the
+ * function, line and stack node on top of the thread's shadow stack; at a
+ * line event the counter already includes the new line's first
+ * instruction, so one is kept for it. A call pushes a frame; its return
+ * adds 1 to the call site's count, and the clock's advance to its
+ * inclusive cost when no other frame of the callee is active (recursion is
+ * counted once, so no call costs more than the total). Frames are matched
+ * to the interpreter's CallInfo (ar->i_ci): frames that an error unwound
+ * are popped at the next event of a frame below them; a tail call keeps
+ * the replaced frame under the callee (same CallInfo) and both pop at the
+ * callee's return, except a function tail-calling itself, which keeps its
+ * one frame. Each coroutine has its own stack and clock; a clock stops
+ * while its coroutine is suspended, so resume costs what ran until the
+ * yield, and a resumed coroutine's stack nodes move under the resume. */
 #ifndef CG_PROF_COLLECT_H
 #define CG_PROF_COLLECT_H
 
@@ -82,7 +116,9 @@ typedef struct Thread {
     int64_t counted, lastc;     /* count-hook mode */
     Cost susp, susp_at;         /* time suspended; clock when it yielded */
     int suspended, fresh;       /* fresh: started while profiling */
-    int64_t pad[2];             /* 128 bytes: a record's address is a shift */
+    Frame *top;                 /* &f[n - 1], kept with n (the hook reads
+                                   it at every event) */
+    int64_t pad;                /* 128 bytes: a record's address is a shift */
 } Thread;
 
 /* A node of the stack trie: one per distinct call stack (parent, fn). A
@@ -125,6 +161,10 @@ typedef struct Prof {
     Cost G;                     /* global clock: everything charged */
     int64_t t_out, alloc, alloc_last;
     int in_hook;
+    Thread *fast;               /* th[cur] while prof_hook's fast paths
+                                   may run (simple, running, no vmhook,
+                                   not in_hook, cur >= 0), else NULL: one
+                                   test instead of five at every event */
     lua_Alloc old_f;
     void *old_ud;
     Thread *th;
@@ -199,6 +239,8 @@ CG_HIDDEN void cg_pm_free(Map *m);
 CG_HIDDEN void cg_prof_oom(Prof *P, lua_State *L);
 /* Runs the probes of the Lua 5.4 shortcuts, once. */
 CG_HIDDEN void cg_prof_calibrate(Prof *P, lua_State *L, lua_Hook hook);
+/* The ways a start with the options at opts counts: Prof's modes. */
+CG_HIDDEN void cg_prof_modes(Prof *P, lua_State *L, int opts);
 /* opts[name] at idx as a boolean; def when nil or not a table. */
 CG_HIDDEN int cg_prof_flag(lua_State *L, int idx, const char *name, int def);
 /* The collector's steps while profiling (see cg_prof_state.c). */
@@ -226,6 +268,13 @@ CG_HIDDEN void cg_prof_direct_free(Prof *P);
 /* The cost of fn's line (made, zeroed, when new). */
 CG_HIDDEN Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
                                   int32_t line);
+/* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
+ * running threads. */
+CG_HIDDEN void cg_prof_activity(Prof *P, Thread *T, int delta);
+/* A suspended coroutine resumed from another stack: its frames' nodes
+ * move under the resume (node base) that runs it now. */
+CG_HIDDEN void cg_prof_rebase(Prof *P, lua_State *L, Thread *T,
+                              int32_t base);
 /* fn's node under parent from its children (-1: none yet). */
 CG_HIDDEN int32_t cg_prof_find_kid(Prof *P, int32_t parent, int32_t fn);
 /* The node of the stack `parent` extended by fn (-1 without stacks). */

@@ -9,6 +9,14 @@
 
 #include "lauxlib.h"
 
+int cg_l54_g_ok;
+
+void *cg_l54_alloc_ud_api(lua_State *L, lua_Alloc f)
+{
+    void *ud;
+    return lua_getallocf(L, &ud) == f ? ud : NULL;
+}
+
 #if LUA_VERSION_NUM == 504
 
 /* Finds the prototype pointer inside a Lua closure (after its GC header
@@ -163,11 +171,39 @@ static int find_hookcount(lua_State *L, lua_Hook hook)
     return (hits[0] >= 0 && hits[0] == hits[1]) ? hits[0] : -1;
 }
 
+/* Checks shortcut 5 (cg_l54_allocf) on L and a new thread: the same
+ * global state, whose first two fields are lua_getallocf's answer, and
+ * stay so when the allocator's user data changes. */
+static int check_allocf(lua_State *L)
+{
+    const char *g[2];
+    lua_Alloc f, seen;
+    void *ud, *seen_ud;
+    int ok, j;
+    lua_State *T = lua_newthread(L);
+    memcpy(&g[0], (const char *)L + CG_L54_G_OFF, sizeof g[0]);
+    memcpy(&g[1], (const char *)T + CG_L54_G_OFF, sizeof g[1]);
+    lua_pop(L, 1);
+    ok = g[0] != NULL && g[0] == g[1] && ((uintptr_t)g[0] & 7) == 0;
+    f = lua_getallocf(L, &ud);
+    for (j = 0; j < 2 && ok; j++) {
+        /* a user data the allocator never sees: only read back */
+        lua_setallocf(L, f, j ? ud : (void *)g);
+        memcpy(&seen, g[0], sizeof seen);
+        memcpy(&seen_ud, g[0] + sizeof seen, sizeof seen_ud);
+        ok = seen == f && seen_ud == (j ? ud : (void *)g);
+    }
+    lua_setallocf(L, f, ud);
+    return ok;
+}
+
 void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
 {
     k->proto_off = find_proto(L);
     check_ci(k, L);
     k->hc_off = find_hookcount(L, hook);
+    if (check_allocf(L))
+        cg_l54_g_ok = 1;
 }
 
 int cg_l54_vm_clock(void)

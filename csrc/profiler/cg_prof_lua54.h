@@ -145,4 +145,38 @@ static inline const void *cg_l54_ci_prev(const void *ci)
     return p;
 }
 
+/* Shortcut 5, the allocator and its user data without lua_getallocf (a
+ * call through the API at every hook event): lua_State's `global_State
+ * *l_G` (lstate.h: after the GC header, status, allowhook, nci and top,
+ * at CG_L54_G_OFF) points at global_State, which begins with `lua_Alloc
+ * frealloc; void *ud;`. Probe: two threads share the pointer, and what
+ * it points at follows lua_setallocf. One flag for every Lua state of
+ * the process (one interpreter): set by the first probe that passes.
+ * Lua 5.4.0-5.4.6. */
+#define CG_L54_G_OFF 24
+CG_HIDDEN extern int cg_l54_g_ok;
+/* lua_getallocf's way: the user data when the allocator is f, else NULL. */
+CG_HIDDEN void *cg_l54_alloc_ud_api(lua_State *L, lua_Alloc f);
+
+/* The allocator's user data when the allocator of L is f, else NULL;
+ * _g: only where cg_l54_g_ok. */
+static inline void *cg_l54_alloc_ud_g(const lua_State *L, lua_Alloc f)
+{
+    const char *g;
+    lua_Alloc had;
+    void *ud;
+    memcpy(&g, (const char *)L + CG_L54_G_OFF, sizeof g);
+    memcpy(&had, g, sizeof had);
+    if (had != f)
+        return NULL;
+    memcpy(&ud, g + sizeof had, sizeof ud);
+    return ud;
+}
+
+static inline void *cg_l54_alloc_ud(lua_State *L, lua_Alloc f)
+{
+    return cg_l54_g_ok ? cg_l54_alloc_ud_g(L, f)
+                       : cg_l54_alloc_ud_api(L, f);
+}
+
 #endif

@@ -226,3 +226,27 @@ int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
     e->callee = callee;
     return id;
 }
+
+/* ---- a yield and a resume (slow paths of the hook's thread switch) ---- */
+
+/* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
+ * running threads. */
+void cg_prof_activity(Prof *P, Thread *T, int delta)
+{
+    size_t i;
+    for (i = 1; i < T->n; i++)
+        if (T->f[i].ci != NULL && T->f[i].fn >= 0)
+            P->fns[T->f[i].fn].active += delta;
+}
+
+/* A suspended coroutine resumed from another stack: its frames' nodes
+ * move under the resume that runs it now. */
+void cg_prof_rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
+{
+    size_t i;
+    if (!P->stacks || T->f[0].node == base)
+        return;
+    T->f[0].node = base;
+    for (i = 1; i < T->n; i++)
+        T->f[i].node = cg_prof_node_of(P, L, T->f[i - 1].node, T->f[i].fn);
+}

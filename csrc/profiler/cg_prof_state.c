@@ -107,6 +107,7 @@ static void reset_data(Prof *P)
     P->edges = NULL;
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
     P->cur = P->prev = P->prev2 = -1;
+    P->fast = NULL;
     memset(&P->G, 0, sizeof P->G);
     for (i = 0; i < CALL_CACHE; i++)
         P->cc[i].caller = -1;
@@ -196,6 +197,28 @@ void cg_prof_push_info(lua_State *L)
     lua_getiuservalue(L, -1, 1);
     lua_remove(L, -2);
 }
+/* The ways a start with the options at opts counts (cg_prof_collect.h's
+ * Prof fields from count_hook to clock_only). */
+void cg_prof_modes(Prof *P, lua_State *L, int opts)
+{
+    P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
+    P->vm = cg_prof_engine(P, L, opts);
+    P->count_hook = P->count_hook || (!P->vm && P->l54.hc_off < 0);
+    P->clk_off = P->vm ? P->vm_off : P->l54.hc_off;
+    P->lines = cg_prof_flag(L, opts, "lines", 1);
+    P->stacks = cg_prof_flag(L, opts, "stacks", 0);
+    P->ev[EV_INSTR] = 1;
+    P->ev[EV_TIME] = cg_prof_flag(L, opts, "time", 0);
+    P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
+    P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
+    P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
+    /* without stacks the VM keeps the calls (cg_prof_direct.c), its
+     * counts give the lines and functions */
+    P->direct = P->vmhook && !P->stacks && P->vmh.direct && P->l54.prev_ok;
+    P->pcl = P->vmhook && (P->lines || P->direct);
+    P->clock_only = P->pcl && !P->stacks;
+}
+
 /* Runs the probes of the Lua 5.4 shortcuts, once. */
 void cg_prof_calibrate(Prof *P, lua_State *L, lua_Hook hook)
 {

@@ -412,10 +412,12 @@ static int emit_lines(lua_State *L)
     LEmit *e = check_emit(L);
     lua_Integer nev = luaL_checkinteger(L, 3), n, k, j;
     uint64_t pos[CG_MAX_POSITIONS] = {0};
-    int64_t tot[CG_MAX_EVENTS] = {0};
+    int64_t tot[CG_MAX_EVENTS];     /* its first nev zeroed (not 32 KiB) */
     luaL_checktype(L, 2, LUA_TTABLE);
     luaL_argcheck(L, nev >= 1 && nev <= CG_MAX_EVENTS, 3,
                   "event count out of range");
+    for (j = 0; j < nev; j++)
+        tot[j] = 0;
     n = (lua_Integer)lua_rawlen(L, 2);
     for (k = 1; k + nev <= n && e->w.status == CG_OK; k += nev + 1) {
         pos[0] = (uint64_t)int_at(L, 2, k);

@@ -232,6 +232,7 @@ int cg_l54_vm(CgVm *v)
     *(void **)&v->call_of = dlsym(RTLD_DEFAULT, "callgrind_vm_call_of");
     *(void **)&v->close = dlsym(RTLD_DEFAULT, "callgrind_vm_close");
     *(void **)&v->ud = dlsym(RTLD_DEFAULT, "callgrind_vm_ud");
+    *(void **)&v->lines = dlsym(RTLD_DEFAULT, "callgrind_vm_lines");
     v->root_off = vm_offset("callgrind_vm_root_offset");
     v->from_off = vm_offset("callgrind_vm_from_offset");
     if (v->direct == NULL || v->frame == NULL || v->call_of == NULL

@@ -55,6 +55,7 @@ typedef struct CgVm {
     void *(*call_of)(const void *ci, lua_Unsigned *start);
     void (*close)(lua_State *L, const void *skip);
     void *(*ud)(lua_State *L);
+    int (*lines)(const void *proto, int *lines); /* every pc's, or 0 */
     int root_off, from_off;
 } CgVm;
 

@@ -165,20 +165,41 @@ int cg_prof_flag(lua_State *L, int idx, const char *name, int def)
 }
 
 /* P->pcl: the VM's per-pc counts into the lines of their functions. */
+/* The line of each pc of fn's prototype into lines (n of them): every
+ * one in a pass when the VM can, else each by its own look-up. */
+static void pc_lines(const Prof *P, const FnCost *c, int *lines)
+{
+    int pc;
+    if (P->vmh.lines != NULL && P->vmh.lines(c->proto, lines))
+        return;
+    for (pc = 0; pc < c->ncount; pc++)
+        lines[pc] = P->vmh.line(c->proto, NULL, pc);
+}
+
 void cg_prof_fold_counts(Prof *P, lua_State *L)
 {
     size_t i;
-    int pc;
+    int pc, *lines = NULL;
+    size_t cap = 0;
     for (i = 0; i < P->nfn; i++) {
         FnCost *c = &P->fns[i];
-        for (pc = 0; c->count != NULL && pc < c->ncount; pc++)
+        if (c->count == NULL)
+            continue;
+        if (P->lines) {
+            if (CG_GROW(lines, cap, (size_t)c->ncount) != 0) {
+                free(lines);
+                cg_prof_oom(P, L);
+            }
+            pc_lines(P, c, lines);
+        }
+        for (pc = 0; pc < c->ncount; pc++)
             if (c->count[pc] != 0)
                 cg_prof_line_slot(P, L, (int32_t)i,
-                                  P->lines ? P->vmh.line(c->proto, NULL, pc)
-                                           : c->defined)
+                                  P->lines ? lines[pc] : c->defined)
                     ->v[EV_INSTR] += (int64_t)c->count[pc];
         c->count = NULL;
     }
+    free(lines);
 }
 
 void cg_prof_drop(lua_State *L)

@@ -246,6 +246,14 @@ static void direct_hook(lua_State *L, lua_Debug *ar)
     }
 }
 
+/* The fast function the VM calls first where it does not keep the calls
+ * (none of its paths does while it keeps them): the hook takes all. */
+static int direct_fast(void *ud, lua_State *L, int event, void *ci)
+{
+    (void)ud, (void)L, (void)event, (void)ci;
+    return 0;
+}
+
 void cg_prof_direct_start(Prof *P, lua_State *L, int level)
 {
     int n = 0, i;
@@ -268,7 +276,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
         line = !P->lines ? P->fns[fn].defined
                          : ar.currentline < 0 ? 0 : ar.currentline;
     }
-    P->vmh.set_hook(L, direct_hook, NULL, P);
+    P->vmh.set_hook(L, direct_hook, direct_fast, P);
 }
 
 void cg_prof_direct_free(Prof *P)

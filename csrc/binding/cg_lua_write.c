@@ -235,6 +235,18 @@ static LEmit *check_emit(lua_State *L)
 }
 
 
+/* The integer at t[i] (t at idx), checked. */
+static int64_t int_at(lua_State *L, int idx, lua_Integer i)
+{
+    int ok;
+    int64_t v;
+    lua_rawgeti(L, idx, i);
+    v = (int64_t)lua_tointegerx(L, -1, &ok);
+    luaL_argcheck(L, ok, idx, "integers expected");
+    lua_pop(L, 1);
+    return v;
+}
+
 /* An array of integers at idx into out (at most max), or one integer there
  * (no table to make); nil: 0 of them. */
 static size_t int_array(lua_State *L, int idx, int64_t *out, size_t max)
@@ -249,13 +261,8 @@ static size_t int_array(lua_State *L, int idx, int64_t *out, size_t max)
     luaL_checktype(L, idx, LUA_TTABLE);
     n = lua_rawlen(L, idx);
     luaL_argcheck(L, n <= max, idx, "too many values");
-    for (i = 0; i < n; i++) {
-        int ok;
-        lua_rawgeti(L, idx, (lua_Integer)i + 1);
-        out[i] = (int64_t)lua_tointegerx(L, -1, &ok);
-        luaL_argcheck(L, ok, idx, "integers expected");
-        lua_pop(L, 1);
-    }
+    for (i = 0; i < n; i++)
+        out[i] = int_at(L, idx, (lua_Integer)i + 1);
     return n;
 }
 
@@ -389,18 +396,6 @@ static int emit_line(lua_State *L)
     n = int_array(L, 3, e->cost, CG_MAX_EVENTS);
     cg_write_line(&e->w, pos, e->cost, n);
     return emit_status(L, e);
-}
-
-/* The integer at t[i] (t at idx), checked. */
-static int64_t int_at(lua_State *L, int idx, lua_Integer i)
-{
-    int ok;
-    int64_t v;
-    lua_rawgeti(L, idx, i);
-    v = (int64_t)lua_tointegerx(L, -1, &ok);
-    luaL_argcheck(L, ok, idx, "integers expected");
-    lua_pop(L, 1);
-    return v;
 }
 
 /* e:lines(flat, nev [, totals]): what e:line writes for each line of

@@ -374,11 +374,7 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
                            uint64_t key)
 {
-    /* one multiply (Fibonacci hashing) of the three mixed: a site is a
-     * line or a pc (4-byte instructions), a key a pointer */
-    uint32_t h = ((uint32_t)(key >> 3) ^ (uint32_t)(site >> 2 ^ site >> 32)
-                  ^ (uint32_t)caller->fn << 11) * 0x9e3779b1u;
-    return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+    return cg_prof_call_slot(P, caller->fn, site, key);
 }
 
 /* The site a call of ci (tail: a tail call) is made from by the frame

@@ -91,6 +91,18 @@ static VmCall *call_of(const Prof *P, const void *ci, lua_Unsigned *start)
     return (VmCall *)P->vmh.call_of(ci, start);
 }
 
+/* The call of the nearest frame from ci down that has one (that frame in
+ * *at, the clock at its call in *start), or NULL. */
+static VmCall *call_below(const Prof *P, const void *ci, const void **at,
+                          lua_Unsigned *start)
+{
+    VmCall *k = NULL;
+    while (ci != NULL && (k = call_of(P, ci, start)) == NULL)
+        ci = cg_l54_ci_prev(ci);
+    *at = ci;
+    return k;
+}
+
 /* The caller of a call made where no frame of the thread has a call: the
  * thread's root, the function on top of its resumer when first needed
  * (the hook engine's: a coroutine runs under the resume that runs it),
@@ -107,11 +119,9 @@ static int32_t root_of(Prof *P, lua_State *L)
     memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
     memcpy(&from, (const char *)L + P->vmh.from_off, sizeof from);
     if (from != NULL && from != L && lua_getstack(from, 0, &ar)) {
-        const void *ci = ar.i_ci;
+        const void *at;
         lua_Unsigned start;
-        VmCall *k = NULL;
-        while (ci != NULL && (k = call_of(P, ci, &start)) == NULL)
-            ci = cg_l54_ci_prev(ci);
+        VmCall *k = call_below(P, ar.i_ci, &at, &start);
         root = k != NULL ? k->fn : root_of(P, from);
     }
     memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
@@ -138,12 +148,9 @@ static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
 static CallSeen *call_entry(Prof *P, const void *ci, int32_t caller,
                             int32_t line, uint64_t *key)
 {
-    uint32_t h;
     if (caller < 0 || !P->l54.ci_ok || !cg_l54_ci_key(&P->l54, ci, key))
         return NULL;
-    h = ((uint32_t)(*key >> 3) ^ (uint32_t)line * 0x9e3779b1u
-         ^ (uint32_t)caller << 11) * 0x9e3779b1u;
-    return &P->cc[h >> (32 - CALL_CACHE_BITS)];
+    return cg_prof_call_slot(P, caller, (uint64_t)(uint32_t)line, *key);
 }
 
 static int seen_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t caller,
@@ -151,7 +158,7 @@ static int seen_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t caller,
 {
     uint64_t key;
     const CallSeen *e = call_entry(P, ar->i_ci, caller, line, &key);
-    if (e == NULL || e->caller != caller || e->site != (uint64_t)line
+    if (e == NULL || e->caller != caller || e->site != (uint32_t)line
         || e->key != key)
         return 0;
     *fn = e->fn;
@@ -168,7 +175,7 @@ static void remember_call(Prof *P, const void *ci, int32_t caller,
     CallSeen *e = call_entry(P, ci, caller, line, &key);
     if (e != NULL) {
         e->caller = caller;
-        e->site = (uint64_t)line;
+        e->site = (uint32_t)line;
         e->key = key;
         e->fn = fn;
         e->edge = edge;
@@ -190,10 +197,7 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
         k = call_of(P, ci, &start);
     }
     if (k == NULL)
-        for (cc = cg_l54_ci_prev(ci);
-             cc != NULL && (k = call_of(P, cc, &start)) == NULL;
-             cc = cg_l54_ci_prev(cc))
-            ;
+        k = call_below(P, cg_l54_ci_prev(ci), &cc, &start);
     if (k != NULL) {
         caller = k->fn;
         line = call_line(P, L, caller, cc, tail && cc == ci);

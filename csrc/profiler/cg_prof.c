@@ -112,23 +112,26 @@ typedef struct Folded {
     const int32_t *parent;      /* per node: its parent's index, -1: none */
     const int32_t *fn;          /* per node: index into names */
     const int64_t *cost;        /* per node: its first cost */
+    const uint64_t *len;        /* per node: its path's length */
     const CgStr *names;
     int32_t *chain;             /* n slots: a stack, innermost first */
+    int32_t *last;              /* n slots: the last line's, outermost first */
+    char *path;                 /* the longest path's room */
 } Folded;
 
 /* Emits one line "name;name;...;name cost" per node whose cost is not 0,
  * in node order: its frames from the outermost, found by walking up its
- * parents. Staged in a buffer of its own (cg_write_raw per piece would be
- * a call per frame). */
+ * parents. The path of the last line is kept: a line's path starts with
+ * the frames it shares with it (nodes are made in call order: a node's
+ * line and the one before mostly share most of their frames). */
 static void fill_folded(CgWriter *w, void *ud)
 {
     const Folded *F = (const Folded *)ud;
-    char buf[1 << 16];
-    size_t len = 0, i;
+    size_t i, ld = 0;
     /* no end line: the digest (a byte at a time) would be its slowest part */
     w->no_digest = 1;
     for (i = 0; i < F->n; i++) {
-        size_t depth = 0;
+        size_t depth = 0, k = 0;
         int32_t x = (int32_t)i;
         char num[24];
         int nl = 0;
@@ -139,21 +142,18 @@ static void fill_folded(CgWriter *w, void *ud)
             F->chain[depth++] = x;
             x = F->parent[x];
         }
-        while (depth > 0) {
-            const CgStr *name = &F->names[F->fn[F->chain[--depth]]];
-            if (len + name->len + 1 > sizeof buf) {
-                cg_write_raw(w, buf, len);
-                len = 0;
-                if (name->len + 1 > sizeof buf) {
-                    cg_write_raw(w, name->ptr, name->len);
-                    cg_write_raw(w, depth > 0 ? ";" : " ", 1);
-                    continue;
-                }
-            }
-            memcpy(buf + len, name->ptr, name->len);
-            len += name->len;
-            buf[len++] = depth > 0 ? ';' : ' ';
+        while (k < ld && k < depth && F->last[k] == F->chain[depth - 1 - k])
+            k++;
+        for (ld = k; ld < depth; ld++) {
+            int32_t y = F->chain[depth - 1 - ld];
+            const CgStr *name = &F->names[F->fn[y]];
+            char *at = F->path + F->len[y] - name->len;
+            if (ld > 0)
+                at[-1] = ';';
+            memcpy(at, name->ptr, name->len);
+            F->last[ld] = y;
         }
+        cg_write_raw(w, F->path, (size_t)F->len[i]);
         /* the cost as Lua's tostring writes an integer, then the newline */
         v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
         num[sizeof num - ++nl] = '\n';
@@ -163,14 +163,9 @@ static void fill_folded(CgWriter *w, void *ud)
         } while (v > 0);
         if (F->cost[i] < 0)
             num[sizeof num - ++nl] = '-';
-        if (len + (size_t)nl > sizeof buf) {
-            cg_write_raw(w, buf, len);
-            len = 0;
-        }
-        memcpy(buf + len, num + sizeof num - nl, (size_t)nl);
-        len += (size_t)nl;
+        num[sizeof num - ++nl] = ' ';
+        cg_write_raw(w, num + sizeof num - nl, (size_t)nl);
     }
-    cg_write_raw(w, buf, len);
 }
 
 /* The parent, function and first cost of n nodes into ints[0..n),
@@ -210,8 +205,9 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
 }
 
 /* The size in bytes of the text fill_folded writes, in one pass over the
- * nodes (each after its parent): len[i] is node i's path's length. */
-static uint64_t folded_size(const Folded *F, uint64_t *len)
+ * nodes (each after its parent): len[i] is node i's path's length, and
+ * *longest the longest. */
+static uint64_t folded_size(const Folded *F, uint64_t *len, uint64_t *longest)
 {
     uint64_t size = 0;
     size_t i;
@@ -219,6 +215,8 @@ static uint64_t folded_size(const Folded *F, uint64_t *len)
         int32_t p = F->parent[i];
         uint64_t v;
         len[i] = (p >= 0 ? len[p] + 1 : 0) + F->names[F->fn[i]].len;
+        if (len[i] > *longest)
+            *longest = len[i];
         if (F->cost[i] == 0)
             continue;
         size += len[i] + 2 + (F->cost[i] < 0);
@@ -272,8 +270,9 @@ static int l_write_folded(lua_State *L)
     nfn = lua_rawlen(L, 4);
     if (n > (size_t)INT32_MAX || nfn > (size_t)INT32_MAX)
         return luaL_error(L, "too many stacks");
-    /* scratch the collector frees: parent, fn and chain, then costs */
-    ints = (int32_t *)lua_newuserdatauv(L, n * 3 * sizeof *ints + 1, 0);
+    /* scratch the collector frees: parent, fn, chain and last, then
+     * costs */
+    ints = (int32_t *)lua_newuserdatauv(L, n * 4 * sizeof *ints + 1, 0);
     costs = (int64_t *)lua_newuserdatauv(L, n * sizeof *costs + 1, 0);
     names = (CgStr *)lua_newuserdatauv(L, nfn * sizeof *names + 1, 0);
     for (i = 0; i < nfn; i++) {
@@ -288,11 +287,14 @@ static int l_write_folded(lua_State *L)
     F.parent = ints;
     F.fn = ints + n;
     F.chain = ints + 2 * n;
+    F.last = ints + 3 * n;
     F.cost = costs;
     F.names = names;
     {
         uint64_t *len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *len + 1, 0);
-        uint64_t size = folded_size(&F, len);
+        uint64_t longest = 0;
+        uint64_t size = folded_size(&F, len, &longest);
+        F.len = len;
         if (max >= 0 && size > (uint64_t)max) {
             lua_pushnil(L);
             lua_pushfstring(L, "%s: the folded stacks would take %I bytes, over max_bytes (%I): "
@@ -301,6 +303,7 @@ static int l_write_folded(lua_State *L)
             lua_pushliteral(L, "memory");
             return 3;
         }
+        F.path = (char *)lua_newuserdatauv(L, (size_t)longest + 1, 0);
     }
     /* no Lua call until the file is written */
     rc = cg_write_atomic_with(path, fill_folded, &F, msg, sizeof msg);

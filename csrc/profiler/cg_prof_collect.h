@@ -189,8 +189,9 @@ typedef struct Prof {
     int direct;                 /* clock_only, the VM keeping the calls
                                    (cg_prof_direct.c) */
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
-    struct VmFn **vfn;          /* the functions' running frames, in */
-    size_t nvcall, nvfn;        /* chunks (the VM points into them) */
+    struct VmFn **vfn;          /* the functions' running frames, */
+    struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
+    size_t nvcall, nvfn, nvnode;  /* points into them) */
     CallSeen cc[CALL_CACHE];    /* the call cache */
 } Prof;
 

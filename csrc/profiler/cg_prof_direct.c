@@ -41,6 +41,22 @@ typedef struct VmFn {
     VmCall none;                /* its frames without a caller */
 } VmFn;
 
+/* a stack (P->stacks): the VM's CgNode first; its children's table
+ * (the VM's CgKids), no_kids until it has a child, which the VM fills */
+#define VM_KIDS 16
+typedef struct VmKids {
+    const void *key[VM_KIDS];
+    struct VmNode *kid[VM_KIDS];
+} VmKids;
+
+typedef struct VmNode {
+    lua_Unsigned self;          /* instructions run on top of it */
+    VmKids *kids;
+    int32_t id;                 /* its Node */
+} VmNode;
+
+static VmKids no_kids;          /* no one writes it */
+
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
 
@@ -84,6 +100,29 @@ static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
         c->active = &vm_fn(P, L, c->fn)->active;
     }
     return c;
+}
+
+/* The VM's way to a stack's child (csrc/vm/: luaD_cgkid, which keeps
+ * it in parent's table): the node of the stack parent (NULL: none)
+ * extended by call's callee; parent gets a table of its own. */
+static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
+{
+    Prof *P = (Prof *)ud;
+    VmNode *p = (VmNode *)parent, *k;
+    int32_t id = cg_prof_node_of(P, L, p != NULL ? p->id : -1,
+                                 ((const VmCall *)call)->fn);
+    if (p != NULL && p->kids == &no_kids
+        && (p->kids = (VmKids *)calloc(1, sizeof(VmKids))) == NULL) {
+        p->kids = &no_kids;
+        cg_prof_oom(P, L);
+    }
+    k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode,
+                              (size_t)id, sizeof(VmNode));
+    if (k->kids == NULL) {
+        k->kids = &no_kids;
+        k->id = id;
+    }
+    return k;
 }
 
 static VmCall *call_of(const Prof *P, const void *ci, lua_Unsigned *start)
@@ -264,6 +303,8 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
     int32_t caller = -1, line = 0, root = -1;
     lua_Debug ar;
     vm_ud = P->vmh.ud;
+    if (P->vmh.stacks != NULL)
+        P->vmh.stacks(L, P->stacks ? direct_kid : NULL, P);
     P->vmh.direct(L, 1);
     memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
     while (level > 0 && lua_getstack(L, level + n, &ar))
@@ -290,11 +331,20 @@ void cg_prof_direct_free(Prof *P)
         free(P->vcall[i]);
     for (i = 0; i < P->nvfn; i++)
         free(P->vfn[i]);
+    for (i = 0; i < P->nvnode; i++) {
+        size_t k;
+        for (k = 0; P->vnode[i] != NULL && k < CHUNK; k++)
+            if (P->vnode[i][k].kids != &no_kids)
+                free(P->vnode[i][k].kids);
+        free(P->vnode[i]);
+    }
     free(P->vcall);
     free(P->vfn);
+    free(P->vnode);
     P->vcall = NULL;
     P->vfn = NULL;
-    P->nvcall = P->nvfn = 0;
+    P->vnode = NULL;
+    P->nvcall = P->nvfn = P->nvnode = 0;
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)
@@ -311,6 +361,10 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
         P->edges[i].count += (int64_t)c->calls;
         P->edges[i].incl.v[EV_INSTR] += (int64_t)c->incl;
     }
+    for (i = 0; i < P->nnode; i++)
+        if ((i >> CHUNK_BITS) < P->nvnode && P->vnode[i >> CHUNK_BITS] != NULL)
+            P->nodes[i].self.v[EV_INSTR] +=
+                (int64_t)P->vnode[i >> CHUNK_BITS][i & (CHUNK - 1)].self;
     P->vmh.direct(L, 0);
     P->vmh.set_hook(L, NULL, NULL, NULL);
     cg_prof_direct_free(P);

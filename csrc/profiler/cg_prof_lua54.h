@@ -49,8 +49,14 @@ typedef struct CgVm {
      * at it; close(L, skip) makes every frame of every thread leave, but
      * skip's; ud(L) the data set with the hook; where lua_State keeps
      * the thread's root (its bottom's caller here, -2 not known yet) and
-     * its resumer. */
+     * its resumer. stacks(L, kid, ud), before direct(L, 1), has the VM
+     * keep the stack of each frame too, kid(ud, L, node, call) giving the
+     * child of a node (NULL: the outermost) for a call's callee (NULL in
+     * an interpreter without: stacks then take the fast function's way). */
     void (*direct)(lua_State *L, int on);
+    void (*stacks)(lua_State *L,
+                   void *(*kid)(void *ud, lua_State *L, void *node,
+                                void *call), void *ud);
     void (*frame)(lua_State *L, void *ci, void *call, int how);
     void *(*call_of)(const void *ci, lua_Unsigned *start);
     void (*close)(lua_State *L, const void *skip);

@@ -233,9 +233,10 @@ void cg_prof_modes(Prof *P, lua_State *L, int opts)
     P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
-    /* without stacks the VM keeps the calls (cg_prof_direct.c), its
-     * counts give the lines and functions */
-    P->direct = P->vmhook && !P->stacks && P->vmh.direct && P->l54.prev_ok;
+    /* the VM keeps the calls (cg_prof_direct.c), and the stacks where it
+     * can; its counts give the lines and functions */
+    P->direct = P->vmhook && (!P->stacks || P->vmh.stacks) && P->vmh.direct
+                && P->l54.prev_ok;
     P->pcl = P->vmhook && (P->lines || P->direct);
     P->clock_only = P->pcl && !P->stacks;
 }

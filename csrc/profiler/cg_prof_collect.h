@@ -186,8 +186,8 @@ typedef struct Prof {
     Edge *edges;
     size_t ned, caped;
     Map edmap;
-    int direct;                 /* clock_only, the VM keeping the calls
-                                   (cg_prof_direct.c) */
+    int direct;                 /* vmhook, the VM keeping the calls (and
+                                   stacks; cg_prof_direct.c) */
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */

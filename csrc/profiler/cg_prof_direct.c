@@ -1,5 +1,5 @@
 /* The counting interpreter keeping the calls itself (P->direct: engine vm,
- * Instr with lines, no stacks). The VM's per-pc counts give the lines; a
+ * Instr alone, stacks or not). The VM's per-pc counts give the lines; a
  * call's record here (VmCall, one per edge) is what the VM counts at
  * calls and returns, without calling the profiler:
  *
@@ -21,8 +21,15 @@
  * while it is suspended, so a resume costs what ran until the yield and
  * the numbers are the hook engine's. An error's unwinding, a coroutine
  * killed, closed or collected, and stop make frames leave too, in the VM.
- * The calls and the functions' counters are in chunks that never move:
- * the VM points into them. */
+ *
+ * With stacks each frame also holds its node (VmNode, one per Node of the
+ * trie), and the VM charges what ran since the thread's last call or
+ * return to the node on top at each of them; a new frame's node is in its
+ * caller node's table of children (VmKids, the VM's CgKids), else here
+ * (direct_kid: cg_prof_node_of). A coroutine's frames move under the node
+ * of each new resumer (the VM's luaD_cgbase), as the hook engine's
+ * cg_prof_rebase. The calls, the functions' counters and the nodes are in
+ * chunks that never move: the VM points into them. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
 

@@ -178,20 +178,20 @@ static void pc_lines(const Prof *P, const FnCost *c, int *lines)
 
 void cg_prof_fold_counts(Prof *P, lua_State *L)
 {
-    size_t i;
+    size_t i, most = 0;
     int pc, *lines = NULL;
-    size_t cap = 0;
+    for (i = 0; P->lines && i < P->nfn; i++)
+        if (P->fns[i].count != NULL && (size_t)P->fns[i].ncount > most)
+            most = (size_t)P->fns[i].ncount;
+    /* a userdata: collected, not leaked, when a line's record raises */
+    if (most > 0)
+        lines = (int *)lua_newuserdatauv(L, most * sizeof *lines, 0);
     for (i = 0; i < P->nfn; i++) {
         FnCost *c = &P->fns[i];
         if (c->count == NULL)
             continue;
-        if (P->lines) {
-            if (CG_GROW(lines, cap, (size_t)c->ncount) != 0) {
-                free(lines);
-                cg_prof_oom(P, L);
-            }
+        if (P->lines)
             pc_lines(P, c, lines);
-        }
         for (pc = 0; pc < c->ncount; pc++)
             if (c->count[pc] != 0)
                 cg_prof_line_slot(P, L, (int32_t)i,
@@ -199,7 +199,8 @@ void cg_prof_fold_counts(Prof *P, lua_State *L)
                     ->v[EV_INSTR] += (int64_t)c->count[pc];
         c->count = NULL;
     }
-    free(lines);
+    if (most > 0)
+        lua_pop(L, 1);
 }
 
 void cg_prof_drop(lua_State *L)

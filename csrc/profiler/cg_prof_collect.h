@@ -264,6 +264,9 @@ CG_HIDDEN void cg_prof_restore_alloc(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_direct_start(Prof *P, lua_State *L, int level);
 CG_HIDDEN void cg_prof_direct_stop(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_direct_free(Prof *P);
+/* The size of a node's table of children here, as the VM exports its
+ * own (callgrind_vm_kids_size): stacks are the VM's only when equal. */
+CG_HIDDEN int cg_prof_direct_kids_size(void);
 
 /* cg_prof_records.c */
 /* The cost of fn's line (made, zeroed, when new). */

@@ -331,6 +331,11 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
     P->vmh.set_hook(L, direct_hook, direct_fast, P);
 }
 
+int cg_prof_direct_kids_size(void)
+{
+    return (int)sizeof(VmKids);
+}
+
 void cg_prof_direct_free(Prof *P)
 {
     size_t i;

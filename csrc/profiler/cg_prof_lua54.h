@@ -52,7 +52,8 @@ typedef struct CgVm {
      * its resumer. stacks(L, kid, ud), before direct(L, 1), has the VM
      * keep the stack of each frame too, kid(ud, L, node, call) giving the
      * child of a node (NULL: the outermost) for a call's callee (NULL in
-     * an interpreter without: stacks then take the fast function's way). */
+     * an interpreter without: stacks then take the fast function's way),
+     * kids_size the size of a node's table of children (-1: none). */
     void (*direct)(lua_State *L, int on);
     void (*stacks)(lua_State *L,
                    void *(*kid)(void *ud, lua_State *L, void *node,
@@ -62,7 +63,7 @@ typedef struct CgVm {
     void (*close)(lua_State *L, const void *skip);
     void *(*ud)(lua_State *L);
     int (*lines)(const void *proto, int *lines); /* every pc's, or 0 */
-    int root_off, from_off;
+    int root_off, from_off, kids_size;
 } CgVm;
 
 /* Fills v; returns 1 when every way was found. */

@@ -236,8 +236,11 @@ void cg_prof_modes(Prof *P, lua_State *L, int opts)
     P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
     /* the VM keeps the calls (cg_prof_direct.c), and the stacks where it
      * can; its counts give the lines and functions */
-    P->direct = P->vmhook && (!P->stacks || P->vmh.stacks) && P->vmh.direct
-                && P->l54.prev_ok;
+    P->direct = P->vmhook
+                && (!P->stacks || (P->vmh.stacks != NULL
+                                   && P->vmh.kids_size
+                                          == cg_prof_direct_kids_size()))
+                && P->vmh.direct && P->l54.prev_ok;
     P->pcl = P->vmhook && (P->lines || P->direct);
     P->clock_only = P->pcl && !P->stacks;
 }

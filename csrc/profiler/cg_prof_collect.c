@@ -74,7 +74,7 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
 /* P->fast as P's fields say now. */
 static void fast_update(Prof *P)
 {
-    P->fast = P->simple && P->running && !P->vmhook && !P->in_hook
+    P->fast = P->simple && P->running && !P->direct && !P->in_hook
                       && P->cur >= 0 ? &P->th[P->cur] : NULL;
 }
 
@@ -262,34 +262,21 @@ static void leave(Prof *P, Thread *T)
 /* The instructions thread T ran since the last event go to its top
  * function and line: take_instr and charge for Instr alone (P->simple),
  * with no Cost on the way. L is the running thread (errors are raised
- * there). vm 0: the caller knows P->vmhook is not set (nor pcl, nor
- * clock_only), and their tests go. */
+ * there). */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep,
-                                int vm)
+static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
 {
     int32_t h = read_hookcount(P, T->L);
     int64_t d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - keep;
-    const Frame *f;
+    const Frame *f = top(T);
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
-    if (vm && P->clock_only) {
-        /* the global clock alone: the VM's counts give the lines, and what
-         * the root ran (no frame open in any running thread) is in no
-         * call's cost */
-        P->G.v[EV_INSTR] += d;
-        return;
-    }
-    f = top(T);
-    /* a C function on top ran none (P->vmhook: hooks and finalizers run
-     * off the clock) */
-    if (d != 0 && f->fn >= 0 && ((vm && P->vmhook) || !P->fns[f->fn].is_c)) {
+    /* a C function on top ran none */
+    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
-        if (vm && P->pcl)
-            ;                   /* the lines come from the VM's counts */
-        else if (f->line >= c->lo && i < c->n)
+        if (f->line >= c->lo && i < c->n)
             c->lines[i].v[EV_INSTR] += d;
         else
             cg_prof_line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
@@ -310,7 +297,7 @@ static inline void charge_since(Prof *P, lua_State *L, Thread *T,
 {
     Cost d;
     if (P->simple) {
-        charge_instr(P, L, T, keep, 1);
+        charge_instr(P, L, T, keep);
         return;
     }
     memset(&d, 0, sizeof d);
@@ -370,34 +357,11 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 }
 
 /* The call cache's entry for a call from caller's function and site (its
- * line, or with P->pcl its pc) to the function of key. */
+ * line) to the function of key. */
 static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
                            uint64_t key)
 {
     return cg_prof_call_slot(P, caller->fn, site, key);
-}
-
-/* The site a call of ci (tail: a tail call) is made from by the frame
- * caller on top: its line, or with P->pcl its pc (the CallInfo's saved
- * pc; of a tail call, the pc it left in lua_State), NULL for a C function
- * or a frame not the caller's. vm 0: P->vmhook (so pcl) is known off. */
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline uint64_t call_site(const Prof *P, const lua_State *L,
-                                 const Frame *caller, const void *ci,
-                                 int tail, int vm)
-{
-    const void *pc = NULL;
-    if (!vm || !P->pcl)
-        return (uint32_t)caller->line;
-    if (!caller->lua || caller->ci == NULL)
-        return 0;
-    if (tail && caller->ci == ci)
-        memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
-    else if (!tail)
-        memcpy(&pc, (const char *)caller->ci + P->vmh.savedpc_off, sizeof pc);
-    return (uint64_t)(uintptr_t)pc;
 }
 
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
@@ -427,10 +391,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    site = call_site(P, L, caller, ar->i_ci, !named, 1);
-    if (P->pcl && site != 0)
-        caller->line = P->vmh.line(P->fns[caller->fn].proto,
-                                   (const void *)(uintptr_t)site, 0);
+    site = (uint32_t)caller->line;
     e = caller->fn >= 0 && P->l54.ci_ok
                 && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
             ? call_slot(P, caller, site, key) : NULL;
@@ -546,14 +507,14 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_call(Prof *P, Thread *T, const void *ci, int vm)
+static inline int fast_call(Prof *P, Thread *T, const void *ci)
 {
     Frame *caller = top(T);
     const CallSeen *e;
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 0, vm), ci);
+    e = seen_callee(P, caller, (uint32_t)caller->line, ci);
     return e != NULL && fast_push(P, T, caller, ci, e, 1);
 }
 
@@ -561,13 +522,13 @@ static inline int fast_call(Prof *P, Thread *T, const void *ci, int vm)
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
-static inline int fast_tail(Prof *P, Thread *T, const void *ci, int vm)
+static inline int fast_tail(Prof *P, Thread *T, const void *ci)
 {
     Frame *caller = top(T);
     const CallSeen *e;
     if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
         return 0;
-    e = seen_callee(P, caller, call_site(P, T->L, caller, ci, 1, vm), ci);
+    e = seen_callee(P, caller, (uint32_t)caller->line, ci);
     if (e == NULL)
         return 0;
     if (e->fn == caller->fn) {
@@ -699,7 +660,7 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
 }
 
 /* The common case's events prof_hook leaves (a thread switch, a step
- * due, a line not known) and the VM hook's; T: the thread last run. */
+ * due, a line not known); T: the thread last run. */
 #if defined(__GNUC__)
 __attribute__((always_inline))
 #endif
@@ -707,7 +668,7 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
 {
     Frame *f;
     if (T->L == L) {
-        charge_instr(P, L, T, ar->event == LUA_HOOKLINE, 1);
+        charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
     } else {
         /* another thread runs: a resume or a yield */
         hook_in(P);
@@ -724,11 +685,11 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
             }
             break;
         case LUA_HOOKCALL:
-            if (fast_call(P, T, ar->i_ci, 1))
+            if (fast_call(P, T, ar->i_ci))
                 return;
             break;
         case LUA_HOOKTAILCALL:
-            if (fast_tail(P, T, ar->i_ci, 1))
+            if (fast_tail(P, T, ar->i_ci))
                 return;
             break;
         case LUA_HOOKRET:
@@ -767,7 +728,7 @@ static void hook_slow(lua_State *L, lua_Debug *ar, Prof *P, int find)
 {
     if (find)
         P = running_prof(L);
-    if (P != NULL && P->running && P->vmhook) {
+    if (P != NULL && P->running && P->direct) {
         lua_sethook(L, NULL, 0, 0);
         return;
     }
@@ -781,19 +742,20 @@ __attribute__((noinline))
 #endif
 static void hook_calls(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
 {
-    charge_instr(P, L, T, 0, 0);
-    if ((ar->event == LUA_HOOKCALL && fast_call(P, T, ar->i_ci, 0))
-        || (ar->event == LUA_HOOKTAILCALL && fast_tail(P, T, ar->i_ci, 0))
+    charge_instr(P, L, T, 0);
+    if ((ar->event == LUA_HOOKCALL && fast_call(P, T, ar->i_ci))
+        || (ar->event == LUA_HOOKTAILCALL && fast_tail(P, T, ar->i_ci))
         || (ar->event == LUA_HOOKRET && fast_return(P, T, ar->i_ci)))
         return;
     hook_general(L, ar, T);
 }
 
-/* The debug hook (engine hook, or vm with time or alloc). Its commonest
+/* The debug hook (engine hook, or vm with time or alloc, or where the
+ * interpreter's own hook cannot serve: cg_prof_modes). Its commonest
  * event, a new line of the function on top of the thread that ran last,
- * is taken here when its count goes to a line known (charge_instr with no
- * call to make: no vmhook, so no pcl): a function this small, with no
- * call but the tail call of hook_slow, needs no stack frame. */
+ * is taken here when its count goes to a line known (charge_instr's work,
+ * inline): a function this small, with no call but the tail call of
+ * hook_slow, needs no stack frame. */
 static void prof_hook(lua_State *L, lua_Debug *ar)
 {
     Prof *P;
@@ -834,51 +796,6 @@ slow:
     hook_slow(L, ar, P, 0);
 }
 
-/* The counting interpreter's hook (callgrind_vm_set_hook): the same calls
- * and returns as the debug hook's, of every thread, with debug.sethook
- * left to the user. */
-static void prof_vmhook(lua_State *L, lua_Debug *ar)
-{
-    Prof *P = running_prof(L);
-    if (P == NULL || !P->running || !P->vmhook) {
-        cg_l54_vm_unhook(L);
-        return;
-    }
-    hook_body(L, ar, P);
-}
-
-/* The counting interpreter's fast function, before its hook: the events
- * of the common case that the fast paths take; 0, having changed
- * nothing but charged the instructions since the last event (and made L
- * the current thread), leaves the event to prof_vmhook. */
-static int prof_vmfast(void *ud, lua_State *L, int event, void *ci)
-{
-    Prof *P = (Prof *)ud;
-    Thread *T;
-    /* (no collector step is due: the VM's hook leaves the collector be) */
-    if ((P->in_hook | (P->cur < 0)) != 0)
-        return 0;
-    T = &P->th[P->cur];
-    if (T->L == L) {
-        charge_instr(P, L, T, 0, 1);
-    } else {
-        /* another thread runs (a resume or a yield): as hook_events */
-        hook_in(P);
-        T = enter(P, L, 0, 0);
-        hook_out(P);
-    }
-    switch (event) {
-    case LUA_HOOKCALL:
-        return fast_call(P, T, ci, 1);
-    case LUA_HOOKTAILCALL:
-        return fast_tail(P, T, ci, 1);
-    case LUA_HOOKRET:
-        return fast_return(P, T, ci);
-    default:
-        return 0;
-    }
-}
-
 /* Pushes the initial shadow stack: the frames from `level` down to the
  * bottom of the thread, as callers of one another. */
 static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
@@ -905,10 +822,10 @@ int cg_prof_own_hook(lua_State *L, int opts)
     Prof *P = cg_prof_state(L);
     if (!P->calibrated)
         cg_prof_calibrate(P, L, prof_hook);
-    P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
-    return cg_prof_engine(P, L, opts) && !cg_prof_flag(L, opts, "time", 0)
-           && !cg_prof_flag(L, opts, "alloc", 0) && P->has_vmh
-           && P->l54.proto_off >= 0;
+    if (P->running)
+        return P->direct;
+    cg_prof_modes(P, L, opts);
+    return P->direct;
 }
 
 void cg_prof_start(lua_State *L, int opts, int level)
@@ -921,7 +838,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
         cg_prof_calibrate(P, L, prof_hook);
     cg_prof_drop(L);
     cg_prof_modes(P, L, opts);
-    if (!P->vmhook && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
+    if (!P->direct && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
     hook_in(P);   /* a collection's finalizers must not reach the hook */
@@ -938,8 +855,6 @@ void cg_prof_start(lua_State *L, int opts, int level)
     /* the counting interpreter's clock runs without a count hook */
     if (P->direct)
         cg_prof_direct_start(P, L, level);
-    else if (P->vmhook)
-        P->vmh.set_hook(L, prof_vmhook, prof_vmfast, P);
     else
         lua_sethook(L, prof_hook,
                     LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
@@ -948,7 +863,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     T->last = P->count_hook ? 0 : read_hookcount(P, L);
     T->counted = T->lastc = 0;
     P->alloc = P->alloc_last = 0;
-    if (P->vmhook) {
+    if (P->direct) {
         /* the counting interpreter runs finalizers off its clock */
         P->gc_ours = 0;
         P->gc_next = INT64_MAX;
@@ -966,7 +881,7 @@ int cg_prof_stop(lua_State *L)
     Thread *T;
     lua_Debug ar;
     size_t i;
-    int ours = P->vmhook || lua_gethook(L) == prof_hook;
+    int ours = P->direct || lua_gethook(L) == prof_hook;
     hook_in(P);
     if (P->direct)
         return cg_prof_direct_stop(P, L), 1;
@@ -980,12 +895,8 @@ int cg_prof_stop(lua_State *L)
             close_all(P, &P->th[i]);
         }
     cg_prof_gc_give_back(P, L);
-    if (P->vmhook)
-        P->vmh.set_hook(L, NULL, NULL, NULL);
-    else if (ours)
+    if (ours)
         lua_sethook(L, NULL, 0, 0);
-    if (P->pcl)
-        cg_prof_fold_counts(P, L);
     cg_prof_restore_alloc(P, L);
     P->running = 0;
     hook_out(P);

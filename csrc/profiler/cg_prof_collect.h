@@ -14,10 +14,9 @@
  * the line hook, to keep the counter counting). Where the counter cannot
  * be found, or when asked (opts.count_hook), a count hook with count 1
  * counts the same instructions one hook call at a time. On the counting
- * interpreter (engine vm, Instr only: P->vmhook) the same events come
- * from its own hook (prof_vmfast first, then prof_vmhook) with its clock,
- * debug.sethook left to the user; with lines its per-pc counts give the
- * lines (P->pcl, folded at stop) and the caller's pc the call site.
+ * interpreter (engine vm, Instr only: P->direct) the VM itself keeps the
+ * calls, stacks and per-pc counts, with debug.sethook left to the user
+ * (cg_prof_direct.c); with time or alloc the debug hook reads its clock.
  *
  * Finalizers run with hooks off while the counter keeps counting: the
  * automatic collector is stopped while profiling and stepped from the
@@ -74,7 +73,7 @@ typedef struct FnCost {
     size_t n, cap;
     Cost *lines;
     const void *proto;          /* a Lua function's prototype, or NULL */
-    lua_Unsigned *count;        /* P->pcl: its per-pc counts (the VM's) */
+    lua_Unsigned *count;        /* P->direct: its per-pc counts (the VM's) */
     int ncount;
 } FnCost;
 
@@ -87,7 +86,7 @@ typedef struct FnCost {
 
 typedef struct CallSeen {
     uint64_t key;               /* the callee's key (cg_l54_ci_key) */
-    uint64_t site;              /* the caller's line (P->pcl: its pc) */
+    uint64_t site;              /* the caller's line */
     int32_t caller;             /* -1: an empty entry */
     int32_t fn, edge;
 } CallSeen;
@@ -150,19 +149,18 @@ typedef struct Prof {
     int clk_off;                /* the clock read: vm_off or l54.hc_off */
     CgVm vmh;                   /* the counting interpreter's ways in */
     int has_vmh;                /* all of them found */
-    int vmhook;                 /* this run has the VM's hook, not a
-                                   debug hook (engine vm, Instr only) */
-    int pcl;                    /* vmhook and lines: the VM's per-pc
-                                   counts give the lines */
-    int clock_only;             /* pcl without stacks: an event charges
-                                   the global clock alone */
     int simple;                 /* Instr only, counted from lua_State */
+    int direct;                 /* this run has the VM's hook, not a
+                                   debug hook (engine vm, Instr only): the
+                                   VM keeps the calls and stacks, its
+                                   per-pc counts give the lines
+                                   (cg_prof_direct.c) */
     int ev[NEV];                /* events collected */
     Cost G;                     /* global clock: everything charged */
     int64_t t_out, alloc, alloc_last;
     int in_hook;
     Thread *fast;               /* th[cur] while prof_hook's fast paths
-                                   may run (simple, running, no vmhook,
+                                   may run (simple, running, not direct,
                                    not in_hook, cur >= 0), else NULL: one
                                    test instead of five at every event */
     lua_Alloc old_f;
@@ -186,8 +184,6 @@ typedef struct Prof {
     Edge *edges;
     size_t ned, caped;
     Map edmap;
-    int direct;                 /* vmhook, the VM keeping the calls (and
-                                   stacks; cg_prof_direct.c) */
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
@@ -248,7 +244,7 @@ CG_HIDDEN int cg_prof_flag(lua_State *L, int idx, const char *name, int def);
 CG_HIDDEN void cg_prof_gc_take(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_gc_give_back(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_gc_step(Prof *P, lua_State *L);
-/* P->pcl: the VM's per-pc counts into the lines of their functions. */
+/* P->direct: the VM's per-pc counts into the lines of their functions. */
 CG_HIDDEN void cg_prof_fold_counts(Prof *P, lua_State *L);
 /* The allocator while profiling (its user data is the state: how the
  * hook finds it), and putting the old one back. */

@@ -190,7 +190,7 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     P->fns[id].is_c = ar->what[0] == 'C';
     if (k2 == 0 && !P->fns[id].is_c)
         P->fns[id].proto = (const void *)(uintptr_t)k1;
-    if (P->pcl && P->fns[id].proto != NULL) {
+    if (P->direct && P->fns[id].proto != NULL) {
         FnCost *c = &P->fns[id];
         c->count = P->vmh.counts(L, c->proto, &c->ncount);
         memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);

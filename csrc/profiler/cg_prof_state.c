@@ -164,7 +164,7 @@ int cg_prof_flag(lua_State *L, int idx, const char *name, int def)
     return v;
 }
 
-/* P->pcl: the VM's per-pc counts into the lines of their functions. */
+/* P->direct: the VM's per-pc counts into the lines of their functions. */
 /* The line of each pc of fn's prototype into lines (n of them): every
  * one in a pass when the VM can, else each by its own look-up. */
 static void pc_lines(const Prof *P, const FnCost *c, int *lines)
@@ -220,7 +220,7 @@ void cg_prof_push_info(lua_State *L)
     lua_remove(L, -2);
 }
 /* The ways a start with the options at opts counts (cg_prof_collect.h's
- * Prof fields from count_hook to clock_only). */
+ * Prof fields from count_hook to direct). */
 void cg_prof_modes(Prof *P, lua_State *L, int opts)
 {
     P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
@@ -233,16 +233,16 @@ void cg_prof_modes(Prof *P, lua_State *L, int opts)
     P->ev[EV_TIME] = cg_prof_flag(L, opts, "time", 0);
     P->ev[EV_ALLOC] = cg_prof_flag(L, opts, "alloc", 0);
     P->simple = !P->count_hook && !P->ev[EV_TIME] && !P->ev[EV_ALLOC];
-    P->vmhook = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0;
-    /* the VM keeps the calls (cg_prof_direct.c), and the stacks where it
-     * can; its counts give the lines and functions */
-    P->direct = P->vmhook
+    /* Instr alone on the counting interpreter: the VM keeps the calls and
+     * stacks (cg_prof_direct.c), its counts give the lines, debug.sethook
+     * stays the user's. An interpreter of another build (without the VM's
+     * stacks, or with other tables) takes the debug hook and the VM's
+     * clock, as time and alloc do. */
+    P->direct = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0
+                && P->vmh.direct != NULL && P->l54.prev_ok
                 && (!P->stacks || (P->vmh.stacks != NULL
                                    && P->vmh.kids_size
-                                          == cg_prof_direct_kids_size()))
-                && P->vmh.direct && P->l54.prev_ok;
-    P->pcl = P->vmhook && (P->lines || P->direct);
-    P->clock_only = P->pcl && !P->stacks;
+                                          == cg_prof_direct_kids_size()));
 }
 
 /* Runs the probes of the Lua 5.4 shortcuts, once. */

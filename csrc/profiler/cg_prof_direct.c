@@ -296,13 +296,6 @@ static void direct_hook(lua_State *L, lua_Debug *ar)
     }
 }
 
-/* The fast function the VM calls first where it does not keep the calls
- * (none of its paths does while it keeps them): the hook takes all. */
-static int direct_fast(void *ud, lua_State *L, int event, void *ci)
-{
-    (void)ud, (void)L, (void)event, (void)ci;
-    return 0;
-}
 
 void cg_prof_direct_start(Prof *P, lua_State *L, int level)
 {
@@ -328,7 +321,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
         line = !P->lines ? P->fns[fn].defined
                          : ar.currentline < 0 ? 0 : ar.currentline;
     }
-    P->vmh.set_hook(L, direct_hook, direct_fast, P);
+    P->vmh.hook(L, direct_hook, P);
 }
 
 int cg_prof_direct_kids_size(void)
@@ -378,7 +371,7 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
             P->nodes[i].self.v[EV_INSTR] +=
                 (int64_t)P->vnode[i >> CHUNK_BITS][i & (CHUNK - 1)].self;
     P->vmh.direct(L, 0);
-    P->vmh.set_hook(L, NULL, NULL, NULL);
+    P->vmh.hook(L, NULL, NULL);
     cg_prof_direct_free(P);
     cg_prof_fold_counts(P, L);
     P->running = 0;

@@ -222,7 +222,7 @@ static int vm_offset(const char *name)
 
 int cg_l54_vm(CgVm *v)
 {
-    *(void **)&v->set_hook = dlsym(RTLD_DEFAULT, "callgrind_vm_set_hook");
+    *(void **)&v->hook = dlsym(RTLD_DEFAULT, "callgrind_vm_hook");
     *(void **)&v->counts = dlsym(RTLD_DEFAULT, "callgrind_vm_counts");
     *(void **)&v->line = dlsym(RTLD_DEFAULT, "callgrind_vm_line");
     v->savedpc_off = vm_offset("callgrind_vm_savedpc_offset");
@@ -241,23 +241,11 @@ int cg_l54_vm(CgVm *v)
         || v->close == NULL || v->ud == NULL || v->root_off < 0
         || v->from_off < 0)
         v->direct = NULL;       /* not this way: the profiler's own */
-    return v->set_hook != NULL && v->counts != NULL && v->line != NULL
+    return v->hook != NULL && v->counts != NULL && v->line != NULL
            && v->savedpc_off >= 0 && v->tailpc_off >= 0;
 }
 
-void cg_l54_vm_unhook(lua_State *L)
-{
-    CgVm v;
-    if (cg_l54_vm(&v))
-        v.set_hook(L, NULL, NULL, NULL);
-}
-
 #else /* another Lua: every shortcut off */
-
-void cg_l54_vm_unhook(lua_State *L)
-{
-    (void)L;
-}
 
 int cg_l54_vm(CgVm *v)
 {

@@ -25,18 +25,15 @@ typedef struct CgL54 {
 } CgL54;
 
 /* The counting interpreter's ways in (csrc/vm/, exported by the patch):
- * its profiler hook at every call and return apart from the user's
- * debug.sethook (set_hook; NULL removes it: a fast function, given ud,
- * the event and the CallInfo, is called first and the hook only when
- * that returns 0, not having taken the event), the per-pc instruction counts
+ * its profiler hook at the calls it does not keep itself, apart from the
+ * user's debug.sethook (hook(L, h, ud); NULL removes it), the per-pc
+ * instruction counts
  * of a prototype (counts: made on first use, kept by the prototype), the
  * line of an instruction (line: of savedpc's previous one, or of pc when
  * savedpc is NULL), and where a CallInfo keeps its saved pc and lua_State
  * the pc a Lua tail call left. All NULL / -1 in another interpreter. */
 typedef struct CgVm {
-    void (*set_hook)(lua_State *L, lua_Hook h,
-                     int (*fast)(void *ud, lua_State *L, int event, void *ci),
-                     void *ud);
+    void (*hook)(lua_State *L, lua_Hook h, void *ud);
     lua_Unsigned *(*counts)(lua_State *L, const void *proto, int *n);
     int (*line)(const void *proto, const void *savedpc, int pc);
     int savedpc_off, tailpc_off;
@@ -52,7 +49,7 @@ typedef struct CgVm {
      * its resumer. stacks(L, kid, ud), before direct(L, 1), has the VM
      * keep the stack of each frame too, kid(ud, L, node, call) giving the
      * child of a node (NULL: the outermost) for a call's callee (NULL in
-     * an interpreter without: stacks then take the fast function's way),
+     * an interpreter without: it then takes the debug hook and its clock),
      * kids_size the size of a node's table of children (-1: none). */
     void (*direct)(lua_State *L, int on);
     void (*stacks)(lua_State *L,
@@ -68,8 +65,6 @@ typedef struct CgVm {
 
 /* Fills v; returns 1 when every way was found. */
 CG_HIDDEN int cg_l54_vm(CgVm *v);
-/* Removes the counting interpreter's profiler hook, if it is one. */
-CG_HIDDEN void cg_l54_vm_unhook(lua_State *L);
 
 /* The counting interpreter (make vm, csrc/vm/): the place of its
  * instruction clock in lua_State (an int counting down at every VM

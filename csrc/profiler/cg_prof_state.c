@@ -119,7 +119,7 @@ static int state_gc(lua_State *L)
     if (P->running && P->direct) {
         /* the VM's frames point into what the profiler frees */
         P->vmh.direct(L, 0);
-        P->vmh.set_hook(L, NULL, NULL, NULL);
+        P->vmh.hook(L, NULL, NULL);
     }
     cg_prof_direct_free(P);
     cg_prof_restore_alloc(P, L);

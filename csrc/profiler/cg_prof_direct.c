@@ -296,7 +296,6 @@ static void direct_hook(lua_State *L, lua_Debug *ar)
     }
 }
 
-
 void cg_prof_direct_start(Prof *P, lua_State *L, int level)
 {
     int n = 0, i;

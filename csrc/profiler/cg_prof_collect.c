@@ -356,19 +356,19 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
     return T;
 }
 
-/* The call cache's entry for a call from caller's function and site (its
- * line) to the function of key. */
-static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t site,
-                           uint64_t key)
+/* The call cache's entry for a call from caller's function and line to
+ * the function of key. */
+static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
 {
-    return cg_prof_call_slot(P, caller->fn, site, key);
+    return cg_prof_call_slot(P, caller->fn, caller->line, key);
 }
 
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
     int named;
-    uint64_t key = 0, site;
+    uint64_t key = 0;
+    int32_t line;
     Frame *caller;
     CallSeen *e;
     if (ar->event == LUA_HOOKTAILCALL) {
@@ -391,11 +391,11 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
     }
     caller = top(T);
     named = ar->event != LUA_HOOKTAILCALL;
-    site = (uint32_t)caller->line;
+    line = caller->line;
     e = caller->fn >= 0 && P->l54.ci_ok
                 && cg_l54_ci_key(&P->l54, ar->i_ci, &key)
-            ? call_slot(P, caller, site, key) : NULL;
-    if (e != NULL && e->caller == caller->fn && e->site == site
+            ? call_slot(P, caller, key) : NULL;
+    if (e != NULL && e->caller == caller->fn && e->line == line
         && e->key == key) {
         fn = e->fn;
         edge = e->edge;
@@ -409,7 +409,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         if (e != NULL) {
             e->key = key;
             e->caller = caller->fn;
-            e->site = site;
+            e->line = line;
             e->fn = fn;
             e->edge = edge;
         }
@@ -449,15 +449,15 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
 __attribute__((always_inline))
 #endif
 static inline const CallSeen *seen_callee(Prof *P, const Frame *caller,
-                                          uint64_t site, const void *ci)
+                                          const void *ci)
 {
     const CallSeen *e;
     uint64_t key;
     if (!cg_l54_ci_key(&P->l54, ci, &key))
         return NULL;
-    e = call_slot(P, caller, site, key);
+    e = call_slot(P, caller, key);
     return e->key == key && e->caller == caller->fn
-                   && e->site == site ? e : NULL;
+                   && e->line == caller->line ? e : NULL;
 }
 
 /* push() for Instr only: the frame of ci for the callee of e, unless its
@@ -514,7 +514,7 @@ static inline int fast_call(Prof *P, Thread *T, const void *ci)
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    e = seen_callee(P, caller, (uint32_t)caller->line, ci);
+    e = seen_callee(P, caller, ci);
     return e != NULL && fast_push(P, T, caller, ci, e, 1);
 }
 
@@ -528,7 +528,7 @@ static inline int fast_tail(Prof *P, Thread *T, const void *ci)
     const CallSeen *e;
     if (caller->fn < 0 || T->n >= T->cap || caller->ci != ci)
         return 0;
-    e = seen_callee(P, caller, (uint32_t)caller->line, ci);
+    e = seen_callee(P, caller, ci);
     if (e == NULL)
         return 0;
     if (e->fn == caller->fn) {

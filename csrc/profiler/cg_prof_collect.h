@@ -86,8 +86,8 @@ typedef struct FnCost {
 
 typedef struct CallSeen {
     uint64_t key;               /* the callee's key (cg_l54_ci_key) */
-    uint64_t site;              /* the caller's line */
     int32_t caller;             /* -1: an empty entry */
+    int32_t line;               /* the caller's line */
     int32_t fn, edge;
 } CallSeen;
 
@@ -290,14 +290,13 @@ CG_HIDDEN int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar,
 CG_HIDDEN int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller,
                                   int32_t line, int32_t callee);
 
-/* The call cache's entry for a call from function caller at site (a
- * line, or a pc) to the function of key: one multiply (Fibonacci
- * hashing) of the three mixed (a pc's instructions are 4 bytes, a key is
- * a pointer). */
+/* The call cache's entry for a call from function caller at line to the
+ * function of key: one multiply (Fibonacci hashing) of the three mixed
+ * (a key is a pointer). */
 static inline CallSeen *cg_prof_call_slot(Prof *P, int32_t caller,
-                                          uint64_t site, uint64_t key)
+                                          int32_t line, uint64_t key)
 {
-    uint32_t h = ((uint32_t)(key >> 3) ^ (uint32_t)(site >> 2 ^ site >> 32)
+    uint32_t h = ((uint32_t)(key >> 3) ^ (uint32_t)line
                   ^ (uint32_t)caller << 11) * 0x9e3779b1u;
     return &P->cc[h >> (32 - CALL_CACHE_BITS)];
 }

@@ -196,7 +196,7 @@ static CallSeen *call_entry(Prof *P, const void *ci, int32_t caller,
 {
     if (caller < 0 || !P->l54.ci_ok || !cg_l54_ci_key(&P->l54, ci, key))
         return NULL;
-    return cg_prof_call_slot(P, caller, (uint64_t)(uint32_t)line, *key);
+    return cg_prof_call_slot(P, caller, line, *key);
 }
 
 static int seen_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t caller,
@@ -204,7 +204,7 @@ static int seen_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t caller,
 {
     uint64_t key;
     const CallSeen *e = call_entry(P, ar->i_ci, caller, line, &key);
-    if (e == NULL || e->caller != caller || e->site != (uint32_t)line
+    if (e == NULL || e->caller != caller || e->line != line
         || e->key != key)
         return 0;
     *fn = e->fn;
@@ -221,7 +221,7 @@ static void remember_call(Prof *P, const void *ci, int32_t caller,
     CallSeen *e = call_entry(P, ci, caller, line, &key);
     if (e != NULL) {
         e->caller = caller;
-        e->site = (uint32_t)line;
+        e->line = line;
         e->key = key;
         e->fn = fn;
         e->edge = edge;

@@ -164,7 +164,6 @@ int cg_prof_flag(lua_State *L, int idx, const char *name, int def)
     return v;
 }
 
-/* P->direct: the VM's per-pc counts into the lines of their functions. */
 /* The line of each pc of fn's prototype into lines (n of them): every
  * one in a pass when the VM can, else each by its own look-up. */
 static void pc_lines(const Prof *P, const FnCost *c, int *lines)
@@ -176,6 +175,7 @@ static void pc_lines(const Prof *P, const FnCost *c, int *lines)
         lines[pc] = P->vmh.line(c->proto, NULL, pc);
 }
 
+/* P->direct: the VM's per-pc counts into the lines of their functions. */
 void cg_prof_fold_counts(Prof *P, lua_State *L)
 {
     size_t i, most = 0;

@@ -31,6 +31,22 @@ local function calls(prof, caller, callee)
   return n
 end
 
+-- Runs `code` as a script under -lcallgrind.start in a shell that first
+-- runs `pre`, in lab's directory TAG; returns stderr, the exit code and the
+-- files left in that directory.
+local function run_script(lab, tag, code, out, pre)
+  local dir = lab.dir .. "/" .. tag
+  assert(os.execute("mkdir " .. shq(dir)))
+  helpers.write_file(dir .. "/script.lua", code)
+  local cmd = ("%s; LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s lua5.4 -lcallgrind.start %s >/dev/null 2>%s")
+    :format(pre or ":", shq(package.path), shq(package.cpath), shq(out or (dir .. "/out")),
+      shq(dir .. "/script.lua"), shq(lab.dir .. "/" .. tag .. ".stderr"))
+  local _, _, code_ = os.execute("sh -c " .. shq(cmd))
+  local files = {}
+  for f in helpers.run("ls " .. shq(dir), "ls"):gmatch("[^\n]+") do files[#files + 1] = f end
+  return helpers.read_file(lab.dir .. "/" .. tag .. ".stderr"), code_, files
+end
+
 -- { ["file:name"] = { [line] = Instr } } of every function with a cost
 local model = helpers.instr_lines
 
@@ -167,20 +183,7 @@ describe("lua5.4 -lcallgrind.start when it cannot write", function()
   setup(function() lab:open() end)
   teardown(function() lab:close() end)
 
-  -- Runs `code` as a script under -lcallgrind.start in a shell that first
-  -- runs `pre`; returns stderr, the exit code and the files left in dir.
-  local function run(tag, code, out, pre)
-    local dir = lab.dir .. "/" .. tag
-    assert(os.execute("mkdir " .. shq(dir)))
-    helpers.write_file(dir .. "/script.lua", code)
-    local cmd = ("%s; LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s lua5.4 -lcallgrind.start %s >/dev/null 2>%s")
-      :format(pre or ":", shq(package.path), shq(package.cpath), shq(out or (dir .. "/out")),
-        shq(dir .. "/script.lua"), shq(lab.dir .. "/" .. tag .. ".stderr"))
-    local _, _, code_ = os.execute("sh -c " .. shq(cmd))
-    local files = {}
-    for f in helpers.run("ls " .. shq(dir), "ls"):gmatch("[^\n]+") do files[#files + 1] = f end
-    return helpers.read_file(lab.dir .. "/" .. tag .. ".stderr"), code_, files
-  end
+  local function run(...) return run_script(lab, ...) end
 
   it("says so on stderr when the script replaced the hook, and writes nothing", function()
     local stderr, code, files = run("hook", "debug.sethook(function() end, 'l')\nlocal x = 1\n")
@@ -306,3 +309,22 @@ describe("the README's busted command", function()
   end)
 end)
 
+describe("lua5.4 -lcallgrind.start's own cost", function()
+  local lab = helpers.lab("spec/profiler_script_spec.lua")
+  setup(function() lab:open() end)
+  teardown(function() lab:close() end)
+
+  it("loads only the profiler's own modules into the profiled script", function()
+    -- the API's tables and the model's loader cost a script that does
+    -- nothing twice what the rest of -lcallgrind.start does
+    local code = "local seen = {}\n"
+      .. "for _, m in ipairs{ 'callgrind.api', 'callgrind.model.load', 'callgrind.export.stacks' } do\n"
+      .. "  seen[#seen + 1] = m .. '=' .. tostring(package.loaded[m] ~= nil)\n"
+      .. "end\n"
+      .. "io.stderr:write(table.concat(seen, ' '), ' ', tostring(package.loaded['callgrind.profiler'] ~= nil))\n"
+    local stderr, code_, files = run_script(lab, "modules", code, nil, "export CALLGRIND_STACKS=1")
+    assert.are.equal(0, code_)
+    assert.are.equal("callgrind.api=false callgrind.model.load=false callgrind.export.stacks=false true", stderr)
+    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+  end)
+end)

@@ -7,7 +7,6 @@
 -- @module callgrind.args
 local core = require "callgrind.core"
 local internal = core.internal
-local api = require "callgrind.api"
 
 local error, getmetatable, ipairs, math_type, pairs, tostring, type =
   error, getmetatable, ipairs, math.type, pairs, tostring, type
@@ -144,7 +143,9 @@ end
 function M.options(opts, fname, n, spec, level)
   level = (level or 2) + 1
   if opts == nil then return {} end
-  if type(spec) == "string" then spec = api.option_types(spec) end
+  -- callgrind.api only when asked: it is the largest module to parse, and
+  -- `-lcallgrind.start` never needs it
+  if type(spec) == "string" then spec = require("callgrind.api").option_types(spec) end
   if type(opts) ~= "table" then
     M.fail(fname, n, string_format("table expected, got %s", M.show(opts)), level)
   end

@@ -13,7 +13,9 @@
 if _VERSION ~= "Lua 5.4" then
   error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
 end
-local profiler = require "callgrind.profiler"
+-- the profiler (its until_exit, as core.internal.exit_writer)
+require "callgrind.profiler"
+local core = require "callgrind.core"
 
 local M = {}
 
@@ -38,7 +40,8 @@ end
 opts.lines = flag("CALLGRIND_LINES", true)
 opts.stacks = flag("CALLGRIND_STACKS", false)
 
---- The object that writes the profile when the Lua state closes.
-M.writer = profiler.until_exit(opts)
+--- The object that writes the profile when the Lua state closes
+-- (profiler.until_exit, without its options check: they are right here).
+M.writer = core.internal.exit_writer(opts)
 
 return M

@@ -152,4 +152,12 @@ function M.printable(name)
   return printable_bytes(name)
 end
 
+--- A name as one frame of folded stacks: `\`, `;`, newline and carriage
+-- return escaped as `\\`, `\;`, `\n`, `\r` (stacks.escape; the profiler
+-- writes its folded file with it).
+-- @usage util.fold_escape("a;b") --> "a\\;b"
+function M.fold_escape(name)
+  return (name:gsub("[\\;\n\r]", { ["\\"] = "\\\\", [";"] = "\\;", ["\n"] = "\\n", ["\r"] = "\\r" }))
+end
+
 return M

@@ -543,9 +543,7 @@ end
 --- A name as one folded frame: `\`, `;`, newline and carriage return
 -- escaped as `\\`, `\;`, `\n`, `\r`.
 -- @usage stacks.escape("a;b") --> "a\\;b"
-function M.escape(name)
-  return (name:gsub("[\\;\n\r]", { ["\\"] = "\\\\", [";"] = "\\;", ["\n"] = "\\n", ["\r"] = "\\r" }))
-end
+M.escape = util.fold_escape
 
 -- Bytes that are not valid UTF-8, and control characters, as \xNN.
 --- A name as text a picture can show (util.printable).

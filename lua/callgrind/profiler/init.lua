@@ -12,7 +12,9 @@
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local util = require "callgrind.util"
-local loader = require "callgrind.model.load"
+-- callgrind.model.load is required where a profile is built: parsing it
+-- (and callgrind.api, which only an options check loads) was half of what
+-- `-lcallgrind.start` cost a script that does nothing
 
 local M = {}
 
@@ -400,7 +402,7 @@ core.internal.stacks_method = Profile.stacks
 -- `frame;frame;frame cost`, outermost first, a line per stack with a
 -- cost), what until_exit writes beside the profile when asked for stacks.
 local function folded_names(fns)
-  local names, escape = {}, require("callgrind.export.stacks").escape
+  local names, escape = {}, util.fold_escape
   for i, fn in ipairs(fns) do names[i] = escape(fn.name) end
   return names
 end
@@ -409,7 +411,7 @@ end
 local function build(data)
   local fns = describe(data)
   local text = to_text(data, nil, fns)
-  local prof = assert(loader.parse(text, "(lua profile)"))
+  local prof = assert(require("callgrind.model.load").parse(text, "(lua profile)"))
   if data.stacks then
     STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns) }
   end
@@ -539,6 +541,13 @@ end
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
   opts = args.options(opts, "until_exit", 1, "until_exit")
+  return core.internal.exit_writer(opts)  -- a tail call: check_free's level
+end
+
+-- until_exit's work, its options checked: callgrind.start, whose options
+-- are right by construction, calls it directly, so that a profiled script
+-- does not pay for loading callgrind.api
+function core.internal.exit_writer(opts)
   check_free("until_exit", opts)
   local out = opts.out or os.getenv("CALLGRIND_OUT")
   local exit = os.exit

@@ -467,6 +467,18 @@ describe("callgrind.profile", function()
     profiler.stop()
     assert.is_false(ok)
     assert.are.equal("callgrind.profiler.start: the profiler is already running", err:gsub("^[^:]*:%d+: ", ""))
+    -- until_exit's error names its caller's line, as start's does (its
+    -- work is core.internal.exit_writer, which callgrind.start calls)
+    local line = debug.getinfo(1, "l").currentline + 3
+    profiler.start()
+    ok, err = pcall(function()
+      local keep = profiler.until_exit()
+      return keep
+    end)
+    profiler.stop()
+    assert.is_false(ok)
+    assert.are.equal("spec/profiler_spec.lua:" .. line .. ": callgrind.profiler.until_exit: "
+      .. "the profiler is already running", err)
   end)
 
   it("raises when its hook was replaced while profiling (the hook engine)", function()

@@ -541,7 +541,9 @@ end
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
   opts = args.options(opts, "until_exit", 1, "until_exit")
-  return core.internal.exit_writer(opts)  -- a tail call: check_free's level
+  -- a tail call: exit_writer takes this frame's place, so check_free's
+  -- error (level 3) names the caller's line
+  return core.internal.exit_writer(opts)
 end
 
 -- until_exit's work, its options checked: callgrind.start, whose options

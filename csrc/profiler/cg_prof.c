@@ -115,44 +115,54 @@ typedef struct Folded {
     const uint64_t *len;        /* per node: its path's length */
     const CgStr *names;
     int32_t *chain;             /* n slots: a stack, innermost first */
-    int32_t *last;              /* n slots: the last line's, outermost first */
+    int32_t *depth;             /* per node: its frames (folded_size) */
     char *path;                 /* the longest path's room */
 } Folded;
 
 /* Emits one line "name;name;...;name cost" per node whose cost is not 0,
- * in node order: its frames from the outermost, found by walking up its
- * parents. The path of the last line is kept: a line's path starts with
- * the frames it shares with it (nodes are made in call order: a node's
- * line and the one before mostly share most of their frames). */
+ * in node order: its frames from the outermost. The path of the last
+ * line is kept: a line's path starts with the frames it shares with it,
+ * up to their nearest common node, and only the frames below that one
+ * are written again, found by walking up from both nodes (nodes are
+ * made in call order: a node and the one of the line before are mostly
+ * near each other in the tree, however deep). */
 static void fill_folded(CgWriter *w, void *ud)
 {
     const Folded *F = (const Folded *)ud;
-    size_t i, ld = 0;
+    size_t i;
+    int32_t prev = -1;          /* the last line's node */
     /* no end line: the digest (a byte at a time) would be its slowest part */
     w->no_digest = 1;
     for (i = 0; i < F->n; i++) {
-        size_t depth = 0, k = 0;
-        int32_t x = (int32_t)i;
+        size_t fresh = 0;
+        int32_t x = (int32_t)i, a = prev;
         char num[24];
         int nl = 0;
         uint64_t v;
         if (F->cost[i] == 0)
             continue;
-        while (x >= 0) {
-            F->chain[depth++] = x;
+        /* the frames of x below its nearest common node with a, innermost
+         * first (the depth of "no node" is 0) */
+        while (x >= 0 && (a < 0 || F->depth[x] > F->depth[a])) {
+            F->chain[fresh++] = x;
             x = F->parent[x];
         }
-        while (k < ld && k < depth && F->last[k] == F->chain[depth - 1 - k])
-            k++;
-        for (ld = k; ld < depth; ld++) {
-            int32_t y = F->chain[depth - 1 - ld];
+        while (a >= 0 && (x < 0 || F->depth[a] > F->depth[x]))
+            a = F->parent[a];
+        while (x != a) {
+            F->chain[fresh++] = x;
+            x = F->parent[x];
+            a = F->parent[a];
+        }
+        while (fresh > 0) {
+            int32_t y = F->chain[--fresh];
             const CgStr *name = &F->names[F->fn[y]];
             char *at = F->path + F->len[y] - name->len;
-            if (ld > 0)
+            if (F->depth[y] > 1)
                 at[-1] = ';';
             memcpy(at, name->ptr, name->len);
-            F->last[ld] = y;
         }
+        prev = (int32_t)i;
         cg_write_raw(w, F->path, (size_t)F->len[i]);
         /* the cost as Lua's tostring writes an integer, then the newline */
         v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
@@ -206,7 +216,7 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
 
 /* The size in bytes of the text fill_folded writes, in one pass over the
  * nodes (each after its parent): len[i] is node i's path's length, and
- * *longest the longest. */
+ * *longest the longest; F->depth[i] its number of frames. */
 static uint64_t folded_size(const Folded *F, uint64_t *len, uint64_t *longest)
 {
     uint64_t size = 0;
@@ -215,6 +225,7 @@ static uint64_t folded_size(const Folded *F, uint64_t *len, uint64_t *longest)
         int32_t p = F->parent[i];
         uint64_t v;
         len[i] = (p >= 0 ? len[p] + 1 : 0) + F->names[F->fn[i]].len;
+        F->depth[i] = p >= 0 ? F->depth[p] + 1 : 1;
         if (len[i] > *longest)
             *longest = len[i];
         if (F->cost[i] == 0)
@@ -270,7 +281,7 @@ static int l_write_folded(lua_State *L)
     nfn = lua_rawlen(L, 4);
     if (n > (size_t)INT32_MAX || nfn > (size_t)INT32_MAX)
         return luaL_error(L, "too many stacks");
-    /* scratch the collector frees: parent, fn, chain and last, then
+    /* scratch the collector frees: parent, fn, chain and depth, then
      * costs */
     ints = (int32_t *)lua_newuserdatauv(L, n * 4 * sizeof *ints + 1, 0);
     costs = (int64_t *)lua_newuserdatauv(L, n * sizeof *costs + 1, 0);
@@ -287,7 +298,7 @@ static int l_write_folded(lua_State *L)
     F.parent = ints;
     F.fn = ints + n;
     F.chain = ints + 2 * n;
-    F.last = ints + 3 * n;
+    F.depth = ints + 3 * n;
     F.cost = costs;
     F.names = names;
     {

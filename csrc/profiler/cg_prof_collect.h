@@ -260,9 +260,10 @@ CG_HIDDEN void cg_prof_restore_alloc(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_direct_start(Prof *P, lua_State *L, int level);
 CG_HIDDEN void cg_prof_direct_stop(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_direct_free(Prof *P);
-/* The size of a node's table of children here, as the VM exports its
- * own (callgrind_vm_kids_size): stacks are the VM's only when equal. */
-CG_HIDDEN int cg_prof_direct_kids_size(void);
+/* 1 when the VM's nodes and their tables of children have the sizes of
+ * the ones here (callgrind_vm_node_size, callgrind_vm_kidtab_size):
+ * stacks are the VM's only then. */
+CG_HIDDEN int cg_prof_direct_fits(const CgVm *v);
 
 /* cg_prof_records.c */
 /* The cost of fn's line (made, zeroed, when new). */

@@ -33,6 +33,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,15 +49,21 @@ typedef struct VmFn {
     VmCall none;                /* its frames without a caller */
 } VmFn;
 
-/* a stack (P->stacks): the VM's CgNode first; its children's table
- * (the VM's CgKids), no_kids until it has a child, which the VM fills */
+/* a stack (P->stacks): the VM's CgNode first (its newest children, its
+ * instructions, its table of older children); the table is no_kids until
+ * it has more children than the node holds (the VM fills it) */
+#define VM_KIN 3
 #define VM_KIDS 16
 typedef struct VmKids {
-    const void *key[VM_KIDS];
-    struct VmNode *kid[VM_KIDS];
+    struct {
+        const void *key;
+        struct VmNode *kid;
+    } e[VM_KIDS];
 } VmKids;
 
 typedef struct VmNode {
+    const void *key[VM_KIN];
+    struct VmNode *kid[VM_KIN];
     lua_Unsigned self;          /* instructions run on top of it */
     VmKids *kids;
     int32_t id;                 /* its Node */
@@ -118,7 +125,7 @@ static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
     VmNode *p = (VmNode *)parent, *k;
     int32_t id = cg_prof_node_of(P, L, p != NULL ? p->id : -1,
                                  ((const VmCall *)call)->fn);
-    if (p != NULL && p->kids == &no_kids
+    if (p != NULL && p->key[VM_KIN - 1] != NULL && p->kids == &no_kids
         && (p->kids = (VmKids *)calloc(1, sizeof(VmKids))) == NULL) {
         p->kids = &no_kids;
         cg_prof_oom(P, L);
@@ -323,9 +330,10 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
     P->vmh.hook(L, direct_hook, P);
 }
 
-int cg_prof_direct_kids_size(void)
+int cg_prof_direct_fits(const CgVm *v)
 {
-    return (int)sizeof(VmKids);
+    return v->node_size == (int)offsetof(VmNode, id)
+           && v->kidtab_size == (int)sizeof(VmKids);
 }
 
 void cg_prof_direct_free(Prof *P)

@@ -230,7 +230,8 @@ int cg_l54_vm(CgVm *v)
     *(void **)&v->direct = dlsym(RTLD_DEFAULT, "callgrind_vm_direct");
     *(void **)&v->frame = dlsym(RTLD_DEFAULT, "callgrind_vm_frame");
     *(void **)&v->stacks = dlsym(RTLD_DEFAULT, "callgrind_vm_stacks");
-    v->kids_size = vm_offset("callgrind_vm_kids_size");
+    v->node_size = vm_offset("callgrind_vm_node_size");
+    v->kidtab_size = vm_offset("callgrind_vm_kidtab_size");
     *(void **)&v->call_of = dlsym(RTLD_DEFAULT, "callgrind_vm_call_of");
     *(void **)&v->close = dlsym(RTLD_DEFAULT, "callgrind_vm_close");
     *(void **)&v->ud = dlsym(RTLD_DEFAULT, "callgrind_vm_ud");

@@ -50,7 +50,8 @@ typedef struct CgVm {
      * keep the stack of each frame too, kid(ud, L, node, call) giving the
      * child of a node (NULL: the outermost) for a call's callee (NULL in
      * an interpreter without: it then takes the debug hook and its clock),
-     * kids_size the size of a node's table of children (-1: none). */
+     * node_size and kidtab_size the sizes of a node and of its table of
+     * children (-1: none). */
     void (*direct)(lua_State *L, int on);
     void (*stacks)(lua_State *L,
                    void *(*kid)(void *ud, lua_State *L, void *node,
@@ -60,7 +61,7 @@ typedef struct CgVm {
     void (*close)(lua_State *L, const void *skip);
     void *(*ud)(lua_State *L);
     int (*lines)(const void *proto, int *lines); /* every pc's, or 0 */
-    int root_off, from_off, kids_size;
+    int root_off, from_off, node_size, kidtab_size;
 } CgVm;
 
 /* Fills v; returns 1 when every way was found. */

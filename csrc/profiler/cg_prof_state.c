@@ -241,8 +241,7 @@ void cg_prof_modes(Prof *P, lua_State *L, int opts)
     P->direct = P->vm && P->simple && P->has_vmh && P->l54.proto_off >= 0
                 && P->vmh.direct != NULL && P->l54.prev_ok
                 && (!P->stacks || (P->vmh.stacks != NULL
-                                   && P->vmh.kids_size
-                                          == cg_prof_direct_kids_size()));
+                                   && cg_prof_direct_fits(&P->vmh)));
 }
 
 /* Runs the probes of the Lua 5.4 shortcuts, once. */

@@ -10,7 +10,10 @@
 # The runs alternate LUA_BENCH_PAIRS times (default 9); each column is
 # the median of the per-round ratios of cpu time (user + sys): off, fn,
 # lines and hook over plain lua5.4, stacks over lines.
-# Targets: off <= 1.05x, lines <= 1.35x, stacks <= 1.1x ("!": over). With
+# Targets: off <= 1.05x, lines <= 1.35x, stacks <= 1.1x ("!": over). Under
+# a workload whose folded file passes 1 MB, a line gives what writing those
+# bytes alone costs (bench/write_floor.lua) against its lines run: the
+# least +stacks can be there. With
 # LUA_BENCH_VALGRIND=1 four last columns give machine instructions
 # (valgrind, 1 run each): plain lua5.4's, and the vm off, vm lines and
 # hook lines runs' over it. Run from anywhere; LUA, CC and BUILD as for
@@ -33,6 +36,7 @@ printf "\n"
 for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
     name=$(basename "$w" .lua)
     : > "$tmp/plain"; : > "$tmp/r_off"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"; : > "$tmp/r_hook"
+    : > "$tmp/lines"; rm -f "$CALLGRIND_OUT.folded"
     for ((i = 0; i < PAIRS; i++)); do
         p=$(cpu "$LUA" "$w")
         o=$(cpu "$VM" "$w")
@@ -41,6 +45,7 @@ for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
         s=$(CALLGRIND_STACKS=1 cpu "$VM" -lcallgrind.start "$w")
         h=$(cpu "$LUA" -lcallgrind.start "$w")
         echo "$p" >> "$tmp/plain"
+        echo "$l" >> "$tmp/lines"
         ratio "$o" "$p" >> "$tmp/r_off"
         ratio "$f" "$p" >> "$tmp/r_fn"
         ratio "$l" "$p" >> "$tmp/r_lines"
@@ -58,6 +63,15 @@ for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
             "$(cell "$(ratio "$(ir "$LUA" -lcallgrind.start "$w")" "$a")" "")"
     fi
     printf "\n"
+    # a large folded file: what writing its bytes alone costs (the floor of
+    # +stacks, however cheap the stacks are to record)
+    if [ "$(stat -c %s "$CALLGRIND_OUT.folded" 2>/dev/null || echo 0)" -gt 1000000 ]; then
+        read -r w_s w_bytes < <(LUA_CPATH="$BUILD/?.so;;" "$LUA" bench/write_floor.lua "$CALLGRIND_OUT.folded" "$PAIRS")
+        l_s=$(median < "$tmp/lines")
+        printf "  %s: its folded file is %s bytes; writing them alone takes %s s cpu, %s of its vm lines run (%s s):\n" \
+            "$name" "$w_bytes" "$w_s" "$(awk -v a="$w_s" -v b="$l_s" 'BEGIN { printf "%.3f", a / b }')" "$l_s"
+        echo "  +stacks cannot be under $(cell "$(awk -v a="$w_s" -v b="$l_s" 'BEGIN { print 1 + a / b }')" "") there"
+    fi
 done
 echo "cpu seconds (user + sys) of plain lua5.4; ratios: median over $PAIRS alternating rounds of the"
 echo "per-round ratio; vm = build/bin/callgrind-lua5.4 (make vm): off = no profiler, fn = CALLGRIND_LINES=0,"

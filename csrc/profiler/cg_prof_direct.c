@@ -24,8 +24,9 @@
  *
  * With stacks each frame also holds its node (VmNode, one per Node of the
  * trie), and the VM charges what ran since the thread's last call or
- * return to the node on top at each of them; a new frame's node is in its
- * caller node's table of children (VmKids, the VM's CgKids), else here
+ * return to the node on top at each of them; a new frame's node is one of
+ * its caller node's newest children, which the node holds, or in the
+ * node's table of older ones (VmKids, the VM's CgKids), else here
  * (direct_kid: cg_prof_node_of). A coroutine's frames move under the node
  * of each new resumer (the VM's luaD_cgbase), as the hook engine's
  * cg_prof_rebase. The calls, the functions' counters and the nodes are in

@@ -68,9 +68,10 @@ for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
     if [ "$(stat -c %s "$CALLGRIND_OUT.folded" 2>/dev/null || echo 0)" -gt 1000000 ]; then
         read -r w_s w_bytes < <(LUA_CPATH="$BUILD/?.so;;" "$LUA" bench/write_floor.lua "$CALLGRIND_OUT.folded" "$PAIRS")
         l_s=$(median < "$tmp/lines")
-        printf "  %s: its folded file is %s bytes; writing them alone takes %s s cpu, %s of its vm lines run (%s s):\n" \
-            "$name" "$w_bytes" "$w_s" "$(awk -v a="$w_s" -v b="$l_s" 'BEGIN { printf "%.3f", a / b }')" "$l_s"
-        echo "  +stacks cannot be under $(cell "$(awk -v a="$w_s" -v b="$l_s" 'BEGIN { print 1 + a / b }')" "") there"
+        share=$(ratio "$w_s" "$l_s")
+        printf "  %s: its folded file is %s bytes; writing them alone takes %s s cpu, %.3f of its vm lines run (%s s):\n" \
+            "$name" "$w_bytes" "$w_s" "$share" "$l_s"
+        echo "  +stacks cannot be under $(cell "$(awk -v s="$share" 'BEGIN { print 1 + s }')" "") there"
     fi
 done
 echo "cpu seconds (user + sys) of plain lua5.4; ratios: median over $PAIRS alternating rounds of the"

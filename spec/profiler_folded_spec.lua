@@ -99,6 +99,19 @@ describe("core.prof_write_folded", function()
     assert.are.equal("", written("none", {}, 3, {}))
   end)
 
+  it("past max bytes names the text's size, byte for byte, and writes nothing", function()
+    -- "a 5\n" (4), "a;bb 123\n" (9), "a;bb -7\n" (8), "bb 1234567890\n" (14)
+    local st = { 0, 1, 5, 1, 2, 123, 2, 1, 0, 1, 2, -7, 0, 2, 1234567890 }
+    local names = { "a", "bb" }
+    local path = lab.dir .. "/max.folded"
+    assert.are.same({ nil, path .. ": the folded stacks would take 35 bytes, over max_bytes (34): "
+        .. "fold the recursion with prof:folded{ collapse_recursion = true }", "memory" },
+      { core.prof_write_folded(path, st, 3, names, 34) })
+    assert.is_nil(io.open(path))
+    assert.are.same({ true }, { core.prof_write_folded(path, st, 3, names, 35) })
+    assert.are.equal("a 5\na;bb 123\na;bb -7\nbb 1234567890\n", helpers.read_file(path))
+  end)
+
   it("fails as core.write_file_atomic fails, leaving no file", function()
     local path = lab.dir .. "/no/such/dir/x.folded"
     assert.are.same({ nil, path .. ": No such file or directory", "io" },

@@ -230,7 +230,8 @@ static uint64_t folded_size(const Folded *F, uint64_t *len, uint64_t *longest)
             *longest = len[i];
         if (F->cost[i] == 0)
             continue;
-        size += len[i] + 2 + (F->cost[i] < 0);
+        /* the path, a space, the first digit, the newline */
+        size += len[i] + 3 + (F->cost[i] < 0);
         v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
         for (; v >= 10; v /= 10)
             size++;

@@ -265,6 +265,7 @@ static int l_write_folded(lua_State *L)
     const Prof *P = NULL;
     char msg[1024];
     int rc;
+    uint64_t size;
     luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
                   "path contains a NUL byte");
     if (lua_type(L, 2) == LUA_TNUMBER) {
@@ -305,7 +306,7 @@ static int l_write_folded(lua_State *L)
     {
         uint64_t *len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *len + 1, 0);
         uint64_t longest = 0;
-        uint64_t size = folded_size(&F, len, &longest);
+        size = folded_size(&F, len, &longest);
         F.len = len;
         if (max >= 0 && size > (uint64_t)max) {
             lua_pushnil(L);
@@ -318,7 +319,9 @@ static int l_write_folded(lua_State *L)
         F.path = (char *)lua_newuserdatauv(L, (size_t)longest + 1, 0);
     }
     /* no Lua call until the file is written */
-    rc = cg_write_atomic_with(path, fill_folded, &F, msg, sizeof msg);
+    rc = cg_write_atomic_with(path, fill_folded, &F,
+                              size <= SIZE_MAX ? (size_t)size : 0, msg,
+                              sizeof msg);
     if (rc != CG_OK) {
         lua_pushnil(L);
         lua_pushstring(L, msg);

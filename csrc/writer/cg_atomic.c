@@ -1,6 +1,6 @@
 /* Atomic files (cg_atomic.h): temporaries renamed into place, and whole
  * files written through them under the SIGXFSZ guard. */
-#define _GNU_SOURCE             /* O_TMPFILE, linkat, sigaction */
+#define _GNU_SOURCE             /* O_TMPFILE, linkat, sigaction, fallocate */
 #include "cg_atomic.h"
 
 #include <errno.h>
@@ -280,10 +280,31 @@ static int write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
+/* The least size worth reserving: more than one writer buffer. */
+#define RESERVE_MIN CG_WRITE_BUF
+
+/* Reserves the disk blocks of len bytes the temporary is about to get,
+ * before they are written: ext4 then allocates them in one go instead
+ * of page by page as they arrive, and writing an 18 MB file took about
+ * a fifth less cpu (bench/README.md). Only a hint: it fails quietly (no
+ * fallocate on that file system, no room: the writes say so), and the
+ * file's size stays what the writes make it (FALLOC_FL_KEEP_SIZE). */
+static void reserve(const CgAtomic *a, size_t len)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    if (!a->inplace && len >= RESERVE_MIN)
+        (void)fallocate(a->fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)len);
+#else
+    (void)a;
+    (void)len;
+#endif
+}
+
 typedef struct Whole {
     const char *path;
     const char *buf;             /* the bytes, or NULL: fill emits them */
-    size_t len;
+    size_t len;                  /* their number (with fill: the number
+                                    it will emit, or 0: not known) */
     void (*fill)(CgWriter *w, void *ud);
     void *ud;
     char *msg;
@@ -298,6 +319,7 @@ static int write_whole(void *ud)
     int rc = cg_atomic_open(&a, o->path, o->msg, o->size), e;
     if (rc != CG_OK)
         return rc;
+    reserve(&a, o->len);
     if (o->buf) {
         /* large pieces straight from buf: no copy */
         if ((e = write_all(a.fd, o->buf, o->len)) != 0) {
@@ -337,11 +359,12 @@ int cg_write_file_atomic(const char *path, const char *buf, size_t len,
 
 int cg_write_atomic_with(const char *path,
                          void (*fill)(CgWriter *w, void *ud), void *ud,
-                         char *msg, size_t size)
+                         size_t len, char *msg, size_t size)
 {
     Whole o;
     memset(&o, 0, sizeof o);
     o.path = path;
+    o.len = len;
     o.fill = fill;
     o.ud = ud;
     o.msg = msg;

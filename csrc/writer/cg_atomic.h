@@ -48,10 +48,13 @@ CG_HIDDEN int cg_write_file_atomic(const char *path, const char *buf,
 
 /* What fill(w, ud) emits into an fd writer (flushed after fill) to path
  * through cg_atomic_*, under the SIGXFSZ guard; results as
- * cg_write_file_atomic. fill must not raise a Lua error (the caller's
- * fill makes no Lua call that can fail): the temporary would stay. */
+ * cg_write_file_atomic. len: the bytes fill will emit, when known (their
+ * disk blocks are reserved first), else 0. fill must not raise a Lua
+ * error (the caller's fill makes no Lua call that can fail): the
+ * temporary would stay. */
 CG_HIDDEN int cg_write_atomic_with(const char *path,
                                    void (*fill)(CgWriter *w, void *ud),
-                                   void *ud, char *msg, size_t msgsize);
+                                   void *ud, size_t len, char *msg,
+                                   size_t msgsize);
 
 #endif

@@ -7,6 +7,7 @@
  * that to agree with lua_getinfo; else lua_getinfo("f") gives it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
+#include "cg_mem.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -84,7 +85,7 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     Node *n;
     int k;
     if (P->nnode >= (size_t)INT32_MAX
-        || CG_GROW(P->nodes, P->capnode, P->nnode + 1) != 0)
+        || CG_BIG_GROW(P->nodes, P->capnode, P->nnode + 1, CG_BIG_ANY) != 0)
         cg_prof_oom(P, L);
     if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
         /* one more is too many to walk: its children go into the map */

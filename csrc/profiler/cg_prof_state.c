@@ -10,6 +10,7 @@
  * load of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
+#include "cg_mem.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -95,7 +96,7 @@ static void reset_data(Prof *P)
     free(P->th);
     free(P->fns);
     free(P->edges);
-    free(P->nodes);
+    cg_big_free(P->nodes, P->capnode * sizeof *P->nodes);
     P->nodes = NULL;
     P->nnode = P->capnode = 0;
     cg_pm_free(&P->nodemap);

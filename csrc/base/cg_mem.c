@@ -27,6 +27,8 @@
                                     are marked for a large page; the
                                     array follows */
 #define HEAD_LARGE0 sizeof(size_t)   /* (the flag's offset) */
+/* cg_mem.h's CG_BIG_PAGE_FIT is what a 2 MiB page holds after HEAD */
+typedef char cg_page_fit_is_right[CG_BIG_PAGE_FIT == LARGE_PAGE - HEAD ? 1 : -1];
 #define MIN_RESERVE ((size_t)64 << 20)
 
 static size_t round_up(size_t n, size_t to)
@@ -117,10 +119,11 @@ static char *reserve(size_t r)
 }
 
 /* A new block of size bytes: a reservation starting on a 2 MiB boundary,
- * of which the first rw_len(size) bytes are readable and writable. Where
- * the address space is limited (ulimit -v) and eight times the size is
- * not to be had, the reservation is the size alone. */
-static void *map_block(size_t size, size_t expect, int resident)
+ * of which the first rw_len(size) bytes are readable and writable. With
+ * room, the reservation is eight times the size (64 MiB at least), to
+ * grow into; where the address space is limited (ulimit -v) and that is
+ * not to be had, and without room, it is the size alone. */
+static void *map_block(size_t size, size_t expect, int resident, int room)
 {
     size_t r, span, rw;
     char *m, *b;
@@ -128,7 +131,9 @@ static void *map_block(size_t size, size_t expect, int resident)
         return NULL;
     r = 8 * (HEAD + size);
     r = round_up(r < MIN_RESERVE ? MIN_RESERVE : r, LARGE_PAGE);
-    if (!(m = reserve(r)) && !(m = reserve(r = rw_len(size))))
+    if (!room)
+        r = rw_len(size);
+    if (!(m = reserve(r)) && (!room || !(m = reserve(r = rw_len(size)))))
         return NULL;
     span = r + LARGE_PAGE;
     b = m + (round_up((size_t)(uintptr_t)m, LARGE_PAGE) - (size_t)(uintptr_t)m);
@@ -158,7 +163,7 @@ static size_t reserved(const void *p)
  * NULL out of memory (p then unchanged). */
 static void *move_block(void *p, size_t old, size_t size, size_t expect)
 {
-    void *q = map_block(size, expect, 1);
+    void *q = map_block(size, expect, 1, 1);
     if (q) {
         memcpy(q, p, old);
         munmap((char *)p - HEAD, reserved(p));
@@ -214,7 +219,7 @@ void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
     if (was && big)
         return resize_block(p, old, size, expect);
     /* from the heap to a block or back */
-    if (!(q = big ? map_block(size, expect, 1) : malloc(size)))
+    if (!(q = big ? map_block(size, expect, 1, 1) : malloc(size)))
         return NULL;
     if (p)
         memcpy(q, p, old < size ? old : size);
@@ -224,7 +229,13 @@ void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
 
 void *cg_big_new(size_t size)
 {
-    return size >= CG_BIG_MIN ? map_block(size, size, 0) : malloc(size);
+    return size >= CG_BIG_MIN ? map_block(size, size, 0, 1) : malloc(size);
+}
+
+/* (a fresh mapping is zeroed) */
+void *cg_big_zalloc(size_t size)
+{
+    return size >= CG_BIG_MIN ? map_block(size, size, 1, 0) : calloc(1, size);
 }
 
 void cg_big_free(void *p, size_t size)
@@ -251,6 +262,11 @@ void *cg_big_resize(void *p, size_t old, size_t size, size_t expect)
 void *cg_big_new(size_t size)
 {
     return malloc(size);
+}
+
+void *cg_big_zalloc(size_t size)
+{
+    return calloc(1, size);
 }
 
 void cg_big_free(void *p, size_t size)

@@ -47,6 +47,14 @@ CG_HIDDEN void *cg_big_resize(void *p, size_t old, size_t size,
  * thread: cg_source.h). Large pages as for expect = size. NULL out of
  * memory. */
 CG_HIDDEN void *cg_big_new(size_t size);
+/* A block of size bytes (size > 0), zeroed, that never grows or moves:
+ * from CG_BIG_MIN bytes on its pages are made resident at once, in 2 MiB
+ * pages for its whole 2 MiB stretches (a block of CG_BIG_PAGE_FIT bytes
+ * takes exactly one); below, on the heap. NULL out of memory. Freed by
+ * cg_big_free with the same size. */
+CG_HIDDEN void *cg_big_zalloc(size_t size);
+/* The bytes a block holds in exactly one 2 MiB page (its header takes 64) */
+#define CG_BIG_PAGE_FIT (((size_t)2 << 20) - 64)
 /* Frees a block of size bytes (NULL or 0: nothing). */
 CG_HIDDEN void cg_big_free(void *p, size_t size);
 /* cg_grow for such an array (its size is *cap * elem), expected to hold

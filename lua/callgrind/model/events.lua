@@ -298,7 +298,10 @@ local function presets(prof)
   end
 end
 
---- Called on every profile the library loads (callgrind.load/parse).
+--- Called on every profile the library loads (callgrind.load/parse): the
+-- derived events its file declares (`event:` lines), then the presets its
+-- events allow.
+-- @usage events.attach(prof) --> prof
 function M.attach(prof)
   from_file(prof)
   presets(prof)

@@ -1,5 +1,6 @@
 /* Atomic files: a temporary in the target's directory, fsync'd and
- * renamed into place; removed on any failure. A target that is not a
+ * renamed into place; removed on any failure. A write whose size is known
+ * reserves the temporary's disk blocks first. A target that is not a
  * regular file (a character device such as /dev/null, a FIFO, a terminal,
  * /dev/stdout: symlinks followed) is written in place instead, never
  * replaced; a link to a regular file replaces the file it names, not the

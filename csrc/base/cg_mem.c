@@ -22,13 +22,11 @@
 
 #define BIG_STEPS 1              /* blocks grow in place: by steps */
 #define LARGE_PAGE ((size_t)2 << 20)
-#define HEAD ((size_t)64)        /* a block's header: the size of its
-                                    reservation, whether its first 2 MiB
-                                    are marked for a large page; the
-                                    array follows */
+/* a block's header (64 bytes: what cg_mem.h's CG_BIG_PAGE_FIT leaves of
+ * a 2 MiB page): the size of its reservation, whether its first 2 MiB
+ * are marked for a large page; the array follows */
+#define HEAD (LARGE_PAGE - CG_BIG_PAGE_FIT)
 #define HEAD_LARGE0 sizeof(size_t)   /* (the flag's offset) */
-/* cg_mem.h's CG_BIG_PAGE_FIT is what a 2 MiB page holds after HEAD */
-typedef char cg_page_fit_is_right[CG_BIG_PAGE_FIT == LARGE_PAGE - HEAD ? 1 : -1];
 #define MIN_RESERVE ((size_t)64 << 20)
 
 static size_t round_up(size_t n, size_t to)

@@ -127,18 +127,20 @@ static void *map_block(size_t size, size_t expect, int resident, int room)
     char *m, *b;
     if (size > ((size_t)1 << 44))     /* 16 TiB: more than any machine */
         return NULL;
-    r = 8 * (HEAD + size);
-    r = round_up(r < MIN_RESERVE ? MIN_RESERVE : r, LARGE_PAGE);
-    if (!room)
-        r = rw_len(size);
-    if (!(m = reserve(r)) && (!room || !(m = reserve(r = rw_len(size)))))
+    rw = rw_len(size);
+    if (room) {
+        r = 8 * (HEAD + size);
+        r = round_up(r < MIN_RESERVE ? MIN_RESERVE : r, LARGE_PAGE);
+    } else {
+        r = rw;
+    }
+    if (!(m = reserve(r)) && (r == rw || !(m = reserve(r = rw))))
         return NULL;
     span = r + LARGE_PAGE;
     b = m + (round_up((size_t)(uintptr_t)m, LARGE_PAGE) - (size_t)(uintptr_t)m);
     if (b > m)
         munmap(m, (size_t)(b - m));
     munmap(b + r, (size_t)(m + span - (b + r)));
-    rw = rw_len(size);
     if (mprotect(b, rw, PROT_READ | PROT_WRITE) != 0) {
         munmap(b, r);
         return NULL;

@@ -73,40 +73,47 @@ typedef struct VmNode {
 
 static VmKids no_kids;          /* no one writes it */
 
+/* A chunked array (the calls, the functions' counters, the nodes): its
+ * first SMALL_CHUNKS chunks hold CHUNK entries each, on the heap (a
+ * small profile's), the others as many as fill one 2 MiB page
+ * (cg_big_zalloc), made resident at once rather than a fault at a 4 KiB
+ * page (luacheck's stacks run: 3,203 page faults with all its 44,700
+ * nodes on the heap, 2,740 so). */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
+#define SMALL_CHUNKS 32
+#define SMALL (SMALL_CHUNKS * CHUNK)
 
-/* The nodes: the first NODE_SMALL in chunks of CHUNK on the heap (a small
- * profile's), the others in chunks of NODE_BIG that fill one 2 MiB page
- * each (cg_big_zalloc), made resident at once rather than a fault at a
- * 4 KiB page (luacheck's stacks run: 3,203 page faults with all its
- * 44,700 nodes on the heap, 2,740 so). */
-#define NODE_SMALL_CHUNKS 32
-#define NODE_SMALL (NODE_SMALL_CHUNKS * CHUNK)
-#define NODE_BIG (CG_BIG_PAGE_FIT / sizeof(VmNode))
-
-/* node id's chunk, its place there in *at */
-static size_t node_chunk(size_t id, size_t *at)
+/* the entries of chunk c of entries of size bytes */
+static size_t chunk_len(size_t c, size_t size)
 {
-    if (id < NODE_SMALL) {
-        *at = id & (CHUNK - 1);
-        return id >> CHUNK_BITS;
+    return c < SMALL_CHUNKS ? CHUNK : CG_BIG_PAGE_FIT / size;
+}
+
+/* entry i's chunk, its place there in *at */
+static size_t chunk_of(size_t i, size_t size, size_t *at)
+{
+    size_t big = CG_BIG_PAGE_FIT / size;
+    if (i < SMALL) {
+        *at = i & (CHUNK - 1);
+        return i >> CHUNK_BITS;
     }
-    *at = (id - NODE_SMALL) % NODE_BIG;
-    return NODE_SMALL_CHUNKS + (id - NODE_SMALL) / NODE_BIG;
+    *at = (i - SMALL) % big;
+    return SMALL_CHUNKS + (i - SMALL) / big;
 }
 
-/* the entries of the node chunk c */
-static size_t node_chunk_len(size_t c)
+/* entry i of the chunked array chunks (n chunks), or NULL: not made */
+static void *chunk_at(void **chunks, size_t n, size_t i, size_t size)
 {
-    return c < NODE_SMALL_CHUNKS ? CHUNK : NODE_BIG;
+    size_t at, c = chunk_of(i, size, &at);
+    return c < n && chunks[c] != NULL ? (char *)chunks[c] + at * size : NULL;
 }
 
-/* entry `at` of chunk c (of len entries of size bytes) of the chunked
- * array *chunks (n chunks), made zeroed */
+/* entry i of the chunked array *chunks (n chunks), made zeroed */
 static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
-                         size_t c, size_t at, size_t len, size_t size)
+                         size_t i, size_t size)
 {
+    size_t at, c = chunk_of(i, size, &at);
     if (c >= *n) {
         void **grown = (void **)realloc(*chunks, (c + 1) * sizeof *grown);
         if (grown == NULL)
@@ -116,19 +123,17 @@ static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
         *n = c + 1;
     }
     if ((*chunks)[c] == NULL
-        && ((*chunks)[c] = cg_big_zalloc(len * size)) == NULL)
+        && ((*chunks)[c] = cg_big_zalloc(chunk_len(c, size) * size)) == NULL)
         cg_prof_oom(P, L);
     return (char *)(*chunks)[c] + at * size;
 }
 
-/* frees the n chunks of *chunks, chunk c of len(c) entries of size bytes
- * (len NULL: CHUNK each) */
-static void chunks_free(void ***chunks, size_t *n, size_t (*len)(size_t),
-                        size_t size)
+/* frees the n chunks of *chunks (entries of size bytes) */
+static void chunks_free(void ***chunks, size_t *n, size_t size)
 {
     size_t c;
     for (c = 0; c < *n; c++)
-        cg_big_free((*chunks)[c], (len != NULL ? len(c) : CHUNK) * size);
+        cg_big_free((*chunks)[c], chunk_len(c, size) * size);
     free(*chunks);
     *chunks = NULL;
     *n = 0;
@@ -137,9 +142,7 @@ static void chunks_free(void ***chunks, size_t *n, size_t (*len)(size_t),
 static VmFn *vm_fn(Prof *P, lua_State *L, int32_t fn)
 {
     VmFn *f = (VmFn *)chunk_entry(P, L, (void ***)&P->vfn, &P->nvfn,
-                                  (size_t)fn >> CHUNK_BITS,
-                                  (size_t)fn & (CHUNK - 1), CHUNK,
-                                  sizeof(VmFn));
+                                  (size_t)fn, sizeof(VmFn));
     if (f->none.active == NULL) {
         f->none.active = &f->active;
         f->none.fn = fn;
@@ -151,9 +154,7 @@ static VmFn *vm_fn(Prof *P, lua_State *L, int32_t fn)
 static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
 {
     VmCall *c = (VmCall *)chunk_entry(P, L, (void ***)&P->vcall, &P->nvcall,
-                                      (size_t)edge >> CHUNK_BITS,
-                                      (size_t)edge & (CHUNK - 1), CHUNK,
-                                      sizeof(VmCall));
+                                      (size_t)edge, sizeof(VmCall));
     if (c->active == NULL) {
         c->fn = P->edges[edge].callee;
         c->edge = edge;
@@ -169,7 +170,6 @@ static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
 {
     Prof *P = (Prof *)ud;
     VmNode *p = (VmNode *)parent, *k;
-    size_t c, at;
     int32_t id = cg_prof_node_of(P, L, p != NULL ? p->id : -1,
                                  ((const VmCall *)call)->fn);
     if (p != NULL && p->key[VM_KIN - 1] != NULL && p->kids == &no_kids
@@ -177,9 +177,8 @@ static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
         p->kids = &no_kids;
         cg_prof_oom(P, L);
     }
-    c = node_chunk((size_t)id, &at);
-    k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode, c, at,
-                              node_chunk_len(c), sizeof(VmNode));
+    k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode,
+                              (size_t)id, sizeof(VmNode));
     if (k->kids == NULL) {
         k->kids = &no_kids;
         k->id = id;
@@ -386,15 +385,15 @@ int cg_prof_direct_fits(const CgVm *v)
 
 void cg_prof_direct_free(Prof *P)
 {
-    size_t c, k;
+    size_t c, k, len;
     for (c = 0; c < P->nvnode; c++)
-        for (k = 0; P->vnode[c] != NULL && k < node_chunk_len(c); k++)
+        for (k = 0, len = chunk_len(c, sizeof(VmNode));
+             P->vnode[c] != NULL && k < len; k++)
             if (P->vnode[c][k].kids != &no_kids)
                 free(P->vnode[c][k].kids);
-    chunks_free((void ***)&P->vcall, &P->nvcall, NULL, sizeof(VmCall));
-    chunks_free((void ***)&P->vfn, &P->nvfn, NULL, sizeof(VmFn));
-    chunks_free((void ***)&P->vnode, &P->nvnode, node_chunk_len,
-                sizeof(VmNode));
+    chunks_free((void ***)&P->vcall, &P->nvcall, sizeof(VmCall));
+    chunks_free((void ***)&P->vfn, &P->nvfn, sizeof(VmFn));
+    chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)
@@ -404,17 +403,20 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
     /* the frame of the C function stopping leaves uncounted */
     P->vmh.close(L, lua_getstack(L, 0, &ar) ? ar.i_ci : NULL);
     for (i = 0; i < P->ned; i++) {
-        const VmCall *c;
-        if ((i >> CHUNK_BITS) >= P->nvcall || P->vcall[i >> CHUNK_BITS] == NULL)
+        const VmCall *c = (const VmCall *)chunk_at((void **)P->vcall,
+                                                   P->nvcall, i,
+                                                   sizeof(VmCall));
+        if (c == NULL)
             continue;
-        c = &P->vcall[i >> CHUNK_BITS][i & (CHUNK - 1)];
         P->edges[i].count += (int64_t)c->calls;
         P->edges[i].incl.v[EV_INSTR] += (int64_t)c->incl;
     }
     for (i = 0; i < P->nnode; i++) {
-        size_t at, c = node_chunk(i, &at);
-        if (c < P->nvnode && P->vnode[c] != NULL)
-            P->nodes[i].self.v[EV_INSTR] += (int64_t)P->vnode[c][at].self;
+        const VmNode *x = (const VmNode *)chunk_at((void **)P->vnode,
+                                                   P->nvnode, i,
+                                                   sizeof(VmNode));
+        if (x != NULL)
+            P->nodes[i].self.v[EV_INSTR] += (int64_t)x->self;
     }
     P->vmh.direct(L, 0);
     P->vmh.hook(L, NULL, NULL);

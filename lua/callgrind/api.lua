@@ -227,7 +227,9 @@ O.export_events = {
   { "events", "(string|integer)[]", "the base events", "the events, columns each" },
 }
 
--- The Lua type a LuaLS type's values have, for the argument checks.
+--- The Lua types (as `type` names them, joined by "|") that the values of
+-- a LuaLS type have: what the argument checks compare with.
+-- @usage api.lua_types("callgrind.Function|string[]") --> "userdata|table"
 local function lua_types(t)
   local out, seen = {}, {}
   local function add(x)
@@ -256,10 +258,10 @@ local function lua_types(t)
 end
 M.lua_types = lua_types
 
+local checks = {}
 --- The checks of an options set: option name -> Lua types ("string|number"),
 -- what args.options takes (made once per set).
--- @usage args.options(opts, "tree", 2, "tree")
-local checks = {}
+-- @usage api.option_types("tree").depth --> "number"
 function M.option_types(set)
   local c = checks[set]
   if c then return c end

@@ -56,7 +56,10 @@ end
 local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r",
   ["\t"] = "\\t" }
 
--- A JSON string: valid UTF-8 kept, other bytes as \u00XX.
+--- A JSON string, quotes included: valid UTF-8 kept, control characters
+-- and other bytes as \u00XX (each byte of a name that is not UTF-8 stays
+-- one character).
+-- @usage export.json_string('a"b\255') --> '"a\\"b\\u00ff"'
 local function json_string(s)
   local out, i, n = {}, 1, #s
   while i <= n do
@@ -98,8 +101,8 @@ local function json_value(v)
   return json_string(tostring(v))
 end
 
---- JSON text (an array of objects) of columns and rows.
--- @usage export.json({ "a" }, { { 1 } }) --> '[{"a":1}]'
+--- JSON text (an array of objects) of columns and rows, and a newline.
+-- @usage export.json({ "a" }, { { 1 } }) --> '[{"a":1}]\n'
 function M.json(columns, rows)
   local keys = {}
   for i, c in ipairs(columns) do keys[i] = json_string(c) .. ":" end

@@ -38,7 +38,7 @@ function M.sh(code)
 end
 
 --- Is there a readable file (or directory) at path?
--- @usage if util.file_exists("spec/baselines/x.callgrind") then ... end
+-- @usage if not util.file_exists("spec/baselines/x.callgrind") then print("no baseline yet") end
 function M.file_exists(path)
   local f = io_open(path, "rb")
   if f then f:close() end
@@ -46,7 +46,7 @@ function M.file_exists(path)
 end
 
 --- Does sh find the command (`command -v`)?
--- @usage if util.command_exists("valgrind") then ... end
+-- @usage if not util.command_exists("valgrind") then print("apt-get install -y valgrind") end
 function M.command_exists(cmd)
   return (M.sh("command -v " .. M.shq(cmd) .. " >/dev/null 2>&1"))
 end
@@ -89,7 +89,7 @@ function M.write_file(path, data)
 end
 
 --- Is x a loaded Profile (the core's handle)?
--- @usage if util.is_profile(x) then ... end
+-- @usage util.is_profile(prof) --> true
 function M.is_profile(x)
   local mt = getmetatable(x)
   return type(x) == "userdata" and type(mt) == "table" and mt.__name == "callgrind.Profile"
@@ -104,18 +104,19 @@ function M.value(fn, ev, kind)
   return fn:self(ev)
 end
 
---- An iterator that prints as what it walks, as the core's do
--- (`callgrind.Iterator: 3 Cycles`): a generic for calls it as it calls f.
--- @tparam function f the iteration function
--- @tparam string what what it walks ("Cycles")
--- @tparam[opt] integer n how many, when known
--- @usage return util.iterator(function() ... end, "Cycles", #list)
 local iterator_mt = { __name = "callgrind.Iterator" }
 function iterator_mt.__call(self, ...) return self.f(...) end
 function iterator_mt.__tostring(self)
   return self.n and string.format("callgrind.Iterator: %d %s", self.n, self.what)
     or "callgrind.Iterator: " .. self.what
 end
+
+--- An iterator that prints as what it walks, as the core's do
+-- (`callgrind.Iterator: 3 Cycles`): a generic for calls it as it calls f.
+-- @tparam function f the iteration function
+-- @tparam string what what it walks ("Cycles")
+-- @tparam[opt] integer n how many, when known
+-- @usage tostring(util.iterator(next, "Cycles", 3)) --> "callgrind.Iterator: 3 Cycles"
 function M.iterator(f, what, n)
   return setmetatable({ f = f, what = what, n = n }, iterator_mt)
 end

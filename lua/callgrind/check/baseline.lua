@@ -71,7 +71,7 @@ end
 -- messages).
 -- @tparam[opt] table opts `dir`
 -- @return the directory, and how it was found
--- @usage print(baseline.dir()) --> /home/me/project/spec/baselines (the .busted directory's)
+-- @usage print(baseline.dir())  -- /home/me/project/spec/baselines  the .busted directory's
 function M.dir(opts)
   if opts and opts.dir then return opts.dir, "opts.dir" end
   local env = os.getenv("CALLGRIND_BASELINE_DIR")
@@ -85,7 +85,7 @@ function M.dir(opts)
 end
 
 --- The file of baseline NAME.
--- @usage baseline.path("parse", { dir = "perf" }) --> perf/parse.callgrind
+-- @usage baseline.path("parse", { dir = "perf" }) --> "perf/parse.callgrind"
 function M.path(name, opts)
   return (M.dir(opts)) .. "/" .. name .. ".callgrind"
 end

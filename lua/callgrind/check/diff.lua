@@ -41,7 +41,7 @@ end
 --- A profile's own program: the basename of the executable its `cmd:`
 -- runs when an object of the profile has that name, else the object of its
 -- `main`; nil when neither tells (a Lua profile, a file without objects).
--- @usage diff.program(prof) --> "pigz-O2"
+-- @usage diff.program(prof) --> "prog"
 function M.program(prof)
   local exe = prof.cmd and util.basename(prof.cmd:match("^%s*(%S+)"))
   local main
@@ -82,7 +82,7 @@ local function full_key(fn)
 end
 
 --- A function as messages name it: `name (file; object)`.
--- @usage diff.describe_fn(prof:func("main")) --> "main (main.c; /bin/prog)"
+-- @usage diff.describe_fn(prof:func("main")) --> "main (main.c; prog)"
 function M.describe_fn(fn)
   local where = {}
   if fn.file then where[#where + 1] = fn.file end
@@ -256,11 +256,6 @@ function M.percent(old, new)
   return (new - old) * 100.0 / math_abs(old)
 end
 
---- Every function of either profile (missing on one side = 0), largest
--- absolute change first (ties by name).
--- @param ev event (base or derived, known to both profiles)
--- @tparam[opt] string kind "self" (default) or "inclusive"
--- @return array of rows `{ name, key, old, new, delta, percent, old_fn, new_fn }`
 --- A row of d:movers prints as one line: old, new, the change, the function.
 M.row_mt = { __name = "callgrind.DiffRow" }
 function M.row_mt.__tostring(r)
@@ -268,6 +263,11 @@ function M.row_mt.__tostring(r)
     M.describe_fn(r.new_fn or r.old_fn))
 end
 
+--- Every function of either profile (missing on one side = 0), largest
+-- absolute change first (ties by name).
+-- @param ev event (base or derived, known to both profiles)
+-- @tparam[opt] string kind "self" (default) or "inclusive"
+-- @return array of rows `{ name, key, old, new, delta, percent, old_fn, new_fn }`
 -- @usage for _, r in ipairs(d:movers("Ir")) do print(r.name, r.delta) end
 function Diff:movers(ev, kind)
   check_event(self, ev, "movers")

@@ -147,7 +147,7 @@ end
 -- strings that are not percentages are refused.
 -- @return `{ increase = percent or nil, max = number or nil }`, or nil and
 --   a message
--- @usage check.parse_limit("5%").increase --> 5.0
+-- @usage check.parse_limit("5%").increase --> 5
 function M.parse_limit(spec)
   local t = type(spec)
   if t == "number" then
@@ -190,7 +190,7 @@ end
 
 --- A profile's name for messages; a file that is gone (callgrind.run
 -- removes its temporary files) says so.
--- @usage check.file_of(prof) --> "spec/fixtures/fib.callgrind"
+-- @usage check.file_of(prof) --> "spec/fixtures/report.callgrind"
 function M.file_of(prof)
   local name = prof.name
   if name:find("/", 1, true) then

@@ -467,7 +467,13 @@ local function diff_html(d, opts, fname, n)
     header_html(new, data))
 end
 
+--- The diff's report page as one HTML string (`d:html([opts])`): the new
+-- profile's page with the diff's totals and movers.
+-- @usage local page = callgrind.diff(old, new):html({ movers = 20 })
 M.diff_html = function(d, opts) return diff_html(d, opts, "html", 1) end
+
+--- Writes the diff's report page atomically (`d:write_html(path [, opts])`).
+-- @usage assert(callgrind.diff(old, new):write_html("diff.html"))
 M.write_diff_html = function(d, path, opts)
   args.check_type(path, "string", "write_html", 1)
   return write.write_file_atomic(path, diff_html(d, opts, "write_html", 2))

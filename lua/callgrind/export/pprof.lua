@@ -22,6 +22,9 @@ local M = {}
 local small = {}
 for i = 0, 127 do small[i] = string_char(i) end
 
+--- A protobuf varint: seven bits a byte, low first, the high bit set on
+-- all but the last; a negative integer takes ten bytes (two's complement).
+-- @usage pprof.varint(300) --> "\172\2"
 local function varint(n)
   if n >= 0 and n < 128 then return small[n] end
   local b = {}

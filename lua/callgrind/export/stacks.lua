@@ -267,10 +267,11 @@ local function estimate(prof, ev, threshold)
   return top
 end
 
--- Visits every node below top depth first, children in order, without
+--- Visits every node below top depth first, children in order, without
 -- recursion (a Lua profile's tree may be 150,000 frames deep):
 -- enter(node, depth, parent) before its children, leave(node, depth,
 -- parent) after them (either may be nil); the top's children have depth 1.
+-- @usage stacks.visit(top, function(node, depth) print(depth, node.name) end)
 local function visit(top, enter, leave)
   local nds, ups, ds, is = { top }, { false }, { 0 }, { 0 }
   local sp = 1
@@ -545,8 +546,8 @@ end
 -- @usage stacks.escape("a;b") --> "a\\;b"
 M.escape = util.fold_escape
 
--- Bytes that are not valid UTF-8, and control characters, as \xNN.
---- A name as text a picture can show (util.printable).
+--- A name as text a picture can show (util.printable): bytes that are
+-- not valid UTF-8, and control characters, as \xNN.
 M.printable = util.printable
 
 --- Walks a tree depth first, calling visit(node, depth, parent) for each

@@ -54,6 +54,7 @@ M.presets = {
 -- `N * NAME` (N a whole number). Names are runs of non-blank characters
 -- other than `+` and `*` that do not start with `-` or a digit.
 -- @return terms, or nil and a message
+-- @usage events.parse_formula("Ir + 10 Bc - 2 * Bi") --> { { 1, "Ir" }, { 10, "Bc" }, { -2, "Bi" } }
 function M.parse_formula(formula)
   local terms, pos, n, sign = {}, 1, #formula, 1
   local function skip() pos = formula:find("[^ \t]", pos) or n + 1 end

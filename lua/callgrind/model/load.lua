@@ -61,7 +61,9 @@ local function group_runs(items)
   return runs
 end
 
--- The message refusing several runs.
+--- The message refusing several runs (what `load.runs` gives): each run's
+-- pid, command and first files, and the two ways on.
+-- @usage error(load.runs_message(load.runs(prof)))
 local function runs_message(runs)
   local lines = { string_format("files of %d different runs, not summed:", #runs) }
   for _, r in ipairs(runs) do

@@ -95,7 +95,7 @@ end
 -- contain it or that it contains (a clone such as `parse.isra.0`, a
 -- cycle's `parse'2`), then those within an edit distance of a third of
 -- its length (at least 2), nearest first; at most n (default 3).
--- @usage query.closest_names(prof, "pars") --> { "parse" }
+-- @usage query.closest_names(prof, "hlper") --> { "helper" }
 function M.closest_names(prof, name, n)
   n = n or 3
   local max = math.max(2, #name // 3)

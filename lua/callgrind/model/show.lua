@@ -100,8 +100,9 @@ function M.table(columns, rows, opts)
 end
 
 --- A number with thousands separators and, when total is not 0, its share
--- of it: "1,234 (12.3%)".
--- @usage show.cost(50, 200) --> "50 (25.0%)"
+-- of it, padded to five places so that a column of them lines up:
+-- "1,234 ( 12.3%)".
+-- @usage show.cost(50, 200) --> "50 ( 25.0%)"
 function M.cost(v, total)
   if not total or total == 0 then return M.commas(v) end
   return string_format("%s (%5.1f%%)", M.commas(v), 100 * v / total)

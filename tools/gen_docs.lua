@@ -1,9 +1,11 @@
 #!/usr/bin/env lua5.4
 --- Makes docs/reference.md and the LuaLS definition files
 -- (types/callgrind/*.lua, `---@meta`) from the one declaration,
--- lua/callgrind/api.lua. Run `make docs` (or `lua5.4 tools/gen_docs.lua
--- [DIR]`, DIR default ".") after changing api.lua; spec/types_spec.lua
--- checks that the committed files are what this makes.
+-- lua/callgrind/api.lua, and docs/internals.md from the internal modules'
+-- comments (tools/gen_internals.lua). Run `make docs` (or `lua5.4
+-- tools/gen_docs.lua [DIR]`, DIR default ".") after changing api.lua or
+-- those comments; spec/types_spec.lua checks that the committed files
+-- are what this makes.
 --
 -- As a module (`dofile "tools/gen_docs.lua"`) it returns `files()`:
 -- { [relative path] = content }.
@@ -195,6 +197,7 @@ function M.files()
   main[#main + 1] = ("return %s"):format(module_var)
   files["types/callgrind/init.lua"] = table.concat(main, "\n") .. "\n"
   files["docs/reference.md"] = M.reference()
+  files["docs/internals.md"] = dofile(here .. "/tools/gen_internals.lua").markdown()
   return files
 end
 

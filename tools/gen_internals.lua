@@ -41,6 +41,21 @@ local function comment_above(lines, i)
   return out
 end
 
+-- "@tparam[opt] TYPE NAME TEXT" or "@param[opt] NAME TEXT" as a list item's
+-- text: "`NAME` (TYPE, optional): TEXT".
+local function render_param(tag, rest)
+  local opt, body = rest:match("^(%[opt%])%s*(.*)$")
+  body = body or rest
+  local ty
+  if tag == "tparam" then ty, body = body:match("^(%S+)%s*(.*)$") end
+  local name, text = body:match("^(%S+)%s*(.*)$")
+  local what = {}
+  if ty then what[#what + 1] = ty end
+  if opt then what[#what + 1] = "optional" end
+  return string.format("`%s`%s%s", name or "?", #what > 0 and " (" .. table.concat(what, ", ") .. ")" or "",
+    text ~= "" and text and (": " .. text) or "")
+end
+
 -- Splits a comment's lines into its text, parameters, returns and usages.
 local function parse_comment(c)
   local doc = { text = {}, params = {}, returns = {}, usage = {} }
@@ -50,7 +65,7 @@ local function parse_comment(c)
     if tag == "usage" then
       last = doc.usage; last[#last + 1] = rest
     elseif tag == "tparam" or tag == "param" then
-      last = doc.params; last[#last + 1] = rest
+      last = doc.params; last[#last + 1] = render_param(tag, rest)
     elseif tag == "treturn" or tag == "return" then
       last = doc.returns; last[#last + 1] = rest
     elseif tag then
@@ -199,8 +214,8 @@ function M.markdown()
     "",
   }
   for _, m in ipairs(mods) do
-    out[#out + 1] = string.format("- [%s](#%s) (`%s`): %d functions", m.name, anchor(m.name), m.path,
-      #m.functions)
+    out[#out + 1] = string.format("- [%s](#%s) (`%s`): %d function%s", m.name, anchor(m.name), m.path,
+      #m.functions, #m.functions == 1 and "" or "s")
   end
   out[#out + 1] = ""
   for _, m in ipairs(mods) do
@@ -225,7 +240,7 @@ function M.markdown()
         for _, l in ipairs(d.text) do out[#out + 1] = l end
         if #d.params > 0 then
           out[#out + 1] = ""
-          for _, pl in ipairs(d.params) do out[#out + 1] = "- parameter: " .. pl end
+          for _, pl in ipairs(d.params) do out[#out + 1] = "- " .. pl end
         end
         if #d.returns > 0 then
           out[#out + 1] = ""

@@ -3,7 +3,8 @@
 -- already required, and prints what its "--> " comments say, in order
 -- (printed values joined by two spaces; an expectation ending in "..."
 -- matches a prefix); every relative link and every document named in the
--- tree points to a file that exists; CONTRIBUTING.md's layout names every
+-- tree points to a file that exists, and every link to "#anchor" to a
+-- heading of its document; CONTRIBUTING.md's layout names every
 -- folder the repository has.
 local read = require("spec.support.helpers").read_file
 
@@ -91,6 +92,28 @@ describe("the documents", function()
       end
     end
     assert.are.same({}, missing)
+  end)
+
+  it("link within a document only to headings it has (as GitHub makes their anchors)", function()
+    local anchor = dofile("tools/gen_internals.lua").anchor
+    local broken = {}
+    for _, path in ipairs(files) do
+      local text, have, seen, fence = read(path), {}, {}, false
+      for line in text:gmatch("[^\n]*") do
+        if line:match("^```") then fence = not fence end
+        local h = not fence and line:match("^#+%s+(.-)%s*$")
+        if h then
+          local a = anchor(h)
+          -- GitHub numbers a repeated heading's anchor: a, a-1, a-2
+          if seen[a] then seen[a] = seen[a] + 1; a = a .. "-" .. seen[a] else seen[a] = 0 end
+          have[a] = true
+        end
+      end
+      for a in text:gmatch("%]%(#([^)]+)%)") do
+        if not have[a] then broken[#broken + 1] = path .. " -> #" .. a end
+      end
+    end
+    assert.are.same({}, broken)
   end)
 
   it("name only source files that exist", function()

@@ -16,6 +16,7 @@ package.path = here .. "/lua/?.lua;" .. here .. "/lua/?/init.lua;" .. package.pa
 package.cpath = here .. "/build/?.so;" .. package.cpath
 local api = require "callgrind.api"
 local EXAMPLES = dofile(here .. "/tools/api_examples.lua")
+local INTERNALS = dofile(here .. "/tools/gen_internals.lua")
 
 local M = {}
 
@@ -197,7 +198,7 @@ function M.files()
   main[#main + 1] = ("return %s"):format(module_var)
   files["types/callgrind/init.lua"] = table.concat(main, "\n") .. "\n"
   files["docs/reference.md"] = M.reference()
-  files["docs/internals.md"] = dofile(here .. "/tools/gen_internals.lua").markdown()
+  files["docs/internals.md"] = INTERNALS.markdown()
   return files
 end
 
@@ -207,9 +208,7 @@ local function cell(s)
 end
 
 -- The anchor GitHub makes of a heading.
-local function anchor(s)
-  return (s:lower():gsub("[^%w%- ]", ""):gsub(" ", "-"))
-end
+local anchor = INTERNALS.anchor
 
 -- The entries using each options set, in declaration order.
 local function option_users()

@@ -5,7 +5,8 @@
 -- committed file is what this makes, and spec/internals_spec.lua that
 -- every function has its comment and usage, and runs the usages.
 --
--- `dofile "tools/gen_internals.lua"` returns { modules = fn, markdown = fn }.
+-- `dofile "tools/gen_internals.lua"` returns { modules = fn, markdown = fn,
+-- anchor = fn }.
 
 local here = (arg and arg[0] or ""):match("^(.*)/tools/[^/]*$") or "."
 
@@ -23,10 +24,8 @@ local ELSEWHERE = {
 }
 
 local function read_lines(path)
-  local f = assert(io.open(path, "rb"))
   local lines = {}
-  for l in f:lines() do lines[#lines + 1] = l end
-  f:close()
+  for l in io.lines(path) do lines[#lines + 1] = l end
   return lines
 end
 
@@ -181,11 +180,12 @@ function M.modules()
   return out
 end
 
--- The anchor GitHub makes of a heading (letters, digits, "_" and "-" kept,
--- spaces made "-").
-local function anchor(s)
+--- The anchor GitHub makes of a heading: lower case, letters, digits,
+-- "_" and "-" kept, spaces made "-" (gen_docs.lua's links too).
+function M.anchor(s)
   return (s:lower():gsub("[^%w_%- ]", ""):gsub(" ", "-"))
 end
+local anchor = M.anchor
 
 local function heading(f)
   local params = f.params or f.same_as and f.same_as.params

@@ -22,6 +22,12 @@ if ! ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1; then
   (cd "$W" && apt-get source -qq --download-only "lua-penlight${ver:+=$ver}" >/dev/null 2>&1) || true
   ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1 ||
     (cd "$W" && apt-get source -qq --download-only lua-penlight >/dev/null 2>&1) || true
+  # the archive drops an older suite's tarball before its lists say so
+  # (Debian 12's 1.13.1 answered 404 here in 2026): Debian 13's then
+  ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1 || {
+    sh "$(dirname "$0")/deb_src_suite.sh" trixie penlight >&2 &&
+      (cd "$W" && apt-get source -qq --download-only lua-penlight/trixie >/dev/null 2>&1)
+  } || true
   ls "$W"/lua-penlight_*.orig.tar.* >/dev/null 2>&1 || {
     echo "penlight: apt-get source lua-penlight failed (a deb-src entry for Debian's archive: make vm adds one);" \
       "or set PENLIGHT_SRC=DIR" >&2

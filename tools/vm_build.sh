@@ -51,13 +51,7 @@ debian_source() {
 
 # The source package of suite LUA_DEB_SUITE (root adds its deb-src entry).
 suite_source() {
-  f=/etc/apt/sources.list.d/callgrind-deb-src-$LUA_DEB_SUITE.sources
-  if [ ! -f "$f" ]; then
-    [ "$(id -u)" = 0 ] || { echo "make vm: as root make vm adds a deb-src entry for $LUA_DEB_SUITE" >&2; exit 1; }
-    printf 'Types: deb-src\nURIs: http://deb.debian.org/debian\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
-      "$LUA_DEB_SUITE" > "$f"
-    apt-get update -qq >/dev/null
-  fi
+  sh "$ROOT/tools/deb_src_suite.sh" "$LUA_DEB_SUITE" "make vm"
   dl="$W/deb-$LUA_DEB_SUITE"
   rm -rf "$dl"
   mkdir -p "$dl"

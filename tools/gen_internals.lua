@@ -52,7 +52,7 @@ local function render_param(tag, rest)
   if ty then what[#what + 1] = ty end
   if opt then what[#what + 1] = "optional" end
   return string.format("`%s`%s%s", name or "?", #what > 0 and " (" .. table.concat(what, ", ") .. ")" or "",
-    text ~= "" and text and (": " .. text) or "")
+    text and text ~= "" and (": " .. text) or "")
 end
 
 -- Splits a comment's lines into its text, parameters, returns and usages.
@@ -70,11 +70,9 @@ local function parse_comment(c)
     elseif tag then
       last = nil  -- @module, @function: nothing to show
     elseif last and last ~= doc.text and l:match("^%s") then
+      -- an indented line goes on with the tag above it
       last[#last] = last[#last] .. " " .. l:match("^%s*(.-)$")
-    elseif last == nil or last == doc.text then
-      last = doc.text; doc.text[#doc.text + 1] = l
     else
-      -- text after a tag, not indented: more of the description
       last = doc.text; doc.text[#doc.text + 1] = l
     end
   end
@@ -115,12 +113,12 @@ local function short_name(mod)
   return SHORT[mod] or mod:match("([%w_]+)$")
 end
 
---- The internal modules, each { name, path, short, text = { lines },
--- functions = { { name, module, qualified, params, doc, line, same_as }
--- ... } } in file
--- order, requiring each (package.path must reach lua/). A function that
--- a module takes from another (`M.escape = util.fold_escape`) has
--- `same_as`, the defining module's "short.name", instead of a doc.
+--- The internal modules in file order, each { name, path, short, text =
+-- { lines }, functions = { { name, module, qualified, params, doc, line,
+-- same_as } ... } }, requiring each (package.path must reach lua/). A
+-- function that a module takes from another (`M.escape =
+-- util.fold_escape`) has no doc but `same_as`: the defining module's
+-- entry.
 function M.modules()
   local p = assert(io.popen("cd '" .. here .. "' && find lua/callgrind -name '*.lua' | LC_ALL=C sort"))
   local paths = {}

@@ -56,9 +56,8 @@ end
 local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r",
   ["\t"] = "\\t" }
 
---- A JSON string, quotes included: valid UTF-8 kept, control characters
--- and other bytes as \u00XX (each byte of a name that is not UTF-8 stays
--- one character).
+--- A JSON string, quotes included: valid UTF-8 kept; control characters,
+-- and each byte that is not part of valid UTF-8, as \u00XX.
 -- @usage export.json_string('a"b\255') --> '"a\\"b\\u00ff"'
 local function json_string(s)
   local out, i, n = {}, 1, #s

@@ -2,6 +2,7 @@
 -- tools/gen_internals.lua from the comment above each function
 -- (spec/types_spec.lua checks that the committed file is current). Here:
 -- every function those modules export has its comment and a usage line,
+-- every metatable they export (a table with a __name) its comment,
 -- every usage line is Lua, and a usage that says `EXPR --> VALUE` gives
 -- that value, with the modules under the short names the document uses
 -- and `prof` the profile spec/fixtures/report.callgrind.
@@ -56,6 +57,22 @@ describe("the internal modules' reference", function()
       end
     end
     assert.is_true(n >= 100, n .. " functions")
+  end)
+
+  it("has the metatables the modules export, each with its comment", function()
+    local n, names = 0, {}
+    for _, m in ipairs(MODULES) do
+      for _, t in ipairs(m.metatables) do
+        n = n + 1
+        names[t.qualified] = true
+        assert.are.equal(rawget(require(m.name)[t.name], "__name"), t.type)
+        assert.is_table(t.doc, t.qualified .. " (" .. m.path .. ") has no --- comment above it")
+        assert.is_true(#t.doc.text > 0 and t.doc.text[1] ~= "", t.qualified .. " has no description")
+      end
+    end
+    -- a module that exports metatables and no function is listed too
+    assert.is_true(names["tree.node_mt"] and names["diff.row_mt"] and names["query.selection_mt"], "node_mt")
+    assert.is_true(n >= 9, n .. " metatables")
   end)
 
   it("has usage lines that are Lua", function()

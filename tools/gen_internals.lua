@@ -106,6 +106,31 @@ local function definitions(lines)
   return defs
 end
 
+-- The tables one file exports by `M.name = { ...` or `M.name = local`
+-- (`local name = { ...`): name -> { line, doc }, the comment above the
+-- export or else above the local.
+local function table_definitions(lines)
+  local locals = {}
+  for i, l in ipairs(lines) do
+    local name = l:match("^local ([%w_]+)%s*=%s*{")
+    if name then locals[name] = i end
+  end
+  local defs = {}
+  for i, l in ipairs(lines) do
+    local name = l:match("^M%.([%w_]+)%s*=%s*{")
+    local line = i
+    if not name then
+      local n, target = l:match("^M%.([%w_]+)%s*=%s*([%w_]+)%s*$")
+      if n and locals[target] then name, line = n, locals[target] end
+    end
+    if name and not defs[name] then
+      local c = comment_above(lines, i) or comment_above(lines, line)
+      defs[name] = { line = line, doc = c and parse_comment(c) }
+    end
+  end
+  return defs
+end
+
 -- The short name a module goes by in its usages ("callgrind.check.limits"
 -- -> "check", its users' name for it; otherwise the last component).
 local SHORT = { ["callgrind.check.limits"] = "check", ["callgrind.encode"] = "export" }
@@ -115,10 +140,11 @@ end
 
 --- The internal modules in file order, each { name, path, short, text =
 -- { lines }, functions = { { name, module, qualified, params, doc, line,
--- same_as } ... } }, requiring each (package.path must reach lua/). A
--- function that a module takes from another (`M.escape =
--- util.fold_escape`) has no doc but `same_as`: the defining module's
--- entry.
+-- same_as } ... }, metatables = { { name, qualified, type, doc, line }
+-- ... } }, requiring each (package.path must reach lua/). A function
+-- that a module takes from another (`M.escape = util.fold_escape`) has
+-- no doc but `same_as`: the defining module's entry. The metatables are
+-- the exported tables with a `__name` (the type their values print as).
 function M.modules()
   local p = assert(io.popen("cd '" .. here .. "' && find lua/callgrind -name '*.lua' | LC_ALL=C sort"))
   local paths = {}
@@ -129,14 +155,15 @@ function M.modules()
     local name = path:gsub("^lua/", ""):gsub("%.lua$", ""):gsub("/init$", ""):gsub("/", ".")
     if not ELSEWHERE[name] then
       local lines = read_lines(here .. "/" .. path)
-      local e = { name = name, path = path, lines = lines, defs = definitions(lines), t = require(name) }
+      local e = { name = name, path = path, lines = lines, defs = definitions(lines),
+        tdefs = table_definitions(lines), t = require(name) }
       files[#files + 1] = e
-      if next(e.defs) then defined[e.t] = true end
+      if next(e.defs) or next(e.tdefs) then defined[e.t] = true end
     end
   end
   local out, owner = {}, {}
   for _, e in ipairs(files) do
-    local name, path, lines, defs, t = e.name, e.path, e.lines, e.defs, e.t
+    local name, path, lines, defs, tdefs, t = e.name, e.path, e.lines, e.defs, e.tdefs, e.t
     -- a module that only returns another (an old name) is that one; one
     -- that only takes functions from others (model.report) is listed
     local exports = false
@@ -144,8 +171,8 @@ function M.modules()
       for _, v in pairs(t) do exports = exports or type(v) == "function" end
       if exports then defined[t] = true end
     end
-    if type(t) == "table" and (next(defs) or exports) then
-      local mod = { name = name, path = path, short = short_name(name), functions = {} }
+    if type(t) == "table" and (next(defs) or next(tdefs) or exports) then
+      local mod = { name = name, path = path, short = short_name(name), functions = {}, metatables = {} }
       local top = 1
       while lines[top] and lines[top]:match("^%-%-") do top = top + 1 end
       mod.text = parse_comment(comment_above(lines, top) or {}).text
@@ -166,7 +193,18 @@ function M.modules()
         f.qualified = mod.short .. "." .. k
         mod.functions[#mod.functions + 1] = f
       end
-      out[#out + 1] = mod
+      for k, v in pairs(t) do
+        if type(v) == "table" and rawget(v, "__name") then
+          local d = tdefs[k]
+          mod.metatables[#mod.metatables + 1] = { name = k, qualified = mod.short .. "." .. k,
+            type = rawget(v, "__name"), doc = d and d.doc, line = d and d.line or math.huge }
+        end
+      end
+      table.sort(mod.metatables, function(a, b)
+        if a.line ~= b.line then return a.line < b.line end
+        return a.name < b.name
+      end)
+      if #mod.functions > 0 or #mod.metatables > 0 then out[#out + 1] = mod end
     end
   end
   for _, mod in ipairs(out) do
@@ -206,14 +244,16 @@ function M.markdown()
     "",
     "Each entry's text is the comment above the function's definition; its usage line is",
     "checked by spec/internals_spec.lua (it must compile, and where it says `--> value` it",
-    "must give that value).",
+    "must give that value). A module's metatables (the tables it exports with a `__name`)",
+    "follow its functions, each with the type its values print as.",
     "",
     "## Contents",
     "",
   }
   for _, m in ipairs(mods) do
-    out[#out + 1] = string.format("- [%s](#%s) (`%s`): %d function%s", m.name, anchor(m.name), m.path,
-      #m.functions, #m.functions == 1 and "" or "s")
+    local nf, nm = #m.functions, #m.metatables
+    out[#out + 1] = string.format("- [%s](#%s) (`%s`): %d function%s%s", m.name, anchor(m.name), m.path,
+      nf, nf == 1 and "" or "s", nm > 0 and string.format(", %d metatable%s", nm, nm == 1 and "" or "s") or "")
   end
   out[#out + 1] = ""
   for _, m in ipairs(mods) do
@@ -251,6 +291,14 @@ function M.markdown()
           out[#out + 1] = "```"
         end
       end
+      out[#out + 1] = ""
+    end
+    for _, t in ipairs(m.metatables) do
+      out[#out + 1] = "### `" .. t.qualified .. "`"
+      out[#out + 1] = ""
+      out[#out + 1] = string.format("A metatable (`__name` `%s`).", t.type)
+      out[#out + 1] = ""
+      for _, l in ipairs(t.doc and t.doc.text or { "(no comment)" }) do out[#out + 1] = l end
       out[#out + 1] = ""
     end
   end

@@ -411,7 +411,8 @@ function DiffRows.text(list)
   }, list, { limit = show.LIMIT, noun = "functions", more = "the array has them all" })
 end
 
-
+--- The metatable of `d:movers()`: an array of rows that prints as a
+-- table (old, new, the change, the function; the first rows only).
 M.functions_mt = { __name = "callgrind.DiffRows", __index = DiffRows, __tostring = DiffRows.text }
 
 -- The diff's flame graph (callgrind.export.flame), loaded on first use.

@@ -17,6 +17,8 @@ local string_format, table_sort = string.format, table.sort
 local M = {}
 
 local Selection = {}
+--- The metatable of a Selection (an array of Functions with the query
+-- methods); report.lua gives it `tostring`, a table of the functions.
 local selection_mt = { __index = Selection, __name = "callgrind.Selection" }
 M.Selection = Selection
 M.selection_mt = selection_mt
@@ -308,15 +310,19 @@ function Selection:list()
   return out
 end
 
--- Edges aggregated per function, and their rows.
 local Edges = {}
+--- The metatable of `fn:callee_functions()` and `fn:caller_functions()`:
+-- calls aggregated per function, an array of rows.
 local edges_mt = { __name = "callgrind.Edges" }
-M.Edges, M.edges_mt = Edges, edges_mt
+M.Edges = Edges
+M.edges_mt = edges_mt
+--- The metatable of one row of those: `{ fn, count, calls }`.
 M.edge_row_mt = { __name = "callgrind.EdgeRow" }
 
--- Rows of prof:group ({ key, cost }); report.lua gives them their
--- printouts.
+--- The metatable of `prof:group(by)`: rows of self cost by file or
+-- object; report.lua gives it and its rows their printouts.
 M.group_mt = { __name = "callgrind.Groups" }
+--- The metatable of one row of a group: `{ key, cost }`.
 M.group_row_mt = { __name = "callgrind.GroupRow" }
 
 local function aggregate(fn, iter, other)

@@ -80,19 +80,22 @@ local function parse_comment(c)
 end
 
 -- The definitions in one file: name -> { line, params, doc } for
--- `function M.name(...)`, `M.name = function(...)` and `M.name = local`
--- (the local's own definition and comment).
+-- `function M.name(...)`, `M.name = function(...)`, `M.name = { ...` and
+-- `M.name = local` (the local's own definition, and its comment when the
+-- export has none); params is nil for a table.
 local function definitions(lines)
   local locals = {}
   for i, l in ipairs(lines) do
     local name, params = l:match("^local function ([%w_]+)%s*%((.-)%)")
     if not name then name, params = l:match("^function ([%w_]+)%s*%((.-)%)") end
+    if not name then name = l:match("^local ([%w_]+)%s*=%s*{") end
     if name then locals[name] = { line = i, params = params } end
   end
   local defs = {}
   for i, l in ipairs(lines) do
     local name, params = l:match("^function M%.([%w_]+)%s*%((.-)%)")
     if not name then name, params = l:match("^M%.([%w_]+)%s*=%s*function%s*%((.-)%)") end
+    if not name then name = l:match("^M%.([%w_]+)%s*=%s*{") end
     local line = i
     if not name then
       local n, target = l:match("^M%.([%w_]+)%s*=%s*([%w_]+)%s*$")
@@ -101,31 +104,6 @@ local function definitions(lines)
     if name and not defs[name] then
       local c = comment_above(lines, i) or comment_above(lines, line)
       defs[name] = { line = line, params = params, doc = c and parse_comment(c) }
-    end
-  end
-  return defs
-end
-
--- The tables one file exports by `M.name = { ...` or `M.name = local`
--- (`local name = { ...`): name -> { line, doc }, the comment above the
--- export or else above the local.
-local function table_definitions(lines)
-  local locals = {}
-  for i, l in ipairs(lines) do
-    local name = l:match("^local ([%w_]+)%s*=%s*{")
-    if name then locals[name] = i end
-  end
-  local defs = {}
-  for i, l in ipairs(lines) do
-    local name = l:match("^M%.([%w_]+)%s*=%s*{")
-    local line = i
-    if not name then
-      local n, target = l:match("^M%.([%w_]+)%s*=%s*([%w_]+)%s*$")
-      if n and locals[target] then name, line = n, locals[target] end
-    end
-    if name and not defs[name] then
-      local c = comment_above(lines, i) or comment_above(lines, line)
-      defs[name] = { line = line, doc = c and parse_comment(c) }
     end
   end
   return defs
@@ -155,15 +133,14 @@ function M.modules()
     local name = path:gsub("^lua/", ""):gsub("%.lua$", ""):gsub("/init$", ""):gsub("/", ".")
     if not ELSEWHERE[name] then
       local lines = read_lines(here .. "/" .. path)
-      local e = { name = name, path = path, lines = lines, defs = definitions(lines),
-        tdefs = table_definitions(lines), t = require(name) }
+      local e = { name = name, path = path, lines = lines, defs = definitions(lines), t = require(name) }
       files[#files + 1] = e
-      if next(e.defs) or next(e.tdefs) then defined[e.t] = true end
+      if next(e.defs) then defined[e.t] = true end
     end
   end
   local out, owner = {}, {}
   for _, e in ipairs(files) do
-    local name, path, lines, defs, tdefs, t = e.name, e.path, e.lines, e.defs, e.tdefs, e.t
+    local name, path, lines, defs, t = e.name, e.path, e.lines, e.defs, e.t
     -- a module that only returns another (an old name) is that one; one
     -- that only takes functions from others (model.report) is listed
     local exports = false
@@ -171,7 +148,7 @@ function M.modules()
       for _, v in pairs(t) do exports = exports or type(v) == "function" end
       if exports then defined[t] = true end
     end
-    if type(t) == "table" and (next(defs) or next(tdefs) or exports) then
+    if type(t) == "table" and (next(defs) or exports) then
       local mod = { name = name, path = path, short = short_name(name), functions = {}, metatables = {} }
       local top = 1
       while lines[top] and lines[top]:match("^%-%-") do top = top + 1 end
@@ -195,7 +172,7 @@ function M.modules()
       end
       for k, v in pairs(t) do
         if type(v) == "table" and rawget(v, "__name") then
-          local d = tdefs[k]
+          local d = defs[k]
           mod.metatables[#mod.metatables + 1] = { name = k, qualified = mod.short .. "." .. k,
             type = rawget(v, "__name"), doc = d and d.doc, line = d and d.line or math.huge }
         end

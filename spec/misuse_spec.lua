@@ -71,13 +71,13 @@ describe("callgrind.load and callgrind.parse", function()
   end)
 
   it("raise on unknown option keys", function()
-    local names = "; options: chunk, lenient, max_bytes, progress, threads)"
+    local names = "; options: chunk, lenient, max_bytes, position_rule, progress, threads)"
     assert.are.equal("bad argument #2 to 'parse' (unknown option 'foo'" .. names,
       err_of(callgrind.parse, "x", { foo = 1 }))
     assert.are.equal("bad argument #3 to 'parse' (unknown option 1" .. names,
       err_of(callgrind.parse, "x", "n", { true }))
     assert.are.equal("bad argument #2 to 'load' (unknown option 'bad'"
-      .. "; options: chunk, lenient, max_bytes, merge, progress, threads)",
+      .. "; options: chunk, lenient, max_bytes, merge, position_rule, progress, threads)",
                      err_of(callgrind.load, "x", { lenient = true, bad = 2 }))
   end)
 end)

@@ -283,7 +283,7 @@ describe("prof:write's bytes", function()
     for name in ta:gmatch("\nfn=([^\n]*)") do order[#order + 1] = name end
     -- alpha's id is defined at zeta's call to it
     assert.are.same({ "(1) beta", "(2) zeta", "(3)" }, order)
-    assert.is_truthy(ta:find("fn=(2) zeta\n-4 1 1\ncfi=(1)\ncfn=(1)\ncalls=1 9\n+2 4\ncfi=(2) y.c\ncfn=(3) alpha\n",
+    assert.is_truthy(ta:find("fn=(2) zeta\n-4 1 1\ncfi=(1)\ncfn=(1)\ncalls=1 9\n7 4\ncfi=(2) y.c\ncfn=(3) alpha\n",
       1, true))
   end)
 
@@ -374,8 +374,8 @@ describe("the core's emitter (what the profiler writes through)", function()
       "creator: emit", "pid: 9", "cmd: ./p", "part: 1", "thread: 2", "desc: Trigger: end", "positions: instr line",
       "event: Ir : Instruction Fetch", "event: Two = 2 Ir", "events: Ir Dr", "summary: 15 1", "",
       "ob=(1) /bin/p", "fl=(1) m.c", "fn=(1) main", "0x10 3 10", "fi=(2) inl.h", "+4 +37 5 1",
-      "cob=(2) /lib/c.so", "cfi=(3) s.c", "cfn=(2) strlen", "calls=2 0x100 7", "+4 -36 15 1",
-      "jcnd=3/5 0x10 3", "+4 +1", "totals: 15 1", "",
+      "cob=(2) /lib/c.so", "cfi=(3) s.c", "cfn=(2) strlen", "calls=2 0x100 7", "0x18 4 15 1",
+      "jcnd=3/5 0x10 3", "0x1c 5", "totals: 15 1", "",
       "part: 2", "positions: line", "events: Ir", "",
       "ob=(1) /bin/p", "fl=(1) m.c", "fn=(1) main", "1 1", "totals: 1", "",
     }, "\n")), text)

@@ -352,8 +352,8 @@ describe("prof:write's output", function()
       "desc: Trigger: Program termination", "positions: line", "event: Ir : Instruction Fetch",
       "event: Two = 2 Ir", "events: Ir Dr", "summary: 20 4", "",
       "ob=(1) /bin/prog", "fl=(1) main.c", "fn=(1) main", "10 5 1", "+2 1",
-      "cob=(2) /lib/libc.so", "cfi=(2) str.c", "cfn=(2) strlen", "calls=2 30", "-1 12 3",
-      "ob=(2)", "fl=(2)", "fn=(2)", "+19 12 3", "totals: 18 4", "",
+      "cob=(2) /lib/libc.so", "cfi=(2) str.c", "cfn=(2) strlen", "calls=2 30", "11 12 3",
+      "ob=(2)", "fl=(2)", "fn=(2)", "30 12 3", "totals: 18 4", "",
     }, "\n")), H.read_file(out))
   end)
 

@@ -20,7 +20,7 @@ static lua_Integer int_option(lua_State *L, int arg, const char *k,
     return v;
 }
 
-/* The options table at arg into o: lenient, threads, max_bytes, chunk; and
+/* The options table at arg into o: lenient, position_rule, threads, max_bytes, chunk; and
  * progress, a function left at *progress_idx (0 when none). Which options
  * there are, their types and meanings are callgrind.api's declaration
  * (`options.load`), checked by the Lua face before this runs
@@ -35,6 +35,15 @@ static void check_load_options(lua_State *L, int arg, CgLoadOpts *o,
     luaL_checktype(L, arg, LUA_TTABLE);
     if (lua_getfield(L, arg, "lenient") != LUA_TNIL && lua_toboolean(L, -1))
         o->options |= CG_LENIENT;
+    lua_pop(L, 1);
+    if (lua_getfield(L, arg, "position_rule") != LUA_TNIL) {
+        const char *r = lua_tostring(L, -1);
+        if (r && !strcmp(r, "kcachegrind"))
+            o->options |= CG_MOVING_BASE;
+        else if (!r || strcmp(r, "valgrind"))
+            luaL_argerror(L, arg, "option 'position_rule' must be "
+                          "\"valgrind\" or \"kcachegrind\"");
+    }
     lua_pop(L, 1);
     if (lua_getfield(L, arg, "threads") != LUA_TNIL)
         o->threads = int_option(L, arg, "threads", 1) > 1 ? 2 : 1;

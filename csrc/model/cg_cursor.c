@@ -112,7 +112,10 @@ static int walk(CgCursor *c, CgLine *ol, CgJump *oj)
         c->p = r.next;
         if (r.kind == CG_K_COST) {
             int was = expect, k;
-            memcpy(c->base, pos, (size_t)pt->npos * sizeof *pos);
+            /* as the loader: only a regular cost line moves the base,
+             * unless the part was read with the moving rule */
+            if (was == NONE || pt->moving_base)
+                memcpy(c->base, pos, (size_t)pt->npos * sizeof *pos);
             expect = NONE;
             if (was == JUMP_SOURCE && oj) {
                 set_pos(pt, pos, &j.addr, &j.line, &j.flags, CG_HAS_ADDR,

@@ -136,6 +136,8 @@ typedef struct CgPart {
     CgStr cmd;
     uint32_t desc_begin, desc_end;   /* into CgProfile.descs */
     int npos;
+    int moving_base;             /* call and jump lines' positions move
+                                    the base (the load's CG_MOVING_BASE) */
     uint8_t poskind[CG_MAX_POSITIONS];
     CgStr posname[CG_MAX_POSITIONS];
     int nev;

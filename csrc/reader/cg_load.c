@@ -271,6 +271,10 @@ static int begin_text(CgLoader *L, uint32_t i)
                  : t->len >= sizeof CG_WRITTEN_HEAD_V1 - 1 &&
                          !memcmp(t->buf, CG_WRITTEN_HEAD_V1, sizeof CG_WRITTEN_HEAD_V1 - 1)
                      ? 1 : 0;
+    /* this library's own files of 0.1.0 wrote a call's site relative
+     * to the line before it and moved the base with it; those since
+     * read the same either way (docs/format.md, "Calls and jumps") */
+    L->moving_base = (L->opts->options & CG_MOVING_BASE) || L->written;
     L->skip_cost = 0;
     if (!L->P->nparts || L->touched) {
         int rc = cg_ld_new_part(L, 0);
@@ -281,6 +285,7 @@ static int begin_text(CgLoader *L, uint32_t i)
     if (i && cg_model_name_orphans(L->P, L->P->texts[i - 1].name) != CG_OK)
         return cg_ld_nomem(L);
     L->P->parts[L->part].text = i;
+    L->P->parts[L->part].moving_base = L->moving_base;
     for (k = 0; k < CG_NKINDS; k++)
         cg_names_reset_ids(&L->P->names[k]);
     L->ob = L->fl = L->lfile = -1;

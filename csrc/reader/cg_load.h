@@ -7,7 +7,11 @@
 #include "cg_profile.h"
 
 /* Load options. */
-enum { CG_LENIENT = 1 };
+/* CG_MOVING_BASE: the position on the cost line after calls= (and the
+ * source line after jump=/jcnd=) becomes the base of the next relative
+ * position, as KCachegrind's loader reads it; without it, only a regular
+ * cost line does, as valgrind's writer (callgrind/dump.c) writes. */
+enum { CG_LENIENT = 1, CG_MOVING_BASE = 2 };
 
 /* Called while loading with the bytes done and the total (of all files);
  * returning non-zero cancels the load (CG_ECANCEL). */
@@ -20,7 +24,7 @@ typedef int (*CgProgress)(void *ud, uint64_t done, uint64_t total);
 #define CG_DONE_STEP ((uint64_t)1 << 20)
 
 typedef struct CgLoadOpts {
-    int options;                 /* CG_LENIENT */
+    int options;                 /* CG_LENIENT, CG_MOVING_BASE */
     CgProgress progress;         /* NULL: none */
     void *ud;
     int threads;                 /* 1: one thread; 0 or more: a second

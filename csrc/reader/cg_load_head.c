@@ -84,6 +84,7 @@ int cg_ld_new_part(CgLoader *L, int inherit)
     pt->posname[0].len = 4;
     pt->line = L->lineno;
     pt->text = L->text;
+    pt->moving_base = L->moving_base;
     pt->desc_begin = pt->desc_end = (uint32_t)P->ndescs;
     prev = P->nparts ? &P->parts[P->nparts - 1] : NULL;
     if (prev && inherit) {

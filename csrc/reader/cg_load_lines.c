@@ -253,7 +253,7 @@ static int cost_record(CgLoader *L, const uint64_t *pos, int ncost,
 {
     CgProfile *P = L->P;
     CgPart *pt = &P->parts[L->part];
-    int j, rc;
+    int j, rc, regular = !L->jump_pending && !L->call_pending;
     if (skipping)
         return cg_ld_fail(L, "skipped with the bad line %llu before it",
                           (unsigned long long)L->skip_line);
@@ -298,7 +298,11 @@ static int cost_record(CgLoader *L, const uint64_t *pos, int ncost,
                               "bits", (int)P->events[ev].len,
                               P->events[ev].ptr);
     }
-    memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
+    /* valgrind's writer (callgrind/dump.c, fprint_jcc) writes a call's
+     * and a jump's positions relative to the last regular cost line and
+     * leaves that base where it was (docs/format.md, "Calls and jumps") */
+    if (regular || L->moving_base)
+        memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
     L->fi_pending = 0;
     return CG_OK;
 }
@@ -739,7 +743,8 @@ int cg_ld_read_text(CgLoader *L)
         src = NULL;              /* whole */
     if (from && L->len >= from)
         s = cg_prescan_start(L->buf, L->len, o->chunk,
-                             !o->chunk || o->share, L->vec, src);
+                             !o->chunk || o->share, L->vec,
+                             L->moving_base, src);
     if (!s) {
         if (src && (rc = read_rest(L, src)) != 0)
             return rc;

@@ -17,6 +17,7 @@ typedef struct CgLoader {
     CgError *err;
     const CgLoadOpts *opts;
     int lenient;
+    int moving_base;             /* CG_MOVING_BASE */
     int vec;                     /* cost lines of CG_VEC_MIN_EVENTS or
                                     more may take the vector path */
     int fatal;                   /* the error may not be skipped */

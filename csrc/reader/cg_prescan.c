@@ -24,6 +24,8 @@ typedef struct Layout {
     int npos, nev;
     int vec;                     /* the vector paths may be used (which
                                     one, the layout says: scan_vec) */
+    int moving;                  /* a jump's source line moves the
+                                    positions (CG_MOVING_BASE) */
 } Layout;
 
 typedef struct Slot {
@@ -497,7 +499,9 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
             }
         } else if (in_run && *p == 'j') {
             /* a jump and its source line: the targets only have to stay
-             * in range; the source line moves the positions */
+             * in range, and so does the source line, which moves the
+             * positions only under the moving rule (valgrind's writer
+             * leaves the base at the last cost line) */
             Line t;
             const char *next = scan_jump(s, p, end, &t, &ln);
             if (next) {
@@ -505,8 +509,10 @@ static int scan_chunk(Layout *s, Slot *sl, const char *p, const char *end)
                 for (k = 0; k < t.ncost; k++)     /* none without npos */
                     step(&sl->pos[run.pos + (size_t)k], t.op[k], t.val[k],
                          &run, 0);
-                add_line(s, sl, &run, &ln);
-                sl->segs[run.seg].nlines++;
+                for (k = 0; k < s->npos; k++)
+                    step(&sl->pos[run.pos + (size_t)k], ln.op[k], ln.val[k],
+                         &run, s->moving);
+                sl->segs[run.seg].nlines += 2;
                 sl->segs[run.seg].jumps = 1;
                 p = next;
                 continue;
@@ -655,7 +661,7 @@ static void *worker(void *arg)
 /* ---- the loader's side ---- */
 
 CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
-                            int steal, int vec, CgSource *src)
+                            int steal, int vec, int moving, CgSource *src)
 {
     CgPrescan *s;
     if (!chunk)
@@ -683,6 +689,7 @@ CgPrescan *cg_prescan_start(const char *buf, size_t len, size_t chunk,
     }
     s->lay.npos = 1;             /* no positions: line: just the line */
     s->lay.vec = vec;
+    s->lay.moving = moving;
     s->claimed = s->released = 1;
     s->steal = steal;
     if (pthread_mutex_init(&s->mu, NULL) != 0)
@@ -735,6 +742,7 @@ static void scan_own(CgPrescan *s, int npos, int nev)
     lay.npos = npos;
     lay.nev = nev;
     lay.vec = s->lay.vec;        /* set before the worker started */
+    lay.moving = s->lay.moving;
     failed = scan_chunk(&lay, &s->own, s->bounds[j], s->bounds[j + 1]) != 0;
     if (!failed)
         publish(&s->own);

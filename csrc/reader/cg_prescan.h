@@ -82,12 +82,14 @@ typedef struct CgPrescan CgPrescan;
  * cg_vec_usable). src: the source of a text read in part (cg_source.h),
  * whose rest the worker reads first, in pieces of eight chunks (the
  * loader starts on the first chunks meanwhile, and takes them itself in
- * stealing mode), or NULL: buf is whole.
+ * stealing mode), or NULL: buf is whole. moving: a jump's source line
+ * moves the base of relative positions (CG_MOVING_BASE), else only a
+ * cost line does.
  * NULL when it is not worth it (fewer than two chunks) or not possible
  * (memory, threads): the caller then reads the text alone. */
 CG_HIDDEN CgPrescan *cg_prescan_start(const char *buf, size_t len,
                                       size_t chunk, int steal, int vec,
-                                      CgSource *src);
+                                      int moving, CgSource *src);
 /* The byte range of chunk i (0, 1, ... in turn), once it is known and
  * read: 1; 0 when the text has fewer chunks; -1 when reading it failed,
  * with *err filled ("path: reason"). */

@@ -786,20 +786,27 @@ static char *put_pos(CgWriter *w, char *p, const uint64_t *pos)
     return p;
 }
 
-/* Target positions: always absolute; they move nothing. */
-static char *put_target(const CgWriter *w, char *p, const uint64_t *pos)
+/* Positions written absolute, each after a blank (sep) or the first
+ * without one: a call's target, and a call's or a jump's site. They move
+ * nothing here, but a site would move the base of a reader that reads
+ * KCachegrind's way, so the next cost line is written absolute too
+ * (docs/format.md, "Calls and jumps": both readings then agree). */
+static char *put_abs(CgWriter *w, char *p, const uint64_t *pos, int sep)
 {
     int k;
     for (k = 0; k < w->npos; k++) {
         uint64_t v = pos ? pos[k] : 0;
-        *p++ = ' ';
+        if (sep || k)
+            *p++ = ' ';
         p = w->hex[k] ? put_hex(p, v) : put_u64(p, v);
     }
     return p;
 }
 
-int cg_write_line(CgWriter *w, const uint64_t *pos, const int64_t *cost,
-                  size_t ncost)
+/* A cost line (site: a call's, at absolute positions that leave the
+ * base, else a regular one). */
+static int put_line(CgWriter *w, const uint64_t *pos, const int64_t *cost,
+                    size_t ncost, int site)
 {
     size_t i, last = ncost;
     char *p;
@@ -807,7 +814,12 @@ int cg_write_line(CgWriter *w, const uint64_t *pos, const int64_t *cost,
         last--;
     if (!(p = reserve(w, (size_t)w->npos * NUM_MAX + last * NUM_MAX + 2)))
         return w->status;
-    p = put_pos(w, p, pos);
+    if (site) {
+        p = put_abs(w, p, pos, 0);
+        w->have_base = 0;
+    } else {
+        p = put_pos(w, p, pos);
+    }
     for (i = 0; i < last; i++) {
         *p++ = ' ';
         p = put_i64(p, cost[i]);
@@ -815,6 +827,12 @@ int cg_write_line(CgWriter *w, const uint64_t *pos, const int64_t *cost,
     *p++ = '\n';
     w->len = (size_t)(p - w->buf);
     return w->status;
+}
+
+int cg_write_line(CgWriter *w, const uint64_t *pos, const int64_t *cost,
+                  size_t ncost)
+{
+    return put_line(w, pos, cost, ncost, 0);
 }
 
 int cg_write_call(CgWriter *w, const CgWriteFn *callee, uint64_t count,
@@ -831,10 +849,10 @@ int cg_write_call(CgWriter *w, const CgWriteFn *callee, uint64_t count,
         return w->status;
     memcpy(p, "calls=", 6);
     p = put_u64(p + 6, count);
-    p = put_target(w, p, target);
+    p = put_abs(w, p, target, 1);
     *p++ = '\n';
     w->len = (size_t)(p - w->buf);
-    return cg_write_line(w, pos, cost, ncost);
+    return put_line(w, pos, cost, ncost, 1);
 }
 
 int cg_write_jump(CgWriter *w, int conditional, uint64_t count,
@@ -858,9 +876,10 @@ int cg_write_jump(CgWriter *w, int conditional, uint64_t count,
         memcpy(p, "jump=", 5);
         p = put_u64(p + 5, count);
     }
-    p = put_target(w, p, target);
+    p = put_abs(w, p, target, 1);
     *p++ = '\n';
-    p = put_pos(w, p, pos);
+    p = put_abs(w, p, pos, 0);
+    w->have_base = 0;
     *p++ = '\n';
     w->len = (size_t)(p - w->buf);
     return w->status;

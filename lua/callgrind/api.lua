@@ -32,6 +32,10 @@ M.options = O
 
 O.load = {
   { "lenient", "boolean", "false", "skip bad lines, keeping each in prof:warnings(), instead of failing" },
+  { "position_rule", "\"valgrind\"|\"kcachegrind\"", "\"valgrind\"",
+    "what relative positions after calls=, jump= and jcnd= lines are relative to: \"valgrind\", the last regular "
+      .. "cost line, as valgrind writes them; \"kcachegrind\", the line before, as KCachegrind's loader reads them "
+      .. "(docs/format.md, \"Calls and jumps\")" },
   { "progress", "fun(done: integer, total: integer): boolean?", false,
     "called at least every 16 MB of input and at the end; returning false cancels the load (kind \"cancelled\")" },
   { "threads", "integer", "2 for a file of 4 MB or more", "1 reads with one thread" },
@@ -200,7 +204,10 @@ O.write_dot = with(O.dot, {
 })
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
-  { "threshold", "number", "0.0001", "as prof:folded's: flat per function stays exact" },
+  { "threshold", "number", "0 for exact stacks, else 0.0001",
+    "estimated stacks below this fraction of the total are not made (flat per function stays exact); "
+      .. "exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their "
+      .. "caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },
 }
 O.html = {

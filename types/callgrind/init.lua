@@ -9,6 +9,7 @@
 ---@field lenient? boolean skip bad lines, keeping each in prof:warnings(), instead of failing
 ---@field max_bytes? integer the most bytes of text a file may give (a decompression bomb fails with kind "memory")
 ---@field merge? boolean sum files of different runs (pid: or cmd: differ); without it they are refused (kind "runs")
+---@field position_rule? "valgrind"|"kcachegrind" what relative positions after calls=, jump= and jcnd= lines are relative to: "valgrind", the last regular cost line, as valgrind writes them; "kcachegrind", the line before, as KCachegrind's loader reads them (docs/format.md, "Calls and jumps")
 ---@field progress? fun(done: integer, total: integer): boolean? called at least every 16 MB of input and at the end; returning false cancels the load (kind "cancelled")
 ---@field threads? integer 1 reads with one thread
 
@@ -19,6 +20,7 @@
 ---@field chunk? integer the second thread's chunk size in bytes (for tests)
 ---@field lenient? boolean skip bad lines, keeping each in prof:warnings(), instead of failing
 ---@field max_bytes? integer the most bytes of text a file may give (a decompression bomb fails with kind "memory")
+---@field position_rule? "valgrind"|"kcachegrind" what relative positions after calls=, jump= and jcnd= lines are relative to: "valgrind", the last regular cost line, as valgrind writes them; "kcachegrind", the line before, as KCachegrind's loader reads them (docs/format.md, "Calls and jumps")
 ---@field progress? fun(done: integer, total: integer): boolean? called at least every 16 MB of input and at the end; returning false cancels the load (kind "cancelled")
 ---@field threads? integer 1 reads with one thread
 
@@ -145,7 +147,7 @@
 ---@class callgrind.ProfileWritePprofOptions
 ---@field collapse_recursion? boolean as prof:folded's
 ---@field events? string[] the sample types
----@field threshold? number as prof:folded's: flat per function stays exact
+---@field threshold? number estimated stacks below this fraction of the total are not made (flat per function stays exact); exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their caller below it, as in prof:folded
 
 ---@class callgrind.ProfileHtmlOptions
 ---@field flame_events? integer flame graphs for the first N events (the page says which were left out)

@@ -1,10 +1,13 @@
 --- pprof's profile.proto (read by `go tool pprof`, speedscope, Perfetto,
 -- Pyroscope, Parca, Grafana), gzip-compressed: one sample type per event,
 -- a function and a location per profile function (with its file and first
--- line), and a sample per stack: exact where the profile has stacks, else
--- the estimated stacks of `prof:folded`, whose values add up to the
--- profile's totals. The protobuf is encoded here (no dependency); the
--- gzip is zlib's, in the core.
+-- line), and a sample per stack: exact where the profile has stacks (a
+-- Lua profile made with `stacks = true`, or the FILE.folded beside its
+-- file: every stack kept unless a threshold is given, so that flat and
+-- cum are the stacks' own), else the estimated stacks of `prof:folded`,
+-- whose values add up to the profile's totals. A comment per sample type
+-- says which. The protobuf is encoded here (no dependency); the gzip is
+-- zlib's, in the core.
 -- @module callgrind.export.pprof
 local core = require "callgrind.core"
 local args = require "callgrind.args"
@@ -13,7 +16,7 @@ local internal = core.internal
 
 local Profile = core.methods.Profile
 
-local ipairs = ipairs
+local ipairs, pairs = ipairs, pairs
 local string_char, table_concat = string.char, table.concat
 
 local M = {}
@@ -53,6 +56,7 @@ local UNITS = { Time = "nanoseconds", Alloc = "bytes" }
 
 --- The profile.proto bytes (not compressed) of a profile.
 -- @tparam table events event names
+-- @tparam[opt] number threshold nil: every exact stack, or 0.0001 of an estimate
 -- @usage local bytes = pprof.encode(prof, { "Ir" }, 1e-4)
 function M.encode(prof, events, threshold, collapse)
   local strings, string_ids = { "" }, { [""] = 0 }
@@ -75,8 +79,16 @@ function M.encode(prof, events, threshold, collapse)
   local nev = #events
   local key_of, mparent, mfunc, vals, n = {}, {}, {}, {}, 0
   local width = 1 << 31      -- function indices are below 2^31 (CG_MAX_FUNCS)
+  -- a frame that is no function of the profile (a name of a FILE.folded
+  -- several functions share): its index past the functions -> its name
+  local names, hows = {}, {}
   for e, ev in ipairs(events) do
-    local parent, func, _, self = stacks.frames(prof, ev, threshold, collapse)
+    local parent, func, _, self, extra, how = stacks.frames(prof, ev, threshold, collapse)
+    for i, name in pairs(extra) do names[i] = name end
+    if how ~= stacks.ESTIMATED and threshold and threshold > 0 then
+      how = how .. string.format(", the stacks below %.4g%% of the total merged into their caller", 100 * threshold)
+    end
+    hows[e] = how
     local map, v = {}, {}
     vals[e] = v
     for k = 1, #parent do
@@ -129,10 +141,12 @@ function M.encode(prof, events, threshold, collapse)
     end
   end
   for _, id in ipairs(used) do
-    local fn = internal.function_at(prof, id)
+    local fn = names[id] and { name = names[id] } or internal.function_at(prof, id)
     local first = 0
-    for line in fn:lines() do
-      if line.line then first = line.line; break end
+    if not names[id] then
+      for line in fn:lines() do
+        if line.line then first = line.line; break end
+      end
     end
     -- Location { id, line: Line { function_id, line } }
     out[#out + 1] = field_bytes(4, field_varint(1, id) .. field_bytes(4, field_varint(1, id)
@@ -144,8 +158,8 @@ function M.encode(prof, events, threshold, collapse)
   end
   -- the comment, period type; default_sample_type the first event
   local comment = field_varint(13, str("callgrind: " .. tostring(prof.name)))
-  for _, ev in ipairs(events) do
-    comment = comment .. field_varint(13, str(ev .. ": " .. stacks.describe(prof, ev, threshold, true)))
+  for e, ev in ipairs(events) do
+    comment = comment .. field_varint(13, str(ev .. ": " .. hows[e]))
   end
   local period_type = field_bytes(11, field_varint(1, str(events[1])) .. field_varint(2, str(UNITS[events[1]]
     or "count")))
@@ -158,18 +172,20 @@ end
 
 --- Writes the profile as pprof's gzip-compressed profile.proto, whole or
 -- not at all: one sample type per event, one sample per stack (exact where
--- the profile has stacks, else estimated as in `prof:folded`; the values
--- add up to the profile's totals).
+-- the profile has stacks, all of them by default; else estimated as in
+-- `prof:folded`; the values add up to the profile's totals).
 -- @tparam string path
 -- @tparam[opt] table opts `events` (names; default the base events),
---   `threshold`, `collapse_recursion` (as `prof:folded`'s)
+--   `threshold` (default 0 for exact stacks, else 0.0001),
+--   `collapse_recursion` (as `prof:folded`'s)
 -- @return true, or nil, "path: reason", "io"
 -- @usage assert(prof:write_pprof("prof.pb.gz"))
 -- @usage -- then: go tool pprof -top prof.pb.gz
 function Profile:write_pprof(path, opts)
   args.check_type(path, "string", "write_pprof", 1)
   opts = args.options(opts, "write_pprof", 2, "pprof")
-  local threshold = stacks.threshold(opts.threshold, "write_pprof", 2)
+  -- nil: every exact stack, or the estimate's default threshold
+  local threshold = opts.threshold ~= nil and stacks.threshold(opts.threshold, "write_pprof", 2) or nil
   local events = opts.events or self.events
   if #events == 0 then error("write_pprof: the profile has no events", 2) end
   for _, ev in ipairs(events) do

@@ -30,7 +30,7 @@ local internal = core.internal
 
 local Profile = core.methods.Profile
 
-local ipairs, pairs, pcall, type = ipairs, pairs, pcall, type
+local ipairs, next, pairs, pcall, type = ipairs, next, pairs, pcall, type
 local math_ceil, math_floor = math.ceil, math.floor
 local string_format, table_concat, table_sort = string.format, table.concat, table.sort
 
@@ -443,8 +443,11 @@ end
 -- with CALLGRIND_STACKS=1 writes FILE.folded next to FILE. They are this
 -- profile's when its event is Instr and they add up to its Instr total
 -- (else another run's: nil). Frames are the profile's functions where the
--- name is one function's, else `{ name = }` alone (`resolved` false);
--- `source` is the companion's path. The file is read once per profile.
+-- name is one function's; a name several functions share (`main chunk`,
+-- two `handle_nodes` of two files) is the one of them its caller's frame
+-- calls (a root: the one no call enters) when that is one alone, else
+-- `{ name = }` alone (`resolved` false); `source` is the companion's
+-- path. The file is read once per profile.
 local COMPANIONS = setmetatable({}, { __mode = "k" })
 local function companion(prof, ev, threshold)
   if ev ~= "Instr" or type(prof.name) ~= "string" then return nil end
@@ -456,18 +459,51 @@ local function companion(prof, ev, threshold)
     return nil
   end
   COMPANIONS[prof] = true
-  local by_name, seen = {}, {}
+  local by_name, seen, shared = {}, {}, {}
   for fn in prof:functions() do
-    by_name[fn.name] = not seen[fn.name] and fn or nil
-    seen[fn.name] = true
+    local name = fn.name
+    by_name[name] = not seen[name] and fn or nil
+    if seen[name] then
+      local l = shared[name]
+      if not l then l = { seen[name] }; shared[name] = l end
+      l[#l + 1] = fn
+    end
+    seen[name] = fn
+  end
+  -- a shared name: the candidate the caller's frame calls (a root: the
+  -- candidate no call enters), when there is one alone
+  local callers = {}
+  local function callers_of(fn)
+    local c = callers[fn]
+    if not c then
+      c = {}
+      for call in fn:callers() do c[call.caller.index] = true end
+      callers[fn] = c
+    end
+    return c
+  end
+  local function pick(cands, up)
+    local found
+    for _, fn in ipairs(cands) do
+      local c = callers_of(fn)
+      local hit
+      if up then hit = c[up.index] else hit = next(c) == nil end
+      if hit then
+        if found then return nil end
+        found = fn
+      end
+    end
+    return found
   end
   top.resolved = true
-  for _, name in ipairs(top.all_names) do
-    if not by_name[name] then top.resolved = false end
-  end
-  M.walk(top, function(nd)
-    local fn = by_name[nd.fn.name]
-    if fn then nd.fn = fn end
+  M.walk(top, function(nd, _, up)
+    local name = nd.fn.name
+    local fn = by_name[name]
+    if not fn and shared[name] then
+      local upfn = up ~= top and up.fn or nil
+      if up == top or (upfn and upfn.index) then fn = pick(shared[name], upfn) end
+    end
+    if fn then nd.fn = fn else top.resolved = false end
   end)
   top.all_names = nil
   top.flat = nil
@@ -497,48 +533,71 @@ end
 -- comment and the command line's note on stderr give it).
 M.ESTIMATED = "stacks estimated from the call graph: each function's self cost is exact, its stacks are not"
 
---- Which stacks `stacks.tree` (or, with frames true, `stacks.frames`)
--- gives for an event: "recorded stacks (exact)", "stacks from PATH
--- (exact)" (a FILE.folded beside the profile) or `stacks.ESTIMATED`.
+--- Which stacks `stacks.tree` and `stacks.frames` give for an event:
+-- "recorded stacks (exact)", "stacks from PATH (exact)" (a FILE.folded
+-- beside the profile) or `stacks.ESTIMATED`. (A fourth argument, once
+-- for `stacks.frames`, is ignored: both take the same stacks.)
 -- @usage io.stderr:write(stacks.describe(prof, "Ir"), "\n")
-function M.describe(prof, ev, threshold, frames)
+function M.describe(prof, ev, threshold)
   local method = Profile.stacks
   if type(method) == "function" then
     local ok, f = pcall(method, prof, ev)
     if ok and f ~= nil then return "recorded stacks (exact)" end
   end
   local top = companion(prof, ev, threshold or M.THRESHOLD)
-  if top and (top.resolved or not frames) then return "stacks from " .. top.source .. " (exact)" end
+  if top then return "stacks from " .. top.source .. " (exact)" end
   return M.ESTIMATED
 end
 
 --- The call tree of an event as flat arrays: parent (0 for a root),
 -- function index, total, self, each frame after its parent and children
--- in order (what `stacks.tree` holds, without a table per frame).
--- @usage local parent, func, total, self = stacks.frames(prof, "Ir", 1e-4)
+-- in order (what `stacks.tree` holds, without a table per frame), and
+-- the names of the frames that are no function of the profile: a
+-- FILE.folded's name that several functions share and its caller does not
+-- tell apart has an index past the profile's functions, `names[index]`
+-- its name. Exact stacks where the profile has them (as `stacks.tree`);
+-- the sixth value says which (as `stacks.describe`). threshold nil: 0
+-- for exact stacks (every one kept: pruning moves a function's cost onto
+-- its caller), the default for an estimate.
+-- @usage local parent, func, total, self, names, how = stacks.frames(prof, "Ir", 1e-4)
 function M.frames(prof, ev, threshold, collapse)
+  local how = "recorded stacks (exact)"
   local top = exact(prof, ev)
   if not top then
-    top = companion(prof, ev, collapse and 0 or threshold)
-    if top and not top.resolved then top = nil end
+    top = companion(prof, ev, (collapse or not threshold) and 0 or threshold)
+    how = top and "stacks from " .. top.source .. " (exact)"
   end
+  local names = {}
   if top then
     if collapse then top = M.collapse(top) end
-    prune(top, threshold * top.total)
+    if threshold and threshold > 0 then prune(top, threshold * top.total) end
   elseif collapse then
-    top = M.collapse(estimate(prof, ev, threshold))
+    top = M.collapse(estimate(prof, ev, threshold or M.THRESHOLD))
+    how = M.ESTIMATED
   else
-    local parent, func, tot, self = estimate_frames(prof, ev, threshold)
-    if parent then return parent, func, tot, self end
-    return {}, {}, {}, {}
+    local parent, func, tot, self = estimate_frames(prof, ev, threshold or M.THRESHOLD)
+    if parent then return parent, func, tot, self, names, M.ESTIMATED end
+    return {}, {}, {}, {}, names, M.ESTIMATED
   end
   local parent, func, tot, self, at = {}, {}, {}, {}, {}
+  local extra, nfn = {}, nil
   visit(top, function(kid, d)
     local k = #parent + 1
-    parent[k], func[k], tot[k], self[k] = d == 1 and 0 or at[d - 1], kid.fn.index, kid.total, kid.self
+    local fn = kid.fn
+    local i = fn.index
+    if not i then
+      i = extra[fn.name]
+      if not i then
+        nfn = nfn or #internal.self_all(prof, ev)
+        nfn = nfn + 1
+        i = nfn
+        extra[fn.name], names[i] = i, fn.name
+      end
+    end
+    parent[k], func[k], tot[k], self[k] = d == 1 and 0 or at[d - 1], i, kid.total, kid.self
     at[d] = k
   end)
-  return parent, func, tot, self
+  return parent, func, tot, self, names, how
 end
 
 --- A name as one folded frame: `\`, `;`, newline and carriage return

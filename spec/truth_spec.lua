@@ -7,8 +7,12 @@
 -- numbers, the HTML report's data (decoded by Python), folded stacks and pprof
 -- (decoded here: self per function and the total), the flame graph's
 -- total, DOT's percentages (inclusive over the total), a diff with itself
--- (zero everywhere, all matched), and a written file loaded back. A new
--- output or command joins this file when it is written.
+-- (zero everywhere, all matched), and a written file loaded back. Where a
+-- profile has exact stacks (recorded, or the FILE.folded -lcallgrind.start
+-- writes beside its file), pprof's cumulative cost of every function is the
+-- one of those stacks, read here from prof:stacks and from the file's
+-- text, and so is go tool pprof -top's. A new output or command joins this
+-- file when it is written.
 local callgrind = require "callgrind"
 local H = require "spec.support.helpers"
 
@@ -23,6 +27,51 @@ local PROFILES = {}
 
 local function add(name, prof) PROFILES[#PROFILES + 1] = { name, prof } end
 
+-- The profiles with exact stacks: { name, prof, stacks }, stacks an
+-- array of { names (outermost first), cost } of the first event, read
+-- apart from the library's trees (prof:stacks, or the folded file's text).
+local EXACT = {}
+
+-- The frames of a folded line, unescaped (\\, \;, \n, \r), and its count.
+local function folded_line(line)
+  local frames, n = line:match("^(.*) (%d+)$")
+  local names, cur, i = {}, {}, 1
+  while i <= #frames do
+    local c = frames:sub(i, i)
+    if c == "\\" then
+      local e = frames:sub(i + 1, i + 1)
+      cur[#cur + 1] = e == "n" and "\n" or e == "r" and "\r" or e
+      i = i + 2
+    elseif c == ";" then
+      names[#names + 1] = table.concat(cur)
+      cur = {}
+      i = i + 1
+    else
+      cur[#cur + 1] = c
+      i = i + 1
+    end
+  end
+  names[#names + 1] = table.concat(cur)
+  return names, math.tointeger(tonumber(n))
+end
+
+-- A Lua script run by lua5.4 -lcallgrind.start with CALLGRIND_STACKS=1:
+-- two files, each with a function `step` (recursive in one, calling the
+-- other file's in the other) and a `main chunk`, so that names are shared
+-- and a caller (the main chunk) calls both functions of one name.
+local SCRIPT_A = [[
+local function step(n) if n <= 1 then return 1 end return step(n - 1) + step(n - 2) end
+local b = dofile(DIR .. "/b.lua")
+local t = 0
+for i = 1, 12 do t = t + step(i % 9) + b.step(i, step) + b.run(i) end
+print(t)
+]]
+local SCRIPT_B = [[
+local function step(n, f) local s = 0 for i = 1, n * 3 do s = s + i % 7 end return s + (f and f(n % 6) or 0) end
+local function run(n) if n <= 0 then return 0 end return step(n) + run(n - 1) end
+return { step = step, run = run }
+]]
+
 setup(function()
   lab:open()
   lab:need_tools()
@@ -34,8 +83,11 @@ setup(function()
   end
   p:close()
   -- fresh valgrind profiles of the fixture program
+  -- (its three files, as Lab:program builds it: another program may sit
+  -- beside them)
   local exe = lab.dir .. "/prog"
-  lab:run(("gcc -g -O1 -o %s -Ispec/fixtures/progs spec/fixtures/progs/*.c -lpthread"):format(shq(exe)), "gcc")
+  lab:run(("gcc -g -O1 -o %s -Ispec/fixtures/progs spec/fixtures/progs/cgmain.c spec/fixtures/progs/cgparity.c "
+    .. "spec/fixtures/progs/cgthreads.c -lpthread"):format(shq(exe)), "gcc")
   local function vg(name, opts)
     local out = lab.dir .. "/" .. name .. ".out"
     lab:run(("valgrind --tool=callgrind %s --callgrind-out-file=%s %s 12 > /dev/null 2>&1"):format(opts, shq(out),
@@ -58,6 +110,28 @@ setup(function()
   add("lua coroutines", callgrind.profile(co))
   add("lua recursion, stacks", callgrind.profile(function() return fib(15) end, { stacks = true }))
   add("lua coroutines, stacks", callgrind.profile(co, { stacks = true }))
+  for _, pp in ipairs({ PROFILES[#PROFILES - 1], PROFILES[#PROFILES] }) do
+    local list = {}
+    for frames, cost in pp[2]:stacks("Instr") do
+      local names = {}
+      for i, fn in ipairs(frames) do names[i] = fn.name end
+      list[#list + 1] = { names, cost }
+    end
+    EXACT[#EXACT + 1] = { pp[1], pp[2], list }
+  end
+  -- a script's profile with its FILE.folded (the same environment as
+  -- this process: under make check-asan, its LD_PRELOAD too)
+  H.write_file(lab.dir .. "/a.lua", "local DIR = " .. ("%q"):format(lab.dir) .. "\n" .. SCRIPT_A)
+  H.write_file(lab.dir .. "/b.lua", SCRIPT_B)
+  local out = lab.dir .. "/script.out"
+  assert(os.execute(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s CALLGRIND_STACKS=1 "
+    .. "lua5.4 -lcallgrind.start %s > /dev/null"):format(shq(package.path), shq(package.cpath), shq(out),
+    shq(lab.dir .. "/a.lua"))), "lua5.4 -lcallgrind.start")
+  local prof = assert(callgrind.load(out))
+  add("lua script, FILE.folded", prof)
+  local list = {}
+  for line in io.lines(out .. ".folded") do list[#list + 1] = { folded_line(line) } end
+  EXACT[#EXACT + 1] = { "lua script, FILE.folded", prof, list }
 end)
 teardown(function() lab:close() end)
 
@@ -91,7 +165,8 @@ local function folded_name(name)
   return (name:gsub("[\\;\n\r]", { ["\\"] = "\\\\", [";"] = "\\;", ["\n"] = "\\n", ["\r"] = "\\r" }))
 end
 
-local pprof_flat = require("spec.support.pprof").flat
+local pprof = require "spec.support.pprof"
+local pprof_flat = pprof.flat
 
 -- The self cost by name (functions of one name summed: pprof and folded
 -- frames are by name).
@@ -330,6 +405,39 @@ for f in P["fns"]:
       local flat, total = pprof_flat(path)
       assert.are.equal(prof:total(ev), total, name)
       assert.are.same(nonzero(self_by_name(prof, ev)), nonzero(flat), name)
+    end
+  end)
+
+  it("pprof's cumulative cost of every function is the exact stacks' where the profile has them", function()
+    assert.are.equal(3, #EXACT)
+    for _, ex in ipairs(EXACT) do
+      local name, prof, list = ex[1], ex[2], ex[3]
+      -- a function's cum: the sum of the costs of the stacks that name it
+      -- at least once; the self by name: of the stacks it ends
+      local want, flat_want, total = {}, {}, 0
+      for _, st in ipairs(list) do
+        local seen = {}
+        for _, fname in ipairs(st[1]) do
+          if not seen[fname] then seen[fname] = true; want[fname] = (want[fname] or 0) + st[2] end
+        end
+        local leaf = st[1][#st[1]]
+        flat_want[leaf] = (flat_want[leaf] or 0) + st[2]
+        total = total + st[2]
+      end
+      assert.are.equal(prof:total("Instr"), total, name)
+      -- the default threshold: every exact stack
+      local path = lab.dir .. "/x.pb.gz"
+      assert(prof:write_pprof(path, { events = { "Instr" } }))
+      assert.are.same(nonzero(want), nonzero(pprof.cum(path)), name)
+      local flat, _, comments = pprof_flat(path)
+      assert.are.same(nonzero(flat_want), nonzero(flat), name)
+      assert.is_truthy(comments[2]:find("^Instr: .*%(exact%)$"), name .. ": " .. comments[2])
+      -- and go tool pprof reads them so
+      local rows, go_total, out = pprof.go_top(path)
+      assert.are.equal(total, go_total, name .. "\n" .. out)
+      for fname, c in pairs(want) do
+        assert.are.same({ flat_want[fname] or 0, c }, rows[fname], name .. " " .. fname .. "\n" .. out)
+      end
     end
   end)
 

@@ -48,10 +48,11 @@ local function ints(v)
   return out
 end
 
---- A pprof file -> the flat (leaf) value of each function name in the
--- first sample type, the total, and the comments.
--- @usage local flat, total, comments = P.flat("p.pb.gz")
-function M.flat(path)
+--- A pprof file decoded: its samples, each `{ names = { leaf first },
+-- values = { one per sample type } }` (a location's function name), and
+-- its comments.
+-- @usage local samples, comments = P.read("p.pb.gz")
+function M.read(path)
   local p = assert(io.popen("gzip -dc " .. H.shq(path)))
   local pb = fields(p:read("a"))
   p:close()
@@ -65,21 +66,66 @@ function M.flat(path)
     local lf = fields(l)
     loc_fn[lf[1][1]] = fn_name[fields(lf[4][1])[1][1]]
   end
-  local flat, total = {}, 0
+  local samples = {}
   for _, smp in ipairs(pb[2] or {}) do
     local sf = fields(smp)
-    local locs, vals = {}, {}
-    for _, v in ipairs(sf[1] or {}) do for _, x in ipairs(ints(v)) do locs[#locs + 1] = x end end
+    local names, vals = {}, {}
+    for _, v in ipairs(sf[1] or {}) do for _, x in ipairs(ints(v)) do names[#names + 1] = loc_fn[x] end end
     for _, v in ipairs(sf[2] or {}) do for _, x in ipairs(ints(v)) do vals[#vals + 1] = x end end
-    local leaf = loc_fn[locs[1]]
-    flat[leaf] = (flat[leaf] or 0) + vals[1]
-    total = total + vals[1]
+    samples[#samples + 1] = { names = names, values = vals }
   end
   local comments = {}
   for _, v in ipairs(pb[13] or {}) do
     for _, x in ipairs(ints(v)) do comments[#comments + 1] = strings[x + 1] end
   end
+  return samples, comments
+end
+
+--- A pprof file -> the flat (leaf) value of each function name in the
+-- first sample type, the total, and the comments.
+-- @usage local flat, total, comments = P.flat("p.pb.gz")
+function M.flat(path)
+  local samples, comments = M.read(path)
+  local flat, total = {}, 0
+  for _, smp in ipairs(samples) do
+    local leaf, v = smp.names[1], smp.values[1]
+    flat[leaf] = (flat[leaf] or 0) + v
+    total = total + v
+  end
   return flat, total, comments
+end
+
+--- A pprof file -> the cumulative value of each function name in the
+-- first sample type: the sum over the samples whose stack names it at
+-- least once (what go tool pprof's cum column is).
+-- @usage local cum = P.cum("p.pb.gz")
+function M.cum(path)
+  local cum = {}
+  for _, smp in ipairs((M.read(path))) do
+    local seen = {}
+    for _, name in ipairs(smp.names) do
+      if not seen[name] then
+        seen[name] = true
+        cum[name] = (cum[name] or 0) + smp.values[1]
+      end
+    end
+  end
+  return cum
+end
+
+--- go tool pprof -top's rows of a file: name -> { flat, cum } (every
+-- node: -nodecount and the fractions opened wide), and the total.
+-- @usage local rows, total = P.go_top("p.pb.gz")
+function M.go_top(path)
+  local out = H.run("cd /tmp && HOME=${HOME:-/tmp} go tool pprof -top -nodecount=1000000 -nodefraction=0 "
+    .. "-edgefraction=0 " .. H.shq(path) .. " 2>&1", "go tool pprof")
+  local rows = {}
+  local total = tonumber(out:match(" of (%d+) total"))
+  for line in out:gmatch("[^\n]+") do
+    local flat, cum, name = line:match("^%s*(%-?%d+)%s+%S+%%%s+%S+%%%s+(%-?%d+)%s+%S+%%%s+(.-)%s*$")
+    if flat then rows[name] = { tonumber(flat), tonumber(cum) } end
+  end
+  return rows, total, out
 end
 
 return M

@@ -227,6 +227,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
     memset(&T->susp, 0, sizeof T->susp);
     T->suspended = 0;
     T->fresh = 0;
+    T->resumer = -1;
     push(P, L, T, NULL, root_fn, 0, -1);
     T->f[0].node = P->from_node;
     return T;
@@ -245,17 +246,45 @@ static void drop_thread(Prof *P, Thread *T)
 }
 
 /* The thread that ran until now is left: suspended if it yielded, dropped
- * (its frames closed) if an error killed it. */
+ * (its frames closed) if an error killed it. A coroutine.wrap function
+ * whose coroutine an error killed resets that coroutine before it raises
+ * the error again (lua_resetthread: status LUA_OK, no CallInfo left), and
+ * so does coroutine.close: a thread with no frame at all is dead too (a
+ * thread that resumed another, LUA_OK as well, has the resume's). */
 static void leave(Prof *P, Thread *T)
 {
     int st = lua_status(T->L);
+    lua_Debug ar;
     if (st == LUA_YIELD) {
         T->suspended = 1;
         T->susp_at = P->G;
         cg_prof_activity(P, T, -1);
-    } else if (st != LUA_OK) {
+    } else if (st != LUA_OK || !lua_getstack(T->L, 0, &ar)) {
         close_all(P, T);
         drop_thread(P, T);
+    }
+}
+
+/* The threads an error went through from a dead coroutine (record r,
+ * the resumer of the one left) to L, the thread that runs now: each
+ * resumed the one before it and died of the same error (a coroutine.wrap
+ * function raises it again in its own thread), with no event of theirs
+ * on the way. Their frames close now, not at stop. */
+static void leave_dead(Prof *P, int32_t r, const lua_State *L)
+{
+    size_t k;
+    for (k = 0; k < P->nth && r >= 0 && (size_t)r < P->nth; k++) {
+        Thread *R = &P->th[r];
+        lua_Debug ar;
+        int st;
+        if (R->L == NULL || R->L == L || R->suspended)
+            return;
+        st = lua_status(R->L);
+        if (st == LUA_YIELD || (st == LUA_OK && lua_getstack(R->L, 0, &ar)))
+            return;             /* alive */
+        r = R->resumer;
+        close_all(P, R);
+        drop_thread(P, R);
     }
 }
 
@@ -322,7 +351,7 @@ static int thread_is(const Prof *P, int32_t i, const lua_State *L)
 static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 {
     Thread *T = P->cur >= 0 ? &P->th[P->cur] : NULL;
-    int32_t i;
+    int32_t i, from;
     if (T != NULL && T->L == L) {
         charge_since(P, L, T, now, keep, 1);
         return T;
@@ -330,21 +359,28 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
     P->from_fn = -1;
     P->from_node = -1;
     if (T != NULL) {
+        int32_t r = T->resumer;
         charge_since(P, L, T, now, 0, 1);
         P->from_fn = top(T)->fn;
         P->from_node = top(T)->node;
         leave(P, T);
+        if (T->L == NULL)
+            leave_dead(P, r, L);
     }
+    from = P->cur;
     i = thread_is(P, P->prev, L) ? P->prev
         : thread_is(P, P->prev2, L) ? P->prev2 : thread_index(P, L);
     if (i != P->prev)
         P->prev2 = P->prev;
     P->prev = P->cur;
     T = i >= 0 ? &P->th[i] : add_thread(P, L, P->from_fn);
-    if (i < 0)
+    if (i < 0) {
         T->fresh = 1;
+        T->resumer = from;
+    }
     P->cur = (int32_t)(T - P->th);
     if (T->suspended) {
+        T->resumer = from;
         int k;
         for (k = 0; k < NEV; k++)
             T->susp.v[k] += P->G.v[k] - T->susp_at.v[k];

@@ -117,7 +117,9 @@ typedef struct Thread {
     int suspended, fresh;       /* fresh: started while profiling */
     Frame *top;                 /* &f[n - 1], kept with n (the hook reads
                                    it at every event) */
-    int64_t pad;                /* 128 bytes: a record's address is a shift */
+    int32_t resumer;            /* the record of the thread that resumed
+                                   it last, or -1 */
+    int32_t pad;                /* 128 bytes: a record's address is a shift */
 } Thread;
 
 /* A node of the stack trie: one per distinct call stack (parent, fn). A

@@ -232,12 +232,20 @@ uninstall:
 # paths against the byte-by-byte one), each for
 # FUZZ_SECONDS; the working corpus stays in $(BUILD)/fuzz/.
 FUZZ_SECONDS ?= 60
-.PHONY: fuzz deps-fuzz
+.PHONY: fuzz deps-fuzz fuzz-lua
 deps-fuzz:
 	@sh .ci/deps $(DEPS_FUZZ)
 fuzz: deps-fuzz
 	FUZZ_SECONDS=$(FUZZ_SECONDS) BUILD=$(BUILD) LUA_INCDIR=$(LUA_INCDIR) \
 	  sh fuzz/run.sh
+
+# The profiler's two engines and a count hook on SEEDS generated Lua
+# programs from seed FROM (tools/fuzz_lua.lua; a failure is printed shrunk).
+SEEDS ?= 2000
+FROM ?= 1000000
+fuzz-lua: all vm
+	LUA_PATH_5_4='lua/?.lua;lua/?/init.lua;;' LUA_CPATH_5_4='$(BUILD)/?.so;;' \
+	  $(LUA) tools/fuzz_lua.lua $(SEEDS) $(FROM) $(VM)
 
 clean:
 	rm -rf $(BUILD)

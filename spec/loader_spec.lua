@@ -85,6 +85,21 @@ describe("a callgrind file cut short", function()
   end)
 end)
 
+describe("several files loaded as one", function()
+  it("name the file of a part's last line in that part's warnings, not the next file", function()
+    local dir = os.tmpname()
+    local a, b = dir .. ".a", dir .. ".b"
+    local part = "version: 1\ncreator: callgrind-3.19.0\npid: 5\ncmd: ./p\npart: %d\nevents: Ir\nfn=m\n1 %d\n"
+      .. "totals: %d\n"
+    local f = assert(io.open(a, "w")); f:write(part:format(1, 7, 9)); f:close()   -- 7 summed, 9 written
+    f = assert(io.open(b, "w")); f:write(part:format(2, 3, 3)); f:close()
+    local prof = assert(callgrind.load({ a, b }))
+    os.remove(a); os.remove(b); os.remove(dir)
+    assert.are.same({ a .. ":9: totals: does not match the cost lines: Ir 9 written, 7 summed" },
+      prof:warnings("lost"))
+  end)
+end)
+
 describe("prof:warnings(kind)", function()
   local prof = assert(callgrind.load(FIX .. "kinds.callgrind", { lenient = true }))
   local at = FIX .. "kinds.callgrind:"
@@ -125,6 +140,6 @@ describe("prof:warnings(kind)", function()
   it("raises on a kind it does not know, naming the kinds", function()
     assert.has_error(function() prof:warnings("bogus") end,
       "bad argument #1 to 'warnings' (invalid option 'bogus'; expected one of: "
-      .. "truncated, skipped, mismatch, unknown, name, lost, changed, formula)")
+      .. "truncated, skipped, mismatch, unknown, name, lost, changed, calls, formula)")
   end)
 end)

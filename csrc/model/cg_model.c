@@ -603,7 +603,8 @@ out:
 }
 
 const char *const cg_warning_kinds[CG_NWKINDS] = {
-    "truncated", "skipped", "mismatch", "unknown", "name", "lost", "changed"
+    "truncated", "skipped", "mismatch", "unknown", "name", "lost", "changed",
+    "calls"
 };
 
 int cg_model_warn_text(CgProfile *P, int kind, const char *text)

@@ -26,7 +26,10 @@ enum {
                               were lost (or added), whatever wrote it */
     CG_W_CHANGED = 6,      /* a written file's digest does not match: a
                               byte was changed, added or removed */
-    CG_NWKINDS = 7
+    CG_W_CALLS = 7,        /* a call costs more than its part, or a
+                              function with its calls out more than the
+                              profile: callgrind never writes that */
+    CG_NWKINDS = 8
 };
 
 /* How the files of this library's writer (cg_emit.h) start and end: the

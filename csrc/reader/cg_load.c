@@ -4,6 +4,7 @@
  * before it changes any state, so a line skipped in lenient mode leaves no
  * trace. */
 #include "cg_loader.h"
+#include "cg_graph.h"
 #include "cg_model.h"
 #include "cg_source.h"
 #include "cg_vec.h"
@@ -245,10 +246,13 @@ static int end_text(CgLoader *L)
         return CG_EBAD;
     }
     if ((L->callgrind || L->written) && !L->P->parts[L->part].totals)
-        return cut_short(L, L->callgrind ? "totals: (callgrind ends every "
-                         "part with one)" : "totals: (its writer ends every "
-                         "part with one)");
-    return check_written_end(L);
+        rc = cut_short(L, L->callgrind ? "totals: (callgrind ends every "
+                       "part with one)" : "totals: (its writer ends every "
+                       "part with one)");
+    else
+        rc = check_written_end(L);
+    /* the file's last part ends with it: its warnings name this file */
+    return rc ? rc : cg_ld_end_part(L);
 }
 
 /* The start of file i: a part of its own, compression ids of its own, no
@@ -303,6 +307,190 @@ int cg_ld_cancelled(CgLoader *L)
     return CG_ECANCEL;
 }
 
+/* ---- what callgrind never writes ---- */
+
+/* The line of byte `at` of text t (1-based). */
+static uint64_t line_at(const CgText *t, size_t at)
+{
+    const char *p = t->buf, *e = t->buf + (at < t->len ? at : t->len);
+    uint64_t n = 1;
+    while ((p = memchr(p, '\n', (size_t)(e - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+/* What a part may cost in all, per profile event: its cost lines, or
+ * its summary: where that is higher (callgrind's summary: may count a
+ * few more, and a call into a function that never returns, _Exit, can
+ * cost that much). Summed over the parts into total[]. */
+static void bounds(const CgProfile *P, int64_t *part_bound, int64_t *total)
+{
+    size_t i;
+    int j;
+    for (i = 0; i < P->stride; i++)
+        total[i] = 0;
+    for (i = 0; i < P->nparts; i++) {
+        const CgPart *pt = &P->parts[i];
+        for (j = 0; j < pt->nev; j++) {
+            int64_t v = pt->sum[j];
+            if (pt->summary && pt->summary[j] > v)
+                v = pt->summary[j];
+            part_bound[i * P->stride + pt->evmap[j]] = v;
+            total[pt->evmap[j]] += v;
+        }
+    }
+}
+
+/* The line of the cost line of a calls= line of function f in part
+ * `part` whose cost of profile event k is above `bound` (the one call
+ * line that breaks the rule, when one does alone), or 0. Positions are
+ * read against a base in the middle of the range: only the costs count
+ * here. */
+static uint64_t call_line_above(const CgProfile *P, size_t f, uint32_t part,
+                                size_t k, int64_t bound)
+{
+    const CgFunc *fn = &P->funcs[f];
+    const CgPart *pt = &P->parts[part];
+    uint64_t base[CG_MAX_POSITIONS], pos[CG_MAX_POSITIONS];
+    int64_t cost[CG_MAX_EVENTS];
+    uint32_t b;
+    int j, col = -1;
+    for (j = 0; j < pt->nev; j++)
+        if (pt->evmap[j] == k)
+            col = j;
+    for (j = 0; j < CG_MAX_POSITIONS; j++)
+        base[j] = (uint64_t)1 << 62;
+    for (b = fn->blocks_begin; col >= 0 && b < fn->blocks_end; b++) {
+        const CgBlock *blk = &P->blocks[b];
+        const CgText *t = &P->texts[pt->text];
+        const char *p = t->buf + blk->start, *end = t->buf + blk->end;
+        int after_calls = 0;
+        uint64_t line = 0;
+        if (blk->part != part)
+            continue;
+        while (p < end) {
+            CgRec r;
+            cg_scan_line(p, end, &r);
+            line++;
+            if (after_calls && r.kind == CG_K_COST) {
+                CgScanFail fail;
+                int n = 0;
+                if (cg_scan_costs(r.s, r.e, pt->npos, base, pos, cost,
+                                  pt->nev, &n, &fail) == CG_SCAN_OK &&
+                    col < n && cost[col] > bound)
+                    return line_at(t, blk->start) + line - 1;
+            }
+            after_calls = r.kind == CG_K_CALLS;
+            p = r.next;
+        }
+    }
+    return 0;
+}
+
+/* A CG_W_CALLS warning at `line` of function f's file, or (0) at the
+ * function's first line. */
+static int calls_warning(CgLoader *L, size_t f, uint64_t line,
+                         const char *fmt, ...)
+{
+    const CgProfile *P = L->P;
+    const CgFunc *fn = &P->funcs[f];
+    const CgBlock *blk;
+    const CgText *t;
+    CgError tmp;
+    va_list ap;
+    int n;
+    if (fn->blocks_begin >= fn->blocks_end)
+        return CG_OK;            /* none of its own lines: a callee only */
+    blk = &P->blocks[fn->blocks_begin];
+    t = &P->texts[P->parts[blk->part].text];
+    n = snprintf(tmp.msg, sizeof tmp.msg, "%s:%llu: ", t->name,
+                 (unsigned long long)(line ? line
+                                           : line_at(t, blk->start)));
+    va_start(ap, fmt);
+    if (n > 0 && (size_t)n < sizeof tmp.msg)
+        vsnprintf(tmp.msg + n, sizeof tmp.msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    return cg_ld_add_warning_text(L, CG_W_CALLS, tmp.msg);
+}
+
+/* In a profile with callgrind's files: a call (between functions outside
+ * one cycle) that costs more than its part, or a function whose self cost
+ * and calls out of its cycle (B, the lower bound of its inclusive cost,
+ * cg_graph.h) come to more than the whole profile. callgrind measures a
+ * call's cost on the real stack, and at a dump it books a running call's
+ * cost so far to the part dumped, so neither happens in a file it wrote;
+ * a calls= cost changed by hand does it. Calls inside a cycle are left
+ * out: their summed costs count nested calls again (A'2 -> B'2 49 times
+ * costs 24 times the total in qt-creator's recursiveCycle.out). One
+ * warning of each, at the function's first line. */
+static int check_calls(CgLoader *L)
+{
+    CgProfile *P = L->P;
+    int64_t total[CG_MAX_EVENTS], cost[CG_MAX_EVENTS], *part_bound;
+    const CgGraph *g;
+    size_t f, i, k;
+    int rc = CG_OK;
+    if (P->stride > CG_MAX_EVENTS || !P->nparts)
+        return CG_OK;
+    if (!(g = cg_graph_get(P, &rc)))
+        return rc == CG_ENOMEM ? cg_ld_nomem(L) : CG_OK;
+    if (!(part_bound = calloc(P->nparts * P->stride, sizeof *part_bound)))
+        return cg_ld_nomem(L);
+    bounds(P, part_bound, total);
+    for (i = 0; i < P->ncalls && !rc; i++) {
+        const CgCall *c = &P->calls[i];
+        if (g->comp[c->caller] == g->comp[c->callee])
+            continue;
+        cg_call_costs(P, c, cost);
+        for (k = 0; k < P->nev; k++) {
+            const CgStr *ev = &P->events[k];
+            const CgStr *callee = &P->names[CG_FN].str[P->funcs[c->callee].name];
+            const CgStr *caller = &P->names[CG_FN].str[P->funcs[c->caller].name];
+            int64_t bound = part_bound[(size_t)c->part * P->stride + k];
+            if (cost[k] <= bound || bound < 0)
+                continue;
+            rc = calls_warning(L, (size_t)c->caller,
+                               call_line_above(P, (size_t)c->caller, c->part,
+                                               k, bound),
+                               "calls from '%.*s' to '%.*s' "
+                               "cost %lld %.*s, more than their part in all "
+                               "(%lld): callgrind never writes that, a calls= "
+                               "cost was changed",
+                               (int)(caller->len > 60 ? 60 : caller->len),
+                               caller->ptr,
+                               (int)(callee->len > 60 ? 60 : callee->len),
+                               callee->ptr, (long long)cost[k],
+                               (int)(ev->len > 40 ? 40 : ev->len), ev->ptr,
+                               (long long)bound);
+            i = P->ncalls;
+            break;
+        }
+    }
+    for (f = 0; f < P->nfuncs && !rc; f++) {
+        for (k = 0; k < P->nev; k++) {
+            int64_t b = g->b[f * P->stride + k];
+            const CgStr *ev = &P->events[k];
+            if (b <= total[k] || total[k] < 0)
+                continue;
+            const CgStr *name = &P->names[CG_FN].str[P->funcs[f].name];
+            rc = calls_warning(L, f, 0, "'%.*s' costs %lld %.*s with its "
+                               "calls out, more than the whole profile "
+                               "(%lld): callgrind never writes that, a "
+                               "calls= cost was changed",
+                               (int)(name->len > 60 ? 60 : name->len),
+                               name->ptr, (long long)b,
+                               (int)(ev->len > 40 ? 40 : ev->len), ev->ptr,
+                               (long long)total[k]);
+            f = P->nfuncs;
+            break;
+        }
+    }
+    free(part_bound);
+    return rc;
+}
+
 /* ---- the entry points ---- */
 
 /* Loads every text of P; frees P on failure. */
@@ -338,6 +526,8 @@ static int run(CgProfile **out, CgProfile *P, const CgLoadOpts *opts,
         cg_names_free_ids(&P->names[i]);    /* ids are per file */
     if (!rc)
         rc = cg_model_finish(P, err);
+    if (!rc && L->any_callgrind)
+        rc = check_calls(L);
     if (!rc && opts->progress && opts->progress(opts->ud, P->len, P->len))
         rc = cg_ld_cancelled(L);
     if (rc == CG_ENOMEM)

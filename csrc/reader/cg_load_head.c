@@ -44,10 +44,15 @@ static int check_sums(CgLoader *L, const CgPart *pt, const int64_t *written,
 int cg_ld_end_part(CgLoader *L)
 {
     const CgPart *pt = &L->P->parts[L->part];
+    int rc;
+    /* once: at the end of its file (end_text), or when a part follows */
+    if (L->part_ended)
+        return CG_OK;
+    L->part_ended = 1;
     /* totals: is the sum of the part's cost lines by definition (summary:
      * may count more): lines lost or added */
-    int rc = check_sums(L, pt, pt->totals, pt->totals_line, "totals:",
-                        CG_W_LOST);
+    rc = check_sums(L, pt, pt->totals, pt->totals_line, "totals:",
+                    CG_W_LOST);
     if (!rc)
         rc = check_sums(L, pt, pt->summary, pt->summary_line, "summary:",
                         CG_W_MISMATCH);
@@ -109,6 +114,7 @@ int cg_ld_new_part(CgLoader *L, int inherit)
         }
     }
     L->part = P->nparts++;
+    L->part_ended = 0;
     L->touched = L->body = 0;
     L->events_line = L->positions_line = 0;
     for (k = 0; k < CG_MAX_POSITIONS; k++)
@@ -488,7 +494,7 @@ static int creator_line(CgLoader *L, const CgRec *r)
         L->P->creator.len = (size_t)(r->e - v);
     }
     if (r->e - v >= 9 && !memcmp(v, "callgrind", 9))
-        L->callgrind = 1;
+        L->callgrind = L->any_callgrind = 1;
     return CG_OK;
 }
 

@@ -36,6 +36,7 @@ typedef struct CgLoader {
 
     size_t part;                 /* index of the current part */
     int touched;                 /* any header or body line in the part */
+    int part_ended;              /* its sums were checked (cg_ld_end_part) */
     int body;                    /* body lines seen in the part */
     uint64_t events_line, positions_line;
     uint64_t base[CG_MAX_POSITIONS];
@@ -85,6 +86,8 @@ typedef struct CgLoader {
                                     overflow) */
     uint64_t made;               /* bytes of composite names built, kept
                                     or not (CG_MADE_RATIO) */
+    int any_callgrind;           /* a file of callgrind's: its calls are
+                                    checked (cg_load.c, check_calls) */
 } CgLoader;
 
 /* ---- messages (cg_load.c) ---- */

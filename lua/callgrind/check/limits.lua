@@ -101,12 +101,13 @@ end
 --- The warnings of a profile that mean costs were lost: a file cut short
 -- (kind "truncated"), lines dropped by a lenient load ("skipped"), cost
 -- lines that do not add up to `totals:` ("lost"), a written file changed
--- after it was written ("changed": its digest does not match). The other
+-- after it was written ("changed": its digest does not match), call costs
+-- callgrind never writes ("calls": above their part or the profile). The other
 -- kinds (mismatch of `summary:`, unknown, name, formula) lose no cost.
 -- @usage for _, w in ipairs(check.lossy_warnings(prof)) do print(w) end
 function M.lossy_warnings(prof)
   local out = prof:warnings("truncated")
-  for _, kind in ipairs { "skipped", "lost", "changed" } do
+  for _, kind in ipairs { "skipped", "lost", "changed", "calls" } do
     for _, w in ipairs(prof:warnings(kind)) do out[#out + 1] = w end
   end
   return out

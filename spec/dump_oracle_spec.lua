@@ -405,6 +405,16 @@ end
 -- The specs
 ---------------------------------------------------------------------------
 
+-- A profile loads without a warning, but for callgrind 3.19's summary: a
+-- few Ir above its totals: with --cache-sim=yes (docs/format.md).
+local function no_warnings(prof)
+  local left = {}
+  for _, w in ipairs(prof:warnings()) do
+    if not tostring(w):find(": summary: does not match the cost lines", 1, true) then left[#left + 1] = w end
+  end
+  assert.are.same({}, left)
+end
+
 local function needs_vm(r)
   return PROGS[r.prog].vm and not have_vm()
 end
@@ -434,6 +444,8 @@ describe("the dump oracle (--dump-every-bb)", function()
           "only " .. #dumped.files .. " file(s)")
         local sp = assert(load(single.files))
         local dp = assert(load(dumped.files))
+        no_warnings(sp)
+        no_warnings(dp)
         local want, got = facts(sp, by_thread), facts(dp, by_thread)
         if every < 5000 then assert.is_true(got.calls0 > 0, "no calls=0 line: no call ran across a dump") end
         -- the single run's own totals: line is its total

@@ -40,6 +40,51 @@ static int cgl_write_file_atomic(lua_State *L)
     return 1;
 }
 
+#define MAX_ARGV 64
+
+/* internal.write_from_command(path, argv, input): runs argv (a sequence
+ * of strings, argv[1] looked up in PATH; no shell) with input on its
+ * stdin and writes its stdout to path atomically (cg_write_from_child):
+ * true, or nil, message, "io", what failed ("io": the target; "exec":
+ * the command could not run, message "CMD: reason"; "status": it failed,
+ * message "CMD: exit status N"), its stderr. The strings stay on the Lua
+ * stack while it runs; nothing in between can raise. */
+static int cgl_write_from_command(lua_State *L)
+{
+    static const char *const hows[] = { "", "io", "exec", "status" };
+    const char *path = luaL_checkstring(L, 1);
+    size_t inlen;
+    const char *input;
+    const char *argv[MAX_ARGV + 1];
+    char msg[1024], err[2048];
+    lua_Integer i, n;
+    int rc, how = CG_CHILD_IO;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    input = luaL_checklstring(L, 3, &inlen);
+    luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
+                  "path contains a NUL byte");
+    n = (lua_Integer)lua_rawlen(L, 2);
+    luaL_argcheck(L, n >= 1 && n <= MAX_ARGV, 2, "1 to 64 strings expected");
+    for (i = 1; i <= n; i++) {
+        lua_rawgeti(L, 2, i);
+        argv[i - 1] = lua_tostring(L, -1);
+        luaL_argcheck(L, argv[i - 1] != NULL, 2, "strings expected");
+        /* the string stays referenced by the table at 2 */
+        lua_pop(L, 1);
+    }
+    argv[n] = NULL;
+    rc = cg_write_from_child(path, (char *const *)(void *)argv, input, inlen,
+                             &how, err, sizeof err, msg, sizeof msg);
+    if (rc == CG_OK) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    push_fail(L, rc, msg);
+    lua_pushstring(L, hows[how >= 0 && how <= CG_CHILD_FAILED ? how : 1]);
+    lua_pushstring(L, err);
+    return 5;
+}
+
 static CgStr opt_str(lua_State *L, int t, const char *k)
 {
     CgStr s;
@@ -537,6 +582,7 @@ static const luaL_Reg module_funcs[] = {
 static const luaL_Reg internal_funcs[] = {
     {"write_profile", cgl_write_profile},
     {"emitter", cgl_emitter},
+    {"write_from_command", cgl_write_from_command},
     {NULL, NULL}
 };
 

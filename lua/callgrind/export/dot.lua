@@ -250,11 +250,13 @@ function Profile:dot(ev, opts)
 end
 
 
-local counter = 0
-
 --- Writes the call graph (as `prof:dot`) to a file, whole or not at all:
 -- DOT text, or with `opts.format = "svg"` or `"png"` the picture Graphviz's
--- `dot` draws of it.
+-- `dot` draws of it. `dot` is run without a shell, the DOT text on its
+-- stdin and its stdout going straight into the core's atomic writer (the
+-- same temporary and rename as every other output; a device or FIFO
+-- written in place, a link kept): no file of a predictable name is made,
+-- and a writer killed while `dot` runs leaves no file and no process.
 -- @tparam string path
 -- @param[opt] ev event name or index
 -- @tparam[opt] table opts as `prof:dot`'s, and `format` ("dot", "svg",
@@ -267,35 +269,20 @@ function Profile:write_dot(path, ev, opts)
   opts = args.options(opts, "write_dot", 3, "write_dot")
   local format = args.option(opts.format, "write_dot", 3, { "dot", "svg", "png" }, "dot")
   local text = dot_text(self, ev, opts, "write_dot")
-  local write_file, shq = util.write_file, util.shq
-  if format == "dot" then return write_file(path, text) end
+  if format == "dot" then return util.write_file(path, text) end
   local cmd = opts.dot_command or "dot"
-  counter = counter + 1
-  local src = string_format("%s.tmp.%d.%d.dot", path, counter, os.time())
-  local ok, err, kind = write_file(src, text)
-  if not ok then return nil, err, kind end
-  local tmp = string_format("%s.tmp.%d.%d", path, counter, os.time())
-  local log = os.tmpname()
-  local ran = os.execute(string_format("%s -T%s -o %s %s 2>%s", shq(cmd), format,
-    shq(util.argpath(tmp)), shq(util.argpath(src)), shq(log)))
-  os.remove(src)
-  local f = io.open(log)
-  local msg = f and f:read("a") or ""
-  if f then f:close() end
-  os.remove(log)
-  if not ran then
-    os.remove(tmp)
-    if msg:find("not found") or msg:find("No such file") then
+  local ok, err, kind, how, stderr = internal.write_from_command(path, { cmd, "-T" .. format }, text)
+  if ok then return true end
+  if how == "exec" then
+    if err:find("No such file or directory", 1, true) then
       return nil, string_format("write_dot: Graphviz's '%s' was not found (install graphviz)", cmd), "io"
     end
-    return nil, string_format("write_dot: %s -T%s failed: %s", cmd, format, (msg:gsub("%s+$", ""))), "io"
+    return nil, "write_dot: " .. err, "io"
+  elseif how == "status" then
+    stderr = stderr:gsub("%s+$", "")
+    return nil, string_format("write_dot: %s -T%s failed: %s", cmd, format, stderr ~= "" and stderr or err), "io"
   end
-  local rok, rerr = os.rename(tmp, path)
-  if not rok then
-    os.remove(tmp)
-    return nil, path .. ": " .. tostring(rerr), "io"
-  end
-  return true
+  return nil, err, kind
 end
 
 return M

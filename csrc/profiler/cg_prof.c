@@ -4,8 +4,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
 #include "cg_prof_collect.h"
+#include "cg_prof_signal.h"
 #include "cg_atomic.h"
 
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -363,11 +367,23 @@ static int l_own_hook(lua_State *L)
     return 1;
 }
 
-/* prof_start(opts, level) */
+/* prof_start(opts, level [, writer]). With writer (until_exit), while
+ * the profiler runs SIGINT raises "interrupted! (SIGINT)" where the code
+ * is, and SIGTERM calls writer("SIGTERM"), then ends the process by
+ * SIGTERM (cg_prof_signal.c; one Lua state of the process at a time);
+ * the stop puts the handlers before back. Armed here, so that the
+ * profile has no call of its own for it. */
 static int l_start(lua_State *L)
 {
     int level = (int)luaL_optinteger(L, 2, 0);
+    int signals = !lua_isnoneornil(L, 3);
+    if (signals)
+        luaL_checktype(L, 3, LUA_TFUNCTION);
     cg_prof_start(L, 1, level);
+    if (signals) {
+        lua_settop(L, 3);
+        cg_prof_sig_arm(L, cg_prof_get(L)->l54.hc_off);
+    }
     return 0;
 }
 
@@ -405,6 +421,9 @@ static int l_stop(lua_State *L)
     Prof *P = cg_prof_get(L);
     int n = lua_gettop(L), soft = lua_toboolean(L, lua_upvalueindex(2));
     const char *why = NULL;
+    /* the signal handlers of until_exit go first: a signal now is the
+     * interpreter's */
+    cg_prof_sig_disarm(L);
     if (P != NULL && P->running) {
         if (!cg_prof_stop(L)) {
             cg_prof_drop(L);
@@ -456,6 +475,53 @@ static int l_stopper(lua_State *L)
     return 1;
 }
 
+/* prof_exec(file, argv, env): replaces the process with file (looked up
+ * in PATH as a shell does), argv its arguments (argv[1] its name), with
+ * the variables of env (name -> value) set; returns only when it cannot:
+ * nil, "file: reason", errno. callgrind-lua exec: the interpreter keeps
+ * the command's pid, so that a signal sent to the command reaches the
+ * profiled script, and its exit status is the command's. */
+static int l_exec(lua_State *L)
+{
+    const char *file = luaL_checkstring(L, 1);
+    char **argv;
+    size_t n, i;
+    int err;
+    luaL_checktype(L, 2, LUA_TTABLE);
+    luaL_checktype(L, 3, LUA_TTABLE);
+    n = lua_rawlen(L, 2);
+    argv = (char **)lua_newuserdatauv(L, (n + 1) * sizeof *argv, 0);
+    for (i = 0; i < n; i++) {
+        lua_rawgeti(L, 2, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_argerror(L, 2, "the arguments must be strings");
+        /* the string stays in argv's table: execvp does not write it */
+        argv[i] = (char *)(uintptr_t)lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    argv[n] = NULL;
+    lua_pushnil(L);
+    while (lua_next(L, 3)) {
+        if (lua_type(L, -2) != LUA_TSTRING || lua_type(L, -1) != LUA_TSTRING)
+            return luaL_argerror(L, 3, "names and values must be strings");
+        if (setenv(lua_tostring(L, -2), lua_tostring(L, -1), 1) != 0) {
+            err = errno;
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: %s", lua_tostring(L, -3), strerror(err));
+            lua_pushinteger(L, err);
+            return 3;
+        }
+        lua_pop(L, 1);
+    }
+    fflush(NULL);
+    execvp(file, argv);
+    err = errno;
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: %s", file, strerror(err));
+    lua_pushinteger(L, err);
+    return 3;
+}
+
 static int l_pid(lua_State *L)
 {
     lua_pushinteger(L, (lua_Integer)getpid());
@@ -497,6 +563,7 @@ void cg_prof_register(lua_State *L)
         {"prof_own_hook", l_own_hook},
         {"prof_mode", l_mode},
         {"prof_pid", l_pid},
+        {"prof_exec", l_exec},
         {"prof_write_folded", l_write_folded},
         {NULL, NULL}
     };

@@ -7,6 +7,7 @@
  * that to agree with lua_getinfo; else lua_getinfo("f") gives it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
+#include "cg_prof_signal.h"
 #include "cg_mem.h"
 
 #include <limits.h>
@@ -175,6 +176,8 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     k1 = slow_key(P, L, ar, &k2);
     id = cg_pm_get(&P->fnmap, k1, k2);
     if (id >= 0) {
+        if (P->fns[id].defined == 0 && !P->fns[id].is_c)
+            cg_prof_sig_rearm();    /* a main chunk: see below */
         if (with_name && !P->fns[id].asked)
             cg_prof_name_from_call(P, L, ar, id);
         lua_pop(L, 1);
@@ -189,6 +192,11 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     P->fns[id].np = -2;         /* no node yet */
     P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
     P->fns[id].is_c = ar->what[0] == 'C';
+    /* a main chunk is called from C or from the root, never from the
+     * call cache: lua.c's docall set its SIGINT handler before calling
+     * it, and ours goes back in place */
+    if (ar->what[0] == 'm')
+        cg_prof_sig_rearm();
     if (k2 == 0 && !P->fns[id].is_c)
         P->fns[id].proto = (const void *)(uintptr_t)k1;
     if (P->direct && P->fns[id].proto != NULL) {

@@ -10,6 +10,7 @@
  * load of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
+#include "cg_prof_signal.h"
 #include "cg_mem.h"
 
 #include <limits.h>
@@ -117,6 +118,7 @@ static void reset_data(Prof *P)
 static int state_gc(lua_State *L)
 {
     Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
+    cg_prof_sig_disarm(L);      /* no handler may reach a closed state */
     if (P->running && P->direct) {
         /* the VM's frames point into what the profiler frees */
         P->vmh.direct(L, 0);

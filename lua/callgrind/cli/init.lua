@@ -730,7 +730,9 @@ function run.spread(argv)
 end
 
 -- exec: `callgrind-lua5.4 -lcallgrind.start SCRIPT ARG...` with this
--- process's module paths; the script's exit code is the command's.
+-- process's module paths. The interpreter replaces this process (it keeps
+-- its pid): a signal sent to the command reaches the script, and the
+-- script's exit status, or its death by a signal, is the command's.
 function run.exec(argv, out)
   if not argv[2] then usage("a Lua script is needed", "exec") end
   local vm = os.getenv("CALLGRIND_VM")
@@ -742,13 +744,13 @@ function run.exec(argv, out)
     if f then f:close() end
     vm = f and mine or "callgrind-lua5.4"
   end
-  local function q(s) return "'" .. s:gsub("'", [['\'']]) .. "'" end
-  local words = { "LUA_PATH_5_4=" .. q(package.path), "LUA_CPATH_5_4=" .. q(package.cpath), q(vm), "-lcallgrind.start" }
-  for i = 2, #argv do words[#words + 1] = q(argv[i]) end
+  local words = { vm, "-lcallgrind.start" }
+  for i = 2, #argv do words[#words + 1] = argv[i] end
   if out.flush then out:flush() end
-  local _, how, code = os.execute(table_concat(words, " "))
-  if how == "exit" and code == 127 then fail("callgrind-lua exec: no interpreter " .. vm .. " (make vm)") end
-  return nil, how == "exit" and code or 1
+  local _, err, errno = require("callgrind.core").prof_exec(vm, words,
+    { LUA_PATH_5_4 = package.path, LUA_CPATH_5_4 = package.cpath })
+  if errno == 2 then fail("callgrind-lua exec: no interpreter " .. vm .. " (make vm)") end   -- ENOENT
+  fail("callgrind-lua exec: " .. tostring(err))
 end
 
 --- Runs one command line.

@@ -554,7 +554,9 @@ function core.internal.exit_writer(opts)
   local out = opts.out or os.getenv("CALLGRIND_OUT")
   local exit = os.exit
   local done = false
-  local function write(data, why)
+  -- sig: "SIGTERM" when that signal ends the run (said on stderr, since
+  -- the process then ends without a message of its own)
+  local function write(data, why, sig)
     if done then return end
     done = true
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
@@ -566,6 +568,7 @@ function core.internal.exit_writer(opts)
     if not ok then return complain(path, "error while writing: " .. tostring(text)) end
     local wok, err = write_atomic(path, text)
     if not wok then return complain(path, err) end
+    if sig then io.stderr:write(("callgrind.profiler: %s: profile written to %s\n"):format(sig, path)) end
     if names then
       local fok
       fok, wok, err = pcall(write_folded, path .. ".folded", data, names)
@@ -578,13 +581,15 @@ function core.internal.exit_writer(opts)
   end
   -- check_free made the collector's state, so it is finalized after the
   -- sentinel (finalizers run newest first)
-  local sentinel = setmetatable({}, { __gc = core.prof_stopper(write, true) })
+  local sentinel = setmetatable({}, { __gc = core.prof_stopper(function(data, why) write(data, why) end, true) })
   -- os.exit ends the process without closing the Lua state: wrap it
   rawset(os, "exit", core.prof_stopper(function(data, why, ...)
     write(data, why)
     return exit(...)
   end, true))
-  core.prof_start(opts, 0)
+  -- SIGINT: the script's "interrupted!" error, then the writing at the
+  -- exit; SIGTERM: this stopper writes, then the signal ends the process
+  core.prof_start(opts, 0, core.prof_stopper(write, true))
   return sentinel
 end
 

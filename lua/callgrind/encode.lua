@@ -56,13 +56,25 @@ end
 local ESC = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r",
   ["\t"] = "\\t" }
 
---- A JSON string, quotes included: valid UTF-8 kept; control characters,
--- and each byte that is not part of valid UTF-8, as \u00XX.
+-- The code points JSON text writes as \uXXXX though they are valid
+-- UTF-8 (the same value to a reader, and no terminal or page obeys them):
+-- C1 controls, the bidirectional formatting characters, U+2028, U+2029
+-- (util.printable shows the same ones).
+local function hidden(cp)
+  return cp >= 0x80 and cp <= 0x9F or cp == 0x061C or cp == 0x200E or cp == 0x200F
+    or cp >= 0x2028 and cp <= 0x202E or cp >= 0x2066 and cp <= 0x2069
+end
+
+--- A JSON string, quotes included: valid UTF-8 kept; control characters
+-- (C0, DEL, C1), the bidirectional formatting characters (U+061C,
+-- U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), U+2028 and U+2029 as
+-- \uXXXX; each byte that is not part of valid UTF-8 as \u00XX.
 -- @usage export.json_string('a"b\255') --> '"a\\"b\\u00ff"'
+-- @usage export.json_string("rtl\u{202E}x") --> '"rtl\\u202ex"'
 local function json_string(s)
   local out, i, n = {}, 1, #s
   while i <= n do
-    local j = s:find('[%z\1-\31"\\\128-\255]', i)
+    local j = s:find('[%z\1-\31"\\\127-\255]', i)
     if not j then out[#out + 1] = s:sub(i); break end
     if j > i then out[#out + 1] = s:sub(i, j - 1) end
     local c = s:byte(j)
@@ -73,7 +85,8 @@ local function json_string(s)
       local len = c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and c < 0xF0 and 3 or c >= 0xC2 and c < 0xE0 and 2 or 0
       local chunk = len > 0 and s:sub(j, j + len - 1)
       if chunk and #chunk == len and utf8.len(chunk) == 1 then
-        out[#out + 1] = chunk
+        local cp = utf8.codepoint(chunk)
+        out[#out + 1] = hidden(cp) and string_format("\\u%04x", cp) or chunk
         i = j + len
       else
         out[#out + 1] = string_format("\\u%04x", c)

@@ -5,8 +5,8 @@
 -- @module callgrind.util
 local core = require "callgrind.core"
 
-local getmetatable, io_open, os_execute, table_concat, tostring, type =
-  getmetatable, io.open, os.execute, table.concat, tostring, type
+local getmetatable, io_open, ipairs, os_execute, table_concat, tostring, type =
+  getmetatable, io.open, ipairs, os.execute, table.concat, tostring, type
 
 local string_format = string.format
 
@@ -121,36 +121,92 @@ function M.iterator(f, what, n)
   return setmetatable({ f = f, what = what, n = n }, iterator_mt)
 end
 
-local function printable_bytes(s)
+-- The code points a name never shows raw (besides C0 and DEL): C1
+-- controls (U+0080-U+009F: U+009B is CSI to some terminals), the
+-- bidirectional formatting characters (U+061C, U+200E, U+200F,
+-- U+202A-U+202E, U+2066-U+2069: `rtl<U+202E>gnp.exe` shows as
+-- `rtlexe.png`) and the line and paragraph separators (U+2028, U+2029).
+local function hidden(cp)
+  return cp >= 0x80 and cp <= 0x9F or cp == 0x061C or cp == 0x200E or cp == 0x200F
+    or cp >= 0x2028 and cp <= 0x202E or cp >= 0x2066 and cp <= 0x2069
+end
+
+-- Their UTF-8 forms, for a quick test (C1 is \xC2\x80-\x9F, U+061C
+-- \xD8\x9C, the rest \xE2\x80\x8E ... \xE2\x81\xA9).
+local HIDDEN_UTF8 = { "\xC2[\x80-\x9F]", "\xD8\x9C", "\xE2\x80[\x8E\x8F\xA8-\xAE]", "\xE2\x81[\xA6-\xA9]" }
+
+local function has_hidden(s)
+  for _, p in ipairs(HIDDEN_UTF8) do
+    if s:find(p) then return true end
+  end
+  return false
+end
+
+-- s with each byte of C0 or DEL that keep[byte] does not keep, and each
+-- byte that is not part of valid UTF-8, as \xHH; hidden code points as
+-- \u{HHHH}; the rest as it is.
+local function escape_text(s, keep)
   local out, i, n = {}, 1, #s
   while i <= n do
-    local c = s:byte(i)
-    local len = c < 0x80 and 1 or c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and 3 or c >= 0xC2 and c < 0xE0 and 2 or 0
-    local chunk = len > 0 and s:sub(i, i + len - 1)
-    if len == 1 and (c < 0x20 or c == 0x7f) then
-      out[#out + 1] = string_format("\\x%02X", c)
-      i = i + 1
-    elseif len > 1 and utf8.len(chunk) == 1 and #chunk == len then
-      out[#out + 1] = chunk
-      i = i + len
-    elseif len == 1 then
-      out[#out + 1] = chunk
-      i = i + 1
+    local j = s:find("[%z\1-\31\127-\255]", i)
+    if not j then out[#out + 1] = s:sub(i) break end
+    if j > i then out[#out + 1] = s:sub(i, j - 1) end
+    local c = s:byte(j)
+    local len = c < 0x80 and 1 or c >= 0xF0 and c < 0xF5 and 4 or c >= 0xE0 and c < 0xF0 and 3
+      or c >= 0xC2 and c < 0xE0 and 2 or 0
+    local chunk = len > 1 and s:sub(j, j + len - 1)
+    if len == 1 then
+      out[#out + 1] = keep and keep[c] and string.char(c) or string_format("\\x%02X", c)
+      i = j + 1
+    elseif chunk and #chunk == len and utf8.len(chunk) == 1 then
+      local cp = utf8.codepoint(chunk)
+      out[#out + 1] = hidden(cp) and string_format("\\u{%X}", cp) or chunk
+      i = j + len
     else
       out[#out + 1] = string_format("\\x%02X", c)
-      i = i + 1
+      i = j + 1
     end
   end
   return table_concat(out)
 end
 
---- A name as text a table or a picture can show: valid UTF-8, with
--- control characters and bytes that are not UTF-8 written `\xNN` (a
--- terminal's escapes shown, never obeyed).
+--- A name as text a table or a picture can show, and a terminal shows
+-- as it is: valid UTF-8, with control characters (C0, DEL) and bytes that
+-- are not UTF-8 written `\xHH`, and the C1 controls, the bidirectional
+-- formatting characters and U+2028/U+2029 written `\u{HHHH}` (a
+-- terminal's escapes shown, never obeyed; no name reverses the text
+-- around it). For display only: a `\` of the name stays as it is.
 -- @usage util.printable("a\255") --> "a\\xFF"
+-- @usage util.printable("rtl\u{202E}gnp.exe") --> "rtl\\u{202E}gnp.exe"
 function M.printable(name)
-  if not name:find("[%z\1-\31\127]") and utf8.len(name) then return name end
-  return printable_bytes(name)
+  if not name:find("[%z\1-\31\127-\255]") then return name end
+  if not name:find("[%z\1-\31\127]") and utf8.len(name) and not has_hidden(name) then return name end
+  return escape_text(name)
+end
+
+-- What a terminal may be given raw of a whole text: line feeds and tabs
+-- (a carriage return only before a line feed: CSV's line ends).
+local TERMINAL_KEEP = { [9] = true, [10] = true }
+
+--- A whole text (a command's output) as a terminal may be given it: as
+-- `util.printable` makes a name, but line feeds and tabs kept, and a
+-- carriage return kept before a line feed (CSV's line ends); a lone one
+-- is `\x0D`. The command line passes what it writes to a terminal
+-- through it (callgrind.cli); text made of printable names passes
+-- unchanged.
+-- @usage util.terminal("a\27[2J\r\nb\tc\n") --> "a\\x1B[2J\r\nb\tc\n"
+function M.terminal(text)
+  if not text:find("[%z\1-\8\11-\31\127-\255]") then return text end
+  if not text:find("[%z\1-\8\11-\31\127]") and utf8.len(text) and not has_hidden(text) then return text end
+  if not text:find("\r", 1, true) then return escape_text(text, TERMINAL_KEEP) end
+  local out = {}
+  for piece, crlf in text:gmatch("([^\r]*)(\r?\n?)") do
+    out[#out + 1] = escape_text(piece, TERMINAL_KEEP)
+    if crlf == "\r\n" then out[#out + 1] = crlf
+    elseif crlf == "\r" then out[#out + 1] = "\\x0D"
+    elseif crlf == "\n" then out[#out + 1] = crlf end
+  end
+  return table_concat(out)
 end
 
 --- A name as one frame of folded stacks: `\`, `;`, newline and carriage

@@ -253,9 +253,21 @@ function M.summary(path, format)
   end
   local out = {}
   if format == "markdown" then
-    -- a cell is text: no HTML, no column break, no line break
-    local HTML = { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ["|"] = "\\|", ["\n"] = " ", ["\r"] = " " }
-    local function esc(s) return (util.printable(tostring(s):gsub("[&<>|\r\n]", HTML))) end
+    -- a cell is text: no line break, then printable (util.printable), then
+    -- every ASCII punctuation character backslash-escaped, which
+    -- CommonMark and GitHub's Markdown render as the character itself: no
+    -- emphasis, code span, link, autolink (www. and http: are broken by
+    -- their escaped . and :), HTML, entity or column break can start.
+    -- GitHub links an address (`anonymous@m.lua:12`, a Lua function's
+    -- name) whatever is escaped: an @ gets a word joiner (U+2060,
+    -- invisible) after it, which ends the address there.
+    -- A cell of a number as the table writes it (117, +23.1%, 1,024) is
+    -- left as it is.
+    local function esc(s)
+      s = tostring(s)
+      if s:find("^[+%-]?[%d,]*%.?%d*%%?$") then return s end
+      return ((util.printable((s:gsub("[\r\n]", " "))):gsub("%p", "\\%0"):gsub("\\@", "\\@\u{2060}")))
+    end
     local right = { old = true, new = true, change = true, limit = true }
     for i, row in ipairs(rows) do
       local t = {}

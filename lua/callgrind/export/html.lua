@@ -71,12 +71,18 @@ end
 local function to_json(v)
   local out = {}
   json(v, out)
-  -- inside <script>: no "</" can end it early
-  return (table_concat(out):gsub("</", "<\\/"))
+  -- inside <script>: no "<" at all, so neither "</script" can end it
+  -- early nor "<!--" and "<script" can keep its "</script>" from ending
+  -- it (HTML's escaped script states). A "<" is only ever inside a JSON
+  -- string, where \u003c is the same character.
+  return (table_concat(out):gsub("<", "\\u003c"))
 end
 
+-- Text as HTML: made printable first (util.printable: control bytes and
+-- bidirectional controls as visible escapes), then & < > " as entities.
 local function html_escape(s)
-  return (tostring(s):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;", ['"'] = "&quot;" }))
+  return (util.printable(tostring(s)):gsub("[&<>\"]", { ["&"] = "&amp;", ["<"] = "&lt;", [">"] = "&gt;",
+    ['"'] = "&quot;" }))
 end
 
 -- The source lines of a file, read once (nil when unreadable).
@@ -290,7 +296,7 @@ var P=D.profile,E=P.events,ev=0,kind='i',sortKey='i',sortDir=-1,filter='',sel=P.
 function $(id){return document.getElementById(id)}
 function fmt(n){return (n==null?'':String(n)).replace(/\B(?=(\d{3})+(?!\d))/g,',')}
 function pct(v,t){return t?(100*v/t).toFixed(2)+'%':''}
-function esc(s){return String(s==null?'':s).replace(/[&<>"]/g,function(c){return{'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]})}
+function esc(s){return String(s==null?'':s).replace(/[&<>"]/g,function(c){return{'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]}).replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g,function(c){var x=c.charCodeAt(0).toString(16).toUpperCase();return x.length<3&&c<'\x80'?'\\x'+(x.length<2?'0':'')+x:'\\u{'+x+'}'})}
 function total(){return P.header.totals[E[ev]]||0}
 var sel_ev=$('event');E.forEach(function(e,i){var o=document.createElement('option');o.value=i;o.textContent=e;sel_ev.appendChild(o)});
 sel_ev.onchange=function(){ev=+sel_ev.value;zoom=0;render()};

@@ -138,9 +138,9 @@ end
 function Profile:summary()
   local out = {}
   local function add(fmt, ...) out[#out + 1] = string_format(fmt, ...) end
-  add("profile   %s", self.name)
-  if self.creator then add("creator   %s", self.creator) end
-  if self.cmd then add("command   %s", self.cmd) end
+  add("profile   %s", util.printable(self.name))
+  if self.creator then add("creator   %s", util.printable(self.creator)) end
+  if self.cmd then add("command   %s", util.printable(self.cmd)) end
   if self.pid then add("pid       %d", self.pid) end
   add("version   %d", self.version)
   add("events    %s", #self.events > 0 and table_concat(self.events, " ") or "(none)")
@@ -155,11 +155,11 @@ function Profile:summary()
   for _ in self:calls() do nc = nc + 1 end
   add("size      %s functions, %s calls", M.commas(nf), M.commas(nc))
   local merged = require("callgrind.model.load").merged(self)
-  if merged then add("merged    %s", merged) end
+  if merged then add("merged    %s", util.printable(merged)) end
   for part in self:parts() do
     local bits = { string_format("part %d", part.number) }
-    if part.thread then bits[#bits + 1] = "thread " .. part.thread end
-    if part.desc and part.desc.Trigger then bits[#bits + 1] = "trigger " .. part.desc.Trigger end
+    if part.thread then bits[#bits + 1] = "thread " .. util.printable(tostring(part.thread)) end
+    if part.desc and part.desc.Trigger then bits[#bits + 1] = "trigger " .. util.printable(part.desc.Trigger) end
     if part.summary then
       local s = {}
       for _, e in ipairs(part.events) do s[#s + 1] = e .. " " .. M.commas(part.summary[e]) end
@@ -170,7 +170,7 @@ function Profile:summary()
   local w = self:warnings()
   if #w > 0 then
     add("warnings  %d", #w)
-    for i = 1, math.min(#w, 5) do add("          %s", w[i]) end
+    for i = 1, math.min(#w, 5) do add("          %s", util.printable(tostring(w[i]))) end
     if #w > 5 then add("          ...") end
   end
   return table_concat(out, "\n")

@@ -43,9 +43,9 @@
 -- line's position moves the base), the dumps and the single run disagree
 -- for some run (the cache simulation's and the interpreter's here).
 --
--- Default: 11 pairs of runs, about 20 s.  CALLGRIND_DUMP_ORACLE=full adds
+-- Default: 11 pairs of runs, 15 to 30 s.  CALLGRIND_DUMP_ORACLE=full adds
 -- more intervals for every run, the interpreter at three more and two
--- more option sets (about 90 s).  Needs gcc and valgrind (the spec fails
+-- more option sets (33 pairs, 85 to 110 s).  Needs gcc and valgrind (the spec fails
 -- without them); without the counting interpreter its runs are pending.
 -- It prints nothing.
 

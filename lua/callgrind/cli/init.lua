@@ -11,6 +11,14 @@
 -- usage error (an unknown command or option, a bad value, a function name
 -- that is not found or is ambiguous). Thresholds are percentages
 -- everywhere: `--threshold 0.5` is 0.5%.
+--
+-- What reaches a terminal (util.terminal): the text commands (top, tree,
+-- hot, annotate, diff, check, spread) and every message on stderr show
+-- control bytes, bytes that are not UTF-8, C1 controls and the
+-- bidirectional controls as `\xHH` and `\u{HHHH}` wherever their output
+-- goes; the data commands (folded, csv, dot, and -o - of flame, report)
+-- write their format's bytes unchanged to a file or a pipe, and escaped
+-- so when standard output is a terminal; pprof -o - refuses a terminal.
 -- @module callgrind.cli
 local callgrind = require "callgrind"
 local report = require "callgrind.model.report"
@@ -183,7 +191,7 @@ local function integer(v, what, name)
   return n
 end
 
-local printable = require("callgrind.util").printable
+local printable, terminal = require("callgrind.util").printable, require("callgrind.util").terminal
 
 local function checked(ok, err)
   if not ok then fail(err) end
@@ -265,18 +273,19 @@ local function find_function(prof, spec, opts, name, what)
   if #cands == 0 then
     local _, err = prof:func(spec)
     if opts.file or opts.object then
-      err = string_format("not found: no function named '%s' in %s", spec, opts.file or opts.object)
+      err = string_format("not found: no function named '%s' in %s", printable(spec),
+        printable(opts.file or opts.object))
     end
-    usage(string_format("%s %s: %s", what, spec, tostring(err)), name)
+    usage(string_format("%s %s: %s", what, printable(spec), terminal(tostring(err))), name)
   end
   local labels = {}
   for k, fn in ipairs(cands) do
     if k > 10 then labels[#labels + 1] = "..." break end
-    labels[#labels + 1] = label_of(fn, cands)
+    labels[#labels + 1] = printable(label_of(fn, cands))
   end
   usage(string_format("%s %s is ambiguous: %d functions of that name; give one of: %s "
     .. "(or --file FILE, --object OBJECT)",
-    what, spec, #cands, table_concat(labels, ", ")), name)
+    what, printable(spec), #cands, table_concat(labels, ", ")), name)
 end
 
 -- Writes an output through writer(path): to a file, or, for "-", to out
@@ -371,8 +380,8 @@ function run.top(argv, out)
   local function say(fmt, ...) out:write(string_format(fmt, ...), "\n") end
   -- the names as given, and how many files they stood for
   say("profile  %s%s", printable(table_concat(files, " ")), #list > 1 and string_format(" (%d files)", #list) or "")
-  say("creator  %s", prof.creator or "?")
-  say("command  %s", prof.cmd or "?")
+  say("creator  %s", printable(prof.creator or "?"))
+  say("command  %s", printable(prof.cmd or "?"))
   local nparts = 0
   for _ in prof:parts() do nparts = nparts + 1 end
   local totals = prof:totals()
@@ -384,8 +393,8 @@ function run.top(argv, out)
   for _ in prof:calls() do ncalls = ncalls + 1 end
   say("size     %d functions, %d calls, %d part(s)", nfuncs, ncalls, nparts)
   local merged = loader.merged(prof)
-  if merged then say("merged   %s", merged) end
-  for _, w in ipairs(prof:warnings()) do say("warning  %s", w) end
+  if merged then say("merged   %s", printable(merged)) end
+  for _, w in ipairs(prof:warnings()) do say("warning  %s", printable(tostring(w))) end
   say("")
   say("top %d functions by %s %s", n, kind, event)
   say("%15s %6s  %s", event, "%", "function  (file; object)")
@@ -536,11 +545,12 @@ function run.annotate(argv, out)
     out:write(string_format("\n-- %s of each function (inclusive %s of the calls)\n",
       opts.tree == "caller" and "callers" or "callees", ev))
     for _, fn in ipairs(shown) do
-      out:write(string_format("%s  %s\n", commas(fn:inclusive(ev)), fn.name))
+      out:write(string_format("%s  %s\n", commas(fn:inclusive(ev)), printable(fn.name)))
       local rows = (opts.tree == "caller" and fn:caller_functions() or fn:callee_functions()):sort(ev)
       for r = 1, #rows do
         out:write(string_format("    %s  %s %s (%d call%s)\n", commas(rows:cost(r, ev)),
-          opts.tree == "caller" and "<-" or "->", rows[r].fn.name, rows[r].count, rows[r].count == 1 and "" or "s"))
+          opts.tree == "caller" and "<-" or "->", printable(rows[r].fn.name), rows[r].count,
+          rows[r].count == 1 and "" or "s"))
       end
     end
   end
@@ -630,6 +640,9 @@ end
 
 function run.pprof(argv, out, err)
   local opts, pos = parse("pprof", argv, 2)
+  if opts.o == "-" and out.terminal then
+    fail("callgrind-lua pprof: not writing compressed data to a terminal (-o FILE, or -o - into a pipe)")
+  end
   local prof = load(pos, "pprof", opts)
   local events
   if opts.events then
@@ -753,6 +766,27 @@ function run.exec(argv, out)
   fail("callgrind-lua exec: " .. tostring(err))
 end
 
+-- The commands whose whole output is text for a person: it passes
+-- util.terminal wherever it goes. The others write a format's bytes
+-- (escaped only at a terminal).
+local TEXT = { top = true, tree = true, hot = true, annotate = true, diff = true, check = true, spread = true }
+
+-- Is f standard output or standard error, and a terminal?
+local function is_terminal(f)
+  local fd = f == io.stdout and 1 or f == io.stderr and 2
+  return fd and os.execute("test -t " .. fd) == true or false
+end
+
+-- A stream that writes through util.terminal (`terminal`: it is one).
+local function terminal_stream(f, at_terminal)
+  return { terminal = at_terminal,
+    write = function(self, ...)
+      for i = 1, select("#", ...) do f:write(terminal(tostring((select(i, ...))))) end
+      return self
+    end,
+    flush = function() if f.flush then f:flush() end end }
+end
+
 --- Runs one command line.
 -- @tparam table argv the arguments (without the program name)
 -- @param[opt] out where output goes (default io.stdout; anything with
@@ -781,6 +815,9 @@ function M.main(argv, out, err)
       return 0
     end
   end
+  local tty = is_terminal(out)
+  if tty or TEXT[name] then out = terminal_stream(out, tty) end
+  err = terminal_stream(err, is_terminal(err))
   local ok, text, code = pcall(cmd, argv, out, err)
   if ok then
     if text then out:write(text) end

@@ -47,13 +47,14 @@ MODULE = $(BUILD)/callgrind/core.so
 # Debian packages each job needs; .ci/deps installs the missing ones
 # (python3: spec/inclusive_spec.lua profiles the interpreter; lua-check:
 # spec/vm_same_spec.lua runs luacheck; git: spec/docs_spec.lua's git
-# ls-files). spec/deps_spec.lua fails when a spec runs a command or
+# ls-files; cmark, cmark-gfm: spec/escape_spec.lua renders the Markdown
+# summary). spec/deps_spec.lua fails when a spec runs a command or
 # requires a module that the list of its make target does not install.
 DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzma-dev
 # make vm: the Lua source (apt-get source: dpkg-dev), patch, readline
 DEPS_VM = $(DEPS_BUILD) dpkg-dev patch libreadline-dev
 DEPS_TEST = $(DEPS_VM) lua-lpeg lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go \
-  lua-check git
+  lua-check git cmark cmark-gfm
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check

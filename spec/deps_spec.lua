@@ -52,6 +52,7 @@ local COMMANDS = {
   tar = "(essential)", gzip = "(essential)", gunzip = "(essential)", zcat = "(essential)", sh = "(essential)",
   bash = "(essential)", perl = "(essential)", setsid = "(essential)", hostname = "(essential)",
   mkfifo = "(essential)", setarch = "(essential)", nice = "(essential)", taskset = "(essential)",
+  script = "(essential)",
   ["apt-get"] = "(essential)", dpkg = "(essential)", ["dpkg-query"] = "(essential)",
   -- packages
   gcc = "gcc", cc = "gcc", make = "make", ["pkg-config"] = "pkgconf", patch = "patch",
@@ -62,6 +63,7 @@ local COMMANDS = {
   dot = "graphviz", go = "golang-go", python3 = "python3", zstd = "zstd", xz = "xz-utils",
   unxz = "xz-utils", xzcat = "xz-utils", unzstd = "zstd", zstdcat = "zstd", time = "time", ["g++"] = "g++",
   clang = "clang", node = "nodejs", npm = "npm", chromium = "chromium", ["firefox-esr"] = "firefox-esr",
+  cmark = "cmark", ["cmark-gfm"] = "cmark-gfm",
 }
 COMMANDS["lua5.4"] = "lua5.4"
 COMMANDS["lua5.1"] = "lua5.1"

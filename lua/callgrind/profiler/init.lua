@@ -22,6 +22,7 @@ local error, ipairs, pairs, tostring, type = error, ipairs, pairs, tostring, typ
 local concat, sort = table.concat, table.sort
 local format = string.format
 local getinfo = debug.getinfo
+local std_name = core.prof_std_name
 
 local LONG_NAMES = {
   Instr = "Lua VM instructions",
@@ -44,22 +45,49 @@ end
 -- Names users recognise
 ---------------------------------------------------------------------------
 
--- function -> "module.field" (or "field" for _G) over package.loaded; the
--- shortest, then alphabetically first, where a function has several.
-local function global_names()
+-- The names of a function (see docs/profiling-lua.md, "What the numbers
+-- mean"). A C function of Lua's standard library has its standard name
+-- (core.prof_std_name: read from a new Lua state, so that no module
+-- loaded and no change to the standard tables renames it). Any other
+-- function found in package.loaded is "module.field" ("field" for _G),
+-- taken from its own module where it has one: for a Lua function the
+-- module whose file (package.searchpath) is its chunk, for a C function
+-- a C module (found on package.cpath); else from every module. Among
+-- several, the shortest, then the first in byte order.
+
+-- function -> { { "module.field", module }, ... } over package.loaded
+local function loaded_names()
   local names = {}
   for modname, mod in pairs(package.loaded) do
     if type(modname) == "string" and type(mod) == "table" then
       for k, v in pairs(mod) do
         if type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
-          local name = modname == "_G" and k or (modname .. "." .. k)
-          local old = names[v]
-          if not old or #name < #old or (#name == #old and name < old) then names[v] = name end
+          local t = names[v]
+          if not t then
+            t = {}
+            names[v] = t
+          end
+          t[#t + 1] = { modname == "_G" and k or (modname .. "." .. k), modname }
         end
       end
     end
   end
   return names
+end
+
+-- The shortest, then the first in byte order, of the names cands whose
+-- module passes mine (every name when none does, or without mine).
+local function pick(cands, mine)
+  local best
+  for pass = mine and 1 or 2, 2 do
+    for _, c in ipairs(cands) do
+      local name = c[1]
+      if (pass == 2 or mine(c[2])) and (not best or #name < #best or (#name == #best and name < best)) then
+        best = name
+      end
+    end
+    if best then return best end
+  end
 end
 
 -- Line n of a chunk's source: the file of "@path", the text of a string
@@ -159,15 +187,25 @@ end
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
-  local globals, cache, module_of = global_names(), {}, module_finder()
+  local loaded, cache, module_of = loaded_names(), {}, module_finder()
+  local c_module = {}
+  -- mod is a C module (package.searchpath finds it on package.cpath)
+  local function is_c_module(mod)
+    if c_module[mod] == nil then
+      c_module[mod] = type(package.cpath) == "string" and package.searchpath(mod, package.cpath) ~= nil
+    end
+    return c_module[mod]
+  end
   local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
     local d = getinfo(func, "S")
     local fn = { line = d.linedefined, last = d.lastlinedefined, callname = callname }
     if d.what == "C" then
-      fn.name, fn.file, fn.line = globals[func] or (is_name(callname) and callname) or "anonymous C function",
-        "[C]", 0
+      local cands = loaded[func]
+      fn.name, fn.file, fn.line = std_name(func)
+        or (cands and pick(cands, #cands > 1 and is_c_module or nil))
+        or (is_name(callname) and callname) or "anonymous C function", "[C]", 0
     else
       fn.file = d.source:sub(1, 1) == "@" and d.source:sub(2) or d.short_src
       if d.what == "main" then
@@ -178,7 +216,11 @@ local function describe(data)
       else
         local line = source_line(d.source, d.linedefined, cache)
         local decl = line and declared_name(line)
-        local g = globals[func]
+        local cands, g = loaded[func], nil
+        if cands then
+          local own = #cands > 1 and d.source:sub(1, 1) == "@" and module_of(fn.file)
+          g = pick(cands, own and function(mod) return mod == own end or nil)
+        end
         if g and not (decl and decl:find(":", 1, true)) then
           fn.name = g
         else

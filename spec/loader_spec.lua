@@ -85,6 +85,24 @@ describe("a callgrind file cut short", function()
   end)
 end)
 
+describe("a part's totals: line", function()
+  it("ends the part, even one with no body lines (a thread's empty dump of --combine-dumps=yes)", function()
+    local text = table.concat({
+      "version: 1", "creator: callgrind-3.19.0", "pid: 1", "cmd: x",
+      "part: 1", "thread: 1", "positions: line", "events: Ir", "summary: 5", "fl=(1) a.c", "fn=(1) f", "1 5",
+      "totals: 5",
+      "part: 2", "thread: 1", "positions: line", "events: Ir", "summary: 0", "totals: 0",
+      "part: 2", "thread: 2", "positions: line", "events: Ir", "summary: 3", "fl=(1)", "fn=(1)", "2 3", "totals: 3", "",
+    }, "\n")
+    local prof = assert(callgrind.parse(text, "combined.out"))
+    local parts = {}
+    for pt in prof:parts() do parts[#parts + 1] = { pt.number, pt.thread, pt.written_totals.Ir } end
+    assert.are.same({ { 1, 1, 5 }, { 2, 1, 0 }, { 2, 2, 3 } }, parts)
+    assert.are.equal(8, prof:total("Ir"))
+    assert.are.same({}, prof:warnings())
+  end)
+end)
+
 describe("several files loaded as one", function()
   it("name the file of a part's last line in that part's warnings, not the next file", function()
     local dir = os.tmpname()

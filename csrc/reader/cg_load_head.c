@@ -415,10 +415,14 @@ static int hdr_costs(CgLoader *L, const char *s, const char *e, int totals)
     memcpy(v, L->cost, (size_t)n * sizeof *v);
     memset(v + n, 0, (size_t)(pt->nev - n) * sizeof *v);
     *slot = v;
-    if (totals)
+    if (totals) {
+        /* totals: ends a part, even one without body lines (callgrind
+         * --combine-dumps writes a thread's empty last dump so) */
         pt->totals_line = L->lineno;
-    else
+        L->touched = L->body = 1;
+    } else {
         pt->summary_line = L->lineno;
+    }
     return CG_OK;
 }
 

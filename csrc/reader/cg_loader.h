@@ -37,7 +37,9 @@ typedef struct CgLoader {
     size_t part;                 /* index of the current part */
     int touched;                 /* any header or body line in the part */
     int part_ended;              /* its sums were checked (cg_ld_end_part) */
-    int body;                    /* body lines seen in the part */
+    int body;                    /* body lines seen in the part, or its
+                                    totals: (which ends it): the next
+                                    header line starts a new part */
     uint64_t events_line, positions_line;
     uint64_t base[CG_MAX_POSITIONS];
 

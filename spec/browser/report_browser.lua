@@ -158,6 +158,53 @@ describe("the HTML report in headless Chromium", function()
   end)
 end)
 
+describe("the HTML report of hostile names in headless Chromium (issue 42)", function()
+  it("shows every row, each name as util.printable shows it, drawn left to right", function()
+    local util = require "callgrind.util"
+    local NAMES = { "<!--<script>", "</script>", "<script>alert(1)</script>", "rtl\u{202E}gnp.exe",
+      "iso\u{2066}x\u{2069}y", "marks\u{200E}\u{200F}\u{61C}", "clear\27[2J", "c1\u{9B}2J", "<!--", "ok" }
+    local lines = { "events: Ir", "fn=main", "1 1" }
+    for i, name in ipairs(NAMES) do
+      lines[#lines + 1] = "cfn=" .. name
+      lines[#lines + 1] = "calls=1 1"
+      lines[#lines + 1] = (i + 1) .. " " .. (i * 10)
+    end
+    for i, name in ipairs(NAMES) do
+      lines[#lines + 1] = "fn=" .. name
+      lines[#lines + 1] = "1 " .. (i * 10)
+    end
+    local prof = assert(callgrind.parse(table.concat(lines, "\n") .. "\n", "hostile"))
+    local report = dir .. "/hostile.html"
+    assert(prof:write_html(report, { title = "t\u{202E}<!--<script>", threshold = 0 }))
+    local t = check(report, { names_only = 1 })
+    assert.are.same({}, t.errors)
+    assert.are.same({}, t.requests)
+    local function text(cps)
+      local s = {}
+      for i, c in ipairs(cps) do s[i] = utf8.char(c) end
+      return table.concat(s)
+    end
+    local rows = {}
+    for i, cps in ipairs(t.names.rows) do rows[i] = text(cps) end
+    table.sort(rows)
+    local want = { "main" }
+    for _, name in ipairs(NAMES) do want[#want + 1] = util.printable(name) end
+    table.sort(want)
+    -- every function has its row (a blanked page has none), shown escaped
+    assert.are.same(want, rows)
+    for i, ltr in ipairs(t.names.ltr) do assert.is_true(ltr, text(t.names.rows[i])) end
+    -- the flame graph draws every name too
+    local frames = {}
+    for _, cps in ipairs(t.names.frames) do frames[text(cps)] = true end
+    for _, name in ipairs(NAMES) do assert.is_true(frames[util.printable(name)], util.printable(name)) end
+    -- no control or bidirectional control anywhere in the page's text
+    for _, c in ipairs(t.names.body) do
+      assert.is_false(c < 32 and c ~= 9 and c ~= 10 or c >= 0x7F and c <= 0x9F or c == 0x61C or c == 0x200E
+        or c == 0x200F or c >= 0x2028 and c <= 0x202E or c >= 0x2066 and c <= 0x2069, ("U+%04X"):format(c))
+    end
+  end)
+end)
+
 describe("the HTML report in headless Firefox", function()
   it("opens from disk as in Chromium: no console error, no request, the same sorting, filter and numbers", function()
     the_extended_report(true)

@@ -44,6 +44,32 @@ const path = require('path');
         scrolled: wrap.scrollTop, more: Array.from(document.querySelectorAll('#cgraph text'))
           .map(t => t.textContent).filter(t => / more$/.test(t)) };
     });
+    // names only (a report of hostile names): every row's and frame's
+    // text as code points (so that the checker's output stays plain
+    // JSON), whether each row's characters are drawn left to right (no
+    // bidirectional control reordered them), and the text of the page
+    if (plan.names_only) {
+      out.names = await page.evaluate(() => {
+        const cps = s => Array.from(s).map(c => c.codePointAt(0));
+        const ltr = td => {
+          const t = td.firstChild, xs = [];
+          if (!t) return true;
+          for (let i = 0; i < t.length; i++) {
+            const r = document.createRange();
+            r.setStart(t, i); r.setEnd(t, i + 1);
+            const b = r.getBoundingClientRect();
+            if (b.width > 0) xs.push(b.left);
+          }
+          return xs.every((x, i) => i === 0 || x >= xs[i - 1]);
+        };
+        const tds = Array.from(document.querySelectorAll('#rows tr td:first-child'));
+        return { rows: tds.map(td => cps(td.textContent)), ltr: tds.map(ltr),
+          frames: Array.from(document.querySelectorAll('#flame .fr')).map(e => cps(e.textContent)),
+          body: cps(document.body.innerText) };
+      });
+      await page.screenshot({ path: shot });
+      throw 'opened';
+    }
     out.opened = await graphOf();
     if (plan.only_open) { await page.screenshot({ path: shot }); throw 'opened'; }
     const names = () => page.$$eval('#rows tr td:first-child', tds => tds.map(td => td.textContent));

@@ -143,11 +143,21 @@ check-browser:
 lint: deps-lint
 	$(LUACHECK) lua spec examples bench tools bin/callgrind-lua
 
-# Zero warnings with -Werror, then the specs under ASan+UBSan.
+# Zero warnings with -Werror, then the specs under ASan+UBSan and
+# memcheck, then the long cases: the dump oracle's full set of runs.
 check: deps-test
 	$(MAKE) --no-print-directory check-werror
 	$(MAKE) --no-print-directory check-asan
 	$(MAKE) --no-print-directory memcheck
+	$(MAKE) --no-print-directory check-long
+
+# spec/dump_oracle_spec.lua with every interval and option set (33 pairs
+# of valgrind runs, about 2 minutes; make test runs 11 of them).
+.PHONY: check-long
+check-long: deps-test
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory vm
+	CALLGRIND_DUMP_ORACLE=full $(BUSTED) --lua=$(LUA) spec/dump_oracle_spec.lua
 
 check-werror:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror CFLAGS="-O2 -Werror" all
@@ -165,8 +175,10 @@ check-asan:
 # The specs under valgrind memcheck: a definite leak or an invalid access
 # fails. lua5.4 runs busted's runner itself (--ignore-lua: no child
 # interpreter, so nothing to trace into); the specs that run valgrind
-# themselves many times (valgrind, writer_*, run, baseline, perf_example) are
-# left out, and so are truth_spec and match_spec (valgrind runs of their own too).
+# themselves many times (valgrind, writer_*, run, baseline, perf_example,
+# dump_oracle, call_costs) are left out, and so are truth_spec and match_spec
+# (valgrind runs of their own too) and engines_gen (500 programs run by
+# child interpreters: nothing of the core to check in this process).
 VALGRIND ?= valgrind
 memcheck: deps-test
 	@$(MAKE) --no-print-directory all
@@ -176,7 +188,8 @@ memcheck: deps-test
 	  --exclude-pattern=valgrind_spec --exclude-pattern=writer_ \
 	  --exclude-pattern=run_spec --exclude-pattern=baseline_spec \
 	  --exclude-pattern=perf_example_spec --exclude-pattern=truth_spec \
-	  --exclude-pattern=match_spec $(BUSTED_ARGS)
+	  --exclude-pattern=match_spec --exclude-pattern=dump_oracle_spec \
+	  --exclude-pattern=call_costs_spec --exclude-pattern=engines_gen_spec $(BUSTED_ARGS)
 
 # The main job: profile a workload under valgrind, load it, report.
 demo: deps-demo

@@ -1,5 +1,5 @@
 /* Keeping a command's processes together (Linux): supervise(code,
- * timeout, kill_after) runs `/bin/sh -c code` under a supervisor process
+ * timeout, kill_after [, dir [, file]]) runs `/bin/sh -c code` under a supervisor process
  * that is a child subreaper (PR_SET_CHILD_SUBREAPER), so every descendant
  * of the command, including one that calls setsid() or double-forks,
  * stays below it. The supervisor times the command out (SIGTERM to every
@@ -12,9 +12,17 @@
  *   killed 0|1      after a timeout, a process needed SIGKILL
  *   left PID NAME   one line per process left running
  *
+ * The supervisor dies with its caller: when the process that started it
+ * is gone (killed, SIGKILL included), it ends every descendant the same
+ * way (SIGTERM, SIGKILL a second later), removes the run's temporary
+ * directory and reserved name (supervise's 4th and 5th arguments, when
+ * given) and exits. It checks its parent every 10 ms, and once before it
+ * starts the command (the caller may be gone already).
+ *
  * Elsewhere it returns nil, "unsupported" and the caller runs the command
  * its own way. */
 #define _DEFAULT_SOURCE
+#define _XOPEN_SOURCE 700
 #include "cg_lua_proc.h"
 
 #include <errno.h>
@@ -30,6 +38,7 @@
 
 #ifdef __linux__
 #include <dirent.h>
+#include <ftw.h>
 #include <sys/prctl.h>
 
 typedef struct Proc {
@@ -199,8 +208,38 @@ static void put_left(int fd, Procs *ps)
     }
 }
 
+/* What a caller that is gone leaves to remove. */
+typedef struct Leftovers {
+    pid_t caller;
+    const char *dir, *file;      /* NULL: none */
+} Leftovers;
+
+static int remove_entry(const char *path, const struct stat *sb, int flag,
+                        struct FTW *ftw)
+{
+    (void)sb;
+    (void)flag;
+    (void)ftw;
+    remove(path);
+    return 0;
+}
+
+/* The caller is gone: every descendant ended (SIGKILL a second after
+ * SIGTERM), the temporaries removed (links are removed, never followed),
+ * and the supervisor with them. */
+static void orphaned(Procs *ps, const Leftovers *lo)
+{
+    end_all(ps, now_s() + 1);
+    if (lo->dir)
+        nftw(lo->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+    if (lo->file)
+        remove(lo->file);
+    _exit(0);
+}
+
 /* The supervisor: never returns. */
-static void supervisor(const char *code, double timeout, double kill_after, int fd)
+static void supervisor(const char *code, double timeout, double kill_after, int fd,
+                       const Leftovers *lo)
 {
     Procs ps = {NULL, 0, 0};
     double deadline, kill_at = -1;
@@ -212,6 +251,8 @@ static void supervisor(const char *code, double timeout, double kill_after, int 
         put(fd, "error PR_SET_CHILD_SUBREAPER failed\n");
         _exit(1);
     }
+    if (getppid() != lo->caller)
+        orphaned(&ps, lo);
     w = fork();
     if (w == 0) {
         close(fd);
@@ -227,6 +268,8 @@ static void supervisor(const char *code, double timeout, double kill_after, int 
     deadline = timeout > 0 ? now_s() + timeout : -1;
     while (!reap(w, &st)) {
         double t = now_s();
+        if (getppid() != lo->caller)
+            orphaned(&ps, lo);
         if (deadline >= 0 && !timed && t >= deadline) {
             timed = 1;
             kill_at = t + kill_after;
@@ -241,6 +284,8 @@ static void supervisor(const char *code, double timeout, double kill_after, int 
     /* after a timeout, what got SIGTERM has until kill_at to go; what
      * is still there then ignored it (killed) */
     while (timed && now_s() < kill_at && signal_all(&ps, 0) > 0) {
+        if (getppid() != lo->caller)
+            orphaned(&ps, lo);
         reap(-1, &lst);
         nap();
     }
@@ -251,6 +296,8 @@ static void supervisor(const char *code, double timeout, double kill_after, int 
     put(fd, line);
     put_left(fd, &ps);
     end_all(&ps, timed ? kill_at : now_s() + kill_after);
+    if (getppid() != lo->caller)
+        orphaned(&ps, lo);       /* the caller died while it waited */
     _exit(0);
 }
 
@@ -258,9 +305,13 @@ int cgl_proc_supervise(lua_State *L)
 {
     const char *code = luaL_checkstring(L, 1);
     double timeout = luaL_optnumber(L, 2, 0), kill_after = luaL_optnumber(L, 3, 5);
+    Leftovers lo;
     int fds[2], st;
     pid_t pid;
     luaL_Buffer b;
+    lo.caller = getpid();
+    lo.dir = luaL_optstring(L, 4, NULL);
+    lo.file = luaL_optstring(L, 5, NULL);
     if (pipe(fds) != 0)
         goto fail;
     fcntl(fds[0], F_SETFD, FD_CLOEXEC);
@@ -269,7 +320,7 @@ int cgl_proc_supervise(lua_State *L)
     pid = fork();
     if (pid == 0) {
         close(fds[0]);
-        supervisor(code, timeout, kill_after, fds[1]);
+        supervisor(code, timeout, kill_after, fds[1], &lo);
     }
     close(fds[1]);
     if (pid < 0) {

@@ -10,7 +10,9 @@
 -- size of the caller's environment moves the dynamic loader's count).
 -- Every process of the run stays under a supervisor that is a child
 -- subreaper (Linux), so a child that calls setsid() is still timed out,
--- reported as left running and ended. What still varies: the program's
+-- reported as left running and ended; the supervisor dies with its caller,
+-- ending every process of the run and removing its temporary directory
+-- first. What still varies: the program's
 -- own sources of variation (time, pids, hash seeds: Lua 5.4 seeds its
 -- string hashes per process, so a profile of `lua5.4` itself varies a
 -- little between runs), the length of PATH, and valgrind's version.
@@ -387,7 +389,10 @@ function M.run(argv, opts)
     return prefix .. (opts.cwd and ("cd " .. shq(util.argpath(opts.cwd)) .. " && ") or "") .. "exec " .. clean .. cmd
       .. " <" .. shq(stdin) .. " >" .. shq(dir .. "/stdout") .. " 2>" .. shq(dir .. "/stderr")
   end
-  local report = require("callgrind.core").internal.supervise(code_for(command), opts.timeout, KILL_AFTER)
+  -- a temporary directory of its own goes with the supervisor when the
+  -- caller dies (nothing of a `keep` directory does)
+  local report = require("callgrind.core").internal.supervise(code_for(command), opts.timeout, KILL_AFTER,
+    reserved and dir or nil, reserved)
   local status, timed, killed, left
   if report then
     status, timed, killed, left = parse_report(report)

@@ -51,7 +51,7 @@ local COMMANDS = {
   find = "(essential)", xargs = "(essential)", grep = "(essential)", sed = "(essential)", awk = "(essential)",
   tar = "(essential)", gzip = "(essential)", gunzip = "(essential)", zcat = "(essential)", sh = "(essential)",
   bash = "(essential)", perl = "(essential)", setsid = "(essential)", hostname = "(essential)",
-  mkfifo = "(essential)", setarch = "(essential)", nice = "(essential)", taskset = "(essential)",
+  mkfifo = "(essential)", mknod = "(essential)", setarch = "(essential)", nice = "(essential)", taskset = "(essential)",
   script = "(essential)",
   ["apt-get"] = "(essential)", dpkg = "(essential)", ["dpkg-query"] = "(essential)",
   -- packages

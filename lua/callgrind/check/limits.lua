@@ -8,7 +8,8 @@
 -- `{ "5%", 2e6 }` / `{ increase = "5%", max = 2e6 }`. In a table of limits
 -- for `no_regression`, `functions = { parse = { Ir = "2%" } }` adds
 -- limits per function (inclusive cost unless `kind = "self"`), and the
--- name `"*"` gives one limit to every function. A decrease beyond a
+-- name `"*"` gives one limit to every function (but on an event where a
+-- function has a limit of its own: that one alone). A decrease beyond a
 -- relative limit is reported as an improvement, not a failure (unless
 -- `fail_on_improvement = true`).
 --
@@ -518,7 +519,14 @@ function M.compare(old, new, limits, opts, ctx)
       verdict_of(v, line, l, { target = "total", event = l.event, kind = "total", old = o, new = n })
     end
   end
-  -- per function
+  -- per function; a function with a limit of its own on an event is
+  -- judged by that one alone, not again by "*"
+  local own = {}
+  for _, name in ipairs(names) do
+    if name ~= "*" then
+      for _, l in ipairs(fevls[name]) do own[name .. "\0" .. l.event] = true end
+    end
+  end
   for _, name in ipairs(names) do
     for _, l in ipairs(fevls[name]) do
       if pcall(d.total, d, l.event) then
@@ -536,7 +544,7 @@ function M.compare(old, new, limits, opts, ctx)
             rec({ target = name, event = l.event, kind = kind, limit = limit_text(l), status = "fail", message = line })
           elseif name == "*" or r.name == name then
             found = true
-            if name ~= "*" or (r.old_fn and r.new_fn) then
+            if name ~= "*" or (r.old_fn and r.new_fn and not own[r.name .. "\0" .. l.event]) then
               local v, line = judge(string_format("%s of %s (%s)", l.event, r.name, kind), r.old, r.new, l,
                 fail_imp)
               if name ~= "*" or v ~= "pass" then

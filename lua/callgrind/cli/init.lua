@@ -701,16 +701,75 @@ function run.report(argv, out)
   end
 end
 
+-- The limits file of check: a Lua chunk returning a table. A file that
+-- cannot be read is a bad input (exit 1); one that is not Lua, raises or
+-- returns no table is a usage mistake (exit 2), like a limit that means
+-- nothing.
+local function read_limits(path)
+  local f, oerr = io.open(path, "rb")
+  if not f then fail(oerr) end
+  f:close()
+  local chunk, err = loadfile(path, "t", {})
+  if not chunk then usage(string_format("the limits file is not Lua: %s", err), "check") end
+  local ok, limits = pcall(chunk)
+  if not ok then usage(string_format("the limits file raised an error: %s", tostring(limits)), "check") end
+  if type(limits) ~= "table" then
+    usage(string_format("%s: returns %s, a table of limits expected", path, type(limits)), "check")
+  end
+  return limits
+end
+
+-- The event of list closest to a misspelt one: the same but for case,
+-- else one containing it or contained in it (the nearest length), or nil.
+local function closest_event(name, list)
+  local low, best, gap = name:lower(), nil, math.huge
+  for _, e in ipairs(list) do
+    local el = e:lower()
+    local d = el == low and -1 or (el:find(low, 1, true) or low:find(el, 1, true)) and math.abs(#e - #name) or nil
+    if d and d < gap then best, gap = e, d end
+  end
+  return best
+end
+
+-- A limit on an event neither profile has is a misspelt event: a usage
+-- mistake naming the events there are and the closest one.
+local function check_limit_events(path, limits, old, new)
+  local known, list = {}, {}
+  for _, prof in ipairs({ old, new }) do
+    for _, e in ipairs(prof:all_events()) do
+      if not known[e] then known[e] = true; list[#list + 1] = e end
+    end
+  end
+  local options = require("callgrind.api").option_types("limits")
+  local function walk(t, where)
+    local keys = {}
+    for k in pairs(t) do
+      if type(k) == "string" and not options[k] and not known[k] then keys[#keys + 1] = k end
+    end
+    table.sort(keys)
+    local k = keys[1]
+    if not k then return end
+    local close = closest_event(k, list)
+    usage(string_format("%s: %sunknown event %s (the profiles have: %s)%s", path, where, printable(k),
+      table_concat(list, " "), close and string_format("; did you mean %s?", close) or ""), "check")
+  end
+  walk(limits, "")
+  if type(limits.functions) == "table" then
+    local names = {}
+    for name, t in pairs(limits.functions) do
+      if type(name) == "string" and type(t) == "table" then names[#names + 1] = name end
+    end
+    table.sort(names)
+    for _, name in ipairs(names) do walk(limits.functions[name], "functions." .. printable(name) .. ": ") end
+  end
+end
+
 function run.check(argv, out)
   local opts, pos = parse("check", argv, 2)
   if #pos ~= 3 then usage("a limits file and two profiles are needed: LIMITS OLD NEW", "check") end
-  local chunk, err = loadfile(pos[1], "t", {})
-  if not chunk then fail(err) end
-  local ok, limits = pcall(chunk)
-  if not ok then fail(string_format("%s: %s", pos[1], tostring(limits))) end
-  if type(limits) ~= "table" then fail(string_format("%s: returns %s, a table of limits expected", pos[1],
-    type(limits))) end
+  local limits = read_limits(pos[1])
   local old, new = load({ pos[2] }, "check", opts), load({ pos[3] }, "check", opts)
+  check_limit_events(pos[1], limits, old, new)
   local passed, msg = try("check", callgrind.check_no_regression, old, new, limits,
     { top = opts.top and integer(opts.top, "--top", "check") or nil, match = match_of(opts.match, "check") })
   out:write(msg, "\n")

@@ -126,6 +126,8 @@ O.annotate = {
 }
 O.ann_report = {
   { "context", "integer", "3", "source lines shown around each costly line" },
+  { "limit", "integer", "every line (tostring: 25)",
+    "the most lines with cost shown: the costliest, in line order, and a count of the rest" },
 }
 O.sel_report = {
   { "events", "(string|integer)[]", "the first event", "the events shown, a column each" },
@@ -209,6 +211,9 @@ O.pprof = {
       .. "exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their "
       .. "caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },
+  { "max_bytes", "integer", "268435456 (256 MiB)",
+    "the most bytes of samples (each lists its whole stack: a recursion n deep takes about n^2/2 locations); "
+    .. "the size is computed first and a larger profile fails (kind \"memory\") naming it" },
 }
 O.html = {
   { "title", "string", "\"callgrind report: \" and the profile's name", "the page's title" },
@@ -435,7 +440,7 @@ M.objects = {
     { "prof:write_dot(path [, ev [, opts]])", "writes the call graph: DOT, or svg/png through Graphviz's dot",
       "true?, string?, callgrind.ErrorKind?", opts = "write_dot", errors = { "io" } },
     { "prof:write_pprof(path [, opts])", "writes pprof's gzipped profile.proto (go tool pprof ...)",
-      "true?, string?, callgrind.ErrorKind?", opts = "pprof", errors = { "io" } },
+      "true?, string?, callgrind.ErrorKind?", opts = "pprof", errors = { "io", "memory" } },
     { "prof:html([opts])", "one self-contained HTML report: header, function table, flame graph, "
       .. "callers, callees and call graph of a function (opens on the root), source lines", "string", opts = "html" },
     { "prof:write_html(path [, opts])", "writes the HTML report to a file",
@@ -590,8 +595,9 @@ M.objects = {
     { "ann.file", "the file as the profile names it", "string" },
     { "ann[i]", "row i: line, cost, functions, calls, text",
       "{ line: integer, cost: integer, functions: callgrind.Function[], calls: table[], text: string? }" },
-    { "ann:report([opts])", "the annotated listing (also tostring); opts.context",
+    { "ann:report([opts])", "the annotated listing (tostring: its 25 costliest lines); opts.context, limit",
       "string", opts = "ann_report" },
+    { "ann:top(n)", "the n costliest lines, costliest first, as an Annotation", "callgrind.Annotation" },
     { "ann:to_csv()", "CSV: line, cost, functions", "string" },
     { "ann:to_json()", "the same rows as JSON objects", "string" },
   } },

@@ -54,11 +54,33 @@ end
 local UNITS = { Time = "nanoseconds", Alloc = "bytes" }
 
 
---- The profile.proto bytes (not compressed) of a profile.
+-- The bytes of a varint.
+local function varint_len(n)
+  if n >= 0 and n < 128 then return 1 end
+  if n < 0 then return 10 end
+  local k = 1
+  while n >= 128 do n = n >> 7; k = k + 1 end
+  return k
+end
+
+-- A frame's location list is kept for its children to extend when it is
+-- shorter than CACHE_LOCS bytes or its depth a multiple of CHECKPOINT;
+-- another is made from its nearest kept ancestor's (fewer than
+-- CHECKPOINT steps up), so that a deep recursion's lists take time and
+-- memory linear in the output (the kept ones 1/CHECKPOINT of it), not
+-- in the sum of every frame's depth.
+local CACHE_LOCS, CHECKPOINT = 256, 64
+
+--- The profile.proto bytes (not compressed) of a profile, or nil and the
+-- size its samples would take when that is over max_bytes (computed
+-- before any sample is made: a sample lists every location of its stack,
+-- so a recursion n deep takes about n^2/2 of them).
 -- @tparam table events event names
 -- @tparam[opt] number threshold nil: every exact stack, or 0.0001 of an estimate
+-- @tparam[opt] boolean collapse as `prof:folded`'s collapse_recursion
+-- @tparam[opt] integer max_bytes the most bytes of samples (default no limit)
 -- @usage local bytes = pprof.encode(prof, { "Ir" }, 1e-4)
-function M.encode(prof, events, threshold, collapse)
+function M.encode(prof, events, threshold, collapse, max_bytes)
   local strings, string_ids = { "" }, { [""] = 0 }
   local function str(s)
     local id = string_ids[s]
@@ -121,15 +143,47 @@ function M.encode(prof, events, threshold, collapse)
       end
     end
   end
+  -- the size of the samples first: a frame's locations are its
+  -- function's and its parent's (loclen), a sample their bytes and its
+  -- values'
+  local loclen, size = { [0] = 0 }, 0
+  for id = 1, n do
+    local l = varint_len(mfunc[id]) + loclen[mparent[id]]
+    loclen[id] = l
+    local vl, any = 0, false
+    for e = 1, nev do
+      local x = vals[e][id]
+      if x and x ~= 0 then any = true; vl = vl + varint_len(x) else vl = vl + 1 end
+    end
+    if any then
+      local body = 1 + varint_len(l) + l + 1 + varint_len(vl) + vl
+      size = size + 1 + varint_len(body) + body
+    end
+  end
+  if max_bytes and size > max_bytes then return nil, size end
   -- the samples: locations leaf first (this frame's, then its parent's)
   local enc, used, seen, zero = { [0] = "" }, {}, {}, small[0]
   local key1, key2 = varint(1 << 3 | 2), varint(2 << 3 | 2)
-  local values = {}
+  local values, parts, depth = {}, {}, { [0] = 0 }
   for id = 1, n do
+    depth[id] = depth[mparent[id]] + 1
     local f = mfunc[id]
     if not seen[f] then seen[f] = true; used[#used + 1] = f end
-    local locs = varint(f) .. enc[mparent[id]]
-    enc[id] = locs
+    local locs = enc[mparent[id]]
+    if locs then
+      locs = varint(f) .. locs
+    else
+      -- up to the nearest ancestor whose list is kept
+      local k, up = 0, id
+      while not enc[up] do
+        k = k + 1
+        parts[k] = varint(mfunc[up])
+        up = mparent[up]
+      end
+      parts[k + 1] = enc[up]
+      locs = table_concat(parts, "", 1, k + 1)
+    end
+    if #locs < CACHE_LOCS or depth[id] % CHECKPOINT == 0 then enc[id] = locs end
     local any = false
     for e = 1, nev do
       local x = vals[e][id]
@@ -170,15 +224,24 @@ function M.encode(prof, events, threshold, collapse)
   return table_concat(out)
 end
 
+--- The most bytes of samples `prof:write_pprof` makes by default (256
+-- MiB, as `stacks.MAX_BYTES`): past it, it fails before making them.
+M.MAX_BYTES = stacks.MAX_BYTES
+
 --- Writes the profile as pprof's gzip-compressed profile.proto, whole or
 -- not at all: one sample type per event, one sample per stack (exact where
 -- the profile has stacks, all of them by default; else estimated as in
--- `prof:folded`; the values add up to the profile's totals).
+-- `prof:folded`; the values add up to the profile's totals). Each sample
+-- lists its whole stack, so a deep recursion's samples grow as the square
+-- of its depth: their size is computed first, and past `max_bytes` it
+-- fails with kind "memory", naming the size (and collapse_recursion when
+-- that would bring it under).
 -- @tparam string path
 -- @tparam[opt] table opts `events` (names; default the base events),
 --   `threshold` (default 0 for exact stacks, else 0.0001),
---   `collapse_recursion` (as `prof:folded`'s)
--- @return true, or nil, "path: reason", "io"
+--   `collapse_recursion` (as `prof:folded`'s), `max_bytes` (default 256
+--   MiB)
+-- @return true, or nil, "path: reason", "io" (or "memory")
 -- @usage assert(prof:write_pprof("prof.pb.gz"))
 -- @usage -- then: go tool pprof -top prof.pb.gz
 function Profile:write_pprof(path, opts)
@@ -186,6 +249,7 @@ function Profile:write_pprof(path, opts)
   opts = args.options(opts, "write_pprof", 2, "pprof")
   -- nil: every exact stack, or the estimate's default threshold
   local threshold = opts.threshold ~= nil and stacks.threshold(opts.threshold, "write_pprof", 2) or nil
+  local max = opts.max_bytes == nil and M.MAX_BYTES or args.count(opts.max_bytes, "write_pprof", 2)
   local events = opts.events or self.events
   if #events == 0 then error("write_pprof: the profile has no events", 2) end
   for _, ev in ipairs(events) do
@@ -193,7 +257,17 @@ function Profile:write_pprof(path, opts)
   end
   local names = {}
   for i, ev in ipairs(events) do names[i] = type(ev) == "number" and self.events[ev] or ev end
-  local bytes = M.encode(self, names, threshold, opts.collapse_recursion)
+  local bytes, size = M.encode(self, names, threshold, opts.collapse_recursion, max)
+  if not bytes then
+    -- collapse_recursion named only when it would bring the size under
+    -- (max_bytes 0: the size alone, no sample made)
+    local collapse = false
+    if not opts.collapse_recursion then
+      local ok, csize = M.encode(self, names, threshold, true, 0)
+      collapse = ok ~= nil or csize <= max
+    end
+    return nil, stacks.too_big("write_pprof", "pprof samples", size, max, collapse), "memory"
+  end
   local gz, err = internal.gzip(bytes)
   if not gz then return nil, "write_pprof: " .. err, "io" end
   return require("callgrind.util").write_file(path, gz)

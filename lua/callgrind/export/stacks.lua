@@ -357,11 +357,13 @@ function M.collapse(top)
   for k, v in pairs(top) do new[k] = v end
   new.children = {}
   local kids, made, up, onpath, cur, pushed = {}, {}, {}, {}, {}, {}
+  local merged = 0
   visit(top, function(nd, d)
     local fn = nd.fn
     local t = onpath[fn]
     if t then
       pushed[d] = false
+      merged = merged + 1
     else
       t = kid_of(kids, d == 1 and new or cur[d - 1], fn, made, up)
       onpath[fn] = t
@@ -374,6 +376,7 @@ function M.collapse(top)
   end)
   sum_made(new, made, up)
   new.total = top.total
+  new.merged = merged
   return new
 end
 
@@ -716,6 +719,16 @@ local function folded_lines(top, max)
   return out
 end
 
+--- The message of an output over its max_bytes: its size, the limit,
+-- and what would bring it under: collapse_recursion = true only when
+-- `collapse` says it would (it is not set, and the collapsed output fits).
+-- @usage return nil, stacks.too_big("folded", "folded stacks", size, max, false), "memory"
+function M.too_big(fname, what, size, max, collapse)
+  return string_format("prof:%s: the %s would take %d bytes, over max_bytes (%d): %sraise max_bytes", fname, what,
+    size, max, collapse and "collapse_recursion = true folds recursion (each function's self cost stays exact), "
+    .. "or " or "")
+end
+
 local function folded(prof, ev, opts, fname)
   local n = fname == "folded" and 2 or 3
   ev = args.event_or_first(prof, ev, fname, n - 1, 3)
@@ -724,9 +737,8 @@ local function folded(prof, ev, opts, fname)
   local max = opts.max_bytes == nil and M.MAX_BYTES or args.count(opts.max_bytes, fname, n, 3)
   local lines, size = folded_lines(M.tree(prof, ev, threshold, opts.collapse_recursion), max)
   if not lines then
-    return nil, string_format("prof:%s: the folded stacks would take %d bytes, over max_bytes (%d): "
-      .. "collapse_recursion = true folds recursion (each function's self cost stays exact), "
-      .. "or raise max_bytes", fname, size, max), "memory"
+    return nil, M.too_big(fname, "folded stacks", size, max, not opts.collapse_recursion
+      and M.folded_size(M.tree(prof, ev, threshold, true)) <= max), "memory"
   end
   return table_concat(lines)
 end

@@ -371,16 +371,19 @@ local function flamegraph(prof, ev, opts, fname, n)
   -- are all below the threshold are too narrow to draw: merged into their
   -- parent (no width changes)
   if not top.exact then stacks.prune(top, threshold * top.total) end
-  local collapsed = opts.collapse_recursion
-  if not collapsed and stacks.depth(top) > M.MAX_DEPTH then
+  -- collapsed: asked for (stacks.tree did it), or past MAX_DEPTH; said
+  -- when it merged frames (a deep chain with no recursion stays as it is)
+  local collapsed = opts.collapse_recursion and top.merged and top.merged > 0
+  if not opts.collapse_recursion and stacks.depth(top) > M.MAX_DEPTH then
     top = stacks.collapse(top)
     stacks.prune(top, threshold * top.total)
-    collapsed = true
+    collapsed = top.merged > 0
   end
   local how = top.source and string_format(" (stacks from %s)", top.source)
     or not top.exact and " (stacks estimated from the call graph)" or ""
   if collapsed then how = how .. " (recursion collapsed)" end
-  local title = opts.title or string_format("%s: %s %s%s", prof.name or "profile", report.commas(top.total), ev, how)
+  local title = opts.title
+    or string_format("%s: %s %s%s", util.name_of(prof) or "profile", report.commas(top.total), ev, how)
   return draw(top, title, ev, color, width)
 end
 
@@ -418,7 +421,7 @@ function M.folded_flamegraph(folded, source, path, opts)
   if opts.collapse_recursion or stacks.depth(top) > M.MAX_DEPTH then
     top = stacks.collapse(top)
     stacks.prune(top, threshold * top.total)
-    how = " (recursion collapsed)"
+    if top.merged > 0 then how = " (recursion collapsed)" end
     flat = nil
   end
   local title = opts.title or string_format("%s: %s %s%s", source, report.commas(top.total), ev, how)
@@ -502,23 +505,27 @@ local function diff_svg(d, ev, opts, fname, n)
   args.event(d.old, ev, fname, n, 3)
   local new = stacks.tree(d.new, ev, threshold)
   local old = stacks.tree(d.old, ev, 0)
+  -- past MAX_DEPTH both sides collapsed, so that their paths still pair
+  local collapsed = false
+  if stacks.depth(new) > M.MAX_DEPTH or stacks.depth(old) > M.MAX_DEPTH then
+    new, old = stacks.collapse(new), stacks.collapse(old)
+    stacks.prune(new, threshold * new.total)
+    collapsed = new.merged > 0 or old.merged > 0
+  end
   -- frames are paired by the diff's match keys (opts.match of
   -- callgrind.diff, --match): the same function on both sides
   local function old_key(fn) return d.old_key[fn] or fn.name end
   local function new_key(fn) return d.new_key[fn] or fn.name end
   -- pair each new node with the old one, and find the largest change
+  -- (parents before children: stacks.walk)
   local old_of, biggest = { [new] = old }, 0
-  local function pair(nd)
+  stacks.walk(new, function(kid, _, nd)
     local o = old_of[nd]
-    for _, kid in ipairs(nd.children) do
-      local ok = o and by_key(o, old_key)[new_key(kid.fn)]
-      old_of[kid] = ok or false
-      local delta = math_abs(kid.total - (ok and ok.total or 0))
-      if delta > biggest then biggest = delta end
-      pair(kid)
-    end
-  end
-  pair(new)
+    local ok = o and by_key(o, old_key)[new_key(kid.fn)]
+    old_of[kid] = ok or false
+    local delta = math_abs(kid.total - (ok and ok.total or 0))
+    if delta > biggest then biggest = delta end
+  end)
   local function change(nd)
     local o = old_of[nd]
     return nd.total - (o and o.total or 0), o and o.total or 0
@@ -538,16 +545,19 @@ local function diff_svg(d, ev, opts, fname, n)
   stacks.walk(new, function(nd, _, up)
     if old_of[nd] == false and old_of[up] ~= false then new_only = new_only + nd.total end
   end)
-  local function lost(o, nd)
-    for _, kid in ipairs(o.children) do
-      local match
-      for _, k in ipairs(nd and nd.children or {}) do
-        if new_key(k.fn) == old_key(kid.fn) then match = k end
-      end
-      if match then lost(kid, match) else gone = gone + kid.total end
+  -- the old frames whose path the new tree lacks, counted at the first
+  -- frame missing (the old tree's frames paired the other way round)
+  local new_of = { [old] = new }
+  stacks.walk(old, function(kid, _, o)
+    local nd = new_of[o]
+    if nd == nil then return end          -- below a frame gone: counted there
+    local match = nd and by_key(nd, new_key)[old_key(kid.fn)]
+    if match then
+      new_of[kid] = match
+    else
+      gone = gone + kid.total
     end
-  end
-  lost(old, new)
+  end)
   local function describe(nd)
     local delta, before = change(nd)
     local p = before ~= 0 and string_format("%+.2f%%", delta * 100 / before) or "new"
@@ -559,8 +569,8 @@ local function diff_svg(d, ev, opts, fname, n)
   -- a title of the caller's own keeps the totals, the legend and the shares after it
   local legend = string_format("(red: more, blue: less, purple: only in the new, %.1f%% of its cost; "
     .. "%.1f%% of the old cost is in stacks gone)", share(new_only, n_total), share(gone, o_total))
-  local title = string_format("%s%s %s -> %s %s %s", opts.title and (opts.title .. ": ") or "",
-    report.commas(o_total), ev, report.commas(n_total), ev, legend)
+  local title = string_format("%s%s %s -> %s %s%s %s", opts.title and (opts.title .. ": ") or "",
+    report.commas(o_total), ev, report.commas(n_total), ev, collapsed and " (recursion collapsed)" or "", legend)
   local swatches = { { diverging(1), "more" }, { diverging(-1), "less" }, { diverging(0), "unchanged" },
     { NEW_ONLY, string_format("only in the new (%.1f%%)", share(new_only, n_total)) } }
   return table_concat(svg(new, title, colour, describe, math_max(width, 100), swatches))

@@ -106,19 +106,57 @@ local function source_reader(root)
   end
 end
 
--- The old profile's stacks of an event, by path (",1,4,2": key_of(fn)
--- of each frame, the number of the diff's match key of its function, as
--- the differential SVG pairs frames) -> total, for a diff's flame graph.
-local function old_paths(old, ev, threshold, key_of)
-  local by = {}
-  local function go(nd, prefix)
-    for _, kid in ipairs(nd.children) do
-      local key = prefix .. "," .. key_of(kid.fn)
-      by[key] = (by[key] or 0) + kid.total
-      go(kid, key)
+-- A path of frames as a number: the path of a frame is its parent's
+-- path and its key (the number of the diff's match key of its function,
+-- as the differential SVG pairs frames), interned once in paths; 0 is
+-- the top. Both sides of a diff share one paths, so the same names'
+-- path is the same number (a string per path would be as long as the
+-- path: quadratic in a deep recursion).
+local function new_paths()
+  return { ids = {}, up = {}, n = 0 }
+end
+
+local function path_of(paths, parent, key)
+  local k = parent .. "," .. key
+  local id = paths.ids[k]
+  if not id then
+    id = paths.n + 1
+    paths.n = id
+    paths.ids[k] = id
+    paths.up[id] = parent
+  end
+  return id
+end
+
+-- The flame graph's tree of an event: collapsed (as the SVG flame graph)
+-- when deeper than flame.MAX_DEPTH; with an old tree, both collapsed
+-- when either is that deep, so that their paths still pair.
+local function flame_trees(prof, old, ev, threshold)
+  local max = require("callgrind.export.flame").MAX_DEPTH
+  local top = stacks.tree(prof, ev, threshold)
+  local was = old and stacks.tree(old, ev, threshold)
+  local collapsed = false
+  if stacks.depth(top) > max or (was and stacks.depth(was) > max) then
+    top = stacks.collapse(top)
+    stacks.prune(top, threshold * top.total)
+    collapsed = top.merged > 0
+    if was then
+      was = stacks.collapse(was)
+      stacks.prune(was, threshold * was.total)
+      collapsed = collapsed or was.merged > 0
     end
   end
-  go(stacks.tree(old, ev, threshold), "")
+  return top, was, collapsed
+end
+
+-- The old profile's stacks, by path -> total, for a diff's flame graph.
+local function old_paths(tree, paths, key_of)
+  local by, at = {}, { [0] = 0 }
+  stacks.walk(tree, function(kid, d)
+    local id = path_of(paths, at[d - 1], key_of(kid.fn))
+    at[d] = id
+    by[id] = (by[id] or 0) + kid.total
+  end)
   return by
 end
 
@@ -140,7 +178,7 @@ local function profile_data(prof, opts)
     if i > 50 then warnings[#warnings + 1] = "..." break end
     warnings[#warnings + 1] = tostring(w)
   end
-  d.header = { name = prof.name, cmd = prof.cmd, creator = prof.creator, pid = prof.pid, totals = totals,
+  d.header = { name = util.name_of(prof), cmd = prof.cmd, creator = prof.creator, pid = prof.pid, totals = totals,
     parts = parts, warnings = warnings, merged = require("callgrind.model.load").merged(prof) }
   -- functions: every one with a cost, the costliest by inclusive first event
   local all = {}
@@ -203,33 +241,36 @@ local function profile_data(prof, opts)
   local flame_events = opts.flame_events or 4
   for k, ev in ipairs(evs) do
     if k > flame_events then break end
-    local top = stacks.tree(prof, ev, threshold)
+    local with_old = opts.old and opts.old_events[ev]
+    local top, old_top, collapsed = flame_trees(prof, with_old and opts.old, ev, threshold)
     local nodes = array({})
-    local was = opts.old and opts.old_events[ev] and old_paths(opts.old, ev, threshold, opts.old_key)
+    local paths = with_old and new_paths()
+    local was = with_old and old_paths(old_top, paths, opts.old_key)
     -- with an old profile: the cost of the stacks only the new one has
     -- (counted at their first frame) and of the old stacks it has no path
-    -- to, as the differential SVG says them
+    -- to, as the differential SVG says them. Depth first without
+    -- recursion (stacks.walk): at[d], path[d], is_new[d] are the node number,
+    -- path and newness of the frame at depth d on the way down
     local keys, new_only, gone = {}, 0, 0
-    local function go(nd, up, prefix, up_new)
-      for _, kid in ipairs(nd.children) do
-        local fn = kid.fn
-        local key = was and (prefix .. "," .. opts.new_key(fn))
-        local is_new = was and was[key] == nil
-        if is_new and not up_new then new_only = new_only + kid.total end
-        if key then keys[key] = true end
-        nodes[#nodes + 1] = { up, pos[fn] or (fn and fn.name) or "?", kid.total, kid.self, was and (was[key] or -1) }
-        go(kid, #nodes, key, is_new)
-      end
-    end
-    go(top, 0, "", false)
+    local at, path, is_new = { [0] = 0 }, { [0] = 0 }, { [0] = false }
+    stacks.walk(top, function(kid, dep)
+      local fn = kid.fn
+      local key = was and path_of(paths, path[dep - 1], opts.new_key(fn))
+      local fresh = was and was[key] == nil
+      if fresh and not is_new[dep - 1] then new_only = new_only + kid.total end
+      if key then keys[key] = true end
+      nodes[#nodes + 1] = { at[dep - 1], pos[fn] or (fn and fn.name) or "?", kid.total, kid.self,
+        was and (was[key] or -1) }
+      at[dep], path[dep], is_new[dep] = #nodes, key or 0, fresh or false
+    end)
     if was then
       for key, t in pairs(was) do
-        local parent = key:match("^(.*),[^,]*$")
-        if not keys[key] and (parent == "" or keys[parent]) then gone = gone + t end
+        local parent = paths.up[key]
+        if not keys[key] and (parent == 0 or keys[parent]) then gone = gone + t end
       end
     end
     d.flame[ev] = { exact = top.exact or top.source ~= nil or false, source = top.source, total = top.total,
-      nodes = nodes, new_only = was and new_only or nil, gone = was and gone or nil,
+      collapsed = collapsed or nil, nodes = nodes, new_only = was and new_only or nil, gone = was and gone or nil,
       old_total = was and opts.old:total(ev) or nil }
   end
   -- the hottest lines of the costliest functions, with their source text
@@ -347,17 +388,17 @@ var COLORS=['#e8743b','#19a979','#945ecf','#ed4a7b','#13a4b4','#525df4','#bf399e
 function flame(){var F=P.flame[E[ev]],box=$('flame');
  if(!F){$('flamenote').textContent='No flame graph of '+E[ev]+': the page has those of the first '+Object.keys(P.flame).length+' events (opts.flame_events).';box.innerHTML='';box.style.height='0';return}
  var W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
- $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, purple: only in the new, '+(F.new_only!=null?pct(F.new_only,F.total):'')+' of its cost; '+(F.gone!=null?pct(F.gone,F.old_total):'')+' of the old cost is in stacks gone); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+
+ $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, purple: only in the new, '+(F.new_only!=null?pct(F.new_only,F.total):'')+' of its cost; '+(F.gone!=null?pct(F.gone,F.old_total):'')+' of the old cost is in stacks gone); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+(F.collapsed?' (recursion collapsed)':'')+
   '; frames below '+(100*D.threshold)+'% of the total left out. Click a frame to zoom, the top bar to zoom out.';
  N.forEach(function(nd,k){var p=nd[0];(kids[p]=kids[p]||[]).push(k+1)});
  var root=zoom,rt=root?N[root-1][2]:F.total,h=[],maxd=0;
  function name(k){var f=N[k-1][1];return typeof f==='number'?P.fns[f-1].n:f}
- function lay(k,d,x0){if(d>maxd)maxd=d;var w=N[k-1][2]/rt*W;if(w<0.5)return;var f=N[k-1][1],c=typeof f==='number'?(P.fns[f-1].o||P.fns[f-1].f||''):'';
+ function lay(k1,d1,x1){var st=[[k1,d1,x1]];while(st.length){var t=st.pop(),k=t[0],d=t[1],x0=t[2];if(d>maxd)maxd=d;var w=N[k-1][2]/rt*W;if(w<0.5)continue;var f=N[k-1][1],c=typeof f==='number'?(P.fns[f-1].o||P.fns[f-1].f||''):'';
   var col=COLORS[Math.abs([].reduce.call(c,function(a,ch){return a*31+ch.charCodeAt(0)|0},7))%COLORS.length],was=N[k-1][4];
   if(was!=null){if(was<0)col='#b07cd8';else{var dl=(N[k-1][2]-was)/Math.max(1,was),a=Math.min(1,Math.abs(dl)*4);
    col=dl>0?'rgb(255,'+Math.round(220-150*a)+','+Math.round(220-150*a)+')':dl<0?'rgb('+Math.round(220-150*a)+','+Math.round(220-150*a)+',255)':'#ddd'}}
   h.push('<div class="fr" data-k="'+k+'" style="left:'+x0+'px;width:'+w+'px;top:'+(d*18)+'px;background:'+col+'" title="'+esc(name(k))+' '+fmt(N[k-1][2])+' '+esc(E[ev])+' ('+pct(N[k-1][2],F.total)+')'+(was==null?'':was<0?', new':', was '+fmt(was))+'">'+esc(name(k))+'</div>');
-  var xx=x0;(kids[k]||[]).forEach(function(c2){lay(c2,d+1,xx);xx+=N[c2-1][2]/rt*W})}
+  var xx=x0,ch=kids[k]||[],xs=[];ch.forEach(function(c2){xs.push(xx);xx+=N[c2-1][2]/rt*W});for(var i=ch.length-1;i>=0;i--)st.push([ch[i],d+1,xs[i]])}}
  h.push('<div class="fr" data-k="0" id="flameall" style="left:0;width:'+W+'px;top:0;background:#999">all '+fmt(F.total)+' '+esc(E[ev])+(root?' (zoomed: '+esc(name(root))+')':'')+'</div>');
  if(root)lay(root,1,0);else{var xx=0;(kids[0]||[]).forEach(function(k){lay(k,1,xx);xx+=N[k-1][2]/rt*W})}
  box.innerHTML=h.join('');box.style.height=((maxd+1)*18+2)+'px';box.dataset.zoom=root;
@@ -412,7 +453,7 @@ end
 local function profile_html(prof, opts, fname, n)
   opts = args.options(opts, fname, n, "html")
   local d = profile_data(prof, opts)
-  local title = opts.title or ("callgrind report: " .. tostring(prof.name))
+  local title = opts.title or ("callgrind report: " .. tostring(util.name_of(prof)))
   return page(title, { profile = d, threshold = opts.threshold or 0.0005 }, header_html(prof, d))
 end
 
@@ -467,9 +508,9 @@ local function diff_html(d, opts, fname, n)
         new_share = m.new_share }
     end
   end
-  local title = opts.title or ("callgrind diff: " .. tostring(d.old.name) .. " -> " .. tostring(new.name))
+  local title = opts.title or ("callgrind diff: " .. tostring(util.name_of(d.old)) .. " -> " .. tostring(util.name_of(new)))
   return page(title, { profile = data, threshold = opts.threshold or 0.0005,
-    diff = { old = d.old.name, new = new.name, events = evs, totals = totals, movers = movers, matched = matched } },
+    diff = { old = util.name_of(d.old), new = util.name_of(new), events = evs, totals = totals, movers = movers, matched = matched } },
     header_html(new, data))
 end
 

@@ -19,8 +19,14 @@ local M = {}
 local Tree = {}
 local tree_mt = { __index = Tree, __name = "callgrind.Tree" }
 M.Tree = Tree
+  limit = true, relative = true })
 
 local function min(a, b) return a < b and a or b end
+
+--- The most levels `Tree:report` draws guides for; a node deeper says
+-- its level (`[120] name`) at that indentation, so that a line's width
+-- and the text stay linear in the tree.
+M.MAX_GUIDES = 64
 
 -- The node's neighbours, one row per function: { fn, count, cost }, from
 -- the same aggregation as fn:callee_functions() / fn:caller_functions().
@@ -39,8 +45,9 @@ local function by_value(a, b)
   return a.fn.index < b.fn.index
 end
 
--- Expands node (its path: the functions above it and itself) to depth.
-local function expand(node, path, t)
+-- Fills node's children (or, at depth, says whether the walk stops
+-- there); path: the functions above it and itself.
+local function fill(node, path, t)
   if node.level >= t.depth then
     -- does the walk stop here? one call (or caller) says so
     local iter = t.direction == "callees" and node.fn:calls() or node.fn:callers()
@@ -59,11 +66,31 @@ local function expand(node, path, t)
     end
   end
   table_sort(node.children, by_value)
-  for _, child in ipairs(node.children) do
-    if not child.recursive then
-      path[child.fn] = true
-      expand(child, path, t)
-      path[child.fn] = nil
+end
+
+-- Expands root to depth, depth first without recursion (a chain of calls
+-- may be 100,000 deep): a stack of the nodes on the way down, each with
+-- the number of its children done; path holds their functions.
+local function expand(root, t)
+  local path = { [root.fn] = true }
+  local nodes, done, sp = { root }, { 0 }, 1
+  fill(root, path, t)
+  while sp > 0 do
+    local node = nodes[sp]
+    local i = done[sp] + 1
+    local child = node.children[i]
+    if child then
+      done[sp] = i
+      if not child.recursive then
+        path[child.fn] = true
+        fill(child, path, t)
+        sp = sp + 1
+        nodes[sp], done[sp] = child, 0
+      end
+    else
+      if sp > 1 then path[node.fn] = nil end
+      nodes[sp] = nil
+      sp = sp - 1
     end
   end
 end
@@ -110,7 +137,7 @@ function Function:tree(ev, opts)
     limit = threshold * (total > 0 and total or 0), relative = opts.relative or nil }, tree_mt)
   t.root = setmetatable({ fn = self, value = self:inclusive(ev), level = 0, children = {}, hidden = 0,
     recursive = false }, M.node_mt)
-  expand(t.root, { [self] = true }, t)
+  expand(t.root, t)
   return t
 end
 
@@ -120,22 +147,43 @@ end
 -- @usage print(tree:report())
 function Tree:report()
   local rows = {}
-  local function walk(node, prefix, last)
-    local branch = node.level == 0 and "" or (prefix .. (last and "└─ " or "├─ "))
+  local function row(node, branch)
     local notes = {}
     if node.level > 0 then notes[#notes + 1] = show.commas(node.count) .. (node.count == 1 and " call" or " calls") end
     if node.recursive then notes[#notes + 1] = "recursive: on the path above, not expanded" end
     if node.cut then notes[#notes + 1] = "more past depth " .. self.depth end
-    local text = branch .. util.printable(node.fn.name)
-      .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "")
-    rows[#rows + 1] = { show.cost(node.value, self.total), text }
-    local inner = node.level == 0 and "" or (prefix .. (last and "   " or "│  "))
-    for i, child in ipairs(node.children) do walk(child, inner, i == #node.children and node.hidden == 0) end
+    rows[#rows + 1] = { show.cost(node.value, self.total), branch .. util.printable(node.fn.name)
+      .. (#notes > 0 and ("  [" .. table_concat(notes, ", ") .. "]") or "") }
+  end
+  local function more(node, inner)
     if node.hidden > 0 then
       rows[#rows + 1] = { "", string_format("%s└─ (%d more below %g%%)", inner, node.hidden, self.threshold * 100) }
     end
   end
-  walk(self.root, "", true)
+  -- depth first without recursion; inner[sp]: the guides under the node
+  -- at sp. Past M.MAX_GUIDES levels the guides stop growing and a line
+  -- says its level, so that a line's width (and the text) stays linear
+  local nodes, inner, done, sp = { self.root }, { "" }, { 0 }, 1
+  row(self.root, "")
+  while sp > 0 do
+    local node = nodes[sp]
+    local i = done[sp] + 1
+    local child = node.children[i]
+    if child then
+      done[sp] = i
+      local last = i == #node.children and node.hidden == 0
+      local prefix = inner[sp]
+      local deep = child.level > M.MAX_GUIDES
+      row(child, prefix .. (last and "└─ " or "├─ ") .. (deep and string_format("[%d] ", child.level) or ""))
+      sp = sp + 1
+      nodes[sp], done[sp] = child, 0
+      inner[sp] = deep and prefix or prefix .. (last and "   " or "│  ")
+    else
+      more(node, inner[sp])
+      nodes[sp], inner[sp] = nil, nil
+      sp = sp - 1
+    end
+  end
   local w = 0
   for _, r in ipairs(rows) do if #r[1] > w then w = #r[1] end end
   local name = util.printable(self.root.fn.name)

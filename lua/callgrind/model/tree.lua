@@ -19,7 +19,6 @@ local M = {}
 local Tree = {}
 local tree_mt = { __index = Tree, __name = "callgrind.Tree" }
 M.Tree = Tree
-  limit = true, relative = true })
 
 local function min(a, b) return a < b and a or b end
 

@@ -212,8 +212,9 @@ describe("callgrind.help", function()
       true))
     assert.are.equal(callgrind.help("Selection"), callgrind.help(prof:all()))
     assert.are.equal(callgrind.help("Tree"), callgrind.help(prof:func("main"):tree()))
-    assert.are.equal("bad argument #1 to 'help' (no help for 'Nope'; try callgrind.help())",
+    assert.are.equal("bad argument #1 to 'help' (no help for 'Nope'; did you mean name, top?; try callgrind.help())",
       err_of(callgrind.help, "Nope"))
+    assert.are.equal("bad argument #1 to 'help' (no help for table; try callgrind.help())", err_of(callgrind.help, {}))
   end)
 end)
 
@@ -365,5 +366,205 @@ describe("help at the REPL", function()
   it("is not set in a script, nor over the user's own help", function()
     assert.are.equal("nil\n", H.fresh_lua("require 'callgrind' print(rawget(_G, 'help'))"))
     assert.is_truthy(repl("", { "help = 5", "require 'callgrind'", "print(help)" }):find("5\n", 1, true))
+  end)
+end)
+
+describe("a name an object does not have", function()
+  local prof = load("extended.callgrind")
+  local main = prof:func("main")
+
+  it("is an error that names the closest methods and fields, for every object", function()
+    local part = prof:parts()()
+    local files = load("files.callgrind")
+    local cases = {
+      { function() return prof:fnuc() end, "a Profile has no field or method 'fnuc'; did you mean prof:func()? "
+        .. "(callgrind.help(\"Profile\") lists them)" },
+      { function() return main.nmae end, "a Function has no field or method 'nmae'; did you mean fn.name? "
+        .. "(callgrind.help(\"Function\") lists them)" },
+      { function() return main:inclusiv("Instructions") end, "a Function has no field or method 'inclusiv'; "
+        .. "did you mean fn:inclusive(), fn:inclusive_bounds()? (callgrind.help(\"Function\") lists them)" },
+      { function() return part.thred end, "a Part has no field or method 'thred'; did you mean part.thread? "
+        .. "(callgrind.help(\"Part\") lists them)" },
+      { function() return main:calls()().calee end, "a Call has no field or method 'calee'; did you mean "
+        .. "call.callee, call.caller? (callgrind.help(\"Call\") lists them)" },
+      { function() return main:lines()().cots end, "a CostLine has no field or method 'cots'; did you mean "
+        .. "line:cost()? (callgrind.help(\"CostLine\") lists them)" },
+      { function() return prof:all():sortt() end, "a Selection has no field or method 'sortt'; did you mean "
+        .. "sel:sort()? (callgrind.help(\"Selection\") lists them)" },
+      { function() return main:callee_functions().row end, "an Edges has no field or method 'row'; did you mean "
+        .. "edges.rows? (callgrind.help(\"Edges\") lists them)" },
+      { function() return main:tree().roott end, "a Tree has no field or method 'roott'; did you mean tree.root? "
+        .. "(callgrind.help(\"Tree\") lists them)" },
+      { function() return prof:group("file").to_cvs end, "a Groups has no field or method 'to_cvs'; did you mean "
+        .. "groups:to_csv()? (callgrind.help(\"Groups\") lists them)" },
+      { function() return prof:warnings().to_jsn end, "a Warnings has no field or method 'to_jsn'; did you mean "
+        .. "warnings:to_json(), warnings:to_csv()? (callgrind.help(\"Warnings\") lists them)" },
+      { function() return files:annotate("parser.c").flie end, "an Annotation has no field or method 'flie'; did "
+        .. "you mean ann.file? (callgrind.help(\"Annotation\") lists them)" },
+      { function() return load("mutual.callgrind"):cycles()().membres end, "a Cycle has no field or method "
+        .. "'membres'; did you mean cycle.members? (callgrind.help(\"Cycle\") lists them)" },
+      { function() return callgrind.lod end, "the module callgrind has no field or method 'lod'; did you mean "
+        .. "callgrind.load()? (callgrind.help(callgrind) lists them)" },
+    }
+    for i, c in ipairs(cases) do
+      assert.are.equal(c[2], err_of(c[1]), "case " .. i)
+    end
+    -- at the caller's line
+    local ok, e = pcall(function() return main.nmae end)
+    assert.is_false(ok)
+    assert.matches("^spec/repl_spec.lua:%d+: a Function has no field", e)
+  end)
+
+  it("leaves a field that exists nil when it has no value, and an index past the end nil", function()
+    local bare = assert(callgrind.parse("events: Ir\nfn=main\n1 5\n"))
+    local fn = bare:func("main")
+    assert.is_nil(fn.file)
+    assert.is_nil(fn.object)
+    assert.is_nil(bare.pid)
+    assert.is_nil(bare.cmd)
+    assert.is_nil(bare.creator)
+    assert.is_nil(bare.engine)
+    local part = bare:parts()()
+    assert.is_nil(part.thread)
+    assert.is_nil(part.summary)
+    assert.is_nil(fn:lines()().addr)
+    assert.is_nil(bare:all()[2])
+    assert.is_nil(prof:group("file")[9])
+    assert.is_nil(main:callee_functions()[9])
+    local ann = load("files.callgrind"):annotate("parser.c")
+    assert.is_nil(ann.source)
+    assert.is_nil(ann.lines)
+    assert.is_nil(ann[99])
+    assert.is_nil(prof:all().event)
+    assert.are.equal("Instructions", prof:all():sort().event)
+    assert.is_nil(prof:func("main"):tree().root.cut)
+  end)
+end)
+
+describe("callgrind.help of one method or function", function()
+  it("lists each method's options under it", function()
+    local text = callgrind.help("Function")
+    assert.is_truthy(text:find("\n  fn:tree([ev [, opts]])   its call tree (Tree): direction, depth, threshold\n"
+      .. "                             opts: ev, direction, depth, threshold, relative\n", 1, true), text)
+  end)
+
+  it("shows every method of a name, by name, by object and name, or given itself", function()
+    local prof = load("extended.callgrind")
+    local top = callgrind.help("top")
+    assert.are.equal(table.concat({
+      "prof:top(n [, ev [, kind]])",
+      "  the n costliest functions (kind \"self\" or \"inclusive\")",
+      "  returns callgrind.Selection",
+      "",
+      "sel:top(n [, ev [, kind]])",
+      "  the n costliest",
+      "  returns callgrind.Selection",
+      "",
+      "ann:top(n)",
+      "  the n costliest lines, costliest first, as an Annotation",
+      "  returns callgrind.Annotation",
+    }, "\n"), top)
+    assert.are.equal(top:match("^[^\n]*\n[^\n]*\n[^\n]*"), callgrind.help("prof:top"))
+    assert.are.equal(callgrind.help("prof:top"), callgrind.help("Profile:top"))
+    prof:top(1)
+    assert.are.equal(callgrind.help("prof:top"), callgrind.help(prof.top))
+    assert.are.equal(table.concat({
+      "fn:tree([ev [, opts]])",
+      "  its call tree (Tree): direction, depth, threshold",
+      "  returns callgrind.Tree",
+      "  options:",
+      "    ev         string|integer = the first event: the event (the positional ev wins)",
+      "    direction  \"callees\"|\"callers\" = \"callees\": walk down to callees or up to callers",
+      "    depth      integer = 3: levels below the root",
+      "    threshold  number = 0.01: leave out entries below this fraction of the profile's total",
+      "    relative   boolean = false: the threshold and the percentages are shares of the root function's "
+        .. "inclusive cost, not of the total",
+    }, "\n"), callgrind.help("fn:tree"))
+    local load_help = callgrind.help(callgrind.load)
+    assert.is_truthy(load_help:find("^callgrind.load%(path %[, opts%]%)\n"), load_help)
+    assert.is_truthy(load_help:find("\n    lenient        boolean = false: skip bad lines", 1, true), load_help)
+    assert.is_truthy(load_help:find("\n  fails with nil, message, kind: io, format, truncated, memory, cancelled\n",
+      1, true), load_help)
+    assert.are.equal("bad argument #1 to 'help' (no help for 'topp'; did you mean top, stop, to?; try "
+      .. "callgrind.help())", err_of(callgrind.help, "topp"))
+    assert.are.equal("bad argument #1 to 'help' (no help for this function: not a function of the library; try "
+      .. "callgrind.help())", err_of(callgrind.help, print))
+  end)
+end)
+
+describe("an Annotation at the REPL", function()
+  -- 100 lines of one file, line i costing i
+  local parts = { "events: Ir\nfl=big.c\nfn=main\n" }
+  for i = 1, 100 do parts[#parts + 1] = ("%d %d\n"):format(i, i) end
+  local prof = assert(callgrind.parse(table.concat(parts), "big.out"))
+
+  it("prints its 25 costliest lines, in line order, and says how many more there are", function()
+    local ann = prof:annotate("big.c")
+    local lines = {}
+    for l in tostring(ann):gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal(27, #lines)
+    assert.are.equal("-- Ir of big.c", lines[1])
+    assert.are.equal(" 76 (  1.5%)  line 76  main", lines[2])     -- of 5050
+    assert.are.equal("100 (  2.0%)  line 100  main", (lines[26]:gsub("^%s+", "")))
+    assert.are.equal("... 75 more lines with cost (the 25 costliest shown; ann:report() prints them all, "
+      .. "ann:top(n) the n costliest)", lines[27])
+    local all = 0
+    for _ in ann:report():gmatch("[^\n]+") do all = all + 1 end
+    assert.are.equal(101, all)
+    assert.are.equal(3, select(2, ann:report({ limit = 2 }):gsub("\n", "")))
+  end)
+
+  it("gives its n costliest lines, costliest first, with ann:top(n)", function()
+    local top = prof:annotate("big.c"):top(3)
+    assert.are.same({ 100, 99, 98 }, { top[1].line, top[2].line, top[3].line })
+    assert.are.equal(3, #top)
+    assert.are.equal("big.c", top.file)
+    assert.are.equal(table.concat({ "-- Ir of big.c", "100 (  2.0%)  line 100  main", " 99 (  2.0%)  line 99  main",
+      " 98 (  1.9%)  line 98  main" }, "\n"), tostring(top))
+    assert.are.equal("bad argument #1 to 'top' (count must not be negative, got -1)",
+      err_of(function() return prof:annotate("big.c"):top(-1) end))
+  end)
+end)
+
+describe("an error at the REPL", function()
+  local H = require "spec.support.helpers"
+
+  local function repl(lines, env)
+    local paths = ("package.path = %q package.cpath = %q"):format(package.path, package.cpath)
+    local p = assert(io.popen("printf '%s\\n' " .. H.shq(table.concat(lines, "\n"))
+      .. " | " .. (env or "") .. " lua5.4 -e " .. H.shq(paths) .. " -i 2>&1"))
+    local out = p:read("a")
+    p:close()
+    return out
+  end
+  local session = {
+    "callgrind = require 'callgrind'",
+    "prof = callgrind.load('spec/fixtures/extended.callgrind')",
+    "prof:top(2, 'Irr')",
+    "prof:fnuc()",
+    "ok, e = pcall(prof.top, prof, 1, 'x')",
+    "print(tostring(e), e:find('bad argument', 1, true), e.traceback:find('stack traceback', 1, true) ~= nil)",
+  }
+
+  it("is one line naming the line typed, without a traceback into the library", function()
+    local out = repl(session)
+    -- (the REPL runs `return prof:top(...)`: a tail call, so no line is named, as for error())
+    assert.is_truthy(out:find("\nbad argument #2 to 'top' (unknown event 'Irr'; events: Instructions)\n",
+      1, true), out)
+    assert.is_truthy(out:find("\nstdin:1: a Profile has no field or method 'fnuc'; did you mean prof:func()? "
+      .. "(callgrind.help(\"Profile\") lists them)\n", 1, true), out)
+    assert.is_nil(out:find("stack traceback:\n", 1, true), out)
+    assert.is_nil(out:find("lua/callgrind/", 1, true), out)
+    -- the error object answers as its message does, and keeps the traceback
+    assert.is_truthy(out:find("\nbad argument #2 to 'top' (unknown event 'x'; events: Instructions)\t1\ttrue\n", 1, true), out)
+  end)
+
+  it("keeps lua.c's traceback with CALLGRIND_TRACEBACK=1, and in a script", function()
+    local out = repl(session, "CALLGRIND_TRACEBACK=1")
+    assert.is_truthy(out:find("\nbad argument #2 to 'top' (unknown event 'Irr'; events: Instructions)\n"
+      .. "stack traceback:\n", 1, true), out)
+    local H2 = require "spec.support.helpers"
+    assert.matches("^lua5.4: %(command line%):%d+: bad argument #2 to 'top'.*\nstack traceback:\n", H2.fresh_lua(
+      "local prof = require('callgrind').parse('events: Ir\\nfn=main\\n1 5\\n')\nprof:top(1, 'x')"))
   end)
 end)

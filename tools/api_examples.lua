@@ -242,6 +242,7 @@ local ann = assert(callgrind.load("spec/fixtures/extended.callgrind")):annotate(
     ["ann.file"] = [[print(ann.file)]],
     ["ann[i]"] = [[print(ann[1].line, ann[1].cost, ann[1].functions[1].name)]],
     ["ann:report([opts])"] = [[print(#ann:report() > 0)]],
+    ["ann:top(n)"] = [[print(ann:top(1)[1].cost == ann:top(#ann)[1].cost, #ann:top(1))]],
     ["ann:to_csv()"] = [[print((ann:to_csv():gsub("\r\n", " ")))]],
     ["ann:to_json()"] = [[print((ann:to_json():match("^[^}]*")))]],
   },

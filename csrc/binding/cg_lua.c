@@ -15,8 +15,10 @@
 #include "cg_prof.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),
- * then fields. Upvalue 1: the methods table; upvalue 2: the field
- * function. */
+ * then fields, then, for a string key that gave nil, the Lua layer's
+ * `internal.hooks.unknown(obj, key)`, which gives nil for a field that
+ * exists and raises "did you mean" for one that does not. Upvalue 1: the
+ * methods table; upvalue 2: the field function; upvalue 3: the hooks. */
 static int handle_index(lua_State *L)
 {
     lua_pushvalue(L, 2);
@@ -29,6 +31,20 @@ static int handle_index(lua_State *L)
     lua_pushvalue(L, 1);
     lua_pushvalue(L, 2);
     lua_call(L, 2, 1);
+    if (!lua_isnil(L, -1))
+        return 1;
+    if (lua_getfield(L, lua_upvalueindex(3), "unknown") != LUA_TFUNCTION)
+        return 0;
+    lua_pushvalue(L, 1);
+    lua_pushvalue(L, 2);
+    lua_call(L, 2, 1);
+    return 1;
+}
+
+/* The fields of a type whose fields are raw (Part): none behind __index. */
+static int no_fields(lua_State *L)
+{
+    lua_pushnil(L);
     return 1;
 }
 
@@ -116,10 +132,9 @@ static void new_type(lua_State *L, const char *tname, const char *short_name,
     luaL_setfuncs(L, methods, 0);
     lua_pushvalue(L, -1);
     lua_setfield(L, methods_idx, short_name);
-    if (fields) {
-        lua_pushcfunction(L, fields);
-        lua_pushcclosure(L, handle_index, 2);
-    }
+    lua_pushcfunction(L, fields ? fields : no_fields);
+    lua_getfield(L, methods_idx, "hooks");
+    lua_pushcclosure(L, handle_index, 3);
     lua_setfield(L, -2, "__index");
     lua_pushcfunction(L, tostring);
     lua_setfield(L, -2, "__tostring");
@@ -144,6 +159,10 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     cg_prof_register(L);
     lua_newtable(L);
     methods = lua_gettop(L);
+    /* the hooks table, kept in `methods` while the types are made, then
+     * moved to `internal` */
+    lua_newtable(L);
+    lua_setfield(L, methods, "hooks");
 
     new_type(L, PROFILE, "Profile", profile_methods, cgl_profile_fields,
              cgl_profile_tostring, methods);
@@ -201,8 +220,14 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     lua_setfield(L, -2, "__tostring");
     lua_pop(L, 1);
 
-    lua_setfield(L, -2, "methods");
+    lua_getfield(L, -1, "hooks");
+    lua_pushnil(L);
+    lua_setfield(L, -3, "hooks");
+    lua_insert(L, -2);
+    lua_setfield(L, -3, "methods");
     luaL_newlib(L, internal_funcs);
+    lua_insert(L, -2);
+    lua_setfield(L, -2, "hooks");
     cgl_write_register(L, lua_absindex(L, -2), lua_gettop(L));
     lua_setfield(L, -2, "internal");
     return 1;

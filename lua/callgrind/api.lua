@@ -199,6 +199,7 @@ O.dot = {
   { "leaf", "callgrind.Function|string", false, "only what calls this function" },
   { "depth", "integer", false, "levels from root or leaf" },
   { "title", "string", "the profile's name and event", "the graph's title" },
+  { "max_nodes", "integer", "1000", "the most nodes: the hottest are kept and the title says how many more" },
 }
 O.write_dot = with(O.dot, {
   { "format", "\"dot\"|\"svg\"|\"png\"", "\"dot\"", "DOT text, or a picture drawn by Graphviz" },

@@ -14,10 +14,149 @@ local string_format = string.format
 
 local M = {}
 
+--- True at the REPL (set by `require "callgrind"` at the prompt or with
+-- `-lcallgrind ... -i`), unless `CALLGRIND_TRACEBACK` is set: then an error
+-- of the library is an object whose `tostring` is its message, which
+-- lua.c's REPL prints as one line, without a traceback (lua.c appends one
+-- to a string error only). The object keeps the traceback (`e.traceback`)
+-- and answers the string methods (`e:find(...)`).
+M.repl = false
+
+local error_mt = { __name = "callgrind.Error" }
+error_mt.__tostring = function(e) return e.message end
+error_mt.__concat = function(a, b) return tostring(a) .. tostring(b) end
+error_mt.__index = function(e, k)
+  local f = string[k]
+  if f then return function(self, ...) return f(self == e and e.message or self, ...) end end
+end
+
+--- Raises msg at level (as `error(msg, level)`, counted from the caller of
+-- raise): a string, or at the REPL (`args.repl`) an error object that
+-- prints as one line, with the position error() would give.
+-- @usage args.raise("top: the profile has no events", 2)
+function M.raise(msg, level)
+  level = (level or 1) + 1
+  if not M.repl then error(msg, level) end
+  local info = level > 1 and debug.getinfo(level, "Sl")
+  local where = info and info.currentline > 0 and (info.short_src .. ":" .. info.currentline .. ": ") or ""
+  error(setmetatable({ message = where .. msg, traceback = debug.traceback(where .. msg, level) }, error_mt), 0)
+end
+
 --- Raises "bad argument #n to 'fname' (msg)".
 -- @usage args.fail("top", 1, "count must not be negative")
 function M.fail(fname, n, msg, level)
-  error(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
+  M.raise(string_format("bad argument #%d to '%s' (%s)", n, fname, msg), (level or 2) + 1)
+end
+
+--- Levenshtein distance between a and b, or nil when it is over max.
+-- @usage args.distance("fnuc", "func", 2) --> 2
+function M.distance(a, b, max)
+  if math.abs(#a - #b) > max then return nil end
+  local prev = {}
+  for j = 0, #b do prev[j] = j end
+  for i = 1, #a do
+    local cur, best = { [0] = i }, i
+    local ca = a:byte(i)
+    for j = 1, #b do
+      local v = prev[j - 1] + (ca == b:byte(j) and 0 or 1)
+      if prev[j] + 1 < v then v = prev[j] + 1 end
+      if cur[j - 1] + 1 < v then v = cur[j - 1] + 1 end
+      cur[j] = v
+      if v < best then best = v end
+    end
+    if best > max then return nil end
+    prev = cur
+  end
+  return prev[#b] <= max and prev[#b] or nil
+end
+
+--- The names of a list closest to name: within an edit distance of a third
+-- of its length (at least 2; a swap of two letters counts 2), or containing
+-- it, or the same but for case; nearest first, at most n (default 3).
+-- @usage args.closest("fnuc", { "func", "functions", "total" }) --> { "func" }
+function M.closest(name, list, n)
+  local max, lname = math.max(2, #name // 3), name:lower()
+  local scored, seen = {}, {}
+  for _, other in ipairs(list) do
+    if not seen[other] and other ~= name then
+      seen[other] = true
+      local d = M.distance(lname, other:lower(), max)
+      if not d and #name >= 3 and other:find(name, 1, true) then d = max + 1 end
+      if d then scored[#scored + 1] = { name = other, d = d } end
+    end
+  end
+  table.sort(scored, function(a, b)
+    if a.d ~= b.d then return a.d < b.d end
+    return a.name < b.name
+  end)
+  local out = {}
+  for i = 1, math.min(n or 3, #scored) do out[i] = scored[i].name end
+  return out
+end
+
+-- The names an object declares (callgrind.api's entries): name -> how
+-- examples write it ("prof:func", "fn.name"), per object name.
+local declared = {}
+--- The names callgrind.api declares for an object (by its name): name ->
+-- how examples write it.
+-- @usage args.declared("Function").name --> "fn.name"
+local function declared_names(class)
+  local d = declared[class]
+  if d then return d end
+  d = {}
+  for _, o in ipairs(require("callgrind.api").objects) do
+    if o.name == class then
+      for _, e in ipairs(o.entries) do
+        local var, sep, name, call = e[1]:match("^([%w_]+)([.:])([%w_]+)(%(?)")
+        if name then d[name] = var .. sep .. name .. (call == "(" and "()" or "") end
+      end
+    end
+  end
+  declared[class] = d
+  return d
+end
+M.declared = declared_names
+
+--- Raises the error of a field or method an object does not have: what it
+-- is, the closest names it has (methods, and fields of callgrind.api and
+-- of `extra`), and where the list is. `level` as error()'s, counted from
+-- the caller of unknown.
+-- @usage args.unknown(prof, "Profile", "fnuc", callgrind.methods.Profile)
+function M.unknown(obj, class, key, methods, extra, level)
+  local d = declared_names(class)
+  local names, shown = {}, {}
+  for k, how in pairs(d) do names[#names + 1] = k; shown[k] = how end
+  for k in pairs(methods or {}) do
+    if type(k) == "string" and not shown[k] then names[#names + 1] = k; shown[k] = k .. "()" end
+  end
+  for k in pairs(extra or {}) do
+    if type(k) == "string" and not shown[k] then names[#names + 1] = k; shown[k] = k end
+  end
+  table.sort(names)
+  local close = M.closest(key, names)
+  for i, k in ipairs(close) do close[i] = shown[k] end
+  local what = class == "callgrind" and "the module callgrind"
+    or ((class:match("^[AEIOU]") and "an " or "a ") .. class)
+  M.raise(string_format("%s has no field or method %s%s (callgrind.help(%s) lists them)", what, M.show(key),
+    #close > 0 and ("; did you mean " .. table.concat(close, ", ") .. "?") or "",
+    class == "callgrind" and "callgrind" or string_format("%q", class)), (level or 1) + 1)
+  return obj
+end
+
+--- Makes a Lua object's metatable strict: a string key that is neither a
+-- method (in `methods`), a field callgrind.api declares for `class`, nor
+-- one of `fields` (raw fields that may be nil, as `{ source = true }`)
+-- raises args.unknown instead of giving nil. Other keys (an index past
+-- the end) give nil.
+-- @usage args.strict(selection_mt, Selection, "Selection")
+function M.strict(mt, methods, class, fields)
+  fields = fields or {}
+  mt.__index = function(obj, k)
+    local v = methods[k]
+    if v ~= nil or type(k) ~= "string" or fields[k] or declared_names(class)[k] then return v end
+    M.unknown(obj, class, k, methods, nil, 2)
+  end
+  return mt
 end
 
 --- Checks that ev names an event (base or derived) or is an index into
@@ -44,7 +183,7 @@ end
 function M.event_or_first(prof, ev, fname, n, level)
   if ev == nil then
     ev = prof.events[1]
-    if ev == nil then error(string_format("%s: the profile has no events", fname), (level or 2) + 1) end
+    if ev == nil then M.raise(string_format("%s: the profile has no events", fname), (level or 2) + 1) end
     return ev
   end
   ev = M.event(prof, ev, fname, n, (level or 2) + 1)  -- not a tail call: the level counts this frame

@@ -68,7 +68,8 @@ do
   local warnings = core.methods.Profile.warnings
   local warnings_mt = {
     __name = "callgrind.Warnings",
-    __index = function(_, k) return require("callgrind.model.show").warnings_mt.__index[k] end,
+    -- a tail call: an unknown field's error names the user's line
+    __index = function(w, k) return require("callgrind.model.show").warnings_mt.__index(w, k) end,
     __tostring = function(w) return require("callgrind.model.show").warnings_mt.__tostring(w) end,
   }
   core.methods.Profile.warnings = function(prof, ...)
@@ -109,6 +110,15 @@ do
     return nil, string.format("not found: no function named '%s'%s", name,
       #close > 0 and ("; closest names: " .. table.concat(close, ", ")) or ""), "not_found"
   end
+end
+
+-- A field a handle does not have is an error naming the closest ones
+-- (the core's __index calls this hook for a string key that gave nil): a
+-- field that exists but is nil here (fn.file) stays nil.
+core.internal.hooks.unknown = function(obj, key)
+  local class = getmetatable(obj).__name:match("^callgrind%.(.*)$")
+  if args.declared(class)[key] then return nil end
+  args.unknown(obj, class, key, core.methods[class], nil, 3)
 end
 
 local M = {}
@@ -244,8 +254,14 @@ local function interactive()
   end
   return false
 end
-if rawget(_G, "help") == nil and interactive() then
-  rawset(_G, "help", function(x) return M.help(x) end)
+if interactive() then
+  if rawget(_G, "help") == nil then rawset(_G, "help", function(x) return M.help(x) end) end
+  -- the library's errors print as one line (CALLGRIND_TRACEBACK=1: with
+  -- lua.c's traceback, as before)
+  args.repl = (os.getenv("CALLGRIND_TRACEBACK") or "") == ""
 end
 
-return M
+-- callgrind.lod: an error naming callgrind.load, not nil
+return setmetatable(M, { __index = function(t, k)
+  if type(k) == "string" then args.unknown(t, "callgrind", k, nil, nil, 2) end
+end })

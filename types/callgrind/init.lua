@@ -187,6 +187,7 @@
 
 ---@class callgrind.AnnotationReportOptions
 ---@field context? integer source lines shown around each costly line
+---@field limit? integer the most lines with cost shown: the costliest, in line order, and a count of the rest
 
 --- the module
 ---@class callgrind
@@ -887,10 +888,15 @@ function Warnings:to_json() end
 ---@field [integer] { line: integer, cost: integer, functions: callgrind.Function[], calls: table[], text: string? } row i: line, cost, functions, calls, text
 local Annotation = {}
 
---- the annotated listing (also tostring); opts.context
+--- the annotated listing (tostring: its 25 costliest lines); opts.context, limit
 ---@param opts? callgrind.AnnotationReportOptions
 ---@return string
 function Annotation:report(opts) end
+
+--- the n costliest lines, costliest first, as an Annotation
+---@param n integer
+---@return callgrind.Annotation
+function Annotation:top(n) end
 
 --- CSV: line, cost, functions
 ---@return string

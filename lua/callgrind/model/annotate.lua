@@ -20,6 +20,10 @@ local Annotation = {}
 local annotation_mt = { __index = Annotation, __name = "callgrind.Annotation" }
 local row_mt = { __name = "callgrind.AnnotatedLine" }
 M.Annotation = Annotation
+-- ann.flie: an error that names the closest fields (args.strict); the
+-- fields of a listing read with its source may be nil
+args.strict(annotation_mt, Annotation, "Annotation", { profile = true, event = true, total = true, lines = true,
+  source = true, source_error = true })
 
 -- The source files of a profile's cost lines, sorted (kept in its state
 -- table).
@@ -182,24 +186,66 @@ function Profile:annotate(file, ev, opts)
   return a
 end
 
+-- The n costliest rows of an annotation, costliest first (ties: by line).
+local function costliest(a, n)
+  local rows = {}
+  for i, row in ipairs(a) do rows[i] = row end
+  table_sort(rows, function(x, y)
+    if x.cost ~= y.cost then return x.cost > y.cost end
+    return x.line < y.line
+  end)
+  for i = #rows, n + 1, -1 do rows[i] = nil end
+  return rows
+end
+
+--- The n costliest lines, costliest first, as an Annotation (its listing
+-- shows them, with their source and calls, in line order).
+-- @tparam integer n
+-- @treturn Annotation
+-- @usage print(prof:annotate("cgmain.c", { source = "spec/fixtures/progs" }):top(2))
+function Annotation:top(n)
+  n = args.count(n, "top", 1)
+  local a = setmetatable({}, annotation_mt)
+  for k, v in pairs(self) do
+    if type(k) ~= "number" then a[k] = v end
+  end
+  for i, row in ipairs(costliest(self, n)) do a[i] = row end
+  return a
+end
+
 --- The annotated listing. With the source: every line within `context`
 -- lines (default 3) of a line with cost, its cost or `.`, and under a line
 -- that calls, `=>` lines with the calls' inclusive cost; gaps are marked
 -- `-- line N --`. Without it: one line per row, with the functions there.
--- @tparam[opt] table opts `context`
+-- `limit` shows only that many lines with cost, the costliest, and says
+-- how many more there are (`tostring` shows 25).
+-- @tparam[opt] table opts `context`, `limit`
 -- @treturn string
 -- @usage print(prof:annotate("cgmain.c", { source = "spec/fixtures/progs" }):report({ context = 1 }))
 function Annotation:report(opts)
   opts = args.options(opts, "report", 1, "ann_report")
   local context = args.count(opts.context == nil and 3 or opts.context, "report", 1)
+  local rows = self
+  if opts.limit ~= nil and args.count(opts.limit, "report", 1) < #self then
+    rows = costliest(self, opts.limit)
+    table_sort(rows, function(x, y) return x.line < y.line end)
+  end
   local out = { string_format("-- %s of %s%s", tostring(self.event), self.file,
     self.source and self.source ~= self.file and (" (source: " .. self.source .. ")") or "") }
   if self.source_error then out[#out + 1] = "-- " .. self.source_error end
+  local function finish()
+    if rows ~= self then
+      out[#out + 1] = string_format("... %s more line%s with cost (the %d costliest shown; ann:report() prints "
+        .. "them all, ann:top(n) the n costliest)", show.commas(#self - #rows), #self - #rows == 1 and "" or "s",
+        #rows)
+    end
+    return table_concat(out, "\n")
+  end
   local cost_of, cells = {}, {}
-  for _, row in ipairs(self) do cost_of[row.line] = row end
+  for _, row in ipairs(rows) do cost_of[row.line] = row end
   local function cell(v) return show.cost(v, self.total) end
   local w = 1
-  for _, row in ipairs(self) do
+  for _, row in ipairs(rows) do
     local c = cell(row.cost)
     cells[row] = c
     if #c > w then w = #c end
@@ -213,16 +259,16 @@ function Annotation:report(opts)
     end
   end
   if not self.lines then
-    for _, row in ipairs(self) do
+    for _, row in ipairs(rows) do
       local names = {}
       for i, fn in ipairs(row.functions) do names[i] = fn.name end
       out[#out + 1] = string_format("%s  line %d  %s", pad(cells[row]), row.line, table_concat(names, ", "))
       add_calls(row)
     end
-    return table_concat(out, "\n")
+    return finish()
   end
   local lines, show_line = self.lines, {}
-  for _, row in ipairs(self) do
+  for _, row in ipairs(rows) do
     for l = row.line - context, row.line + context do
       if l >= 1 and l <= #lines then show_line[l] = true end
     end
@@ -240,7 +286,7 @@ function Annotation:report(opts)
     end
   end
   local beyond = {}
-  for _, row in ipairs(self) do
+  for _, row in ipairs(rows) do
     if row.line == 0 or row.line > #lines then beyond[#beyond + 1] = row end
   end
   if #beyond > 0 then
@@ -250,10 +296,10 @@ function Annotation:report(opts)
       add_calls(row)
     end
   end
-  return table_concat(out, "\n")
+  return finish()
 end
 
-annotation_mt.__tostring = Annotation.report
+annotation_mt.__tostring = function(a) return a:report({ limit = show.LIMIT }) end
 
 -- CSV and JSON: `line, EV, functions` (the names joined by "; ").
 encode.methods(Annotation, function(a)

@@ -123,6 +123,7 @@ local STATE = "callgrind.model.graph"
 
 local CycleMethods = {}
 local cycle_mt = { __index = CycleMethods, __name = "callgrind.Cycle" }
+args.strict(cycle_mt, CycleMethods, "Cycle", { profile = true })
 
 function cycle_mt.__tostring(c)
   local names = {}

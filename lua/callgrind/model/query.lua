@@ -22,6 +22,8 @@ local Selection = {}
 local selection_mt = { __index = Selection, __name = "callgrind.Selection" }
 M.Selection = Selection
 M.selection_mt = selection_mt
+-- sel.nmae: an error that names the closest methods (args.strict)
+args.strict(selection_mt, Selection, "Selection", { profile = true, event = true, kind = true })
 
 local function new_selection(prof, list)
   list.profile = prof
@@ -386,9 +388,12 @@ end
 
 --- Number of rows.
 function edges_mt.__len(e) return #e.rows end
+local edges_fields = { profile = true, rows = true, of = true, direction = true, event = true }
+args.strict(edges_mt, Edges, "Edges", edges_fields)
+local edges_strict = edges_mt.__index
 function edges_mt.__index(e, k)
   if type(k) == "number" then return e.rows[k] end
-  return Edges[k]
+  return edges_strict(e, k)
 end
 
 -- Rows of a grouping: { key =, cost = } sorted by cost.
@@ -427,7 +432,7 @@ function Profile:group(by, ev)
 end
 
 M.Groups = {}
-M.group_mt.__index = M.Groups
+args.strict(M.group_mt, M.Groups, "Groups", { profile = true, by = true, event = true })
 
 -- CSV and JSON: a Selection's columns are `name, file, object`, then per
 -- event `EV` (self) and `EV.inclusive`; a group's `BY` ("file" or

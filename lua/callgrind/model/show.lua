@@ -113,6 +113,7 @@ local Warnings = {}
 --- The metatable of `prof:warnings()`: `tostring` one warning a line,
 -- `to_csv`, `to_json`.
 M.warnings_mt = { __index = Warnings, __name = "callgrind.Warnings" }
+require("callgrind.args").strict(M.warnings_mt, Warnings, "Warnings")
 encode.methods(Warnings, function(list)
   local rows = {}
   for i, w in ipairs(list) do

@@ -19,6 +19,8 @@ local M = {}
 local Tree = {}
 local tree_mt = { __index = Tree, __name = "callgrind.Tree" }
 M.Tree = Tree
+args.strict(tree_mt, Tree, "Tree", { ev = true, direction = true, depth = true, threshold = true, total = true,
+  limit = true, relative = true })
 
 local function min(a, b) return a < b and a or b end
 

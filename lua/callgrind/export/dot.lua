@@ -23,6 +23,10 @@ local M = {}
 -- from 0.1%.
 M.NODE_THRESHOLD, M.EDGE_THRESHOLD = 0.005, 0.001
 
+--- The most nodes a graph has by default (`max_nodes`): the hottest are
+-- kept, and the title says how many more were above the threshold.
+M.MAX_NODES = 1000
+
 -- A DOT double-quoted string: \ and " escaped, & as &amp; (Graphviz reads
 -- HTML entities in labels), the rest made printable.
 local DQ = { ["\\"] = "\\\\", ['"'] = '\\"', ["&"] = "&amp;" }
@@ -169,7 +173,22 @@ local function build(prof, ev, opts, fname)
     if x ~= y then return x > y end
     return a.index < b.index
   end)
-  return nodes, edges, inc, self_all, total, root
+  -- the hottest max_nodes (and root and leaf): Graphviz takes minutes
+  -- to lay out tens of thousands (a 50,000-function chain: over one)
+  local left_out, max_nodes = 0, opts.max_nodes == nil and M.MAX_NODES or args.count(opts.max_nodes, fname, 2, 4)
+  if #nodes > max_nodes then
+    local kept, keep = {}, {}
+    for _, fn in ipairs(nodes) do
+      if #kept < max_nodes or fn == root or fn == leaf then kept[#kept + 1] = fn; keep[fn] = true end
+    end
+    left_out = #nodes - #kept
+    local kept_edges = {}
+    for _, e in ipairs(edges) do
+      if keep[e.from] and keep[e.to] then kept_edges[#kept_edges + 1] = e end
+    end
+    nodes, edges = kept, kept_edges
+  end
+  return nodes, edges, inc, self_all, total, root, left_out
 end
 
 -- The node the graph opens on: opts.root, else the hottest node no other
@@ -194,10 +213,14 @@ local function calls_into(fn)
 end
 
 local function dot_text(prof, ev, opts, fname)
-  local nodes, edges, inc, self_all, total, root = build(prof, ev, opts, fname)
+  local nodes, edges, inc, self_all, total, root, left_out = build(prof, ev, opts, fname)
   local out = {}
   local title = opts.title or string_format("%s: %s %s", prof.name or "profile",
     require("callgrind.model.report").commas(total), ev)
+  if left_out > 0 then
+    title = title .. string_format(" (the hottest %d functions; %d more above the threshold left out: max_nodes)",
+      #nodes, left_out)
+  end
   out[1] = "digraph callgraph {\n"
   out[2] = string_format('  graph [fontname="Helvetica", nodesep=0.25, ranksep=0.3, label=%s, labelloc=t];\n',
     quote(title))
@@ -239,7 +262,8 @@ end
 -- @param[opt] ev event name or index (default the first)
 -- @tparam[opt] table opts `node_threshold` (default 0.005), `edge_threshold`
 --   (0.001), `root` / `leaf` (a name or Function: only what it calls, or
---   what calls it), `depth` (steps from root or leaf), `title`
+--   what calls it), `depth` (steps from root or leaf), `title`, `max_nodes`
+--   (default 1000: the hottest kept, the title says how many more)
 -- @treturn string
 -- @usage io.write(prof:dot("Ir", { root = "main", depth = 3 }))
 function Profile:dot(ev, opts)

@@ -205,7 +205,25 @@ static int32_t thread_index(Prof *P, lua_State *L)
     return cg_pm_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
 }
 
-/* A record for a thread seen for the first time: its counter starts now. */
+/* While it has a record, a thread is kept alive (in the state's info
+ * table, keyed by its address): a suspended coroutine the program drops
+ * is not collected while profiling, and no new thread takes its address
+ * and its record. Its frames close at stop, as they would have. L is the
+ * running thread. */
+static void anchor(lua_State *L, lua_State *th, int keep)
+{
+    cg_prof_push_info(L);
+    lua_pushlightuserdata(L, th);
+    if (keep)
+        lua_pushthread(L);      /* th is L */
+    else
+        lua_pushnil(L);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/* A record for a thread seen for the first time, L (running): its counter
+ * starts now. */
 static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
 {
     size_t i;
@@ -220,6 +238,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
     if (cg_pm_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
         cg_prof_oom(P, L);
     T = &P->th[i];
+    anchor(L, L, 1);
     T->L = L;
     T->n = 0;
     T->counted = T->lastc = 0;
@@ -233,8 +252,9 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
     return T;
 }
 
-static void drop_thread(Prof *P, Thread *T)
+static void drop_thread(Prof *P, lua_State *L, Thread *T)
 {
+    anchor(L, T->L, 0);
     cg_pm_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
     T->L = NULL;
     T->n = 0;
@@ -251,7 +271,7 @@ static void drop_thread(Prof *P, Thread *T)
  * the error again (lua_resetthread: status LUA_OK, no CallInfo left), and
  * so does coroutine.close: a thread with no frame at all is dead too (a
  * thread that resumed another, LUA_OK as well, has the resume's). */
-static void leave(Prof *P, Thread *T)
+static void leave(Prof *P, lua_State *L, Thread *T)
 {
     int st = lua_status(T->L);
     lua_Debug ar;
@@ -261,7 +281,7 @@ static void leave(Prof *P, Thread *T)
         cg_prof_activity(P, T, -1);
     } else if (st != LUA_OK || !lua_getstack(T->L, 0, &ar)) {
         close_all(P, T);
-        drop_thread(P, T);
+        drop_thread(P, L, T);
     }
 }
 
@@ -270,7 +290,7 @@ static void leave(Prof *P, Thread *T)
  * resumed the one before it and died of the same error (a coroutine.wrap
  * function raises it again in its own thread), with no event of theirs
  * on the way. Their frames close now, not at stop. */
-static void leave_dead(Prof *P, int32_t r, const lua_State *L)
+static void leave_dead(Prof *P, int32_t r, lua_State *L)
 {
     size_t k;
     for (k = 0; k < P->nth && r >= 0 && (size_t)r < P->nth; k++) {
@@ -284,7 +304,7 @@ static void leave_dead(Prof *P, int32_t r, const lua_State *L)
             return;             /* alive */
         r = R->resumer;
         close_all(P, R);
-        drop_thread(P, R);
+        drop_thread(P, L, R);
     }
 }
 
@@ -363,7 +383,7 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         charge_since(P, L, T, now, 0, 1);
         P->from_fn = top(T)->fn;
         P->from_node = top(T)->node;
-        leave(P, T);
+        leave(P, L, T);
         if (T->L == NULL)
             leave_dead(P, r, L);
     }
@@ -471,7 +491,7 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
     while (T->n > 1 && top(T)->tail && top(T)->ci == ci)
         pop(P, T);
     if (T->fresh && T->n == 1)
-        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+        drop_thread(P, T->L, T);   /* a coroutine's body returned: it is dead */
 }
 
 /* The fast paths of the common case (P->simple, T current): calls and
@@ -613,7 +633,7 @@ static inline int fast_return(Prof *P, Thread *T, const void *ci)
         pop_instr(P, T);
     while (top(T)->tail && top(T)->ci == ci && top(T)->fn >= 0);
     if (T->fresh && T->n == 1)
-        drop_thread(P, T);      /* a coroutine's body returned: it is dead */
+        drop_thread(P, T->L, T);   /* a coroutine's body returned: it is dead */
     return 1;
 }
 
@@ -929,6 +949,7 @@ int cg_prof_stop(lua_State *L)
             if (P->th[i].suspended)
                 cg_prof_activity(P, &P->th[i], 1);
             close_all(P, &P->th[i]);
+            anchor(L, P->th[i].L, 0);
         }
     cg_prof_gc_give_back(P, L);
     if (ours)

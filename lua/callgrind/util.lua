@@ -95,6 +95,26 @@ function M.is_profile(x)
   return type(x) == "userdata" and type(mt) == "table" and mt.__name == "callgrind.Profile"
 end
 
+-- The names profiles are shown by where the user gave another one than
+-- the file loaded (weak keys: a profile's name lives as long as it).
+local shown_names = setmetatable({}, { __mode = "k" })
+
+--- The name a profile is shown by in titles and messages: the one given
+-- to `util.show_name(prof, name)` (the command line gives the names the
+-- user typed, `slow.out` for its files `slow.out-01`, `slow.out-02`),
+-- else `prof.name`.
+-- @usage util.name_of(prof) --> "spec/fixtures/report.callgrind"
+function M.name_of(prof)
+  return shown_names[prof] or prof.name
+end
+
+--- Shows a profile by another name than the file it was loaded from
+-- (`util.name_of`); nil forgets it.
+-- @usage util.show_name(prof, "callgrind.out")
+function M.show_name(prof, name)
+  shown_names[prof] = name
+end
+
 --- A function's cost for an event and kind ("self" or "inclusive"); 0
 -- for no function (a side of a diff where it does not exist).
 -- @usage util.value(fn, "Ir", "inclusive")

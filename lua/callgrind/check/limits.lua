@@ -30,6 +30,7 @@ local diff = require "callgrind.check.diff"
 local record = require "callgrind.check.record"
 local report = require "callgrind.model.report"
 local query = require "callgrind.model.query"
+local util = require "callgrind.util"
 
 local ipairs, math_type, pairs, tostring, type = ipairs, math.type, pairs, tostring, type
 local debug_getinfo, math_abs, math_huge = debug.getinfo, math.abs, math.huge
@@ -190,17 +191,17 @@ local function limit_text(l)
   return l.max
 end
 
---- A profile's name for messages; a file that is gone (callgrind.run
+--- A profile's name for messages (`util.name_of`); a file that is gone (callgrind.run
 -- removes its temporary files) says so.
 -- @usage check.file_of(prof) --> "spec/fixtures/report.callgrind"
 function M.file_of(prof)
-  local name = prof.name
+  local name, shown = prof.name, util.name_of(prof)
   if name:find("/", 1, true) then
     local f = io.open(name, "rb")
-    if not f then return name .. " (removed; callgrind.run's keep option keeps the files)" end
+    if not f then return shown .. " (removed; callgrind.run's keep option keeps the files)" end
     f:close()
   end
-  return name
+  return shown
 end
 local file_of = M.file_of
 

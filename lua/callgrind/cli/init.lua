@@ -30,14 +30,19 @@ local M = {}
 
 local commas = report.commas
 
--- Usage lines and options of each subcommand: options map a name to
--- "value" or "flag"; `o` is -o, and `output` says -o is needed.
+-- The one declaration of the command line: each command's usage line,
+-- what it does, its options (a name to "value", "flag" or "list"; `o` is
+-- -o, and `output` says -o is needed) and their help (`more`); `loads`
+-- false for a command that reads no profile (no --merge, --lenient).
+-- `--help`, `COMMAND --help` and docs/cli.md (`make docs`,
+-- tools/gen_docs.lua) are made from it.
 local FN_OPTS = "  FUNCTION is NAME, FILE:NAME or OBJECT:NAME (or NAME with --file FILE / --object OBJECT)"
 local PCT = "thresholds are percentages: --threshold 0.5 means 0.5%"
 local COMMANDS = {
   top = { args = "FILE... [N] [EVENT]", what = "summary and the top N functions by self cost (default 15)",
-    opts = { inclusive = "flag", raw = "flag", event = "value" },
-    more = "  --inclusive  rank by inclusive cost  --raw  only the rows, tab-separated, plain numbers (for pipes)" },
+    opts = { inclusive = "flag", raw = "flag", event = "value", threshold = "value" },
+    more = "  --inclusive  rank by inclusive cost  --raw  only the rows, tab-separated, plain numbers (for pipes)\n"
+      .. "  --threshold PCT  leave out functions below PCT% of the total (default 0)" },
   tree = { args = "FILE... FUNCTION", what = "the call tree below a function (or above it with --callers)",
     opts = { event = "value", depth = "value", threshold = "value", callers = "flag", callees = "flag",
       file = "value", object = "value" },
@@ -45,8 +50,9 @@ local COMMANDS = {
       .. "  --threshold PCT  leave out entries below PCT% of the function's inclusive cost (default 1)\n"
       .. "  [N calls, more past depth N]: the tree goes on below that entry; raise --depth to see it\n" .. FN_OPTS },
   hot = { args = "FILE... FUNCTION", what = "a function's hottest source lines and call sites",
-    opts = { event = "value", top = "value", raw = "flag", file = "value", object = "value" },
-    more = "  --event EV  --top N (default 10)  --raw  tab-separated, plain numbers\n" .. FN_OPTS },
+    opts = { event = "value", top = "value", raw = "flag", file = "value", object = "value", threshold = "value" },
+    more = "  --event EV  --top N (default 10)  --raw  tab-separated, plain numbers\n"
+      .. "  --threshold PCT  leave out lines below PCT% of the total (default 0)\n" .. FN_OPTS },
   annotate = { args = "FILE [SOURCE]", what = "functions by cost, callers/callees, a source file's lines",
     opts = { event = "value", threshold = "value", top = "value", inclusive = "flag", tree = "value",
       source = "value", root = "value" },
@@ -93,22 +99,71 @@ local COMMANDS = {
     opts = { top = "value", match = "value" },
     more = "  --match name|name+file|name+file+object (as diff's)\n"
       .. "  LIMITS is a Lua file returning a table of limits, e.g. return { Ir = \"5%\", functions = { parse = "
-      .. "{ Ir = \"2%\" } } }" },
-  exec = { args = "SCRIPT.lua [ARG...]", opts = {},
+      .. "{ Ir = \"2%\" } } }\n"
+      .. "  a limits file that is not Lua, returns no table, has a bad limit or names an event neither profile has\n"
+      .. "  is a usage error (2)" },
+  exec = { args = "SCRIPT.lua [ARG...]", opts = {}, loads = false,
     what = "runs a script under the counting interpreter (make vm) and writes its profile (as -lcallgrind.start)",
-    more = "  CALLGRIND_VM names the interpreter (default: this checkout's build/bin/callgrind-lua5.4, or\n"
-      .. "  callgrind-lua5.4 on PATH); CALLGRIND_OUT and the other variables of -lcallgrind.start apply" },
+    more = "  the interpreter: $CALLGRIND_VM, else callgrind-lua5.4 beside this command (make install puts it\n"
+      .. "  there) or in this checkout's build/bin, else callgrind-lua5.4 on PATH; CALLGRIND_OUT and the\n"
+      .. "  other variables of -lcallgrind.start apply" },
+  spread = { args = "[--lua LUA] [--top N] N SCRIPT [ARGS...]", opts = { lua = "value", top = "value" }, loads = false,
+    what = "a Lua script profiled in N fresh processes: min, max and the functions that vary",
+    more = "  --lua LUA (default lua5.4)  --top N (functions listed, default 10); size a tolerance from the spread" },
 }
-for _, c in pairs(COMMANDS) do c.opts.merge = "flag" end
+-- the options of every command that reads profiles
+local LOAD_OPTS = { merge = "flag", lenient = "flag" }
+local LOAD_MORE = "  --merge  sum files of different runs\n"
+  .. "  --lenient  skip a bad line (each one a warning, shown by top) instead of failing"
+for _, c in pairs(COMMANDS) do
+  if c.loads ~= false then
+    for k, v in pairs(LOAD_OPTS) do c.opts[k] = v end
+  end
+end
 local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check",
-  "exec" }
+  "exec", "spread" }
+
+-- The environment variables the command line reads (beside those of
+-- -lcallgrind.start, docs/profiling-lua.md).
+local ENV = {
+  { "CALLGRIND_VM", "exec: the counting interpreter to run (default: callgrind-lua5.4 beside callgrind-lua, in "
+    .. "this checkout's build/bin, or on PATH)" },
+  { "CALLGRIND_OUT", "exec: the profile's file (default callgrind.out.<pid>), as for -lcallgrind.start" },
+  { "CALLGRIND_LUA_RANDOM_SEED", "exec: 1 gives the counting interpreter Lua's random string-hash seed back "
+    .. "(unset, empty or 0: a fixed seed, the same pairs order in every run)" },
+}
 
 local EXIT = "exit status: 0 done, 1 a check failed or an input was bad, 2 a usage error"
 
+-- Whether a command takes a percentage.
+local function takes_percent(c)
+  return c.opts.threshold or c.opts["node-threshold"]
+end
+
 local function usage_of(name)
   local c = COMMANDS[name]
-  return string_format("usage: callgrind-lua %s %s\n  %s%s\n  --merge  sum files of different runs\n  %s; %s\n",
-    name, c.args, c.what, c.more and ("\n" .. c.more) or "", PCT, EXIT)
+  return string_format("usage: callgrind-lua %s %s\n  %s%s%s\n  %s%s\n",
+    name, c.args, c.what, c.more and ("\n" .. c.more) or "", c.loads ~= false and ("\n" .. LOAD_MORE) or "",
+    takes_percent(c) and (PCT .. "; ") or "", EXIT)
+end
+
+--- The usage of one command, as `callgrind-lua COMMAND --help` prints it.
+-- @usage print(cli.usage("top"))
+M.usage = usage_of
+
+--- The commands, in the order of the help.
+-- @usage for _, name in ipairs(cli.commands()) do print(cli.usage(name)) end
+function M.commands()
+  return table.move(ORDER, 1, #ORDER, 1, {})
+end
+
+--- The environment variables the command line reads: a list of
+-- `{ name, meaning }`.
+-- @usage for _, v in ipairs(cli.environment()) do print(v[1]) end
+function M.environment()
+  local t = {}
+  for i, v in ipairs(ENV) do t[i] = { v[1], v[2] } end
+  return t
 end
 
 --- The general help text.
@@ -122,8 +177,12 @@ function M.help()
   out[#out + 1] = "A FILE may be several files of one run, compressed (gzip, zstd, xz), or the name valgrind"
   out[#out + 1] = "was given: its thread and dump files are found (an empty one is skipped), whether or not the"
   out[#out + 1] = "name itself exists. Files of different runs (pid: or cmd: differ) are refused; --merge sums them."
+  out[#out + 1] = "--lenient skips a bad line of a FILE (each one a warning) instead of failing."
   out[#out + 1] = "A FUNCTION is NAME, FILE:NAME or OBJECT:NAME (or --file/--object); " .. PCT .. "."
   out[#out + 1] = "-o - writes to standard output. " .. EXIT .. "."
+  out[#out + 1] = ""
+  out[#out + 1] = "environment:"
+  for _, v in ipairs(ENV) do out[#out + 1] = string_format("  %-26s %s", v[1], v[2]) end
   return table_concat(out, "\n") .. "\n"
 end
 
@@ -206,16 +265,22 @@ local function percent(v, what, name)
   return n / 100
 end
 
-local exists = require("callgrind.util").file_exists
+local util = require "callgrind.util"
+local exists = util.file_exists
 local loader = require "callgrind.model.load"
 
 -- Loads the profile of some names through the library's own resolution
 -- (callgrind.model.load.open: a name is its run's thread and dump files;
--- files of different runs only with --merge).
+-- files of different runs only with --merge; bad lines skipped with
+-- --lenient).
 local function load(files, name, opts)
   if #files == 0 then usage("no profile given", name) end
-  local prof, list = loader.open(files, { merge = opts and opts.merge or nil })
+  local prof, list = loader.open(files, { merge = opts and opts.merge or nil, lenient = opts and opts.lenient or nil })
   if not prof then fail(list) end
+  -- titles and messages name the profile as the user did (slow.out, not
+  -- the first of its files slow.out-01)
+  local given = table_concat(files, " ")
+  if given ~= prof.name then util.show_name(prof, given) end
   return prof, list
 end
 
@@ -364,13 +429,19 @@ function run.top(argv, out)
     elseif #files > 0 and not exists(a) then event = a
     else files[#files + 1] = a end
   end
+  local threshold = opts.threshold and percent(opts.threshold, "--threshold", "top") or 0
   local prof, list = load(files, "top", opts)
   event = event_of(prof, event, "top")
   local kind = opts.inclusive and "inclusive" or "self"
   local total = prof:total(event)
   local function cost(fn) return kind == "inclusive" and fn:inclusive(event) or fn:self(event) end
+  -- the top n, without those below the threshold's share of the total
+  local ranked = {}
+  for _, fn in ipairs(prof:top(n, event, kind)) do
+    if threshold == 0 or cost(fn) >= threshold * total then ranked[#ranked + 1] = fn end
+  end
   if opts.raw then
-    for _, fn in ipairs(prof:top(n, event, kind)) do
+    for _, fn in ipairs(ranked) do
       local v = cost(fn)
       out:write(string_format("%d\t%.2f\t%s\t%s\t%s\n", v, total ~= 0 and 100 * v / total or 0, printable(fn.name),
         printable(fn.file or ""), printable(fn.object or "")))
@@ -396,9 +467,10 @@ function run.top(argv, out)
   if merged then say("merged   %s", printable(merged)) end
   for _, w in ipairs(prof:warnings()) do say("warning  %s", printable(tostring(w))) end
   say("")
-  say("top %d functions by %s %s", n, kind, event)
+  say("top %d functions by %s %s%s", n, kind, event,
+    threshold > 0 and string_format(", from %g%% of the total", threshold * 100) or "")
   say("%15s %6s  %s", event, "%", "function  (file; object)")
-  for _, fn in ipairs(prof:top(n, event, kind)) do
+  for _, fn in ipairs(ranked) do
     local v = cost(fn)
     say("%15s %5.1f%%  %s  (%s; %s)", commas(v), total ~= 0 and 100 * v / total or 0, printable(fn.name),
       printable(fn.file or "?"), printable(fn.object or "?"))
@@ -472,6 +544,7 @@ function run.hot(argv, out)
   if #pos < 2 then usage("a profile and a function are needed", "hot") end
   local fname = table.remove(pos)
   local top = opts.top and integer(opts.top, "--top", "hot") or 10
+  local threshold = opts.threshold and percent(opts.threshold, "--threshold", "hot") or 0
   local prof = load(pos, "hot", opts)
   local ev = event_of(prof, opts.event, "hot")
   local fn = find_function(prof, fname, opts, "hot")
@@ -482,6 +555,9 @@ function run.hot(argv, out)
   -- function's own inclusive cost, so a share of that could pass 100%
   local total = prof:total(ev)
   local function pct(v) return total ~= 0 and 100 * v / total or 0 end
+  -- hottest first: the lines below the threshold are the last ones
+  local all = #rows
+  while threshold > 0 and rows[#rows] and rows[#rows].cost < threshold * total do rows[#rows] = nil end
   if opts.raw then
     for i = 1, math.min(top, #rows) do
       local r = rows[i]
@@ -508,6 +584,10 @@ function run.hot(argv, out)
       #calls > 0 and ("  -> " .. table_concat(calls, ", ")) or ""))
   end
   if #rows > top then out:write(string_format("(%d more line%s)\n", #rows - top, #rows - top == 1 and "" or "s")) end
+  if all > #rows then
+    local n = all - #rows
+    out:write(string_format("(%d line%s below %g%% of the total left out)\n", n, n == 1 and "" or "s", threshold * 100))
+  end
 end
 
 function run.annotate(argv, out)
@@ -570,6 +650,8 @@ function run.diff(argv, out)
   local ev = opts.event and event_of(new, opts.event, "diff") or nil
   out:write(try("diff", d.report, d, { event = ev, top = opts.top and integer(opts.top, "--top", "diff") or 10,
     kind = opts.inclusive and "inclusive" or nil }), "\n")
+  -- the profiles as check names them, by the names given
+  out:write("old: ", printable(util.name_of(old)), "\nnew: ", printable(util.name_of(new)), "\n")
 end
 
 -- The tree of the folded stacks in path, pruned at threshold (read in C,
@@ -778,11 +860,6 @@ end
 
 -- spread N SCRIPT [ARGS...]: the script under -lcallgrind.start in N
 -- fresh processes (callgrind.spread); its options come before N.
-COMMANDS.spread = { args = "[--lua LUA] [--top N] N SCRIPT [ARGS...]",
-  what = "a Lua script profiled in N fresh processes: min, max and the functions that vary",
-  opts = { lua = "value", top = "value" },
-  more = "  --lua LUA (default lua5.4)  --top N (functions listed, default 10); size a tolerance from the spread" }
-ORDER[#ORDER + 1] = "spread"
 function run.spread(argv)
   local i, opts = 2, {}
   while argv[i] == "--lua" or argv[i] == "--top" do

@@ -215,7 +215,7 @@ end
 local function dot_text(prof, ev, opts, fname)
   local nodes, edges, inc, self_all, total, root, left_out = build(prof, ev, opts, fname)
   local out = {}
-  local title = opts.title or string_format("%s: %s %s", prof.name or "profile",
+  local title = opts.title or string_format("%s: %s %s", util.name_of(prof) or "profile",
     require("callgrind.model.report").commas(total), ev)
   if left_out > 0 then
     title = title .. string_format(" (the hottest %d functions; %d more above the threshold left out: max_nodes)",

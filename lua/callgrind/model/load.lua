@@ -26,13 +26,13 @@ local function attach(prof, ...)
 end
 
 -- Whether the file at path can be read and gives no byte (a /proc file's
--- size is 0 but it reads whole).
+-- size is 0 but it reads whole; a directory opens but its read fails).
 local function is_empty(path)
   local f = io_open(path, "rb")
   if not f then return false end
-  local ok, byte = pcall(f.read, f, 1)
+  local ok, byte, err = pcall(f.read, f, 1)
   f:close()
-  return ok and byte == nil
+  return ok and byte == nil and err == nil
 end
 
 -- The run a part or file belongs to, as a table { pid, cmd, files }.

@@ -503,15 +503,19 @@ local function diff_svg(d, ev, opts, fname, n)
   if ev == nil then error(fname .. ": the profile has no events", 3) end
   ev = args.event(d.new, ev, fname, n, 3)
   args.event(d.old, ev, fname, n, 3)
-  local new = stacks.tree(d.new, ev, threshold)
-  local old = stacks.tree(d.old, ev, 0)
   -- past MAX_DEPTH both sides collapsed, so that their paths still pair
-  local collapsed = false
-  if stacks.depth(new) > M.MAX_DEPTH or stacks.depth(old) > M.MAX_DEPTH then
-    new, old = stacks.collapse(new), stacks.collapse(old)
-    stacks.prune(new, threshold * new.total)
-    collapsed = new.merged > 0 or old.merged > 0
+  -- (each collapsed before the other is made: one deep tree at a time)
+  local new = stacks.tree(d.new, ev, threshold)
+  local deep = stacks.depth(new) > M.MAX_DEPTH
+  if deep then new = stacks.collapse(new) end
+  local old = stacks.tree(d.old, ev, 0)
+  if not deep and stacks.depth(old) > M.MAX_DEPTH then
+    deep = true
+    new = stacks.collapse(new)
   end
+  if deep then old = stacks.collapse(old) end
+  local collapsed = deep and (new.merged > 0 or old.merged > 0)
+  if deep then stacks.prune(new, threshold * new.total) end
   -- frames are paired by the diff's match keys (opts.match of
   -- callgrind.diff, --match): the same function on both sides
   local function old_key(fn) return d.old_key[fn] or fn.name end

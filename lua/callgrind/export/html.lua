@@ -132,21 +132,23 @@ end
 -- when deeper than flame.MAX_DEPTH; with an old tree, both collapsed
 -- when either is that deep, so that their paths still pair.
 local function flame_trees(prof, old, ev, threshold)
+  -- (each collapsed before the other is made: one deep tree at a time)
   local max = require("callgrind.export.flame").MAX_DEPTH
-  local top = stacks.tree(prof, ev, threshold)
-  local was = old and stacks.tree(old, ev, threshold)
-  local collapsed = false
-  if stacks.depth(top) > max or (was and stacks.depth(was) > max) then
-    top = stacks.collapse(top)
-    stacks.prune(top, threshold * top.total)
-    collapsed = top.merged > 0
-    if was then
-      was = stacks.collapse(was)
-      stacks.prune(was, threshold * was.total)
-      collapsed = collapsed or was.merged > 0
-    end
+  local function collapse(t)
+    t = stacks.collapse(t)
+    stacks.prune(t, threshold * t.total)
+    return t
   end
-  return top, was, collapsed
+  local top = stacks.tree(prof, ev, threshold)
+  local deep = stacks.depth(top) > max
+  if deep then top = collapse(top) end
+  local was = old and stacks.tree(old, ev, threshold)
+  if was and not deep and stacks.depth(was) > max then
+    deep = true
+    top = collapse(top)
+  end
+  if was and deep then was = collapse(was) end
+  return top, was, deep and (top.merged > 0 or (was and was.merged > 0)) or false
 end
 
 -- The old profile's stacks, by path -> total, for a diff's flame graph.

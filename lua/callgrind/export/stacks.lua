@@ -735,10 +735,18 @@ local function folded(prof, ev, opts, fname)
   opts = args.options(opts, fname, n, "folded", 3)
   local threshold = M.threshold(opts.threshold, fname, n, 3)
   local max = opts.max_bytes == nil and M.MAX_BYTES or args.count(opts.max_bytes, fname, n, 3)
-  local lines, size = folded_lines(M.tree(prof, ev, threshold, opts.collapse_recursion), max)
+  local top = M.tree(prof, ev, threshold, opts.collapse_recursion)
+  local lines, size = folded_lines(top, max)
   if not lines then
-    return nil, M.too_big(fname, "folded stacks", size, max, not opts.collapse_recursion
-      and M.folded_size(M.tree(prof, ev, threshold, true)) <= max), "memory"
+    -- would collapse_recursion help? the tree at hand collapsed (and
+    -- pruned again) says, without making the profile's tree a second time
+    local collapse = false
+    if not opts.collapse_recursion then
+      top = M.collapse(top)
+      prune(top, threshold * top.total)
+      collapse = top.merged > 0 and M.folded_size(top) <= max
+    end
+    return nil, M.too_big(fname, "folded stacks", size, max, collapse), "memory"
   end
   return table_concat(lines)
 end

@@ -130,6 +130,7 @@
 ---@field depth? integer levels from root or leaf
 ---@field edge_threshold? number leave out calls below this fraction
 ---@field leaf? callgrind.Function|string only what calls this function
+---@field max_nodes? integer the most nodes: the hottest are kept and the title says how many more
 ---@field node_threshold? number leave out functions below this fraction of the total inclusive cost
 ---@field root? callgrind.Function|string only what this function calls
 ---@field title? string the graph's title
@@ -140,6 +141,7 @@
 ---@field edge_threshold? number leave out calls below this fraction
 ---@field format? "dot"|"svg"|"png" DOT text, or a picture drawn by Graphviz
 ---@field leaf? callgrind.Function|string only what calls this function
+---@field max_nodes? integer the most nodes: the hottest are kept and the title says how many more
 ---@field node_threshold? number leave out functions below this fraction of the total inclusive cost
 ---@field root? callgrind.Function|string only what this function calls
 ---@field title? string the graph's title
@@ -147,6 +149,7 @@
 ---@class callgrind.ProfileWritePprofOptions
 ---@field collapse_recursion? boolean as prof:folded's
 ---@field events? string[] the sample types
+---@field max_bytes? integer the most bytes of samples (each lists its whole stack: a recursion n deep takes about n^2/2 locations); the size is computed first and a larger profile fails (kind "memory") naming it
 ---@field threshold? number estimated stacks below this fraction of the total are not made (flat per function stays exact); exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their caller below it, as in prof:folded
 
 ---@class callgrind.ProfileHtmlOptions

@@ -543,7 +543,8 @@ describe("an error at the REPL", function()
     "prof:top(2, 'Irr')",
     "prof:fnuc()",
     "ok, e = pcall(prof.top, prof, 1, 'x')",
-    "print(tostring(e), e:find('bad argument', 1, true), e.traceback:find('stack traceback', 1, true) ~= nil)",
+    "print(tostring(e), e:find('bad argument', 1, true),",
+    "  e.traceback:find('stack traceback', 1, true) ~= nil)",
   }
 
   it("is one line naming the line typed, without a traceback into the library", function()
@@ -556,7 +557,8 @@ describe("an error at the REPL", function()
     assert.is_nil(out:find("stack traceback:\n", 1, true), out)
     assert.is_nil(out:find("lua/callgrind/", 1, true), out)
     -- the error object answers as its message does, and keeps the traceback
-    assert.is_truthy(out:find("\nbad argument #2 to 'top' (unknown event 'x'; events: Instructions)\t1\ttrue\n", 1, true), out)
+    assert.is_truthy(out:find("\nbad argument #2 to 'top' (unknown event 'x'; events: Instructions)\t1\ttrue\n", 1,
+      true), out)
   end)
 
   it("keeps lua.c's traceback with CALLGRIND_TRACEBACK=1, and in a script", function()
@@ -566,5 +568,48 @@ describe("an error at the REPL", function()
     local H2 = require "spec.support.helpers"
     assert.matches("^lua5.4: %(command line%):%d+: bad argument #2 to 'top'.*\nstack traceback:\n", H2.fresh_lua(
       "local prof = require('callgrind').parse('events: Ir\\nfn=main\\n1 5\\n')\nprof:top(1, 'x')"))
+  end)
+end)
+
+describe("a Lua profile at the REPL", function()
+  local function work() local s = 0 for i = 1, 10 do s = s + i end return s end
+  local prof = callgrind.profile(function() return work() end)
+
+  it("shows no object column, which it has not", function()
+    local text = tostring(prof:top(1))
+    assert.matches("^%s*self Instr  function +file\n", text)
+    assert.is_nil(text:find("object", 1, true), text)
+    assert.is_nil(text:find("?", 1, true), text)
+    assert.matches("  object\n", tostring(load("extended.callgrind"):top(1)))
+    assert.matches("file +object\n", prof:top(1):report({ object = true }))
+  end)
+
+  it("says why a function is missing without blaming inlining", function()
+    local ok, msg = callgrind.check_cost_at_most(10, { prof, "wrok" }, "Instr")
+    assert.is_false(ok)
+    assert.is_nil(msg:find("inline", 1, true), msg)
+    assert.is_truthy(msg:find("closest names: work\n(did it run while the profiler counted? a Lua function is named "
+      .. "module.field, the name its definition gives (Parser:next), name:LINE for two of one file, or "
+      .. "anonymous@file.lua:LINE)", 1, true), msg)
+    local _, c_msg = callgrind.check_cost_at_most(10, { load("extended.callgrind"), "mian" }, "Instructions")
+    assert.is_truthy(c_msg:find("(was it inlined? build with -fno-inline", 1, true), c_msg)
+  end)
+end)
+
+describe("callgrind's summary: quirk", function()
+  it("is a note in prof:summary(), not a warning, and stays in prof:warnings('mismatch')", function()
+    -- gungraun's file: summary: Ir 3473, its cost lines 3471 (callgrind-3.21.0)
+    local prof = assert(callgrind.load("spec/corpus/gungraun/callgrind.when_entry_point.out"))
+    local text = prof:summary()
+    assert.is_nil(text:find("\nwarnings", 1, true), text)
+    assert.is_truthy(text:find("\nnote      spec/corpus/gungraun/callgrind.when_entry_point.out:18: summary: above "
+      .. "the cost lines (callgrind counts a few more): Ir 3473 written, 3471 summed", 1, true), text)
+    assert.are.equal(1, #prof:warnings("mismatch"))
+    assert.are.equal(1, #prof:warnings())
+    -- 16 counts (qt-creator's callgrind 3.6), or another writer (Xdebug): still a warning
+    for _, f in ipairs({ "qt-creator/inlinedFunctions.out", "go-cachegrind/s1.cachegrind" }) do
+      local other = assert(callgrind.load("spec/corpus/" .. f))
+      assert.is_truthy(other:summary():find("summary: does not match the cost lines", 1, true), f)
+    end
   end)
 end)

@@ -136,7 +136,7 @@ O.sel_report = {
   { "width", "integer", "60", "the name column's width" },
   { "percent", "boolean", "true", "show each cost's share of the total" },
   { "file", "boolean", "true", "a column for the file" },
-  { "object", "boolean", "true", "a column for the object" },
+  { "object", "boolean", "true, but false for a Lua profile (it has no objects)", "a column for the object" },
   { "limit", "integer", "every row (tostring: 25)", "the most rows shown" },
 }
 O.d_report = {

@@ -143,6 +143,26 @@ function M.unknown(obj, class, key, methods, extra, level)
   return obj
 end
 
+local probing = false
+local function index(x, k) return x[k] end
+
+--- x[k], or nil where the field does not exist (instead of the error a
+-- user gets): for code that asks what an object is (`args.probe(x,
+-- "profile") ~= nil`). Any other error is raised again.
+-- @usage args.probe(prof, "profile") --> nil
+function M.probe(x, k)
+  local was = probing
+  probing = true
+  local ok, v = pcall(index, x, k)
+  probing = was
+  if not ok then error(v, 0) end
+  return v
+end
+
+--- True while args.probe asks: an unknown name then gives nil.
+-- @usage if args.probing() then return nil end
+function M.probing() return probing end
+
 --- Makes a Lua object's metatable strict: a string key that is neither a
 -- method (in `methods`), a field callgrind.api declares for `class`, nor
 -- one of `fields` (raw fields that may be nil, as `{ source = true }`)
@@ -153,7 +173,7 @@ function M.strict(mt, methods, class, fields)
   fields = fields or {}
   mt.__index = function(obj, k)
     local v = methods[k]
-    if v ~= nil or type(k) ~= "string" or fields[k] or declared_names(class)[k] then return v end
+    if v ~= nil or type(k) ~= "string" or fields[k] or probing or declared_names(class)[k] then return v end
     M.unknown(obj, class, k, methods, nil, 2)
   end
   return mt

@@ -117,7 +117,7 @@ end
 -- field that exists but is nil here (fn.file) stays nil.
 core.internal.hooks.unknown = function(obj, key)
   local class = getmetatable(obj).__name:match("^callgrind%.(.*)$")
-  if args.declared(class)[key] then return nil end
+  if args.probing() or args.declared(class)[key] then return nil end
   args.unknown(obj, class, key, core.methods[class], nil, 3)
 end
 

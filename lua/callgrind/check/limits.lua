@@ -213,7 +213,10 @@ local function over(v, limit)
   return " (" .. pct((v - limit) * 100.0 / math_abs(limit)) .. ")"
 end
 
-local function is_function(x) return type(x) == "userdata" and x.profile ~= nil and x.name ~= nil end
+local probe = require("callgrind.args").probe
+local function is_function(x)
+  return type(x) == "userdata" and probe(x, "profile") ~= nil and probe(x, "name") ~= nil
+end
 local is_profile = require("callgrind.util").is_profile
 
 --- The names of a profile's functions closest to a name (query.closest_names).
@@ -225,6 +228,13 @@ M.closest_names = query.closest_names
 function M.missing_function(prof, name)
   local close = M.closest_names(prof, name)
   local near = #close > 0 and ("; closest names: " .. table_concat(close, ", ")) or ""
+  if require("callgrind.model.show").is_lua(prof) then
+    -- the Lua profiler inlines nothing: a name is missing because it is
+    -- another name, or the function did not run while it counted
+    return string_format("function %s is not in the profile %s%s\n(did it run while the profiler counted? a Lua "
+      .. "function is named module.field, the name its definition gives (Parser:next), name:LINE for two of one "
+      .. "file, or anonymous@file.lua:LINE)", name, file_of(prof), near)
+  end
   return string_format("function %s is not in the profile %s%s\n(was it inlined? build with -fno-inline or "
     .. "mark it noinline; or left out of the collection? with toggle_collect only the named functions and what "
     .. "they call are counted)", name, file_of(prof), near)

@@ -30,7 +30,7 @@ local function lpad(s, w) return s .. string_rep(" ", w - #s) end
 -- @tparam[opt] table opts `events` (array, default the first event) or
 --   `event`; `kind` "self" (default) or "inclusive"; `width` of the name
 --   column (default 60); `percent` (default true); `file`, `object`
---   columns (default true); `limit`, the number of rows (default all:
+--   columns (default true; no object column for a Lua profile); `limit`, the number of rows (default all:
 --   `tostring(sel)` prints 25 and counts the rest)
 -- @treturn string
 -- @usage print(prof:top(10, "Ir"):report({ events = { "Ir", "Dr" } }))
@@ -45,6 +45,8 @@ function Selection:report(opts)
   local kind = args.kind(opts.kind or self.kind, "report", 1)
   local width = opts.width or 60
   local show_pct = opts.percent ~= false
+  -- a Lua profile has no objects: no column of "?"
+  local show_object = opts.object == true or (opts.object == nil and not show.is_lua(prof))
   local totals = {}
   for i, ev in ipairs(events) do totals[i] = prof:total(ev) end
   -- cells
@@ -79,12 +81,12 @@ function Selection:report(opts)
   local function line(cells, name, file, object)
     local parts = {}
     for i = 1, #events do parts[i] = rpad(cells[i], widths[i]) end
-    local last = opts.object ~= false and object or (opts.file ~= false and file or nil)
+    local last = show_object and object or (opts.file ~= false and file or nil)
     parts[#parts + 1] = last == nil and name or lpad(name, name_w)
     if opts.file ~= false then
-      parts[#parts + 1] = (opts.object ~= false) and lpad(file, file_w) or file
+      parts[#parts + 1] = show_object and lpad(file, file_w) or file
     end
-    if opts.object ~= false then parts[#parts + 1] = object end
+    if show_object then parts[#parts + 1] = object end
     return (table_concat(parts, "  "):gsub("%s+$", ""))
   end
   lines[1] = line(header, "function", "file", "object")
@@ -167,12 +169,14 @@ function Profile:summary()
     end
     add("          %s", table_concat(bits, "; "))
   end
-  local w = self:warnings()
+  -- callgrind's summary: a few counts above its cost lines is a note
+  local w, notes = show.notable_warnings(self)
   if #w > 0 then
     add("warnings  %d", #w)
     for i = 1, math.min(#w, 5) do add("          %s", util.printable(tostring(w[i]))) end
     if #w > 5 then add("          ...") end
   end
+  for _, n in ipairs(notes) do add("note      %s", util.printable(n)) end
   return table_concat(out, "\n")
 end
 

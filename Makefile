@@ -266,7 +266,9 @@ clean:
 
 # docs/reference.md and the LuaLS definitions (types/), both made from
 # lua/callgrind/api.lua, the one declaration (spec/types_spec.lua fails
-# when they are stale). `types` is the old name of the target.
+# when they are stale); docs/cli.md from the command line's declaration
+# in lua/callgrind/cli/init.lua (spec/cli_docs_spec.lua); docs/internals.md.
+# `types` is the old name of the target.
 .PHONY: docs types
 docs: all
 	$(LUA) tools/gen_docs.lua

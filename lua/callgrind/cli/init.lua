@@ -5,12 +5,9 @@
 -- compressed file (gzip, zstd, xz), or the name valgrind was given: the
 -- library's resolution (callgrind.model.load.open) finds its thread and
 -- dump files, and refuses files of different runs unless --merge.
--- Exit codes: 0 done; 1 a check failed (`check` found a regression) or an
--- input was bad (a file missing, unreadable, empty, not a profile, or of
--- two runs without --merge; an output that could not be written); 2 a
--- usage error (an unknown command or option, a bad value, a function name
--- that is not found or is ambiguous). Thresholds are percentages
--- everywhere: `--threshold 0.5` is 0.5%.
+-- Exit codes (EXITS below): 0 done; 1 a check failed or an input was bad;
+-- 2 a usage error. Thresholds are percentages everywhere: `--threshold
+-- 0.5` is 0.5%.
 --
 -- What reaches a terminal (util.terminal): the text commands (top, tree,
 -- hot, annotate, diff, check, spread) and every message on stderr show
@@ -134,6 +131,16 @@ local ENV = {
 }
 
 local EXIT = "exit status: 0 done, 1 a check failed or an input was bad, 2 a usage error"
+-- What each exit status means, in full (docs/cli.md).
+local EXITS = {
+  { 0, "done" },
+  { 1, "a check failed (`check` found a regression) or an input was bad: a file missing, unreadable, a directory, "
+    .. "empty, not a profile (a bad line without --lenient), or of two runs without --merge; a limits file that "
+    .. "cannot be read; an output that could not be written" },
+  { 2, "a usage error: an unknown command or option, a bad value, a function name that is not found or is "
+    .. "ambiguous, an unknown event; a limits file that is not Lua, returns no table, holds a limit that means "
+    .. "nothing or names an event neither profile has" },
+}
 
 -- Whether a command takes a percentage.
 local function takes_percent(c)
@@ -163,6 +170,14 @@ end
 function M.environment()
   local t = {}
   for i, v in ipairs(ENV) do t[i] = { v[1], v[2] } end
+  return t
+end
+
+--- What each exit status means: a list of `{ status, meaning }`.
+-- @usage for _, e in ipairs(cli.exit_statuses()) do print(e[1], e[2]) end
+function M.exit_statuses()
+  local t = {}
+  for i, e in ipairs(EXITS) do t[i] = { e[1], e[2] } end
   return t
 end
 

@@ -233,6 +233,9 @@ install: all
 	cd lua && for f in $$(find callgrind -name '*.lua'); do \
 	  install -D -m 644 "$$f" "$(DESTDIR)$(INSTALL_LMOD)/$$f" || exit 1; done
 	install -m 755 $(MODULE) $(DESTDIR)$(INSTALL_CMOD)/callgrind/core.so
+	@# the LuaLS definitions: workspace.library = "$(INSTALL_LMOD)/callgrind/types"
+	for f in types/callgrind/*.lua; do \
+	  install -D -m 644 "$$f" "$(DESTDIR)$(INSTALL_LMOD)/callgrind/types/$${f##*/}" || exit 1; done
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 bin/callgrind-lua $(DESTDIR)$(PREFIX)/bin/callgrind-lua
 	@# the counting interpreter, when make vm built it (callgrind-lua exec finds it on PATH)

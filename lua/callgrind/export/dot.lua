@@ -34,6 +34,32 @@ local function quote(s)
   return '"' .. stacks.printable(s):gsub('[\\"&]', DQ) .. '"'
 end
 
+--- The longest name a node's label shows, in characters: a longer one is
+-- cut in the middle (Graphviz refuses a quoted string over 16,384 bytes)
+-- and kept whole in the node's tooltip.
+M.MAX_LABEL = 200
+
+-- A node's name for its label (escaped as inside a DOT string), and the
+-- tooltip attribute holding the whole name when the label shortens it:
+-- pieces of at most 2,000 bytes joined with DOT's "+", each under
+-- Graphviz's limit whatever its escapes.
+local function node_name(name)
+  local shown = stacks.printable(name)
+  local chars = utf8.len(shown)
+  if chars <= M.MAX_LABEL then return quote(name):sub(2, -2), "" end
+  local half = M.MAX_LABEL // 2
+  local cut = shown:sub(1, utf8.offset(shown, half) - 1) .. "\xE2\x80\xA6"
+    .. shown:sub(utf8.offset(shown, chars - half + 2))
+  local pieces, i = {}, 1
+  while i <= #shown do
+    local j = math_min(#shown, i + 1999)
+    while j < #shown and shown:byte(j + 1) >= 0x80 and shown:byte(j + 1) < 0xC0 do j = j - 1 end
+    pieces[#pieces + 1] = '"' .. shown:sub(i, j):gsub('[\\"&]', DQ) .. '"'
+    i = j + 1
+  end
+  return cut:gsub('[\\"&]', DQ), ", tooltip=" .. table_concat(pieces, " + ")
+end
+
 -- HSL (0..1 each) to "#rrggbb".
 local function hsl(h, s, l)
   local function f(n)
@@ -230,9 +256,10 @@ local function dot_text(prof, ev, opts, fname)
     local i = fn.index
     local w = total > 0 and inc[i] / total or 0
     local c = colour(w)
-    local label = string_format("%s\\n%s\\n(%s)\\n%d\xC3\x97", quote(fn.name):sub(2, -2), pct(inc[i], total),
+    local name, tooltip = node_name(fn.name)
+    local label = string_format("%s\\n%s\\n(%s)\\n%d\xC3\x97", name, pct(inc[i], total),
       pct(self_all[i], total), calls_into(fn))
-    out[#out + 1] = string_format('  f%d [label="%s", color="%s", fillcolor="%s"];\n', i, label, c, c)
+    out[#out + 1] = string_format('  f%d [label="%s"%s, color="%s", fillcolor="%s"];\n', i, label, tooltip, c, c)
   end
   -- the root on the first rank, alone: Graphviz otherwise ranks an entry
   -- point that calls a deep function just above it, midway down a large

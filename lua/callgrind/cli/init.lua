@@ -60,7 +60,8 @@ local COMMANDS = {
       "  --inclusive           sort by inclusive cost instead of self cost",
       "  --tree=caller|callee  under each function, its callers or callees with their costs",
       "  --source FILE         annotate the lines of one source file (or give it as SOURCE)",
-      "  --root DIR            with a source file, print the source text found under DIR" }, "\n") },
+      "  --root DIR            find the source file under DIR (default: as the profile names it, then",
+      "                        beside FILE); its text is shown beside the costs when it can be read" }, "\n") },
   diff = { args = "OLD NEW", what = "totals and the functions that changed most",
     opts = { event = "value", top = "value", inclusive = "flag", match = "value" },
     more = "  --event EV (ranks the movers)  --top N (default 10)  --inclusive\n"
@@ -651,8 +652,15 @@ function run.annotate(argv, out)
   end
   if opts.source then
     out:write("\n")
-    local ok, ann = pcall(prof.annotate, prof, opts.source, ev, { source = opts.root })
+    -- the source text beside the costs, as callgrind_annotate shows it:
+    -- the file found under --root, else as the profile names it, else
+    -- beside the profile (a relative name is the program's directory's)
+    local ok, ann = pcall(prof.annotate, prof, opts.source, ev, { source = opts.root or true })
     if not ok then usage((tostring(ann):gsub("^.-%(", ""):gsub("%)$", "")), "annotate") end
+    if ann.source_error and not opts.root then
+      local beside = prof:annotate(opts.source, ev, { source = util.dirname(pos[1]) })
+      if not beside.source_error then ann = beside end
+    end
     out:write(ann:report(), "\n")
   end
 end

@@ -907,14 +907,22 @@ end
 -- script's exit status, or its death by a signal, is the command's.
 function run.exec(argv, out)
   if not argv[2] then usage("a Lua script is needed", "exec") end
+  -- the interpreter: $CALLGRIND_VM; else beside the command run by a
+  -- path (argv[0]: make install puts both in PREFIX/bin); else this
+  -- checkout's build/bin; else callgrind-lua5.4 on PATH
   local vm = os.getenv("CALLGRIND_VM")
-  if not vm then
-    local src = debug.getinfo(1, "S").source
-    local here = src:match("^@(.-)/?lua/callgrind/cli/init%.lua$")
-    local mine = here and (here == "" and "." or here) .. "/build/bin/callgrind-lua5.4"
-    local f = mine and io.open(mine, "rb")
-    if f then f:close() end
-    vm = f and mine or "callgrind-lua5.4"
+  if not vm or vm == "" then
+    local places = {}
+    local script = argv[0]
+    if type(script) == "string" and script:find("/", 1, true) then
+      places[1] = util.dirname(script) .. "/callgrind-lua5.4"
+    end
+    local here = debug.getinfo(1, "S").source:match("^@(.-)/?lua/callgrind/cli/init%.lua$")
+    if here then places[#places + 1] = (here == "" and "." or here) .. "/build/bin/callgrind-lua5.4" end
+    vm = "callgrind-lua5.4"
+    for _, p in ipairs(places) do
+      if exists(p) then vm = p break end
+    end
   end
   local words = { vm, "-lcallgrind.start" }
   for i = 2, #argv do words[#words + 1] = argv[i] end

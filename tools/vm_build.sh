@@ -114,7 +114,23 @@ if [ ! -f "$patchf" ]; then
   echo "make vm: unsupported Lua release $rel; supported releases: $supported" >&2
   exit 2
 fi
-patch -s -p1 -d "$W/src" < "$patchf"
+# lua.h's two statements of the release agree, and the patch of that
+# release applies exactly (no fuzz): a tree whose lua.h names another
+# release than its files are gets a message, not a patch applied askew
+# and a page of compiler errors
+num=$(sed -n 's/^#define LUA_VERSION_RELEASE_NUM[ \t]*(LUA_VERSION_NUM[ \t]*\*[ \t]*100[ \t]*+[ \t]*\([0-9]*\)).*/\1/p' "$S/lua.h")
+if [ -n "$num" ] && [ "$num" != "${rel##*.}" ]; then
+  echo "make vm: the Lua source's lua.h names two releases: LUA_VERSION_RELEASE says $rel, LUA_VERSION_RELEASE_NUM" \
+    "${rel%.*}.$num; supported releases: $supported (csrc/vm/lua-<release>.patch)" >&2
+  exit 2
+fi
+if ! patch -s --dry-run -F0 -p1 -d "$W/src" < "$patchf" >/dev/null 2>&1; then
+  echo "make vm: the Lua source's lua.h says release $rel, but csrc/vm/lua-$rel.patch does not apply to its files" \
+    "(another release's files, or changed ones); supported releases: $supported; give the source of one" \
+    "(LUA_SRC=DIR|TARBALL)" >&2
+  exit 2
+fi
+patch -s -F0 -p1 -d "$W/src" < "$patchf"
 
 # Debian's luaconf.h includes its multiarch header (built by its rules)
 if grep -q 'lua5.4-deb-multiarch.h' "$S/luaconf.h"; then

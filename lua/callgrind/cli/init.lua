@@ -128,7 +128,7 @@ local ENV = {
     .. "this checkout's build/bin, or on PATH)" },
   { "CALLGRIND_OUT", "exec: the profile's file (default callgrind.out.<pid>), as for -lcallgrind.start" },
   { "CALLGRIND_LUA_RANDOM_SEED", "exec: 1 gives the counting interpreter Lua's random string-hash seed back "
-    .. "(unset, empty or 0: a fixed seed, the same pairs order in every run)" },
+    .. "(unset, empty, 0 or anything but 1: a fixed seed, the same pairs order in every run)" },
 }
 
 local EXIT = "exit status: 0 done, 1 a check failed or an input was bad, 2 a usage error"

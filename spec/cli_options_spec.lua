@@ -29,6 +29,11 @@ describe("callgrind-lua --lenient", function()
     -- the library's lenient load: main's 5 + 7
     assert.are.equal(12, callgrind.load(bad, { lenient = true }):func("main"):self("Ir"))
     assert.are.equal("name,file,object,Ir,Ir.inclusive\r\nmain,,,12,12\r\n", out)
+    -- top shows the line it skipped
+    code, out = run("top", bad, "--lenient")
+    assert.are.equal(0, code)
+    assert.is_truthy(out:find("\nwarning  " .. bad .. ":4: expected a cost, name or header line, found 'bogus line'\n", 1,
+      true), out)
     for _, name in ipairs(cli.commands()) do
       local usage = cli.usage(name)
       if name == "exec" or name == "spread" then

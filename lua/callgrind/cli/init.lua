@@ -187,7 +187,10 @@ end
 function M.help()
   local out = { "usage: callgrind-lua COMMAND [ARGS] (callgrind-lua COMMAND --help for one)", "" }
   for _, name in ipairs(ORDER) do
-    out[#out + 1] = string_format("  %-9s %-34s %s", name, COMMANDS[name].args, COMMANDS[name].what)
+    local c = COMMANDS[name]
+    -- a usage too long for its column puts what it does on a line of its own
+    local sep = #c.args > 34 and ("\n" .. string.rep(" ", 47)) or " "
+    out[#out + 1] = string_format("  %-9s %-34s%s%s", name, c.args, sep, c.what)
   end
   out[#out + 1] = ""
   out[#out + 1] = "A FILE may be several files of one run, compressed (gzip, zstd, xz), or the name valgrind"

@@ -510,9 +510,10 @@ local function diff_html(d, opts, fname, n)
         new_share = m.new_share }
     end
   end
-  local title = opts.title or ("callgrind diff: " .. tostring(util.name_of(d.old)) .. " -> " .. tostring(util.name_of(new)))
+  local old_name, new_name = util.name_of(d.old), util.name_of(new)
+  local title = opts.title or ("callgrind diff: " .. tostring(old_name) .. " -> " .. tostring(new_name))
   return page(title, { profile = data, threshold = opts.threshold or 0.0005,
-    diff = { old = util.name_of(d.old), new = util.name_of(new), events = evs, totals = totals, movers = movers, matched = matched } },
+    diff = { old = old_name, new = new_name, events = evs, totals = totals, movers = movers, matched = matched } },
     header_html(new, data))
 end
 

@@ -72,15 +72,23 @@ function M.words(s)
   return t
 end
 
+-- M.run's file for stderr when no errdir is given: one of this process's
+-- own (make test runs spec files in parallel processes), removed when the
+-- state closes (busted ends with os.exit(code, true))
+local own_errfile
+local own_errfile_gc = setmetatable({}, { __gc = function() if own_errfile then os.remove(own_errfile) end end })
+M._own_errfile_gc = own_errfile_gc
+
 --- Runs a shell command with LD_PRELOAD unset: `make check-asan` runs busted
 -- with libasan preloaded, which gcc, perl and valgrind's guest do not want
 -- ("ASan runtime does not come first").
 -- @param cmd the command (sh)
 -- @param what what to call it in the error (default "command")
--- @param errdir where to keep its stderr (default "/tmp")
+-- @param errdir where to keep its stderr (default: a temporary file of this process)
 -- @return its stdout; raises with its stderr when it exits with anything but 0
 function M.run(cmd, what, errdir)
-  local errfile = (errdir or "/tmp") .. "/last-stderr.txt"
+  if not errdir and not own_errfile then own_errfile = os.tmpname() end
+  local errfile = errdir and (errdir .. "/last-stderr.txt") or own_errfile
   local p = assert(io.popen("unset LD_PRELOAD; " .. cmd .. " 2>" .. M.shq(errfile), "r"))
   local out = p:read("a")
   local ok, how, code = p:close()

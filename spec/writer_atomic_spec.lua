@@ -230,10 +230,15 @@ describe("a write to what is not a regular file", function()
     local dir = fresh_dir()
     local fifo, out = dir .. "/fifo", dir .. "/read"
     assert.is_true(os.execute("mkfifo " .. shq(fifo)))
-    -- the reader, in the background: cat until the writer closes
-    assert.is_true(os.execute("(cat " .. shq(fifo) .. " > " .. shq(out) .. " &)"))
+    -- the reader, in the background: cat until the writer closes, then
+    -- a mark that it has (waited for, up to 60 s: the machine may be busy)
+    local done = lab.dir .. "/fifo-read.done"
+    assert.is_true(os.execute("((cat " .. shq(fifo) .. " > " .. shq(out) .. "; touch " .. shq(done) .. ") &)"))
     assert.is_true(prof:write(fifo))
-    assert.is_true(os.execute("sleep 0.1; test -p " .. shq(fifo)))
+    assert.is_true(os.execute("i=0; while [ ! -e " .. shq(done) .. " ] && [ $i -lt 1200 ]; do "
+      .. "sleep 0.05; i=$((i + 1)); done"))
+    assert.is_true(os.execute("test -e " .. shq(done)), "cat did not end within 60 s of the write's end")
+    assert.is_true(os.execute("test -p " .. shq(fifo)))
     local text = H.read_file(out)
     assert.are.equal(5, assert(callgrind.parse(text, "read")):total("Ir"))
     assert.are.same({ "fifo", "read" }, entries(dir))

@@ -85,7 +85,7 @@ static const luaL_Reg internal_funcs[] = {
     {"append", cgl_fs_append},
     {"digest_line", cgl_fs_digest_line},
     {"supervise", cgl_proc_supervise},
-    {"gzip", cgl_gzip},
+    {"gzip_stream", cgl_gzip_stream},
     {"estimate", cgl_profile_estimate},
     {"folded_tree", cgl_folded_tree},
     {"flame_frames", cgl_flame_frames},

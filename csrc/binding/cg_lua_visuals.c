@@ -1,4 +1,4 @@
-/* The binding of the pictures and exports: gzip compression of a string
+/* The binding of the pictures and exports: gzip compression, streamed
  * (lua/callgrind/pprof.lua) and the estimated call tree
  * (lua/callgrind/stacks.lua). */
 #include "cg_lua_visuals.h"
@@ -16,25 +16,61 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* internal.gzip(s) -> the gzip-compressed string, or nil and a message in
- * a build without zlib; raises when zlib fails. The
- * output buffer is a userdata, so an error leaks nothing; zlib's own state
- * lives only inside cg_gzip, which calls no Lua. */
-int cgl_gzip(lua_State *L)
+/* internal.gzip_stream() -> a function gz: gz(piece) compresses a piece,
+ * gz() returns the whole gzip member (and the stream is done), or nil and a
+ * message in a build without zlib. The stream lives in the function's
+ * upvalue, a userdata whose __gc frees it, so an error in between leaks
+ * nothing. */
+#define GZS_BOX "callgrind.gzip_stream"
+
+static int gzs_gc(lua_State *L)
 {
-    size_t n, len = 0;
-    const char *s = luaL_checklstring(L, 1, &n);
-    size_t cap = cg_gzip_bound(n);
-    unsigned char *buf = lua_newuserdatauv(L, cap, 0);
-    int rc = cg_gzip((const unsigned char *)s, n, buf, cap, &len);
-    if (rc == -2) {
-        lua_pushnil(L);
-        lua_pushstring(L, "gzip needs a build with zlib");
-        return 2;
+    CgGzStream **box = (CgGzStream **)luaL_checkudata(L, 1, GZS_BOX);
+    cg_gzs_free(*box);
+    *box = NULL;
+    return 0;
+}
+
+static int gzs_feed(lua_State *L)
+{
+    CgGzStream **box = (CgGzStream **)lua_touserdata(L, lua_upvalueindex(1));
+    const unsigned char *out;
+    size_t n, len;
+    if (!*box)
+        return luaL_error(L, "gzip stream: already finished");
+    if (!lua_isnoneornil(L, 1)) {
+        const char *s = luaL_checklstring(L, 1, &n);
+        if (cg_gzs_add(*box, (const unsigned char *)s, n) != 0)
+            return luaL_error(L, "gzip: zlib failed (out of memory)");
+        return 0;
     }
-    if (rc != 0)
+    if (cg_gzs_finish(*box, &out, &len) != 0)
         return luaL_error(L, "gzip: zlib failed (out of memory)");
-    lua_pushlstring(L, (const char *)buf, len);
+    lua_pushlstring(L, (const char *)out, len);
+    cg_gzs_free(*box);
+    *box = NULL;
+    return 1;
+}
+
+int cgl_gzip_stream(lua_State *L)
+{
+    int why = 0;
+    CgGzStream **box = (CgGzStream **)lua_newuserdatauv(L, sizeof *box, 0);
+    *box = NULL;
+    if (luaL_newmetatable(L, GZS_BOX)) {
+        lua_pushcfunction(L, gzs_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    if (!(*box = cg_gzs_new(&why))) {
+        if (why == -2) {
+            lua_pushnil(L);
+            lua_pushstring(L, "gzip needs a build with zlib");
+            return 2;
+        }
+        return luaL_error(L, "gzip: zlib failed (out of memory)");
+    }
+    lua_pushcclosure(L, gzs_feed, 1);
     return 1;
 }
 

@@ -1,58 +1,129 @@
 /* gzip compression with zlib (linked: -lz; a build with NO_ZLIB=1 has
- * none, and cg_gzip says so). */
+ * none, and cg_gzs_new says so), streamed. */
 #include "cg_deflate.h"
+
+#include <stdlib.h>
 
 #ifndef CG_NO_ZLIB
 #include <limits.h>
 #include <zlib.h>
 #endif
 
-size_t cg_gzip_bound(size_t n)
-{
-    /* zlib's conservative deflateBound (any settings), plus the gzip
-     * header and trailer (18 bytes) and slack */
-    return n + ((n + 7) >> 3) + ((n + 63) >> 6) + 5 + 18 + 64;
-}
-
 #ifdef CG_NO_ZLIB
-int cg_gzip(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *outlen)
+CgGzStream *cg_gzs_new(int *why)
 {
-    (void)in; (void)n; (void)out; (void)cap;
+    *why = -2;
+    return NULL;
+}
+int cg_gzs_add(CgGzStream *z, const unsigned char *in, size_t n)
+{
+    (void)z; (void)in; (void)n;
+    return -1;
+}
+int cg_gzs_finish(CgGzStream *z, const unsigned char **out, size_t *outlen)
+{
+    (void)z;
+    *out = NULL;
     *outlen = 0;
-    return -2;
+    return -1;
+}
+void cg_gzs_free(CgGzStream *z)
+{
+    (void)z;
 }
 #else
-int cg_gzip(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *outlen)
-{
+struct CgGzStream {
     z_stream z;
-    int rc;
-    z.zalloc = Z_NULL;
-    z.zfree = Z_NULL;
-    z.opaque = Z_NULL;
-    /* windowBits 15 + 16: a gzip header and trailer around the stream */
-    if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        return -1;
-    /* the input is fed in pieces that fit zlib's uInt counters */
-    z.next_out = out;
-    z.avail_out = 0;
-    rc = Z_OK;
-    {
-        size_t in_left = n, out_left = cap;
-        z.next_in = (Bytef *)(uintptr_t)in;   /* zlib reads, never writes */
-        while (rc == Z_OK) {
-            uInt step_in = in_left > UINT_MAX ? UINT_MAX : (uInt)in_left;
-            uInt step_out = out_left > UINT_MAX ? UINT_MAX : (uInt)out_left;
-            z.avail_in = step_in;
-            z.avail_out = step_out;
-            rc = deflate(&z, in_left == step_in ? Z_FINISH : Z_NO_FLUSH);
-            in_left -= step_in - z.avail_in;
-            out_left -= step_out - z.avail_out;
-            if (rc == Z_OK && z.avail_out == 0 && out_left == 0)
-                break;                          /* out of room: cannot be */
-        }
-        *outlen = cap - out_left;
+    unsigned char *buf;
+    size_t len, cap;
+    int broken;
+};
+
+CgGzStream *cg_gzs_new(int *why)
+{
+    CgGzStream *g = calloc(1, sizeof *g);
+    *why = -1;
+    if (!g)
+        return NULL;
+    if (deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(g);
+        return NULL;
     }
-    deflateEnd(&z);
-    return rc == Z_STREAM_END ? 0 : -1;
+    return g;
+}
+
+/* Runs deflate over the input set in g->z with flush until it needs more
+ * input (or, with Z_FINISH, until the end), growing the buffer. */
+static int pump(CgGzStream *g, int flush)
+{
+    for (;;) {
+        int rc;
+        size_t room;
+        if (g->cap - g->len < 65536) {
+            size_t cap = g->cap ? g->cap * 2 : 262144;
+            unsigned char *b = realloc(g->buf, cap);
+            if (!b)
+                return -1;
+            g->buf = b;
+            g->cap = cap;
+        }
+        room = g->cap - g->len;
+        if (room > UINT_MAX)
+            room = UINT_MAX;
+        g->z.next_out = g->buf + g->len;
+        g->z.avail_out = (uInt)room;
+        rc = deflate(&g->z, flush);
+        g->len += room - g->z.avail_out;
+        if (rc == Z_STREAM_END)
+            return 0;
+        if (rc != Z_OK && rc != Z_BUF_ERROR)
+            return -1;
+        if (flush != Z_FINISH && g->z.avail_in == 0 && g->z.avail_out != 0)
+            return 0;
+    }
+}
+
+int cg_gzs_add(CgGzStream *g, const unsigned char *in, size_t n)
+{
+    if (g->broken)
+        return -1;
+    while (n > 0) {
+        uInt step = n > UINT_MAX ? UINT_MAX : (uInt)n;
+        g->z.next_in = (Bytef *)(uintptr_t)in;   /* zlib reads, never writes */
+        g->z.avail_in = step;
+        if (pump(g, Z_NO_FLUSH) != 0) {
+            g->broken = 1;
+            return -1;
+        }
+        in += step;
+        n -= step;
+    }
+    return 0;
+}
+
+int cg_gzs_finish(CgGzStream *g, const unsigned char **out, size_t *outlen)
+{
+    *out = NULL;
+    *outlen = 0;
+    if (g->broken)
+        return -1;
+    g->z.next_in = Z_NULL;
+    g->z.avail_in = 0;
+    if (pump(g, Z_FINISH) != 0) {
+        g->broken = 1;
+        return -1;
+    }
+    *out = g->buf;
+    *outlen = g->len;
+    return 0;
+}
+
+void cg_gzs_free(CgGzStream *g)
+{
+    if (!g)
+        return;
+    deflateEnd(&g->z);
+    free(g->buf);
+    free(g);
 }
 #endif

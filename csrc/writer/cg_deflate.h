@@ -5,13 +5,20 @@
 
 #include "cg_common.h"
 
-/* The most bytes cg_gzip can write for n input bytes. */
-CG_HIDDEN size_t cg_gzip_bound(size_t n);
+/* A gzip stream: input added in pieces, the compressed bytes kept in a
+ * buffer that grows as they come (a profile's samples can be hundreds of
+ * megabytes before compression and a few after: no piece is kept). */
+typedef struct CgGzStream CgGzStream;
 
-/* Compresses in[0..n) as one gzip member into out (room for cap bytes,
- * at least cg_gzip_bound(n)); sets *outlen. Returns 0, -1 when zlib
- * fails (out of memory), or -2 in a build without zlib (NO_ZLIB=1). Holds
- * no memory after it returns. */
-CG_HIDDEN int cg_gzip(const unsigned char *in, size_t n, unsigned char *out, size_t cap, size_t *outlen);
+/* A new stream, or NULL: out of memory (*why -1) or a build without zlib
+ * (*why -2). */
+CG_HIDDEN CgGzStream *cg_gzs_new(int *why);
+/* Adds in[0..n); 0, or -1 (out of memory: the stream is then unusable). */
+CG_HIDDEN int cg_gzs_add(CgGzStream *z, const unsigned char *in, size_t n);
+/* Ends the stream; *out and *outlen are its bytes, valid until
+ * cg_gzs_free. 0, or -1 (out of memory). */
+CG_HIDDEN int cg_gzs_finish(CgGzStream *z, const unsigned char **out, size_t *outlen);
+/* Frees the stream (NULL: nothing). */
+CG_HIDDEN void cg_gzs_free(CgGzStream *z);
 
 #endif

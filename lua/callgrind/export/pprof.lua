@@ -79,8 +79,11 @@ local CACHE_LOCS, CHECKPOINT = 256, 64
 -- @tparam[opt] number threshold nil: every exact stack, or 0.0001 of an estimate
 -- @tparam[opt] boolean collapse as `prof:folded`'s collapse_recursion
 -- @tparam[opt] integer max_bytes the most bytes of samples (default no limit)
+-- @tparam[opt] function sink given the bytes in pieces of about a
+--   megabyte, as they are made (then encode returns true): what is sunk
+--   is not kept
 -- @usage local bytes = pprof.encode(prof, { "Ir" }, 1e-4)
-function M.encode(prof, events, threshold, collapse, max_bytes)
+function M.encode(prof, events, threshold, collapse, max_bytes, sink)
   local strings, string_ids = { "" }, { [""] = 0 }
   local function str(s)
     local id = string_ids[s]
@@ -91,9 +94,18 @@ function M.encode(prof, events, threshold, collapse, max_bytes)
     end
     return id
   end
-  local out = {}
+  local out, pending = {}, 0
+  -- each field in order; with a sink, handed on every megabyte or so
+  local function emit(bytes)
+    out[#out + 1] = bytes
+    pending = pending + #bytes
+    if sink and pending >= 1048576 then
+      sink(table_concat(out))
+      out, pending = {}, 0
+    end
+  end
   for _, ev in ipairs(events) do
-    out[#out + 1] = field_bytes(1, field_varint(1, str(ev)) .. field_varint(2, str(UNITS[ev] or "count")))
+    emit(field_bytes(1, field_varint(1, str(ev)) .. field_varint(2, str(UNITS[ev] or "count"))))
   end
   -- merge the events' trees by path: a stack is one sample with a value
   -- per event. Merged frame ids in creation order (parents first); a
@@ -191,7 +203,7 @@ function M.encode(prof, events, threshold, collapse, max_bytes)
     end
     if any then
       local vs = table_concat(values, "", 1, nev)
-      out[#out + 1] = field_bytes(2, key1 .. varint(#locs) .. locs .. key2 .. varint(#vs) .. vs)
+      emit(field_bytes(2, key1 .. varint(#locs) .. locs .. key2 .. varint(#vs) .. vs))
     end
   end
   for _, id in ipairs(used) do
@@ -203,12 +215,12 @@ function M.encode(prof, events, threshold, collapse, max_bytes)
       end
     end
     -- Location { id, line: Line { function_id, line } }
-    out[#out + 1] = field_bytes(4, field_varint(1, id) .. field_bytes(4, field_varint(1, id)
-      .. field_varint(2, first)))
+    emit(field_bytes(4, field_varint(1, id) .. field_bytes(4, field_varint(1, id)
+      .. field_varint(2, first))))
     -- Function { id, name, system_name, filename, start_line }
     local name = str(fn.name)
-    out[#out + 1] = field_bytes(5, field_varint(1, id) .. field_varint(2, name) .. field_varint(3, name)
-      .. field_varint(4, str(fn.file or fn.object or "")) .. field_varint(5, first))
+    emit(field_bytes(5, field_varint(1, id) .. field_varint(2, name) .. field_varint(3, name)
+      .. field_varint(4, str(fn.file or fn.object or "")) .. field_varint(5, first)))
   end
   -- the comment, period type; default_sample_type the first event
   local comment = field_varint(13, str("callgrind: " .. tostring(prof.name)))
@@ -219,8 +231,12 @@ function M.encode(prof, events, threshold, collapse, max_bytes)
     or "count")))
   local tail = period_type .. field_varint(12, 1) .. comment
     .. field_varint(14, str(events[1]))
-  for i = 1, #strings do out[#out + 1] = field_bytes(6, strings[i]) end
-  out[#out + 1] = tail
+  for i = 1, #strings do emit(field_bytes(6, strings[i])) end
+  emit(tail)
+  if sink then
+    sink(table_concat(out))
+    return true
+  end
   return table_concat(out)
 end
 
@@ -257,8 +273,12 @@ function Profile:write_pprof(path, opts)
   end
   local names = {}
   for i, ev in ipairs(events) do names[i] = type(ev) == "number" and self.events[ev] or ev end
-  local bytes, size = M.encode(self, names, threshold, opts.collapse_recursion, max)
-  if not bytes then
+  -- compressed as they are made: the samples of a deep recursion can be
+  -- hundreds of megabytes, their gzip a few
+  local gz, err = internal.gzip_stream()
+  if not gz then return nil, "write_pprof: " .. err, "io" end
+  local ok, size = M.encode(self, names, threshold, opts.collapse_recursion, max, gz)
+  if not ok then
     -- collapse_recursion named only when it would bring the size under
     -- (max_bytes 0: the size alone, no sample made)
     local collapse = false
@@ -268,9 +288,7 @@ function Profile:write_pprof(path, opts)
     end
     return nil, stacks.too_big("write_pprof", "pprof samples", size, max, collapse), "memory"
   end
-  local gz, err = internal.gzip(bytes)
-  if not gz then return nil, "write_pprof: " .. err, "io" end
-  return require("callgrind.util").write_file(path, gz)
+  return require("callgrind.util").write_file(path, gz())
 end
 
 return M

@@ -37,6 +37,7 @@ local COMMANDS = {
   cd = false, unset = false, export = false, exec = false, test = false, command = false, echo = false,
   printf = false, set = false, ["true"] = false, ["false"] = false, exit = false, ulimit = false, eval = false,
   kill = false, trap = false, wait = false, read = false, type = false, umask = false,
+  ["while"] = false, ["for"] = false, ["if"] = false, ["until"] = false, ["case"] = false,
   -- Essential packages: coreutils, findutils, grep, sed, mawk, diffutils,
   -- tar, gzip, dash/bash, util-linux, perl-base, hostname
   rm = "(essential)", mkdir = "(essential)", cp = "(essential)", cat = "(essential)", ls = "(essential)",
@@ -74,7 +75,7 @@ local MODULES = {
   luassert = "lua-busted", say = "lua-busted", busted = "lua-busted", -- (luassert, say: its dependencies)
   lpeg = "lua-lpeg", luacheck = "lua-check", dkjson = "lua-dkjson",
   -- written by the specs themselves
-  cgtop = false, cgprofmod = false, cgpkg = false, x = false,
+  cgtop = false, cgprofmod = false, cgpkg = false, x = false, zmod = false,
 }
 
 -- The helpers whose first argument is a command line run as given: a

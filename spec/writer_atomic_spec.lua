@@ -173,7 +173,8 @@ end)
 describe("atomic writes where the file system has no O_TMPFILE", function()
   -- spec/fixtures/shim/open_shim.c, preloaded: open(O_TMPFILE) fails with
   -- EOPNOTSUPP (and says so in a log), as on file systems without unnamed
-  -- files; the writer falls back to .NAME.tmp.PID.N beside the target
+  -- files; the writer falls back to .NAME.tmp.XXXXXXXXXXXXXXXX beside the
+  -- target (16 random hex digits, created with O_EXCL)
   local shim, log
   setup(function()
     lab:need("gcc")

@@ -149,6 +149,27 @@ static const luaL_Reg module_funcs[] = {
     {NULL, NULL}
 };
 
+/* A metatable of the registry for values with no methods: what each
+ * given function (NULL: none) is for __gc, __call and __tostring. */
+static void plain_type(lua_State *L, const char *name, lua_CFunction gc,
+                       lua_CFunction call, lua_CFunction tostring)
+{
+    luaL_newmetatable(L, name);
+    if (gc) {
+        lua_pushcfunction(L, gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    if (call) {
+        lua_pushcfunction(L, call);
+        lua_setfield(L, -2, "__call");
+    }
+    if (tostring) {
+        lua_pushcfunction(L, tostring);
+        lua_setfield(L, -2, "__tostring");
+    }
+    lua_pop(L, 1);
+}
+
 int luaopen_callgrind_core(lua_State *L);
 
 __attribute__((visibility("default"))) int luaopen_callgrind_core(
@@ -195,30 +216,12 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     lua_pushvalue(L, -1);
     lua_setmetatable(L, -2);
     lua_setfield(L, LUA_REGISTRYINDEX, PART_OWNER);
-    luaL_newmetatable(L, FILELIST);
-    lua_pushcfunction(L, cgl_filelist_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, FILELINES);
-    lua_pushcfunction(L, cgl_filelines_gc);
-    lua_setfield(L, -2, "__gc");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, CURSOR);
-    lua_pop(L, 1);
-    luaL_newmetatable(L, ITERATOR);
-    lua_pushcfunction(L, cgl_iter_call);
-    lua_setfield(L, -2, "__call");
-    lua_pushcfunction(L, cgl_iter_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, NAMES);
-    lua_pushcfunction(L, cgl_names_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
-    luaL_newmetatable(L, DESC);
-    lua_pushcfunction(L, cgl_desc_tostring);
-    lua_setfield(L, -2, "__tostring");
-    lua_pop(L, 1);
+    plain_type(L, FILELIST, cgl_filelist_gc, NULL, NULL);
+    plain_type(L, FILELINES, cgl_filelines_gc, NULL, NULL);
+    plain_type(L, CURSOR, NULL, NULL, NULL);
+    plain_type(L, ITERATOR, NULL, cgl_iter_call, cgl_iter_tostring);
+    plain_type(L, NAMES, NULL, NULL, cgl_names_tostring);
+    plain_type(L, DESC, NULL, NULL, cgl_desc_tostring);
 
     lua_getfield(L, -1, "hooks");
     lua_pushnil(L);

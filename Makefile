@@ -152,12 +152,15 @@ check: deps-test
 	$(MAKE) --no-print-directory check-long
 
 # spec/dump_oracle_spec.lua with every interval and option set (33 pairs
-# of valgrind runs, about 2 minutes; make test runs 11 of them).
+# of valgrind runs, about 2 minutes; make test runs 11 of them), and
+# spec/truth_spec.lua's slowest surfaces on every profile (make test: on
+# the fresh ones and a third of the corpus's small files; about 2 minutes).
 .PHONY: check-long
 check-long: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm
 	CALLGRIND_DUMP_ORACLE=full $(BUSTED) --lua=$(LUA) spec/dump_oracle_spec.lua
+	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua
 
 check-werror:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror CFLAGS="-O2 -Werror" all

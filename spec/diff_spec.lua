@@ -135,6 +135,8 @@ describe("callgrind.check.diff", function()
       "bad argument #1 to 'report' (unknown option 'ev'; options: event, events, kind, top)")
     assert.has_error(function() d:total("Nope") end,
       "bad argument #1 to 'total' (unknown event 'Nope' in the old profile)")
+    assert.has_error(function() d:movers() end,
+      "bad argument #1 to 'movers' (an event is needed (the old profile's: " .. table.concat(old.events, " ") .. "))")
     assert.has_error(function() d:movers("Ir", "both") end,
       "bad argument #2 to 'movers' (expected \"self\" or \"inclusive\", got 'both')")
     -- its name before 0.2.0 gives the same rows

@@ -405,6 +405,10 @@ describe("a name an object does not have", function()
         .. "'membres'; did you mean cycle.members? (callgrind.help(\"Cycle\") lists them)" },
       { function() return callgrind.lod end, "the module callgrind has no field or method 'lod'; did you mean "
         .. "callgrind.load()? (callgrind.help(callgrind) lists them)" },
+      { function() return callgrind.diff(prof, prof):movrs() end, "a Diff has no field or method 'movrs'; did "
+        .. "you mean d:movers()? (callgrind.help(\"Diff\") lists them)" },
+      { function() return callgrind.diff(prof, prof):movers(1).to_cvs end, "a DiffRows has no field or method "
+        .. "'to_cvs'; did you mean rows:to_csv()? (callgrind.help(\"DiffRows\") lists them)" },
     }
     for i, c in ipairs(cases) do
       assert.are.equal(c[2], err_of(c[1]), "case " .. i)

@@ -142,6 +142,9 @@ local function has_event(prof, ev)
 end
 
 local function check_event(d, ev, fname)
+  if ev == nil then
+    args.fail(fname, 1, "an event is needed (the old profile's: " .. table.concat(d.old.events, " ") .. ")", 3)
+  end
   if not has_event(d.old, ev) then
     args.fail(fname, 1, string_format("unknown event %s in the old profile", args.show(ev)), 3)
   end
@@ -387,6 +390,10 @@ function Diff:report(opts)
 end
 
 diff_mt.__tostring = function(d) return d:report() end
+-- an unknown field or method is an error naming the closest (a misspelt
+-- d:movrs() or d.nwe at the REPL)
+args.strict(diff_mt, Diff, "Diff", { old = true, new = true, collisions = true, match = true, old_by = true,
+  old_key = true, new_by = true, new_key = true })
 
 -- d:functions() rows: printed as a table; CSV and JSON `name, file,
 -- object, old, new, delta, percent`.
@@ -414,6 +421,7 @@ end
 --- The metatable of `d:movers()`: an array of rows that prints as a
 -- table (old, new, the change, the function; the first rows only).
 M.functions_mt = { __name = "callgrind.DiffRows", __index = DiffRows, __tostring = DiffRows.text }
+args.strict(M.functions_mt, DiffRows, "DiffRows")
 
 -- The diff's flame graph (callgrind.export.flame), loaded on first use.
 function Diff.flamegraph(...) return require("callgrind.export.flame").diff_flamegraph(...) end

@@ -225,3 +225,33 @@ describe("callgrind-lua flame colours by object", function()
     end
   end)
 end)
+
+describe("callgrind-lua top's head and columns", function()
+  it("shows callgrind's summary a few counts above its cost lines as a note, and a larger gap as a warning", function()
+    local function file(summary)
+      local p = dir .. "/summary-" .. summary .. ".out"
+      H.write_file(p, table.concat({ "version: 1", "creator: callgrind-3.19.0", "events: Ir",
+        "summary: " .. summary, "fl=a.c", "fn=main", "1 100", "totals: 100", "" }, "\n"))
+      return p
+    end
+    local code, out = run("top", file(102))
+    assert.are.equal(0, code)
+    assert.truthy(out:find("\nnote     " .. dir .. "/summary-102.out:4: summary: above the cost lines "
+      .. "(callgrind counts a few more): Ir 102 written, 100 summed\n", 1, true), out)
+    assert.is_nil(out:find("\nwarning", 1, true))
+    code, out = run("top", file(150))
+    assert.are.equal(0, code)
+    assert.truthy(out:find("\nwarning  " .. dir .. "/summary-150.out:4: summary: does not match the cost lines: "
+      .. "Ir 150 written, 100 summed\n", 1, true), out)
+  end)
+
+  it("has no object column for a Lua profile, whose functions have none", function()
+    local p = dir .. "/lua.out"
+    H.write_file(p, table.concat({ "version: 1", "creator: callgrind.lua profiler", "events: Instr",
+      "fl=app.lua", "fn=work", "3 10", "" }, "\n"))
+    local code, out = run("top", p)
+    assert.are.equal(0, code)
+    assert.truthy(out:find("function  (file)\n", 1, true), out)
+    assert.truthy(out:find("  work  (app.lua)\n", 1, true), out)
+  end)
+end)

@@ -484,15 +484,23 @@ function run.top(argv, out)
   say("size     %d functions, %d calls, %d part(s)", nfuncs, ncalls, nparts)
   local merged = loader.merged(prof)
   if merged then say("merged   %s", printable(merged)) end
-  for _, w in ipairs(prof:warnings()) do say("warning  %s", printable(tostring(w))) end
+  -- callgrind's summary: a few counts above its cost lines is a note,
+  -- not a warning (docs/format.md)
+  local show = require "callgrind.model.show"
+  local warnings, notes = show.notable_warnings(prof)
+  for _, w in ipairs(warnings) do say("warning  %s", printable(tostring(w))) end
+  for _, w in ipairs(notes) do say("note     %s", printable(tostring(w))) end
   say("")
   say("top %d functions by %s %s%s", n, kind, event,
     threshold > 0 and string_format(", from %g%% of the total", threshold * 100) or "")
-  say("%15s %6s  %s", event, "%", "function  (file; object)")
+  -- a Lua profile's functions have no object
+  local lua = show.is_lua(prof)
+  say("%15s %6s  %s", event, "%", lua and "function  (file)" or "function  (file; object)")
   for _, fn in ipairs(ranked) do
     local v = cost(fn)
-    say("%15s %5.1f%%  %s  (%s; %s)", commas(v), total ~= 0 and 100 * v / total or 0, printable(fn.name),
-      printable(fn.file or "?"), printable(fn.object or "?"))
+    local place = lua and printable(fn.file or "?")
+      or printable(fn.file or "?") .. "; " .. printable(fn.object or "?")
+    say("%15s %5.1f%%  %s  (%s)", commas(v), total ~= 0 and 100 * v / total or 0, printable(fn.name), place)
   end
 end
 

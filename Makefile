@@ -109,11 +109,19 @@ deps-bench:
 	@sh .ci/deps $(DEPS_BENCH)
 
 # The specs, against this checkout (.busted points lpath/cpath at lua/ and
-# $(BUILD)/).
+# $(BUILD)/): each spec file its own busted process, JOBS at once (the
+# number of cores), a line per file as it ends, then busted's summary
+# summed (tools/test_parallel.sh). BUSTED_ARGS given: one busted with
+# them, as before (make test BUSTED_ARGS="spec/tree_spec.lua").
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm
-	$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)
+	@if [ -n "$(BUSTED_ARGS)" ]; then \
+	  echo "$(BUSTED) --lua=$(LUA) $(BUSTED_ARGS)"; $(BUSTED) --lua=$(LUA) $(BUSTED_ARGS); \
+	else \
+	  JOBS=$(JOBS) LUA=$(LUA) BUSTED=$(BUSTED) BUILD=$(BUILD) bash tools/test_parallel.sh; \
+	fi
 
 # The whole suite run by the counting interpreter (issue 29: it changes
 # nothing but the counting), and Penlight's own tests under both

@@ -45,9 +45,16 @@ if [ "${1:-}" = "--unit" ]; then
     name=${f//\//_}
     log=$LOGS/$name.log
     start=$(date +%s.%N)
+        # (timeout puts busted in a process group of its own, out of reach of
+    # the terminal's ^C: this process passes it on, from a wait a trap
+    # can interrupt)
     # shellcheck disable=SC2086 # (BUSTED_OPTS: words)
-    timeout --kill-after=10 "$SPEC_TIMEOUT" "$BUSTED" --lua="$LUA" ${BUSTED_OPTS:-} "$f" </dev/null >"$log" 2>&1
+    timeout --kill-after=10 "$SPEC_TIMEOUT" "$BUSTED" --lua="$LUA" ${BUSTED_OPTS:-} "$f" </dev/null >"$log" 2>&1 &
+    child=$!
+    trap 'kill -TERM "$child" 2>/dev/null; wait "$child"; exit 130' INT TERM
+    wait "$child"
     rc=$?
+    trap - INT TERM
     secs=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
     line=$(grep -E '^[0-9]+ success(es)? / [0-9]+ failures? / [0-9]+ errors? / [0-9]+ pending' "$log" | tail -n 1)
     if [ -n "$line" ]; then

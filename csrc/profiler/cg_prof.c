@@ -34,6 +34,8 @@ static void append_costs(lua_State *L, const Prof *P, lua_Integer *k,
  * { events = {...}, pid = n, info = { {func, name}, ... },
  *   lines = { [fn] = { line, cost..., line, cost..., ... } },
  *   edges = { caller, line, callee, count, cost..., ... } } */
+static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev);
+
 static void push_data(lua_State *L, int live_stacks)
 {
     static const char *const names[NEV] = {"Instr", "Time", "Alloc"};
@@ -88,6 +90,15 @@ static void push_data(lua_State *L, int live_stacks)
         append_costs(L, P, &k, &x->incl);
     }
     lua_setfield(L, -2, "edges");
+    push_stacks(L, P, live_stacks, nev);
+}
+
+/* data.stacks: nothing without stacks; the number of nodes still in the
+ * state (live); else { parent, fn, cost..., ... } per node. */
+static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
+{
+    lua_Integer k;
+    size_t i;
     if (P->stacks && live_stacks) {
         /* stacks = the number of nodes: they stay in the state until the
          * builder returns, for prof_write_folded to read there */
@@ -634,6 +645,55 @@ static int l_pid(lua_State *L)
     return 1;
 }
 
+/* prof_pause() -> data: stops the running profiler and returns what it
+ * collected (stacks as a table), as prof_run does; the signal handlers
+ * of until_exit stay armed. A nested profile's pause of the outer one
+ * (callgrind.profiler: the outer restarts with prof_start after it). */
+static int l_pause(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    if (P == NULL || !P->running)
+        return luaL_error(L, "the profiler is not running");
+    if (!cg_prof_stop(L)) {
+        cg_prof_drop(L);
+        return luaL_error(L, HOOK_REPLACED);
+    }
+    push_data(L, 0);
+    cg_prof_drop(L);
+    return 1;
+}
+
+/* prof_resume(opts, level, ok, ...) -> ...: starts as prof_start(opts,
+ * level) does, then returns ... (ok) or raises the error ... (not ok). A
+ * nested profile tail-calls it to restart the outer one: no Lua
+ * instruction runs between the start and the return to its caller. */
+static int l_resume(lua_State *L)
+{
+    int level = (int)luaL_checkinteger(L, 2);
+    cg_prof_start(L, 1, level);
+    if (!lua_toboolean(L, 3)) {
+        lua_settop(L, 4);
+        return lua_error(L);
+    }
+    return lua_gettop(L) - 3;
+}
+
+/* prof_live_stacks() -> the stacks still in the state after a soft stop
+ * (until_exit's builder), as a table: { parent, fn, cost..., ... }. */
+static int l_live_stacks(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    int e, nev = 0;
+    if (P == NULL || P->running || !P->stacks)
+        return 0;
+    for (e = 0; e < NEV; e++)
+        nev += P->ev[e] != 0;
+    lua_newtable(L);
+    push_stacks(L, P, 0, nev);
+    lua_getfield(L, -1, "stacks");
+    return 1;
+}
+
 /* prof_run(fn, opts) -> data, fn's results; an error in fn stops the
  * profiler and is raised again. */
 static int l_run(lua_State *L)
@@ -665,6 +725,9 @@ void cg_prof_register(lua_State *L)
         {"prof_start", l_start},
         {"prof_stopper", l_stopper},
         {"prof_run", l_run},
+        {"prof_pause", l_pause},
+        {"prof_resume", l_resume},
+        {"prof_live_stacks", l_live_stacks},
         {"prof_running", l_running},
         {"prof_own_hook", l_own_hook},
         {"prof_mode", l_mode},

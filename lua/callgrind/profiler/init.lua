@@ -460,6 +460,290 @@ local function build(data)
   return prof, text
 end
 
+-- The total of each event of the data (the sum of its lines).
+local function data_total(data)
+  local nev, total = #data.events, 0
+  for _, lines in ipairs(data.lines) do
+    for k = 2, #lines, nev + 1 do total = total + lines[k] end
+  end
+  return total
+end
+
+---------------------------------------------------------------------------
+-- Nesting: a profile inside a running one
+---------------------------------------------------------------------------
+
+-- A `profile` while the profiler runs pauses the outer profile
+-- (core.prof_pause: what it collected so far, its open frames closed),
+-- runs the inner one alone (its numbers are those of a profile of its
+-- own), then restarts the outer one with the frames from the inner
+-- call's frame down, before it returns. The outer profile is then every
+-- segment added up, the inner profile's costs grafted where it ran
+-- (a call of the function profiled from `profile`, whose inclusive cost
+-- the open frames take too). What the segments count twice is taken
+-- out: a frame open across a pause closes in both segments (one call
+-- too many), and the restarted segment's frames below the outer
+-- profile's first frame were never the outer profile's.
+--
+-- NEST[i]: the running profiles, outermost first: { opts, base (the
+-- depth, counted from the bottom of the stack, of the last frame that is
+-- not the profile's), parts = { { data, inner, fn, stack }, ... } }.
+local NEST = {}
+
+-- The depth of the frame at level (of the caller of depth_of): the
+-- frames from it to the bottom of the stack.
+local function depth_of(level)
+  local n = level + 1
+  while getinfo(n + 1, "l") do n = n + 1 end
+  return n - level
+end
+
+-- The frames from level (of the caller) to the bottom, bottom first:
+-- { func, line } each, line as the collector takes it (the current line;
+-- the line defined with lines = false; 0 for a C function).
+local function open_stack(level, lines)
+  local frames, n = {}, level + 1
+  while true do
+    local d = getinfo(n, "fSl")
+    if not d then break end
+    local line = lines == false and d.linedefined or d.currentline
+    frames[#frames + 1] = { func = d.func, line = (line and line > 0) and line or 0 }
+    n = n + 1
+  end
+  local out, m = {}, #frames
+  for i = 1, m do out[i] = frames[m + 1 - i] end
+  return out
+end
+
+-- The merged data of a profile's segments (see NEST), the last one's
+-- data given. Functions are matched by their value.
+local function merge(ctx, last)
+  local nev = #last.events
+  local stride = 4 + nev
+  local out = { events = last.events, pid = last.pid, engine = last.engine, info = {}, lines = {}, edges = {} }
+  local id_of = {}
+  local function fid(func, name)
+    local id = id_of[func]
+    if not id then
+      id = #out.info + 1
+      id_of[func] = id
+      out.info[id] = { func, name }
+      out.lines[id] = {}
+    elseif name and not out.info[id][2] then
+      out.info[id][2] = name
+    end
+    return id
+  end
+  local line_cost = {}   -- id -> line -> costs
+  local edges, order = {}, {}   -- "caller line callee" -> { caller, line, callee, count, costs }
+  local function edge(caller, line, callee)
+    local key = caller .. " " .. line .. " " .. callee
+    local e = edges[key]
+    if not e then
+      e = { caller, line, callee, 0 }
+      for j = 1, nev do e[4 + j] = 0 end
+      edges[key] = e
+      order[#order + 1] = key
+    end
+    return e
+  end
+  -- the trie of stacks: "parent fn" -> node
+  local stacks = ctx.opts.stacks and {} or nil
+  local nodes = {}
+  local function node(parent, f)
+    local key = parent .. " " .. f
+    local x = stacks[key]
+    if not x then
+      x = #nodes // (2 + nev) + 1
+      stacks[key] = x
+      nodes[#nodes + 1] = parent
+      nodes[#nodes + 1] = f
+      for _ = 1, nev do nodes[#nodes + 1] = 0 end
+    end
+    return x
+  end
+  local function add(d, skip, prefix)
+    local ids = {}
+    for i, info in ipairs(d.info) do ids[i] = fid(info[1], info[2]) end
+    for i, lines in ipairs(d.lines) do
+      local id = ids[i]
+      local t = line_cost[id] or {}
+      line_cost[id] = t
+      for k = 1, #lines, nev + 1 do
+        local c = t[lines[k]]
+        if not c then
+          c = {}
+          for j = 1, nev do c[j] = 0 end
+          t[lines[k]] = c
+        end
+        for j = 1, nev do c[j] = c[j] + lines[k + j] end
+      end
+    end
+    local ed = d.edges
+    for k = 1, #ed, stride do
+      local e = edge(ids[ed[k]], ed[k + 1], ids[ed[k + 2]])
+      e[4] = e[4] + ed[k + 3]
+      for j = 1, nev do e[4 + j] = e[4 + j] + ed[k + 3 + j] end
+    end
+    if stacks and type(d.stacks) == "table" then
+      local width, map, depth = 2 + nev, {}, {}
+      for x = 1, #d.stacks // width do
+        local b = (x - 1) * width
+        local p, f = d.stacks[b + 1], ids[d.stacks[b + 2]]
+        depth[x] = p > 0 and depth[p] + 1 or 1
+        if depth[x] > skip then
+          local parent = p > 0 and map[p] or prefix
+          map[x] = node(parent, f)
+          local at = (map[x] - 1) * width
+          for j = 1, nev do nodes[at + 2 + j] = nodes[at + 2 + j] + d.stacks[b + 2 + j] end
+        end
+      end
+    end
+    return ids
+  end
+  local function total(d)
+    local t = {}
+    for j = 1, nev do t[j] = 0 end
+    for _, lines in ipairs(d.lines) do
+      for k = 1, #lines, nev + 1 do
+        for j = 1, nev do t[j] = t[j] + lines[k + j] end
+      end
+    end
+    return t
+  end
+  local segments = {}
+  for _, p in ipairs(ctx.parts) do segments[#segments + 1] = p.data end
+  segments[#segments + 1] = last
+  local base = ctx.base
+  for i, seg in ipairs(segments) do
+    -- after a pause, the segment's first frames are the stack of the
+    -- split: those from base + 1 were closed before too, those below are
+    -- not the profile's
+    local split = ctx.parts[i - 1]
+    add(seg, split and base or 0, 0)
+    if split then
+      local st = split.stack
+      for d = 2, #st do
+        local e = edge(fid(st[d - 1].func), st[d - 1].line, fid(st[d].func))
+        e[4] = e[4] - 1
+        if d <= base + 1 then
+          for j = 1, nev do e[4 + j] = 0 end
+        end
+      end
+    end
+    local part = ctx.parts[i]
+    if part then
+      -- the inner profile's costs where it ran: a call from the frame
+      -- that called profile (the top of the split's stack)
+      local st = part.stack
+      local prefix = 0
+      if stacks then
+        for d = base + 1, #st do prefix = node(prefix, fid(st[d].func)) end
+      end
+      local tot, active = {}, {}
+      for j = 1, nev do tot[j] = 0 end
+      for _, inner in ipairs(part.inner) do
+        add(inner, 0, prefix)
+        local t = total(inner)
+        for j = 1, nev do tot[j] = tot[j] + t[j] end
+      end
+      for d = base + 1, #st do
+        local f = fid(st[d].func)
+        if d >= base + 2 and not active[f] then
+          local e = edge(fid(st[d - 1].func), st[d - 1].line, f)
+          for j = 1, nev do e[4 + j] = e[4 + j] + tot[j] end
+        end
+        active[f] = true
+      end
+      local top, f = st[#st], fid(part.fn)
+      local e = edge(fid(top.func), top.line, f)
+      e[4] = e[4] + #part.inner
+      if not active[f] then
+        for j = 1, nev do e[4 + j] = e[4 + j] + tot[j] end
+      end
+    end
+  end
+  for id, t in pairs(line_cost) do
+    local ls = {}
+    for line in pairs(t) do ls[#ls + 1] = line end
+    sort(ls)
+    local arr = out.lines[id]
+    for _, line in ipairs(ls) do
+      local c = t[line]
+      local any = false
+      for j = 1, nev do any = any or c[j] ~= 0 end
+      if any then
+        arr[#arr + 1] = line
+        for j = 1, nev do arr[#arr + 1] = c[j] end
+      end
+    end
+  end
+  for _, key in ipairs(order) do
+    local e = edges[key]
+    if e[4] > 0 then
+      for j = 1, stride do out.edges[#out.edges + 1] = e[j] end
+    end
+  end
+  if stacks then out.stacks = nodes end
+  return out
+end
+
+-- The data of the innermost running profile, its segments merged (the
+-- context leaves NEST).
+local function unnest(data)
+  local ctx = table.remove(NEST)
+  if not data or not ctx or #ctx.parts == 0 then return data end
+  if type(data.stacks) == "number" then data.stacks = core.prof_live_stacks() end
+  return merge(ctx, data)
+end
+
+-- A profile of fn inside the running one (see NEST), runs times (nil:
+-- once): the part (its inner data each run) and the results of the last
+-- run, { ok, data, fn's results... }, its data the worst of the runs
+-- (the largest first total). The outer profile is paused: the caller
+-- restarts it (restart).
+local function nested(fn, opts, runs)
+  local ctx = NEST[#NEST]
+  if not ctx then
+    error("callgrind.profiler.profile: the profiler is already running (started outside callgrind.profiler)", 3)
+  end
+  local part = { fn = fn, data = core.prof_pause(), inner = {} }
+  ctx.parts[#ctx.parts + 1] = part
+  -- the outer profile's stacks need the inner one's
+  local run_opts = opts
+  if ctx.opts.stacks and not opts.stacks then
+    run_opts = setmetatable({ stacks = true }, { __index = opts })
+  end
+  local worst, results
+  for _ = 1, runs or 1 do
+    -- the stack: profile, nested, this, pcall, prof_run, fn
+    local inner = { opts = run_opts, base = depth_of(1) + 2, parts = {} }
+    NEST[#NEST + 1] = inner
+    local r = table.pack(pcall(core.prof_run, fn, run_opts))
+    if NEST[#NEST] == inner then
+      local data = unnest(r[1] and r[2] or nil)
+      if r[1] then r[2] = data end
+    end
+    if not r[1] then return part, r end
+    part.inner[#part.inner + 1] = r[2]
+    r.total = data_total(r[2])
+    if not worst or r.total > worst.total then worst = r end
+    results = r
+  end
+  results.worst = worst
+  return part, results, run_opts
+end
+
+-- Restarts the outer profile paused by nested, from the frame that
+-- called `profile` down (profile tail-calls this: its frame is gone),
+-- then returns ... (ok), or raises the error ... (not ok).
+local function restart(part, ok, ...)
+  local ctx = NEST[#NEST]
+  part.stack = open_stack(2, ctx.opts.lines)
+  -- a tail call: prof_resume's level 1 is the caller of profile
+  return core.prof_resume(ctx.opts, 1, ok, ...)
+end
+
 ---------------------------------------------------------------------------
 -- The API
 ---------------------------------------------------------------------------
@@ -475,6 +759,7 @@ end
 function M.start(opts)
   args.options(opts, "start", 1, "profiler")
   check_free("start", opts)
+  NEST[#NEST + 1] = { opts = opts or {}, base = 0, parts = {} }
   return core.prof_start(opts, 2)
 end
 
@@ -484,21 +769,9 @@ end
 -- @usage local prof, text = profiler.stop()
 M.stop = core.prof_stopper(function(data)
   if not data then error("callgrind.profiler.stop: the profiler is not running", 3) end
-  return build(data)
+  return build(unnest(data))
 end)
 
-local function finish(data, ...)
-  return (build(data)), ...
-end
-
--- The total of each event of the data (the sum of its lines).
-local function data_total(data)
-  local nev, total = #data.events, 0
-  for _, lines in ipairs(data.lines) do
-    for k = 2, #lines, nev + 1 do total = total + lines[k] end
-  end
-  return total
-end
 
 --- Runs fn() under the profiler.
 -- @tparam function fn
@@ -515,16 +788,52 @@ end
 function M.profile(fn, opts)
   args.check_type(fn, "function", "profile", 1)
   opts = args.options(opts, "profile", 2, "profile")
-  check_free("profile", opts)
-  if opts.runs == nil then return finish(core.prof_run(fn, opts)) end
-  local runs = args.count(opts.runs, "profile", 2)
-  if runs < 1 then args.fail("profile", 2, "option 'runs' must be at least 1") end
-  local worst, totals = nil, {}
-  for i = 1, runs do
-    local data = core.prof_run(fn, opts)
-    totals[i] = data_total(data)
-    if not worst or totals[i] > worst.total then worst = { data = data, total = totals[i] } end
+  local runs
+  if opts.runs ~= nil then
+    runs = args.count(opts.runs, "profile", 2)
+    if runs < 1 then args.fail("profile", 2, "option 'runs' must be at least 1") end
   end
+  if core.prof_running() then
+    -- nested (see NEST): the outer profile restarts as this returns
+    local part, r, run_opts = nested(fn, opts, runs)
+    if not r[1] then return restart(part, false, r[2]) end
+    local list = {}
+    if runs then
+      for i, d in ipairs(part.inner) do list[i] = data_total(d) end
+    end
+    local data = runs and r.worst[2] or r[2]
+    if run_opts ~= opts then
+      -- stacks only where asked for
+      data = setmetatable({ stacks = false }, { __index = data })
+    end
+    local prof = build(data)
+    if runs then
+      local min, max = math.huge, -math.huge
+      for _, t in ipairs(list) do
+        if t < min then min = t end
+        if t > max then max = t end
+      end
+      return restart(part, true, prof, { min = min, max = max, totals = list })
+    end
+    return restart(part, true, prof, table.unpack(r, 3, r.n))
+  end
+  check_free("profile", opts)
+  local worst, totals = nil, {}
+  local last
+  for i = 1, runs or 1 do
+    -- the stack: profile, pcall, prof_run, fn
+    local ctx = { opts = opts, base = depth_of(1) + 2, parts = {} }
+    NEST[#NEST + 1] = ctx
+    last = table.pack(pcall(core.prof_run, fn, opts))
+    if NEST[#NEST] == ctx then
+      local data = unnest(last[1] and last[2] or nil)
+      if last[1] then last[2] = data end
+    end
+    if not last[1] then error(last[2], 0) end
+    totals[i] = data_total(last[2])
+    if not worst or totals[i] > worst.total then worst = { data = last[2], total = totals[i] } end
+  end
+  if not runs then return (build(last[2])), table.unpack(last, 3, last.n) end
   local min, max = totals[1], totals[1]
   for _, t in ipairs(totals) do
     if t < min then min = t end
@@ -601,6 +910,7 @@ function core.internal.exit_writer(opts)
   local function write(data, why, sig)
     if done then return end
     done = true
+    data = unnest(data)
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end
     local ok, text, names = pcall(function()
@@ -631,6 +941,16 @@ function core.internal.exit_writer(opts)
   end, true))
   -- SIGINT: the script's "interrupted!" error, then the writing at the
   -- exit; SIGTERM: this stopper writes, then the signal ends the process
+  -- the profile's frames: those above the caller of until_exit, or of
+  -- the require of callgrind.start
+  local base, level = nil, 2
+  while true do
+    local d = getinfo(level, "f")
+    if not d then break end
+    if d.func == require then base = depth_of(level) - 1 end
+    level = level + 1
+  end
+  NEST[#NEST + 1] = { opts = opts, base = base or depth_of(3) - 1, parts = {} }
   core.prof_start(opts, 0, core.prof_stopper(write, true))
   return sentinel
 end

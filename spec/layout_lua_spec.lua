@@ -15,7 +15,7 @@ local FLOORS = {
   { "check", "comparing and asserting: diffs, limits, baselines, the record, running valgrind",
     { "^callgrind%.check%." } },
   { "profiler", "the Lua profiler's face", { "^callgrind%.profiler$" } },
-  { "face", "the library as users require it", { "^callgrind$", "^callgrind%.start$" } },
+  { "face", "the library as users require it", { "^callgrind$", "^callgrind%.start$", "^callgrind%.busted$" } },
   { "cli", "the command line", { "^callgrind%.cli$" } },
   { "compat", "old module names kept one release (CHANGES.md)",
     { "^callgrind%.events$", "^callgrind%.diff$", "^callgrind%.check$", "^callgrind%.baseline$",

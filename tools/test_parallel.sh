@@ -152,8 +152,9 @@ while read -r f secs s fl er pe; do
   fi
 done <"$LOGS/results"
 
-# this run's seconds per file, for the next run's order
-sort "$LOGS/results" | awk '{ print $1, $2 }' >"$HISTORY.tmp" && mv "$HISTORY.tmp" "$HISTORY"
+# this run's seconds per file over the last ones, for the next run's order
+{ [ -f "$HISTORY" ] && cat "$HISTORY"; awk '{ print $1, $2 }' "$LOGS/results"; } |
+  awk '{ t[$1] = $2 } END { for (f in t) print f, t[f] }' | sort >"$HISTORY.tmp" && mv "$HISTORY.tmp" "$HISTORY"
 
 read -r S F E P busted_secs < <(awk '{ s += $3; f += $4; e += $5; p += $6; t += $2 }
   END { printf "%d %d %d %d %.1f\n", s, f, e, p, t }' "$LOGS/results")

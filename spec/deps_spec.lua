@@ -76,6 +76,8 @@ local MODULES = {
   lpeg = "lua-lpeg", luacheck = "lua-check", dkjson = "lua-dkjson",
   -- written by the specs themselves
   cgtop = false, cgprofmod = false, cgpkg = false, x = false, zmod = false,
+  -- spec/fixtures/busted_suite/plx.lua (busted_helper_spec)
+  plx = false,
 }
 
 -- The helpers whose first argument is a command line run as given: a

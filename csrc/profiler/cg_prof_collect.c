@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "lauxlib.h"
+#include "lualib.h"
 
 /* ---- small helpers ---- */
 
@@ -271,6 +272,39 @@ static void drop_thread(Prof *P, lua_State *L, Thread *T)
  * the error again (lua_resetthread: status LUA_OK, no CallInfo left), and
  * so does coroutine.close: a thread with no frame at all is dead too (a
  * thread that resumed another, LUA_OK as well, has the resume's). */
+/* A coroutine's body returned (T current, no frame left): it is dead, and
+ * its record goes. A closed coroutine runs each of its __close methods so
+ * (coroutine.close, a coroutine.wrap function whose coroutine an error
+ * killed): the next one is called by its closer too (T's root). */
+static void body_done(Prof *P, lua_State *L, Thread *T)
+{
+    P->from_fn = T->f[0].fn;
+    P->from_node = T->f[0].node;
+    drop_thread(P, L, T);
+}
+
+/* coroutine.close returns in L (ar): the frames of the coroutine it
+ * closed close now, when a __close method of it did not close them
+ * already (the coroutine is dead, its record goes). A suspended one's
+ * close as at stop, at the clock of its yield. */
+static void closed(Prof *P, lua_State *L, lua_Debug *ar)
+{
+    lua_State *co;
+    int32_t i;
+    if (lua_getlocal(L, ar, 1) == NULL)
+        return;
+    co = lua_tothread(L, -1);
+    lua_pop(L, 1);
+    if (co == NULL || co == L || (i = thread_index(P, co)) < 0)
+        return;
+    if (lua_status(co) != LUA_OK || lua_getstack(co, 0, ar))
+        return;                 /* not dead (ar is free: L's hook ends) */
+    if (P->th[i].suspended)
+        cg_prof_activity(P, &P->th[i], 1);
+    close_all(P, &P->th[i]);
+    drop_thread(P, L, &P->th[i]);
+}
+
 static void leave(Prof *P, lua_State *L, Thread *T)
 {
     int st = lua_status(T->L);
@@ -376,10 +410,10 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         charge_since(P, L, T, now, keep, 1);
         return T;
     }
-    P->from_fn = -1;
-    P->from_node = -1;
     if (T != NULL) {
         int32_t r = T->resumer;
+        P->from_fn = -1;
+        P->from_node = -1;
         charge_since(P, L, T, now, 0, 1);
         P->from_fn = top(T)->fn;
         P->from_node = top(T)->node;
@@ -419,6 +453,52 @@ static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
     return cg_prof_call_slot(P, caller->fn, caller->line, key);
 }
 
+/* A generic for's call of its iterator (Lua 5.4's OP_TFORCALL, lopcodes.h)
+ * has the line of that instruction, as lua_getinfo says it; but the first
+ * one is entered from OP_TFORPREP without an instruction fetch, and no
+ * line event gave it (a header over several lines: the last line run is
+ * the `do`'s). The saved pc of the Lua frame f (its CallInfo's first field
+ * after func, top, previous and next, lstate.h: read where cg_l54_ci_prev
+ * holds) is just past the call made now; the TFORCALL's pc, else NULL. */
+#define TFORCALL_54 76
+
+static const void *tfor_pc(const Prof *P, const Frame *f)
+{
+    const uint32_t *pc;
+    if (!f->lua || !P->lines || !P->l54.prev_ok || f->ci == NULL)
+        return NULL;
+    memcpy(&pc, (const char *)f->ci
+                    + (P->has_vmh ? (size_t)P->vmh.savedpc_off
+                                  : 4 * sizeof(void *)), sizeof pc);
+    return pc != NULL && (pc[-1] & 0x7f) == TFORCALL_54 ? (const void *)pc
+                                                         : NULL;
+}
+
+/* The cache of those lines: its slot for pc */
+static size_t tfor_slot(const void *pc)
+{
+    return ((size_t)(uintptr_t)pc >> 2) & (TFOR_CACHE - 1);
+}
+
+/* The line of the call the Lua frame f at level 1 of L makes now, when
+ * it is a generic for's (cached, else lua_getinfo's), goes to f. */
+static void tfor_line(Prof *P, lua_State *L, Frame *f, lua_Debug *up)
+{
+    const void *pc = tfor_pc(P, f);
+    size_t k;
+    if (pc == NULL)
+        return;
+    k = tfor_slot(pc);
+    if (P->tfor_pc[k] != pc) {
+        lua_getinfo(L, "l", up);
+        if (up->currentline < 0)
+            return;
+        P->tfor_pc[k] = pc;
+        P->tfor_line[k] = up->currentline;
+    }
+    f->line = P->tfor_line[k];
+}
+
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
@@ -436,12 +516,21 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
         if (lua_getstack(L, 1, &up)) {
             if (top(T)->ci != up.i_ci)
                 sync(P, T, up.i_ci);
+            if (top(T)->ci == up.i_ci)
+                tfor_line(P, L, top(T), &up);
         } else if (T->n > 1) {
-            /* the bottom of a new coroutine where a dead one had frames */
+            /* the bottom of a coroutine where a dead one had frames: a
+             * __close method its closer runs (coroutine.close, or a
+             * coroutine.wrap function whose coroutine an error killed,
+             * with no event in between: the one that resumed it last) */
+            const Frame *c = NULL;
+            if (T->resumer >= 0 && (size_t)T->resumer < P->nth
+                && P->th[T->resumer].L != NULL && &P->th[T->resumer] != T)
+                c = top(&P->th[T->resumer]);
             close_all(P, T);
-            T->f[0].fn = P->from_fn;
+            T->f[0].fn = c != NULL ? c->fn : P->from_fn;
             T->f[0].lua = 0;
-            T->f[0].node = P->from_node;
+            T->f[0].node = c != NULL ? c->node : P->from_node;
             T->fresh = 1;
         }
     }
@@ -459,6 +548,11 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             cg_prof_name_from_call(P, L, ar, fn);
     } else {
         fn = cg_prof_resolve(P, L, ar, named);
+        if (P->fns[fn].is_c && P->co_close != NULL && !P->fns[fn].co_close) {
+            lua_getinfo(L, "f", ar);
+            P->fns[fn].co_close = lua_tocfunction(L, -1) == P->co_close;
+            lua_pop(L, 1);
+        }
         caller = top(T);
         edge = caller->fn < 0 ? -1
                               : cg_prof_edge_id(P, L, caller->fn, caller->line, fn);
@@ -491,7 +585,7 @@ static void on_return(Prof *P, Thread *T, const lua_Debug *ar)
     while (T->n > 1 && top(T)->tail && top(T)->ci == ci)
         pop(P, T);
     if (T->fresh && T->n == 1)
-        drop_thread(P, T->L, T);   /* a coroutine's body returned: it is dead */
+        body_done(P, T->L, T);     /* a coroutine's body returned: it is dead */
 }
 
 /* The fast paths of the common case (P->simple, T current): calls and
@@ -567,9 +661,17 @@ static inline int fast_call(Prof *P, Thread *T, const void *ci)
 {
     Frame *caller = top(T);
     const CallSeen *e;
+    const void *pc;
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
+    if ((pc = tfor_pc(P, caller)) != NULL) {
+        /* a generic for's call: its line (tfor_line) */
+        size_t k = tfor_slot(pc);
+        if (P->tfor_pc[k] != pc)
+            return 0;
+        caller->line = P->tfor_line[k];
+    }
     e = seen_callee(P, caller, ci);
     return e != NULL && fast_push(P, T, caller, ci, e, 1);
 }
@@ -627,13 +729,14 @@ __attribute__((always_inline))
 #endif
 static inline int fast_return(Prof *P, Thread *T, const void *ci)
 {
-    if (ci == NULL || top(T)->ci != ci || top(T)->fn < 0)
+    if (ci == NULL || top(T)->ci != ci || top(T)->fn < 0
+        || P->fns[top(T)->fn].co_close)
         return 0;
     do
         pop_instr(P, T);
     while (top(T)->tail && top(T)->ci == ci && top(T)->fn >= 0);
     if (T->fresh && T->n == 1)
-        drop_thread(P, T->L, T);   /* a coroutine's body returned: it is dead */
+        body_done(P, T->L, T);     /* a coroutine's body returned: it is dead */
     return 1;
 }
 
@@ -697,6 +800,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         on_call(P, L, T, ar);
         break;
     case LUA_HOOKRET:
+        if (top(T)->ci == ar->i_ci && top(T)->fn >= 0
+            && P->fns[top(T)->fn].co_close)
+            closed(P, L, ar);
         on_return(P, T, ar);
         break;
     default:
@@ -898,7 +1004,17 @@ void cg_prof_start(lua_State *L, int opts, int level)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
     hook_in(P);   /* a collection's finalizers must not reach the hook */
+    P->from_fn = -1;
     P->from_node = -1;
+    memset(P->tfor_pc, 0, sizeof P->tfor_pc);
+    if (P->co_close == NULL) {
+        /* coroutine.close (closed()): the library's own, not a global */
+        lua_pushcfunction(L, luaopen_coroutine);
+        lua_call(L, 0, 1);
+        lua_getfield(L, -1, "close");
+        P->co_close = lua_tocfunction(L, -1);
+        lua_pop(L, 2);
+    }
     T = add_thread(P, L, -1);
     P->cur = 0;
     if (level > 0 && !P->direct)

@@ -75,6 +75,7 @@ typedef struct FnCost {
     const void *proto;          /* a Lua function's prototype, or NULL */
     lua_Unsigned *count;        /* P->direct: its per-pc counts (the VM's) */
     int ncount;
+    int co_close;               /* it is coroutine.close */
 } FnCost;
 
 /* The call cache: a call site (caller, line, callee key) seen before ->
@@ -90,6 +91,8 @@ typedef struct CallSeen {
     int32_t line;               /* the caller's line */
     int32_t fn, edge;
 } CallSeen;
+
+#define TFOR_CACHE 16             /* generic for calls' lines (Prof) */
 
 typedef struct Edge {
     int32_t caller, line, callee;
@@ -191,6 +194,11 @@ typedef struct Prof {
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
     size_t nvcall, nvfn, nvnode;  /* points into them) */
     CallSeen cc[CALL_CACHE];    /* the call cache */
+    /* the lines of generic for calls seen (cg_prof_collect.c's
+     * tfor_line): a TFORCALL's saved pc -> its line */
+    const void *tfor_pc[TFOR_CACHE];
+    int32_t tfor_line[TFOR_CACHE];
+    lua_CFunction co_close;     /* coroutine.close, or NULL */
 } Prof;
 
 /* Whether a start with the options at idx counts with the counting

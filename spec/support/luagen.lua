@@ -58,7 +58,7 @@ local function block(head, body, tail, cut)
 end
 
 local MAX_DEPTH = 3
-local CLOSE = os.getenv("LUAGEN_CLOSE") == "1"
+local CLOSE = os.getenv("LUAGEN_CLOSE") ~= "0"
 
 -- A generation context: r, the callable functions, the metatables, the
 -- current function's name (recursion), depth, whether yields are likely.
@@ -214,15 +214,23 @@ STATEMENTS = {
     }, "end")
   end },
   { w = 2, ok = deep, gen = function(c)
-    -- the generic for's header on one line: see "A generic for's first
-    -- call" in docs/profiling-lua.md (the engines give its line apart)
-    return block("do", {
+    -- the generic for's header on one line or over several: its first
+    -- call of the iterator has the line of the call instruction (the
+    -- line after `in`), which no fetch reached
+    local head = c.r.pick {
+      { "for v in coroutine.wrap(gen) do acc = (acc + v) % 1009 end" },
+      { "for v in", "coroutine.wrap(gen)", "do acc = (acc + v) % 1009 end" },
+      { "for v in coroutine.wrap(gen)", "do", "acc = (acc + v) % 1009", "end" },
+      { "for v in", "coroutine.wrap(gen), nil,", "nil do", "acc = (acc + v) % 1009 end" },
+    }
+    local nodes = {
       leaf("local gen =", false),
       block("function()", {
         leaf(format("for i = 1, %d do coroutine.yield(i + acc) end", c.r.int(1, 3)), false),
       }, "end", false),
-      leaf("for v in coroutine.wrap(gen) do acc = (acc + v) % 1009 end", false),
-    }, "end")
+    }
+    for _, l in ipairs(head) do nodes[#nodes + 1] = leaf(l, false) end
+    return block("do", nodes, "end")
   end },
   { w = 5, ok = function(c) return #c.mts > 0 end, gen = function(c)
     local r = c.r
@@ -565,6 +573,8 @@ function M.oracle(fn, callgrind)
   local cur
   local on = true
   local from_key, from_path
+  local dropped               -- the last record left was dropped: from_key is its root
+  local switched              -- this event switched threads
 
   local function clock(T) return G - T.susp end
   local function path_of(f, k)
@@ -602,7 +612,8 @@ function M.oracle(fn, callgrind)
     if cur == T then cur = nil end
   end
   local function switch(th)
-    from_key, from_path = nil, nil
+    if not dropped then from_key, from_path = nil, nil end
+    dropped = false
     if cur then
       local top = cur.frames[#cur.frames] or cur.root
       from_key, from_path = top.key, top.path
@@ -662,7 +673,8 @@ function M.oracle(fn, callgrind)
   function hook(ev)
     if not on then return end
     local th = running()
-    if not cur or cur.th ~= th then switch(th) end
+    switched = not cur or cur.th ~= th
+    if switched then switch(th) end
     local T = cur
     if ev == "count" then
       local f = T.frames[#T.frames]
@@ -682,14 +694,28 @@ function M.oracle(fn, callgrind)
     local k = fkey(getinfo(2, "f").func)
     if ev == "call" then
       if dep < 1 then return end
-      while #T.frames > 0 and T.frames[#T.frames].depth >= dep do pop(T) end
       if dep == 1 and T ~= threads.main and #T.frames > 0 then
         -- the bottom of a coroutine where a dead one had frames (the
         -- __close of a closed one): they close, the call is the closer's
+        -- (a wrap function that an error came back to resets its
+        -- coroutine with no event in between: the one that resumed it)
         close_all(T)
-        T.root.key, T.root.path = from_key, from_path or ""
+        local R = T.resumer
+        if R and R ~= T and threads[R.th] == R and not switched then
+          local c = top(R)
+          T.root.key, T.root.path = c.key, c.path or ""
+        else
+          T.root.key, T.root.path = from_key, from_path or ""
+        end
       end
+      while #T.frames > 0 and T.frames[#T.frames].depth >= dep do pop(T) end
       local caller = top(T)
+      if caller.key and caller.depth == dep - 1 and caller.key:sub(1, 4) ~= "[C]:" then
+        -- the call instruction's line, as Lua says it (a generic for's
+        -- first call of its iterator follows no fetch of its own)
+        local l = getinfo(3, "l")
+        if l and l.currentline > 0 then caller.line = l.currentline end
+      end
       local edge = caller.key and (caller.key .. " " .. caller.line .. " " .. k) or nil
       push(T, k, dep, edge)
     elseif ev == "tail call" then
@@ -707,6 +733,20 @@ function M.oracle(fn, callgrind)
       if caller.depth == dep then caller.tail = true end
       push(T, k, dep, edge)
     elseif ev == "return" then
+      if k == "[C]:coroutine.close" then
+        -- the closed coroutine's frames close now (a __close of it closed
+        -- them already); a suspended one's at the clock of its yield
+        local _, co = getlocal(2, 1)
+        local C = type(co) == "thread" and threads[co]
+        if C and C ~= T and status(co) == "dead" then
+          if C.suspended then activity(C, 1) end
+          local saved = G
+          if C.suspended then G = C.susp_at end
+          close_all(C)
+          G = saved
+          drop(C)
+        end
+      end
       if k == "[C]:coroutine.create" or k == "[C]:coroutine.wrap" then
         -- debug.sethook's Lua hook is kept per thread: a new coroutine
         -- gets it here (the returned thread, or the wrap function's upvalue)
@@ -722,8 +762,11 @@ function M.oracle(fn, callgrind)
       while #T.frames > 0 and T.frames[#T.frames].tail and T.frames[#T.frames].depth == dep do pop(T) end
       -- a coroutine's body returned: it is dead (another event of the
       -- thread, a second __close of a closed coroutine, starts a record
-      -- with no caller: nothing switched)
-      if #T.frames == 0 and T ~= threads.main then drop(T) end
+      -- called by its closer, this one's root)
+      if #T.frames == 0 and T ~= threads.main then
+        drop(T)
+        from_key, from_path, dropped = T.root.key, T.root.path, true
+      end
     end
   end
 

@@ -54,10 +54,10 @@ DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzm
 # make vm: the Lua source (apt-get source: dpkg-dev), patch, readline
 DEPS_VM = $(DEPS_BUILD) dpkg-dev patch libreadline-dev
 DEPS_TEST = $(DEPS_VM) lua-lpeg lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go \
-  lua-check git cmark cmark-gfm
+  lua-check git cmark cmark-gfm lua-sql-sqlite3 lua-sql-postgres postgresql
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
-DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check
+DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check lua-sql-sqlite3 lua-sql-postgres postgresql
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 # the HTML report in a real browser: Debian's chromium and node, and
@@ -211,6 +211,7 @@ bench: deps-bench
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm
 	LUA=$(LUA) CC=$(CC) BUILD=$(BUILD) bash bench/run.sh
+	LUA=$(LUA) BUILD=$(BUILD) bash bench/history.sh
 
 # luarocks make into a local tree, then the specs against the installed rock
 # alone (empty lpath/cpath: only what `luarocks path` gives).

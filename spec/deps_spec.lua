@@ -53,7 +53,7 @@ local COMMANDS = {
   tar = "(essential)", gzip = "(essential)", gunzip = "(essential)", zcat = "(essential)", sh = "(essential)",
   bash = "(essential)", perl = "(essential)", setsid = "(essential)", hostname = "(essential)",
   mkfifo = "(essential)", mknod = "(essential)", setarch = "(essential)", nice = "(essential)", taskset = "(essential)",
-  script = "(essential)",
+  script = "(essential)", runuser = "(essential)",
   ["apt-get"] = "(essential)", dpkg = "(essential)", ["dpkg-query"] = "(essential)",
   -- packages
   gcc = "gcc", cc = "gcc", make = "make", ["pkg-config"] = "pkgconf", patch = "patch",
@@ -65,6 +65,7 @@ local COMMANDS = {
   unxz = "xz-utils", xzcat = "xz-utils", unzstd = "zstd", zstdcat = "zstd", time = "time", ["g++"] = "g++",
   clang = "clang", node = "nodejs", npm = "npm", chromium = "chromium", ["firefox-esr"] = "firefox-esr",
   cmark = "cmark", ["cmark-gfm"] = "cmark-gfm",
+  initdb = "postgresql", pg_ctl = "postgresql",
 }
 COMMANDS["lua5.4"] = "lua5.4"
 COMMANDS["lua5.1"] = "lua5.1"
@@ -74,6 +75,7 @@ COMMANDS["lua5.1"] = "lua5.1"
 local MODULES = {
   luassert = "lua-busted", say = "lua-busted", busted = "lua-busted", -- (luassert, say: its dependencies)
   lpeg = "lua-lpeg", luacheck = "lua-check", dkjson = "lua-dkjson",
+  ["luasql.sqlite3"] = "lua-sql-sqlite3", ["luasql.postgres"] = "lua-sql-postgres",
   -- written by the specs themselves
   cgtop = false, cgprofmod = false, cgpkg = false, x = false, zmod = false,
   -- spec/fixtures/busted_suite/plx.lua (busted_helper_spec)

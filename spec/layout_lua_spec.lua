@@ -14,6 +14,8 @@ local FLOORS = {
     { "^callgrind%.export%." } },
   { "check", "comparing and asserting: diffs, limits, baselines, the record, running valgrind",
     { "^callgrind%.check%." } },
+  { "history", "the history store: runs by commit, steps, the trend page (reads records, baselines, profiles)",
+    { "^callgrind%.history$", "^callgrind%.history%." } },
   { "profiler", "the Lua profiler's face", { "^callgrind%.profiler$" } },
   { "face", "the library as users require it", { "^callgrind$", "^callgrind%.start$", "^callgrind%.busted$" } },
   { "cli", "the command line", { "^callgrind%.cli$" } },

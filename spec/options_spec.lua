@@ -98,7 +98,22 @@ local CALLS = {
     function(o) return callgrind.diff(prof, prof):flamegraph("Ir", o) end, 2, "flamegraph" },
   ["d:write_flamegraph(path [, ev [, opts]])"] = {
     function(o) return callgrind.diff(prof, prof):write_flamegraph(tmp, "Ir", o) end, 3, "write_flamegraph" },
+  ["history.open([url [, opts]])"] = {
+    function(o) return callgrind.history.open(tmp .. ".db", o) end, 2, "history%.open" },
+  ["history.context([opts])"] = { function(o) return callgrind.history.context(o) end, 1, "history%.context" },
 }
+-- a History's methods, on a store of its own
+for sig, c in pairs({ ["hist:add(source [, opts])"] = { "add", 2, true }, ["hist:show(name [, opts])"] = { "show", 2, "x" },
+  ["hist:changes([opts])"] = { "changes", 1 }, ["hist:bmf([opts])"] = { "bmf", 1 },
+  ["hist:write_bmf(path [, opts])"] = { "write_bmf", 2, tmp .. ".bmf" }, ["hist:html([opts])"] = { "html", 1 },
+  ["hist:write_html(path [, opts])"] = { "write_html", 2, tmp .. ".html" } }) do
+  CALLS[sig] = { function(o)
+    local hist = assert(callgrind.history.open(tmp .. ".hist.db"))
+    local first = c[3] == true and {} or c[3]
+    if first ~= nil then return hist[c[1]](hist, first, o) end
+    return hist[c[1]](hist, o)
+  end, c[2], c[1] }
+end
 
 -- The functions whose modules another branch brings to the contract: until
 -- it is merged their check is pending; once a check passes, its line here

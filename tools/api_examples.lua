@@ -257,4 +257,28 @@ local prof = assert(callgrind.load("spec/fixtures/extended.callgrind"))]],
     ["assert.within_baseline(name, prof, limits [, opts])"] =
       [[assert.within_baseline("ext", prof, { Instructions = "5%" }, { dir = os.tmpname() .. ".d", quiet = true })]],
   },
+  history = { setup = [[
+local callgrind = require "callgrind"
+local history = callgrind.history
+local tmp = os.tmpname()]],
+    ["history.open([url [, opts]])"] = [[print(history.open(tmp):info().kind)]],
+    ["history.context([opts])"] = [[print(history.context({ commit = "abc", branch = "main", machine = "ci", time = 0 }).commit)]],
+  },
+  History = { setup = [[
+local callgrind = require "callgrind"
+local hist = assert(callgrind.history.open(os.tmpname()))
+local rec = function(v) return { { name = "parse", target = "total", event = "Ir", new = v } } end
+assert(hist:add(rec(100), { commit = "a1", branch = "main", machine = "ci", time = 1 }))
+local tmp = os.tmpname()]],
+    ["hist:add(source [, opts])"] = [[print(hist:add(rec(120), { commit = "b2", branch = "main", machine = "ci", time = 2 }).added)]],
+    ["hist:series([pattern])"] = [[print(hist:series()[1])]],
+    ["hist:show(name [, opts])"] = [[print(hist:show("parse/total/Ir")[1].value)]],
+    ["hist:changes([opts])"] = [[print(#hist:changes())]],
+    ["hist:bmf([opts])"] = [[io.write(hist:bmf({ commit = "a1" }))]],
+    ["hist:write_bmf(path [, opts])"] = [[print(hist:write_bmf(tmp))]],
+    ["hist:html([opts])"] = [[print(hist:html():match("<title>(.-)</title>"))]],
+    ["hist:write_html(path [, opts])"] = [[print(hist:write_html(tmp))]],
+    ["hist:info()"] = [[print(hist:info().schema_version)]],
+    ["hist:close()"] = [[print(hist:close())]],
+  },
 }

@@ -227,6 +227,39 @@ O.html = {
   { "movers", "integer", "50", "a diff: how many movers per event" },
   { "flame_events", "integer", "4", "flame graphs for the first N events (the page says which were left out)" },
 }
+-- The history store (callgrind.history).
+O.history_open = {
+  { "busy_ms", "integer", "60000", "SQLite: how long a write waits for another process's (its busy timeout)" },
+}
+local LINE = {
+  { "branch", "string", false, "only this branch's runs (default: every branch, each a line of its own)" },
+  { "machine", "string", false, "only this machine's runs (default: every machine, each a line of its own)" },
+}
+O.history_add = {
+  { "commit", "string", "$GITHUB_SHA, $CI_COMMIT_SHA ..., else git's HEAD", "the run's commit" },
+  { "branch", "string", "$GITHUB_HEAD_REF, $GITHUB_REF_NAME, $CI_COMMIT_REF_NAME ..., else git's branch",
+    "the run's branch" },
+  { "machine", "string", "$CALLGRIND_MACHINE, else uname -n", "the machine the numbers were counted on" },
+  { "time", "integer|string", "the commit's time (git log -1 --format=%cI), else now",
+    "the commit's time: seconds since 1970 or ISO 8601" },
+  { "dir", "string", "the working directory", "the git checkout the commit is read from" },
+  { "label", "string", "the profile's file name (without .callgrind), the baseline's name",
+    "the first part of a profile's series' names" },
+  { "events", "string[]", "the profile's base events", "a profile's events to keep" },
+  { "spread", "number", false, "the series vary between processes (Lua counts): their measured spread, in "
+    .. "percent (callgrind-lua spread); a step must go beyond it" },
+}
+O.history_show = with(LINE, {})
+O.history_changes = with(LINE, {
+  { "series", "string", false, "only series whose name matches this Lua pattern" },
+  { "tolerance", "number", "0", "a step is a change beyond this percent of the value before (0: any change)" },
+})
+O.history_bmf = with(LINE, {
+  { "commit", "string", "the latest run's", "the commit whose run is exported" },
+})
+O.history_html = with(O.history_changes, {
+  { "title", "string", "\"callgrind history\"", "the page's title" },
+})
 O.none = {}
 -- The keys of a limits table (check_no_regression, check_within_baseline
 -- and their assertions) beside its event limits ({ Ir = "5%", ... }).
@@ -310,6 +343,7 @@ M.error_kinds = {
   { "valgrind", "running valgrind failed: missing, a non-zero exit, a timeout, processes left running" },
   { "not_found", "no function of that name (the message names the closest ones)" },
   { "ambiguous", "several functions of that name (the message lists them with their file or object)" },
+  { "conflict", "a run added again with another value of an exact count (nothing of that add is kept)" },
   { "runs", "files of different runs (pid: or cmd: differ) not summed: the message lists them (opts.merge sums them)" },
 }
 
@@ -601,6 +635,39 @@ M.objects = {
     { "ann:top(n)", "the n costliest lines, costliest first, as an Annotation", "callgrind.Annotation" },
     { "ann:to_csv()", "CSV: line, cost, functions", "string" },
     { "ann:to_json()", "the same rows as JSON objects", "string" },
+  } },
+  { name = "history", what = "callgrind.history: every run's numbers by commit, their steps, trends",
+    var = "history", class = "callgrind.history", entries = {
+    { "history.open([url [, opts]])",
+      "opens a store: SQLite (a path, sqlite:PATH; default $CALLGRIND_HISTORY or callgrind-history.db) or "
+        .. "postgresql://...", "callgrind.History?, string?, callgrind.ErrorKind?", opts = "history_open",
+      params = { url = "string" }, errors = { "io" } },
+    { "history.context([opts])", "the commit, branch, machine and time an add takes (CI variables, git, uname)",
+      "{ commit: string, branch: string, machine: string, time: integer }?, string?", opts = "history_add" },
+  } },
+  { name = "History", what = "a history store, from callgrind.history.open()", var = "hist", entries = {
+    { "hist:add(source [, opts])",
+      "adds a run: a record file, a profile (file or Profile), { baseline = NAME }, records, a spread result",
+      "{ run: integer, commit: string, branch: string, machine: string, time: integer, series: integer, "
+        .. "added: integer, merged: integer, unchanged: integer, again: boolean? }?, string?, callgrind.ErrorKind?",
+      opts = "history_add", params = { source = "string|callgrind.Profile|table" },
+      errors = { "io", "format", "conflict", "not_found" } },
+    { "hist:series([pattern])", "the series' names, sorted", "string[]" },
+    { "hist:show(name [, opts])", "a series: its points { commit, branch, machine, time, value, lo, hi, n }",
+      "table?, string?, callgrind.ErrorKind?", opts = "history_show", errors = { "io", "not_found" } },
+    { "hist:changes([opts])",
+      "the steps: { series, commit, before_commit, before, after, share, ... }, oldest first",
+      "table[]?, string?, callgrind.ErrorKind?", opts = "history_changes", errors = { "io" } },
+    { "hist:bmf([opts])", "a run's points as Bencher Metric Format JSON", "string", opts = "history_bmf" },
+    { "hist:write_bmf(path [, opts])", "writes the Bencher Metric Format JSON to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = "history_bmf", errors = { "io", "not_found" } },
+    { "hist:html([opts])", "the trend page: a chart per series, steps marked, a click shows the commit",
+      "string", opts = "history_html" },
+    { "hist:write_html(path [, opts])", "writes the trend page to a file",
+      "true?, string?, callgrind.ErrorKind?", opts = "history_html", errors = { "io" } },
+    { "hist:info()", "the store's kind (\"sqlite\", \"postgres\"), url and schema_version",
+      "{ kind: string, url: string, schema_version: integer }" },
+    { "hist:close()", "closes the store (also on garbage collection)", "nil" },
   } },
   { name = "assert", what = "require \"callgrind.check.luassert\": luassert assertions (negate with is_not)",
     var = "assert", class = "luassert", entries = {

@@ -195,6 +195,15 @@ M.run = lazy("callgrind.check.run", "run")
 -- @usage print(assert(callgrind.spread("bench.lua", 10)).text)
 M.spread = lazy("callgrind.check.spread", "spread")
 
+--- The history store (`callgrind.history`: open, add, show, changes,
+-- the trend page, Bencher Metric Format), loaded on first use.
+-- @usage local hist = assert(callgrind.history.open("perf-history.db"))
+M.history = setmetatable({}, { __index = function(t, k)
+  local mod = require "callgrind.history"
+  for name, v in pairs(mod) do rawset(t, name, v) end
+  return mod[k]
+end })
+
 --- Compares two profiles (see the `callgrind.diff` module).
 -- @usage local d = callgrind.diff(old, new); print(d)
 M.diff = lazy("callgrind.check.diff", "diff")

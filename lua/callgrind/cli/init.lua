@@ -108,6 +108,22 @@ local COMMANDS = {
   spread = { args = "[--lua LUA] [--top N] N SCRIPT [ARGS...]", opts = { lua = "value", top = "value" }, loads = false,
     what = "a Lua script profiled in N fresh processes: min, max and the functions that vary",
     more = "  --lua LUA (default lua5.4)  --top N (functions listed, default 10); size a tolerance from the spread" },
+  history = { args = "add|show|changes|report|export [ARGS]", loads = false,
+    what = "the history store: runs by commit, the commits where a series stepped, the trend page, BMF",
+    opts = { store = "value", commit = "value", branch = "value", machine = "value", time = "value",
+      label = "value", spread = "value", baseline = "value", series = "value", tolerance = "value", o = "value",
+      format = "value", title = "value" },
+    more = table_concat({
+      "  history add FILE | --baseline NAME   a record of checks (CALLGRIND_RECORD) or a profile, or a baseline:",
+      "      --commit C --branch B --machine M --time T (default: CI variables, git, $CALLGRIND_MACHINE, uname -n)",
+      "      --label L (a profile's series names)  --spread PCT (Lua counts that vary: their measured spread)",
+      "  history show NAME                    a series, one line a commit",
+      "  history changes                      the commits where a series stepped: commit, before -> after, share",
+      "      --series PATTERN (a Lua pattern)  --tolerance PCT (default 0: any change)",
+      "  history report -o trend.html         the trend page: a chart per series, steps marked",
+      "  history export --format bmf [-o OUT] a run as Bencher Metric Format JSON (--commit C, default the latest)",
+      "  every subcommand: --store URL (default $CALLGRIND_HISTORY, else callgrind-history.db; sqlite:PATH,",
+      "      postgresql://...)  --branch B  --machine M (show, changes, report, export: only that line)" }, "\n") },
 }
 -- the options of every command that reads profiles
 local LOAD_OPTS = { merge = "flag", lenient = "flag" }
@@ -119,7 +135,7 @@ for _, c in pairs(COMMANDS) do
   end
 end
 local ORDER = { "top", "tree", "hot", "annotate", "diff", "flame", "dot", "pprof", "folded", "csv", "report", "check",
-  "exec", "spread" }
+  "exec", "spread", "history" }
 
 -- The environment variables the command line reads (beside those of
 -- -lcallgrind.start, docs/profiling-lua.md).
@@ -127,6 +143,8 @@ local ENV = {
   { "CALLGRIND_VM", "exec: the counting interpreter to run (default: callgrind-lua5.4 beside callgrind-lua, in "
     .. "this checkout's build/bin, or on PATH)" },
   { "CALLGRIND_OUT", "exec: the profile's file (default callgrind.out.<pid>), as for -lcallgrind.start" },
+  { "CALLGRIND_HISTORY", "history: the store (a file, sqlite:PATH or postgresql://...; default callgrind-history.db)" },
+  { "CALLGRIND_MACHINE", "history add: the machine's name (default uname -n)" },
   { "CALLGRIND_LUA_RANDOM_SEED", "exec: 1 gives the counting interpreter Lua's random string-hash seed back "
     .. "(unset, empty, 0 or anything but 1: a fixed seed, the same pairs order in every run)" },
 }
@@ -912,6 +930,73 @@ function run.spread(argv)
   return r.text .. "\n"
 end
 
+-- history SUBCOMMAND ...: callgrind.history over a store.
+local HISTORY = { add = true, show = true, changes = true, report = true, export = true }
+function run.history(argv, out)
+  local sub = argv[2]
+  if not HISTORY[sub] then
+    usage(sub and ("unknown history subcommand " .. sub)
+      or "a subcommand is needed: add, show, changes, report, export", "history")
+  end
+  local opts, pos = parse("history", argv, 3)
+  local line = { branch = opts.branch, machine = opts.machine }
+  local function pct(v, what)
+    return v and number(v, what, "history") or nil
+  end
+  local hist, err = callgrind.history.open(opts.store)
+  if not hist then fail("callgrind-lua history: " .. err) end
+  local function done(r, e)
+    if r == nil then hist:close() fail("callgrind-lua history " .. sub .. ": " .. tostring(e)) end
+    return r
+  end
+  local text
+  if sub == "add" then
+    if (#pos == 1) == (opts.baseline ~= nil) then usage("give one FILE or --baseline NAME", "history") end
+    local r = done(hist:add(opts.baseline and { baseline = opts.baseline } or pos[1], { commit = opts.commit,
+      branch = opts.branch, machine = opts.machine, time = opts.time and (math_tointeger(tonumber(opts.time))
+      or opts.time), label = opts.label, spread = pct(opts.spread, "--spread") }))
+    text = string_format("%s %s: commit %s on %s (%s), %s: %d series, %d added, %d merged, %d unchanged\n",
+      hist.url, r.again and "merged a run again" or "added a run", r.commit, r.branch, r.machine,
+      callgrind.history.iso_time(r.time), r.series, r.added, r.merged, r.unchanged)
+  elseif sub == "show" then
+    if #pos ~= 1 then usage("a series' name is needed: history show NAME", "history") end
+    local s = done(hist:show(pos[1], line))
+    local rows = { string_format("%s (%s%s)", s.name, s.kind, s.kind == "spread"
+      and string_format(", spread %.2f%%", s.spread_pct) or "") }
+    for _, p in ipairs(s) do
+      rows[#rows + 1] = string_format("%s  %s  %s  %s%s", p.commit:sub(1, 12), callgrind.history.iso_time(p.time),
+        p.branch .. "@" .. p.machine, commas(p.value),
+        p.lo ~= p.hi and string_format(" (%s .. %s, %d runs)", commas(p.lo), commas(p.hi), p.n) or "")
+    end
+    text = table_concat(rows, "\n") .. "\n"
+  elseif sub == "changes" then
+    local list = done(hist:changes({ series = opts.series, tolerance = pct(opts.tolerance, "--tolerance"),
+      branch = opts.branch, machine = opts.machine }))
+    text = callgrind.history.changes_text(list) .. "\n"
+  elseif sub == "report" then
+    if not opts.o then usage("-o trend.html is needed", "history") end
+    local hopts = { series = opts.series, tolerance = pct(opts.tolerance, "--tolerance"), branch = opts.branch,
+      machine = opts.machine, title = opts.title }
+    if opts.o == "-" then
+      out:write(hist:html(hopts))
+    else
+      done(hist:write_html(opts.o, hopts))
+    end
+  else
+    if opts.format ~= "bmf" then usage("--format bmf is needed (Bencher Metric Format)", "history") end
+    local bopts = { commit = opts.commit, branch = opts.branch, machine = opts.machine }
+    if opts.o and opts.o ~= "-" then
+      done(hist:write_bmf(opts.o, bopts))
+    else
+      local ok, t = pcall(hist.bmf, hist, bopts)
+      if not ok then hist:close() fail("callgrind-lua history export: " .. tostring(t):gsub("^.-:%d+: ", "")) end
+      out:write(t)
+    end
+  end
+  hist:close()
+  return text
+end
+
 -- exec: `callgrind-lua5.4 -lcallgrind.start SCRIPT ARG...` with this
 -- process's module paths. The interpreter replaces this process (it keeps
 -- its pid): a signal sent to the command reaches the script, and the
@@ -948,6 +1033,8 @@ end
 -- util.terminal wherever it goes. The others write a format's bytes
 -- (escaped only at a terminal).
 local TEXT = { top = true, tree = true, hot = true, annotate = true, diff = true, check = true, spread = true }
+-- history's text subcommands (report and export write a format's bytes)
+local HISTORY_TEXT = { add = true, show = true, changes = true }
 
 -- Is f standard output or standard error, and a terminal?
 local function is_terminal(f)
@@ -994,7 +1081,7 @@ function M.main(argv, out, err)
     end
   end
   local tty = is_terminal(out)
-  if tty or TEXT[name] then out = terminal_stream(out, tty) end
+  if tty or TEXT[name] or name == "history" and HISTORY_TEXT[argv[2]] then out = terminal_stream(out, tty) end
   err = terminal_stream(err, is_terminal(err))
   local ok, text, code = pcall(cmd, argv, out, err)
   if ok then

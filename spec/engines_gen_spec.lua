@@ -10,15 +10,11 @@
 -- every stack and the total must be the same in the three. More seeds:
 -- make fuzz-lua SEEDS=N (tools/fuzz_lua.lua, which shrinks a failure).
 --
--- Rules the engines document apart, kept out of the programs rather than
--- compared modulo (docs/profiling-lua.md, "The engines checked against
--- each other"): a generic for's header is written on one line (the first
--- call of its iterator has the line of the call instruction under the
--- counting engine, of the last line run under the hook engine), and a
--- coroutine is closed only when make fuzz-lua runs with LUAGEN_CLOSE=1
--- (a suspended coroutine's frames close at the close under the counting
--- engine, at stop under the hook engine: the recursion rule, a call's cost
--- counted while no other frame of its function runs, sees other frames).
+-- The programs close coroutines (coroutine.close: their frames close at
+-- the close, their __close methods are calls of the closer) and write
+-- generic for headers over several lines (the first call of the iterator
+-- has the line of its call instruction): docs/profiling-lua.md, "The
+-- engines checked against each other". LUAGEN_CLOSE=0 leaves the closes out.
 local G = require "spec.support.luagen"
 local helpers = require "spec.support.helpers"
 
@@ -207,5 +203,105 @@ describe("the two engines and a count hook", function()
     }, "\n") .. "\n")
     local want = { "T 47", "F gen:2 18", "I gen:2 18", "C [C]:? 0 gen:2 3 18", "C gen:0 6 [C]:? 3 18" }
     for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+  end)
+
+  it("charges the __close a coroutine.wrap function runs, resetting its dead coroutine, to it", function()
+    -- seed 100440: w's body ran another wrap to its end (the hook engine
+    -- then had no thread current), then died of an error with cl
+    -- pending; the wrap function closes the coroutine and runs cl's
+    -- __close in it. The hook engine gave that call no caller (S gen:1,
+    -- as a root), and the counting engine left its instruction out of the
+    -- wrap function's inclusive cost (22 of 23: only a resume gave a
+    -- coroutine's clock to its resumer). By hand (luac -l): the main
+    -- chunk 12 (EXTRAARG is NEWTABLE's); w's body 14 (line 6: 4 to the
+    -- wrap, TFORPREP, the second TFORCALL and CLOSE; the first TFORCALL
+    -- and each TFORLOOP run unfetched; line 7: 5, line 8: 2); the inner
+    -- body 5, g 3, __close 1 (RETURN0): the wrap function 14 + 5 + 3 + 1.
+    local d = dumps_of(table.concat({
+      "local MT = { __close = function(o, e) end }",
+      "local function g()",
+      "  error(\"x\")",
+      "end",
+      "local w = coroutine.wrap(function()",
+      "  for v in coroutine.wrap(function() coroutine.yield(1) end) do end",
+      "  local cl <close> = setmetatable({}, MT)",
+      "  g()",
+      "end)",
+      "pcall(w)",
+    }, "\n") .. "\n")
+    local want = {
+      "T 35", "F gen:0 12", "F gen:5 14", "F gen:6 5", "F gen:2 3", "F gen:1 1",
+      "C [C]:? 0 gen:1 1 1", "C [C]:pcall 0 [C]:? 1 23", "C gen:0 10 [C]:pcall 1 23",
+      "S gen:0;[C]:pcall;[C]:?;gen:1 1", "I gen:5 22",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+  end)
+
+  it("closes a suspended coroutine's frames at coroutine.close, its __close methods called by the closer", function()
+    -- body(1) resumes body(0) in a coroutine of its own and closes it
+    -- there: body(0)'s frame closes at the close, while body(1) runs, so
+    -- its call's cost is not counted (the recursion rule); the hook engine
+    -- closed it at stop, alone (the resume's 45 was 61). c2's two __close
+    -- methods run when main closes it: calls of coroutine.close (the hook
+    -- engine gave the second no caller; the counting engine gave both to
+    -- c2's first resumer, and left them out of coroutine.close's cost).
+    -- By hand (luac -l): body(1) 29 (lines 3 to 8, 25, and 4 to the
+    -- yield), body(0) 16 (GTI's JMP taken inline); c2's body 13; each
+    -- __close 1; the main chunk 26.
+    local d = dumps_of(table.concat({
+      "local MT = { __close = function(o, e) end }",
+      "local function body(n)",
+      "  local s = 0",
+      "  for i = 1, 3 do s = s + i end",
+      "  if n > 0 then",
+      "    local co = coroutine.create(body)",
+      "    coroutine.resume(co, n - 1)",
+      "    coroutine.close(co)",
+      "  end",
+      "  coroutine.yield(s)",
+      "end",
+      "local co = coroutine.create(body)",
+      "coroutine.resume(co, 1)",
+      "local c2 = coroutine.create(function()",
+      "  local a <close> = setmetatable({}, MT)",
+      "  local b <close> = setmetatable({}, MT)",
+      "  coroutine.yield()",
+      "end)",
+      "coroutine.resume(c2)",
+      "coroutine.close(c2)",
+    }, "\n") .. "\n")
+    local want = {
+      "T 86", "F gen:0 26", "F gen:2 45", "F gen:14 13", "F gen:1 2",
+      "C [C]:coroutine.resume 0 gen:2 2 45", "C gen:0 13 [C]:coroutine.resume 1 45",
+      "C [C]:coroutine.close 0 gen:1 2 2", "C gen:0 20 [C]:coroutine.close 1 2",
+      "S gen:0;[C]:coroutine.close;gen:1 2", "I [C]:coroutine.resume 58",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+  end)
+
+  it("gives a generic for's first call of its iterator the line Lua reports for it", function()
+    -- a header over several lines: TFORPREP (the do's line 7) enters the
+    -- first TFORCALL (line 6, after in: debug.getinfo(2, "l") in the
+    -- iterator says 6 at each call) without a fetch; the hook engine gave
+    -- that call the last line run, 7 (C gen:0 7 gen:1 1 3). By hand (luac
+    -- -l): it runs LTI ADDI RETURN1 twice, then LTI RETURN0 (its JMP
+    -- inline): 8; the main chunk 13 (line 6: MOVE LOADNIL LOADI LOADNIL
+    -- and the two fetched TFORCALLs).
+    local d = dumps_of(table.concat({
+      "local function it(s, c)",
+      "  if c < 2 then return c + 1 end",
+      "end",
+      "local t = 0",
+      "for v in",
+      "  it, nil, 0",
+      "do",
+      "  t = t + v",
+      "end",
+    }, "\n") .. "\n")
+    local want = { "T 21", "F gen:0 13", "F gen:1 8", "C gen:0 6 gen:1 3 8", "L gen:0 6 6", "L gen:0 7 1" }
+    for _, what in ipairs { "hook", "oracle", "vm" } do
+      has_lines(d[what], want, what)
+      assert.is_nil(d[what]:find("\nC gen:0 7 "), what)
+    end
   end)
 end)

@@ -311,12 +311,16 @@ sys.stdout.write("\0".join(r[0] for r in rows[1:]))]], dir .. "/f.csv")
     local data = html:match('<script type="application/json" id="data">(.-)</script>')
     assert.is_truthy(data)
     assert.is_nil(data:find("<", 1, true))
-    -- the page's own two script blocks, and no other: every <script opens
-    -- one of them and every </script closes one
+    -- so is the block of source lines
+    local src = html:match('<script type="application/json" id="srcdata">(.-)</script>')
+    assert.is_truthy(src)
+    assert.is_nil(src:find("<", 1, true))
+    -- the page's own three script blocks (data, source lines, code), and
+    -- no other: every <script opens one of them and every </script closes one
     local lower = html:lower()
     local opens, closes = select(2, lower:gsub("<script", "")), select(2, lower:gsub("</script", ""))
-    assert.are.equal(2, opens)
-    assert.are.equal(2, closes)
+    assert.are.equal(3, opens)
+    assert.are.equal(3, closes)
     assert.is_nil(lower:find("<!--", 1, true))
     H.write_file(dir .. "/data.json", data)
     local got = F.python([[

@@ -40,7 +40,7 @@ describe("prof:html", function()
     local data = prof:html():match('id="data">(.-)</script>')
     -- the functions sorted by inclusive cost: main (0-based 0) is the root
     assert.is_truthy(data:find('"fns":[{"c":0,"f":"file1.c","i":[820],"n":"main"', 1, true), data:sub(1, 300))
-    assert.is_truthy(data:find(',"root":0}', 1, true))
+    assert.is_truthy(data:find(',"root":0,', 1, true))
     local d = callgrind.diff(callgrind.load("spec/fixtures/moved-old.callgrind"),
       callgrind.load("spec/fixtures/moved-new.callgrind"))
     local m = d:matched("Ir")
@@ -48,6 +48,79 @@ describe("prof:html", function()
     assert.are.same({ 2, 110, 140 }, { m.functions, m.old, m.new })
     assert.is_truthy(d:html():find(('"Ir":{"functions":2,"new":140,"new_share":%.6g,"old":110,"old_share":%.6g}')
       :format(140 / 144, 110 / 117), 1, true))
+  end)
+
+  -- main calls f1..f40 (f_k costs 1,000 - 10 k, at line k of src.c, whose
+  -- lines 1 to 40 read "return 1;" or "return 2;")
+  local function forty()
+    local L, body = { "events: Ir", "fl=src.c", "fn=main", "1 1" }, {}
+    for k = 1, 40 do
+      L[#L + 1] = "cfn=f" .. k
+      L[#L + 1] = "calls=1 1"
+      L[#L + 1] = "1 " .. (1000 - 10 * k)
+      body[#body + 1] = "fn=f" .. k
+      body[#body + 1] = k .. " " .. (1000 - 10 * k)
+    end
+    return assert(callgrind.parse(table.concat(L, "\n") .. "\n" .. table.concat(body, "\n") .. "\n", "forty"))
+  end
+
+  it("keeps the source lines of every function that has any, each file name and line text once", function()
+    local dir = F.tmpdir()
+    local src = {}
+    for k = 1, 40 do src[k] = "  return " .. (k % 2 + 1) .. ";" end
+    H.write_file(dir .. "/src.c", table.concat(src, "\n") .. "\n")
+    local page = forty():html({ source_root = dir })
+    F.remove(dir)
+    local data = page:match('id="srcdata">(.-)</script>')
+    -- one file, two texts (the indent dropped), then each function's
+    -- lines: file 0, its line, its cost, its text (f_k is the (k+1)th)
+    assert.are.equal('["src.c"]', data:match('"files":(%b[])'))
+    assert.are.equal('["return 2;","return 1;"]', data:match('"texts":(%b[])'))
+    for k = 1, 40 do
+      local lines = data:match(('"%d":(%%b[])'):format(k + 1))
+      assert.are.equal(("[0,%d,%d,%d]"):format(k, 1000 - 10 * k, (k + 1) % 2), lines, "f" .. k)
+    end
+    assert.are.equal('[0,1,1,0]', data:match('"1":(%b[])'))
+    assert.are.equal('{"kept":41,"limit":41,"share":0}', page:match('"source":(%b{})'))
+  end)
+
+  it("keeps the source lines of the functions above source_share only, and says so", function()
+    local prof = forty()
+    -- the total is 1 + 10 * (1 + 2 + ... + 40) less: 31,801; 2% is 636: f1..f36 (640) keep theirs
+    assert.are.equal(31801, prof:total("Ir"))
+    local page = prof:html({ source_share = 0.02 })
+    local data = page:match('id="srcdata">(.-)</script>')
+    assert.are.equal("[0,36,640,-1]", data:match('"37":(%b[])'))
+    assert.is_nil(data:match('"38":'))
+    assert.are.equal('{"kept":37,"limit":41,"share":0.02}', page:match('"source":(%b{})'))
+    assert.is_truthy(page:find("source lines kept for the first 37 functions by inclusive cost (those of at least 2% "
+      .. "of the total: source_share)", 1, true))
+    assert.is_truthy(prof:html({ source_functions = 10 }):find("source lines kept for the first 10 functions by "
+      .. "inclusive cost (source_functions)", 1, true))
+  end)
+
+  it("opens on main past the dynamic loader's entry, else on the program's first function, else on the root", function()
+    local function opens(text)
+      local data = assert(callgrind.parse(text, "entry")):html():match('id="data">(.-)</script>')
+      local names = {}
+      for n in data:match('"fns":(.*)$'):gmatch('"n":"([^"]*)"') do names[#names + 1] = n end
+      return names[tonumber(data:match('"root":(%d+)')) + 1]
+    end
+    -- ld.so's entry calls the program's (below main), which calls main
+    local loader = { "events: Ir", "ob=ld.so", "fn=0x000000000001ab70", "1 15", "cob=prog", "cfn=(below main)",
+      "calls=1 1", "1 1000", "cob=ld.so", "cfn=_dl_start", "calls=1 1", "1 200", "fn=_dl_start", "1 200", "ob=prog",
+      "fn=(below main)", "1 5", "cfn=MAIN", "calls=1 1", "1 995", "fn=MAIN", "1 95", "cfn=work", "calls=1 1",
+      "1 900", "fn=work", "1 900", "" }
+    local text = table.concat(loader, "\n")
+    assert.are.equal("main", opens((text:gsub("MAIN", "main"))))
+    -- no main (a stripped binary): the first function in the program's object
+    assert.are.equal("(below main)", opens((text:gsub("MAIN", "0x0000000000627ca0"))))
+    -- a profile of no objects (a Lua profile): its root
+    assert.are.equal("main chunk", opens("events: Ir\nfn=main chunk\n1 1\ncfn=run\ncalls=1 1\n1 99\n"
+      .. "fn=run\n1 99\n"))
+    -- main far from the root's costliest calls is not taken
+    assert.are.equal("top", opens("events: Ir\nfn=top\n1 1\ncfn=a\ncalls=1 1\n1 99\ncfn=b\ncalls=1 1\n1 98\n"
+      .. "fn=a\n1 99\nfn=b\n1 8\ncfn=main\ncalls=1 1\n1 90\nfn=main\n1 90\n"))
   end)
 
   it("escapes a name that would end the script or add markup", function()

@@ -221,7 +221,10 @@ O.html = {
   { "threshold", "number", "0.0005", "leave out flame frames below this fraction of the total" },
   { "max_functions", "integer", "2000", "the most functions in the table, by inclusive cost (the page says how many "
     .. "were left out)" },
-  { "source_functions", "integer", "30", "how many of the costliest functions keep their hottest lines" },
+  { "source_functions", "integer", "every function of the table",
+    "how many of the costliest functions (by inclusive cost) keep their hottest lines (the page says when not all)" },
+  { "source_share", "number", "0", "only the functions of at least this fraction of the total (inclusive, first "
+    .. "event) keep their hottest lines (the page says so)" },
   { "max_lines", "integer", "20", "the most lines kept per function (source text, when readable, embedded)" },
   { "source_root", "string", false, "the directory relative source paths are read under (default: as written)" },
   { "movers", "integer", "50", "a diff: how many movers per event" },

@@ -157,8 +157,9 @@
 ---@field max_functions? integer the most functions in the table, by inclusive cost (the page says how many were left out)
 ---@field max_lines? integer the most lines kept per function (source text, when readable, embedded)
 ---@field movers? integer a diff: how many movers per event
----@field source_functions? integer how many of the costliest functions keep their hottest lines
+---@field source_functions? integer how many of the costliest functions (by inclusive cost) keep their hottest lines (the page says when not all)
 ---@field source_root? string the directory relative source paths are read under (default: as written)
+---@field source_share? number only the functions of at least this fraction of the total (inclusive, first event) keep their hottest lines (the page says so)
 ---@field threshold? number leave out flame frames below this fraction of the total
 ---@field title? string the page's title
 

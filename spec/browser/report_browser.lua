@@ -111,7 +111,9 @@ describe("the HTML report in headless Chromium", function()
     assert.matches("^the new profile's stacks, coloured by change", t.flamenote)
     local ev = new.events[1]
     local o, n = d:total(ev)
-    assert.are.same({ ev, commas(o), commas(n), (n - o > 0 and "+" or "") .. commas(n - o) }, t.diff.totals[1])
+    -- the change with its share, each with its + on an increase
+    assert.are.same({ ev, commas(o), commas(n), ("%s%s (%s%.1f%%)"):format(n - o > 0 and "+" or "", commas(n - o),
+      n - o >= 0 and "+" or "", 100 * (n - o) / o) }, t.diff.totals[1])
     -- the share matched function by function: d:matched's
     local m = d:matched(ev)
     assert.are.same({ { "the costs compared function by function", commas(m.functions), commas(m.old),
@@ -123,7 +125,7 @@ describe("the HTML report in headless Chromium", function()
       local row = t.diff.movers[i]
       assert.are.same({ r.name, commas(r.old), commas(r.new) }, { row[1], row[2], row[3] })
       assert.are.equal((r.delta > 0 and "+" or "") .. commas(r.delta), row[4])
-      assert.are.equal(r.percent and string.format("%.1f%%", r.percent) or "new", row[5])
+      assert.are.equal(r.percent and string.format("%s%.1f%%", r.percent > 0 and "+" or "", r.percent) or "new", row[5])
     end
   end)
 
@@ -155,6 +157,167 @@ describe("the HTML report in headless Chromium", function()
     -- the box scrolled so that main sits in its middle
     assert.is_true(t.opened.scrolled > 0)
     assert.is_true(t.opened.offcentre <= 2, "main is " .. t.opened.offcentre .. " px off the box's middle")
+  end)
+end)
+
+-- A profile as valgrind makes one of a large C++ program (issue 45): the
+-- dynamic loader's entry (no caller, self cost 15) calls everything;
+-- main calls f1..f40 (costs of 12 digits, long names and paths, each a
+-- line of src.c); one name of 20,000 characters; hot_leaf has 14 callers
+-- whose calls into it are not in the order of their own inclusive cost.
+local function big_name(k)
+  return ("gcc::tree_ssa_loop_ivopts::candidate_cost_model<std::vector<iv_use*>>::estimate_%d(loop*, bool)"):format(k)
+end
+
+local function big_profile(at)
+  local L = { "events: Ir", "ob=/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", "fl=rtld.c",
+    "fn=0x000000000001ab70", "1 15", "cob=/usr/bin/cc1", "cfl=libc-start.c", "cfn=(below main)", "calls=1 1",
+    "1 900000000000", "cfn=_dl_start", "calls=1 1", "1 2000", "fn=_dl_start", "1 2000",
+    "ob=/usr/bin/cc1", "fl=libc-start.c", "fn=(below main)", "1 11", "cfl=src.c", "cfn=main", "calls=1 1",
+    "1 899999999989" }
+  local src = {}
+  local name = big_name
+  -- main: self 9, then f1..f40 (f_k: 22,000,000,000 - k * 100,000,000 in all) and the long name
+  L[#L + 1] = "fl=src.c"
+  L[#L + 1] = "fn=main"
+  L[#L + 1] = "1 9"
+  local sum = 9
+  for k = 1, 40 do
+    local cost = 22000000000 - k * 100000000
+    L[#L + 1] = "cfn=" .. name(k)
+    L[#L + 1] = "calls=1 1"
+    L[#L + 1] = "1 " .. cost
+    sum = sum + cost
+  end
+  L[#L + 1] = "cfn=" .. ("x"):rep(20000)
+  L[#L + 1] = "calls=1 1"
+  L[#L + 1] = "1 " .. (899999999989 - sum)
+  L[#L + 1] = "fn=" .. ("x"):rep(20000)
+  L[#L + 1] = "1 " .. (899999999989 - sum)
+  -- f_k: its line k of src.c; f1..f14 call hot_leaf, f_k's call costing (k * 7 mod 15) * 1,000,000
+  local path = "/build/gcc-12-Xq3/src/gcc/tree-ssa-loop-ivopts-candidate-cost-model-estimates/"
+  for k = 1, 40 do
+    local cost = 22000000000 - k * 100000000
+    L[#L + 1] = "fl=src.c"
+    L[#L + 1] = "fn=" .. name(k)
+    if k <= 14 then
+      local c = (k * 7 % 15) * 1000000
+      L[#L + 1] = k .. " " .. (cost - c)
+      L[#L + 1] = "cfl=" .. path .. "leaf.cc"
+      L[#L + 1] = "cfn=hot_leaf"
+      L[#L + 1] = "calls=" .. k .. " 1"
+      L[#L + 1] = k .. " " .. c
+    else
+      L[#L + 1] = k .. " " .. cost
+    end
+    src[k] = ("  int line_%d = estimate(%d);"):format(k, k)
+  end
+  local leaf = 0
+  for k = 1, 14 do leaf = leaf + (k * 7 % 15) * 1000000 end
+  L[#L + 1] = "fl=" .. path .. "leaf.cc"
+  L[#L + 1] = "fn=hot_leaf"
+  L[#L + 1] = "1 " .. leaf
+  H.write_file(at .. "/src.c", table.concat(src, "\n") .. "\n")
+  return assert(callgrind.parse(table.concat(L, "\n") .. "\n", "cc1-like"))
+end
+
+-- The report of big_profile at 1,280 pixels: what the page showed.
+local function big_report(firefox)
+  local prof = big_profile(dir)
+  local report = dir .. (firefox and "/bigf.html" or "/big.html")
+  assert(prof:write_html(report, { source_root = dir }))
+  local t = check(report, { probe = 1, width = 1280, select = big_name(35) }, firefox)
+  assert.are.same({}, t.errors)
+  assert.are.same({}, t.requests)
+  -- the table fits the window: no column off screen, nothing to scroll sideways
+  assert.are.same({}, t.layout.offscreen)
+  assert.is_true(t.layout.page <= t.layout.window, t.layout.page .. " > " .. t.layout.window)
+  assert.is_true(t.layout.table <= t.layout.box, t.layout.table .. " > " .. t.layout.box)
+  -- the long names shortened in the middle, whole on hover
+  local long = 0
+  for _, n in ipairs(t.layout.names) do
+    if n[2] >= 90 then
+      long = long + 1
+      assert.is_true(n[3], "a long name is shortened in the middle")
+      assert.is_true(n[1] < 90)
+    end
+  end
+  assert.are.equal(41, long)
+  -- it opens on main, not on the loader's entry
+  assert.are.same({ "main", commas(prof:func("main"):inclusive("Ir")) }, t.opened.self)
+  -- the source of f35 (the 39th function by inclusive cost): its line, cost and text
+  local fn = prof:func(big_name(35))
+  local text = {}
+  for _, c in utf8.codes("int line_35 = estimate(35);") do text[#text + 1] = c end
+  assert.are.same({ { "src.c:35", commas(fn:self("Ir")), text } }, t.selected.lines)
+  return prof, t
+end
+
+describe("the report of a large profile at 1,280 pixels in headless Chromium (issue 45)", function()
+  it("fits the window, opens on main, and has the source of a function outside the top 30", function()
+    big_report(false)
+  end)
+
+  it("shows the costliest calls into a function in its call-graph box without scrolling", function()
+    local prof = big_profile(dir)
+    local report = dir .. "/leaf.html"
+    assert(prof:write_html(report))
+    local t = check(report, { probe = 1, width = 1280, select = "hot_leaf" })
+    assert.are.same({}, t.errors)
+    local callers = prof:func("hot_leaf"):caller_functions():sort("Ir")
+    -- the calls' costs are (k * 7 mod 15) millions: not the callers' order
+    local visible = t.selected.visible
+    assert.is_true(#visible >= 5, #visible .. " callers visible")
+    local want = {}
+    for i = 1, #visible do want[callers[i].fn.name] = true end
+    for _, name in ipairs(visible) do assert.is_true(want[name], name .. " is not among the costliest calls") end
+  end)
+
+  it("shows a diff's summary compactly above the table, '+' on increases, the colour deeper with the ratio", function()
+    -- main calls g10, g20, g50, g55, g56 (cheaper by that %), u100 (twice
+    -- as costly) and h1..h60 (60 movers)
+    local function side(new)
+      local L, body = { "events: Ir", "fn=main", "1 1" }, {}
+      local function leaf(name, cost)
+        L[#L + 1] = "cfn=" .. name
+        L[#L + 1] = "calls=1 1"
+        L[#L + 1] = "1 " .. cost
+        body[#body + 1] = "fn=" .. name
+        body[#body + 1] = "1 " .. cost
+      end
+      for _, p in ipairs({ 10, 20, 50, 55, 56 }) do leaf("g" .. p, new and 1000 - 10 * p or 1000) end
+      leaf("u100", new and 2000 or 1000)
+      for k = 1, 60 do leaf("h" .. k, new and 2 + k or 2) end
+      return assert(callgrind.parse(table.concat(L, "\n") .. "\n" .. table.concat(body, "\n") .. "\n",
+        new and "new" or "old"))
+    end
+    local d = callgrind.diff(side(false), side(true))
+    local report = dir .. "/dd.html"
+    assert(d:write_html(report))
+    local t = check(report, { probe = 1, width = 1280 })
+    assert.are.same({}, t.errors)
+    assert.are.same({}, t.layout.offscreen)
+    -- the function table starts in the first screen, the flame graph below it
+    assert.is_true(t.layout.top < 450, "the table starts at " .. t.layout.top .. " px")
+    local frames = {}
+    for _, f in ipairs(t.frames) do frames[f[1]] = f end
+    local function depth(name)
+      local r, g, b = frames[name][2]:match("rgb%((%d+), (%d+), (%d+)%)")
+      r, g, b = tonumber(r), tonumber(g), tonumber(b)
+      return r == 255 and 255 - g or 255 - r, r == 255 and "red" or b == 255 and "blue" or "?"
+    end
+    -- the larger the change, the deeper the colour: 56% cheaper is not paler than 55%
+    local last = 0
+    for _, p in ipairs({ 10, 20, 50, 55, 56 }) do
+      local dep, hue = depth("g" .. p)
+      assert.are.equal("blue", hue)
+      assert.is_true(dep > last, ("g%d: %d after %d"):format(p, dep, last))
+      last = dep
+      assert.are.equal(("(-%.1f%%)"):format(p), frames["g" .. p][3])
+    end
+    -- twice as costly as deep as half as costly, and with its +
+    assert.are.same({ (depth("g50")), "red" }, { depth("u100") })
+    assert.are.equal("(+100.0%)", frames.u100[3])
   end)
 end)
 
@@ -208,5 +371,9 @@ end)
 describe("the HTML report in headless Firefox", function()
   it("opens from disk as in Chromium: no console error, no request, the same sorting, filter and numbers", function()
     the_extended_report(true)
+  end)
+
+  it("fits 1,280 pixels, opens on main, and has the source of a function outside the top 30, as in Chromium", function()
+    big_report(true)
   end)
 end)

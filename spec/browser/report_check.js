@@ -22,7 +22,7 @@ const path = require('path');
   const out = { errors: [], requests: [] };
   try {
     const page = await browser.newPage();
-    await page.setViewport({ width: 1400, height: 900 });
+    await page.setViewport({ width: plan.width || 1400, height: 900 });
     page.on('console', m => { if (m.type() === 'error') out.errors.push(m.text()); });
     page.on('pageerror', e => out.errors.push(String(e)));
     await page.setRequestInterception(true);
@@ -72,6 +72,44 @@ const path = require('path');
     }
     out.opened = await graphOf();
     if (plan.only_open) { await page.screenshot({ path: shot }); throw 'opened'; }
+    // a probe of the page as it opens (plan.probe): whether the table fits
+    // the window, where it starts, the long names' cells, the flame frames'
+    // colours; then (plan.select) a function's source lines and which of
+    // its callers the call-graph box shows without scrolling
+    if (plan.probe) {
+      out.layout = await page.evaluate(() => {
+        const wrap = document.getElementById('tablewrap'), r = wrap.getBoundingClientRect();
+        const ths = Array.from(wrap.querySelectorAll('th'));
+        const top = id => Math.round(document.getElementById(id).getBoundingClientRect().top + window.scrollY);
+        return { page: document.documentElement.scrollWidth, window: window.innerWidth,
+          table: wrap.scrollWidth, box: wrap.clientWidth,
+          offscreen: ths.filter(th => { const x = th.getBoundingClientRect().right; return x > r.right + 1 || x > window.innerWidth; })
+            .map(th => th.textContent),
+          top: top('tablewrap'), flametop: top('flame'),
+          // each row's name cell: its text's length, its title's, whether shortened in the middle
+          names: Array.from(document.querySelectorAll('#rows tr td:first-child')).map(td =>
+            [td.textContent.length, td.title.length, td.textContent.indexOf('\u2026') > 0]) };
+      });
+      out.frames = await page.$$eval('#flame .fr', els => els.filter(e => e.dataset.k !== '0')
+        .map(e => [e.title.split(' ')[0], e.style.backgroundColor, e.title.replace(/^.* /, '')]));
+      if (plan.select) {
+        await page.evaluate(name => window.CG.select(window.CG.data.profile.fns.findIndex(f => f.n === name)), plan.select);
+        out.selected = await page.evaluate(() => {
+          const cps = s => Array.from(s).map(c => c.codePointAt(0));
+          const wrap = document.getElementById('cgwrap'), b = wrap.getBoundingClientRect();
+          const nol = document.getElementById('nolines');
+          return { name: document.getElementById('dname').title,
+            lines: Array.from(document.querySelectorAll('#lines tr')).slice(1).map(tr =>
+              [tr.children[0].textContent, tr.children[1].textContent, cps(tr.children[2].textContent)]),
+            nolines: nol ? nol.textContent : '',
+            visible: Array.from(document.querySelectorAll('#cgraph g.cgcaller')).filter(g => {
+              const a = g.getBoundingClientRect(); return a.top >= b.top - 1 && a.bottom <= b.bottom + 1; })
+              .map(g => g.dataset.name) };
+        });
+      }
+      await page.screenshot({ path: shot });
+      throw 'opened';
+    }
     const names = () => page.$$eval('#rows tr td:first-child', tds => tds.map(td => td.textContent));
     out.initial = await names();
     // sort by self (descending on the first click)

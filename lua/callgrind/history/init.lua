@@ -589,6 +589,9 @@ local function json(v)
   for i, k in ipairs(keys) do parts[i] = encode.json_string(tostring(k)) .. ":" .. json(v[k]) end
   return "{" .. table_concat(parts, ",") .. "}"
 end
+--- JSON of a Lua value: a table with [1] (or `history.ARRAY` as its
+-- metatable) an array, else an object with sorted keys.
+-- @usage history.json({ b = 1, a = { 2 } }) --> '{"a":[2],"b":1}'
 M.json = json
 
 local function bmf(h, opts)
@@ -677,9 +680,15 @@ function methods.info(h)
   return { kind = st.kind, url = h.url, schema_version = st.version }
 end
 
--- for the trend page
+--- The History's methods (the trend page calls `series` through them).
 M.methods = methods
+
+--- A series' points without the argument checks (the trend page's).
+-- @usage local s = history.show_series(hist, "parse/total/Ir", {})
 M.show_series = show
+
+--- Every step without the argument checks (the trend page's).
+-- @usage local list = history.all_changes(hist, {})
 M.all_changes = changes
 
 return M

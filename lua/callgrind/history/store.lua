@@ -66,7 +66,9 @@ function M.parse_url(url)
   return "sqlite", url
 end
 
--- A value as a Lua integer (PostgreSQL's rows come as strings).
+--- A value as a Lua integer (PostgreSQL's rows come as strings), else
+-- a number; nil stays nil.
+-- @usage store.int("42") --> 42
 local function int(v)
   if v == nil then return nil end
   return math_tointeger(tonumber(v)) or tonumber(v)

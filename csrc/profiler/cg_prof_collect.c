@@ -453,25 +453,17 @@ static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
     return cg_prof_call_slot(P, caller->fn, caller->line, key);
 }
 
-/* A generic for's call of its iterator (Lua 5.4's OP_TFORCALL, lopcodes.h)
- * has the line of that instruction, as lua_getinfo says it; but the first
- * one is entered from OP_TFORPREP without an instruction fetch, and no
- * line event gave it (a header over several lines: the last line run is
- * the `do`'s). The saved pc of the Lua frame f (its CallInfo's first field
- * after func, top, previous and next, lstate.h: read where cg_l54_ci_prev
- * holds) is just past the call made now; the TFORCALL's pc, else NULL. */
-#define TFORCALL_54 76
-
+/* A generic for's call of its iterator (Lua 5.4's OP_TFORCALL) has the
+ * line of that instruction, as lua_getinfo says it; but the first one is
+ * entered from OP_TFORPREP without an instruction fetch, and no line
+ * event gave it (a header over several lines: the last line run is the
+ * `do`'s). The saved pc of the Lua frame f is just past the call made now
+ * (cg_prof_lua54.h, shortcut 4b): the TFORCALL's pc, else NULL. */
 static const void *tfor_pc(const Prof *P, const Frame *f)
 {
-    const uint32_t *pc;
     if (!f->lua || !P->lines || !P->l54.prev_ok || f->ci == NULL)
         return NULL;
-    memcpy(&pc, (const char *)f->ci
-                    + (P->has_vmh ? (size_t)P->vmh.savedpc_off
-                                  : 4 * sizeof(void *)), sizeof pc);
-    return pc != NULL && (pc[-1] & 0x7f) == TFORCALL_54 ? (const void *)pc
-                                                         : NULL;
+    return cg_l54_tfor_pc(f->ci, P->has_vmh ? P->vmh.savedpc_off : -1);
 }
 
 /* The cache of those lines: its slot for pc */

@@ -149,6 +149,25 @@ static inline const void *cg_l54_ci_prev(const void *ci)
     return p;
 }
 
+/* Shortcut 4b, the saved pc of a Lua frame's CallInfo (lstate.h: the
+ * field after func, top, previous and next; off: the counting
+ * interpreter's own offset where it says it, else 4 pointers): the pc of
+ * the generic for's call instruction (OP_TFORCALL, lopcodes.h: opcode 76
+ * in the low 7 bits) just before it, or NULL. Used only where the
+ * previous-CallInfo probe passed (prev_ok), whose layout it shares. Lua
+ * 5.4.0-5.4.6. */
+#define CG_L54_TFORCALL 76
+
+static inline const void *cg_l54_tfor_pc(const void *ci, int off)
+{
+    const uint32_t *pc;
+    memcpy(&pc, (const char *)ci + (off >= 0 ? (size_t)off
+                                              : 4 * sizeof(void *)),
+           sizeof pc);
+    return pc != NULL && (pc[-1] & 0x7f) == CG_L54_TFORCALL
+               ? (const void *)pc : NULL;
+}
+
 /* Shortcut 5, the allocator and its user data without lua_getallocf (a
  * call through the API at every hook event): lua_State's `global_State
  * *l_G` (lstate.h: after the GC header, status, allowhook, nci and top,

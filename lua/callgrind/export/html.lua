@@ -450,7 +450,7 @@ document.querySelectorAll('th[data-k]').forEach(function(th){th.onclick=function
  if(sortKey===k)sortDir=-sortDir;else{sortKey=k;sortDir=k==='n'?1:-1}table()}});
 // the columns of numbers as wide as their largest number: the names take the rest
 var NW=1,CW=1;E.forEach(function(e){NW=Math.max(NW,fmt(P.header.totals[e]||0).length)});P.fns.forEach(function(f){CW=Math.max(CW,fmt(f.c).length)});
-$('c_s').style.width=$('c_i').style.width=(NW+2)+'ch';$('c_sp').style.width=$('c_ip').style.width='8ch';$('c_c').style.width=(CW+2)+'ch';
+$('c_s').style.width=$('c_i').style.width='calc('+NW+'ch + 14px)';$('c_sp').style.width=$('c_ip').style.width='calc(7ch + 14px)';$('c_c').style.width='calc('+CW+'ch + 14px)';
 function chars(id){var th=$(id);return Math.max(12,Math.floor(((th&&th.clientWidth)||200)/7.2)-2)}
 function val(f,k){return k==='n'?f.n:k==='s'?f.s[ev]:k==='c'?f.c:f.i[ev]}
 function rows(){var r=[];P.fns.forEach(function(f,i){if(!filter||(f.n+' '+(f.f||'')+' '+(f.o||'')).toLowerCase().indexOf(filter)>=0)r.push(i)});
@@ -466,19 +466,19 @@ function nolines(){var S=P.source,f=P.fns[sel];
  if(sel+1>S.limit)return 'Source lines are kept for the first '+S.limit+' functions by inclusive cost (source_functions); this one is number '+(sel+1)+'.';
  if(sel+1>S.kept)return 'Source lines are kept for the functions of at least '+(100*S.share)+'% of the total (source_share); this one has '+pct(f.i[0],P.header.totals[E[0]]||0)+'.';
  return 'The profile has no source line of this function.'}
-function detail(){var f=P.fns[sel],h=[],t=total(),W=(NW+2)+'ch';if(!f){$('detail').innerHTML='<p class="note">Click a function or a frame.</p>';return}
+function detail(){var f=P.fns[sel],h=[],t=total(),W=(NW+2)+'ch',DW=$('detail').clientWidth||400,NC=Math.max(12,Math.floor((DW-(NW+CW+4)*7.3)/7.2)-2);if(!f){$('detail').innerHTML='<p class="note">Click a function or a frame.</p>';return}
  h.push('<h2 id="dname" title="'+esc(f.n)+'">'+esc(mid(f.n,300))+'</h2><div class="note" title="'+esc(f.f||'?')+'">'+esc(mid(f.f||'?',120))+'; '+esc(mid(f.o||'?',120))+'</div>');
  h.push('<div>self <b id="dself">'+fmt(f.s[ev])+'</b> ('+pct(f.s[ev],t)+'), inclusive <b id="dincl">'+fmt(f.i[ev])+'</b> ('+pct(f.i[ev],t)+') '+esc(E[ev])+', '+fmt(f.c)+' calls in</div>');
  function edges(side){var list=P.edges.filter(function(e){return side?e[0]===sel:e[1]===sel});list.sort(function(a,b){return b[3][ev]-a[3][ev]});
-  var r=['<table id="'+(side?'callees':'callers')+'"><tr><th class="n">'+(side?'callees':'callers')+' (by the call\'s cost)</th><th style="width:'+(CW+2)+'ch">calls</th><th style="width:'+W+'">'+esc(E[ev])+'</th></tr>'];
-  list.forEach(function(e){var g=P.fns[side?e[1]:e[0]];r.push('<tr data-i="'+(side?e[1]:e[0])+'">'+named(g.n,60)+'<td>'+fmt(e[2])+'</td><td>'+fmt(e[3][ev])+'</td></tr>')});
+  var r=['<table id="'+(side?'callees':'callers')+'"><tr><th class="n" title="by the call\'s cost">'+(side?'callees':'callers')+'</th><th style="width:'+(CW+2)+'ch">calls</th><th style="width:'+W+'">call\'s '+esc(E[ev])+'</th></tr>'];
+  list.forEach(function(e){var g=P.fns[side?e[1]:e[0]];r.push('<tr data-i="'+(side?e[1]:e[0])+'">'+named(g.n,NC)+'<td>'+fmt(e[2])+'</td><td>'+fmt(e[3][ev])+'</td></tr>')});
   if(!list.length)r.push('<tr><td class="n note">none</td><td></td><td></td></tr>');return r.join('')+'</table>'}
  h.push('<div id="cgwrap"></div>');
  h.push(edges(false),edges(true));
  var S=src(),L=S.fns[String(sel+1)],K=E.length;
  if(L){h.push('<table id="lines"><tr><th class="n" style="width:38%">line</th><th style="width:'+W+'">'+esc(E[ev])+'</th><th class="n">source</th></tr>');
   for(var j=0;j<L.length;j+=K+3){var fl=L[j]<0?'?':S.files[L[j]],tx=L[j+2+K]<0?'':S.texts[L[j+2+K]];
-   h.push('<tr><td class="n" title="'+esc(fl)+':'+L[j+1]+'">'+esc(mid(fl,48))+':'+L[j+1]+'</td><td>'+fmt(L[j+2+ev])+'</td><td class="n" title="'+esc(tx)+'"><pre>'+esc(tx)+'</pre></td></tr>')}
+   h.push('<tr><td class="n" title="'+esc(fl)+':'+L[j+1]+'">'+esc(mid(fl+':'+L[j+1],Math.max(12,Math.floor(DW*0.38/7.2)-2)))+'</td><td>'+fmt(L[j+2+ev])+'</td><td class="n" title="'+esc(tx)+'"><pre>'+esc(tx)+'</pre></td></tr>')}
   h.push('</table>')}
  else h.push('<p class="note" id="nolines">'+esc(nolines())+'</p>');
  $('detail').innerHTML=h.join('');cgraph();
@@ -486,13 +486,15 @@ function detail(){var f=P.fns[sel],h=[],t=total(),W=(NW+2)+'ch';if(!f){$('detail
 function cgraph(){var wrap=$('cgwrap'),f=P.fns[sel],t=total(),W=Math.max(360,(wrap.clientWidth||540)-4),NW=Math.floor(W/3)-16,NH=34,G=8,MAX=12;
  function side(out){var l=P.edges.filter(function(e){return out?e[0]===sel&&e[1]!==sel:e[1]===sel&&e[0]!==sel});l.sort(function(a,b){return b[3][ev]-a[3][ev]});return l}
  var ins=side(false),outs=side(true),rows=Math.max(1,Math.min(MAX,ins.length)+(ins.length>MAX?1:0),Math.min(MAX,outs.length)+(outs.length>MAX?1:0)),H=rows*(NH+G)+G+14;
- var cy=H/2,s=['<svg id="cgraph" width="'+W+'" height="'+H+'" viewBox="0 0 '+W+' '+H+'">'];
+ // the function in the middle of the box as it opens (its max-height), each column from the costliest call down:
+ // the costliest calls are seen without scrolling
+ var VH=(parseFloat(getComputedStyle(wrap).maxHeight)||300)-2,cy=Math.min(H/2,VH/2),s=['<svg id="cgraph" width="'+W+'" height="'+H+'" viewBox="0 0 '+W+' '+H+'">'];
  function fit(n){return mid(n,Math.floor((NW-8)/6.2))}
- function node(i,x,y,cls,id,cost){var g=P.fns[i];s.push('<g class="cgn '+cls+'"'+(id?' id="'+id+'"':'')+' data-i="'+i+'" data-name="'+esc(g.n)+'" data-incl="'+fmt(g.i[ev])+'"'+(cost==null?'':' data-cost="'+fmt(cost)+'"')+'><title>'+esc(g.n)+'\ninclusive '+fmt(g.i[ev])+' '+esc(E[ev])+' ('+pct(g.i[ev],t)+')'+(cost==null?'':'\nthis call: '+fmt(cost))+'</title><rect x="'+x+'" y="'+(y-NH/2)+'" width="'+NW+'" height="'+NH+'" rx="4" fill="'+(id?'#ffe9a8':'#eef3fb')+'" stroke="#789"/><text x="'+(x+4)+'" y="'+(y-3)+'">'+esc(fit(g.n))+'</text><text x="'+(x+4)+'" y="'+(y+12)+'">'+fmt(g.i[ev])+' ('+pct(g.i[ev],t)+')</text></g>')}
- // the costliest calls nearest the function (in the middle of the box, which opens scrolled there), the cheaper farther
- function column(list,x,cls,out){var n=Math.min(MAX,list.length),y0=cy-(n+(list.length>MAX?1:0))*(NH+G)/2+NH/2+G/2,at=[];
-  for(var j=0;j<n;j++)at.push(j);at.sort(function(a,b){return Math.abs(y0+a*(NH+G)-cy)-Math.abs(y0+b*(NH+G)-cy)||a-b});
-  list.slice(0,n).forEach(function(e,k){var y=y0+at[k]*(NH+G),i=out?e[1]:e[0],x1=out?X1+NW:x+NW,x2=out?x:X1;
+ function node(i,x,y,cls,id,cost){var g=P.fns[i];s.push('<g class="cgn '+cls+'"'+(id?' id="'+id+'"':'')+' data-i="'+i+'" data-name="'+esc(g.n)+'" data-incl="'+fmt(g.i[ev])+'"'+(cost==null?'':' data-cost="'+fmt(cost)+'"')+'><title>'+esc(g.n)+'\ninclusive '+fmt(g.i[ev])+' '+esc(E[ev])+' ('+pct(g.i[ev],t)+')'+(cost==null?'':'\nthis call: '+fmt(cost))+'</title><rect x="'+x+'" y="'+(y-NH/2)+'" width="'+NW+'" height="'+NH+'" rx="4" fill="'+(id?'#ffe9a8':'#eef3fb')+'" stroke="#789"/><text x="'+(x+4)+'" y="'+(y-3)+'">'+esc(fit(g.n))+'</text><text x="'+(x+4)+'" y="'+(y+12)+'">'+label(cost==null?'':'call ',cost==null?g.i[ev]:cost)+'</text></g>')}
+ // a node's cost, and its share when both fit
+ function label(what,c){var l=what+fmt(c)+' ('+pct(c,t)+')';return l.length<=Math.floor((NW-8)/6.2)?l:what+fmt(c)}
+ function column(list,x,cls,out){var n=Math.min(MAX,list.length),y0=Math.max(G+NH/2,cy-(n+(list.length>MAX?1:0))*(NH+G)/2+NH/2+G/2);
+  list.slice(0,n).forEach(function(e,k){var y=y0+k*(NH+G),i=out?e[1]:e[0],x1=out?X1+NW:x+NW,x2=out?x:X1;
    s.push('<path d="M'+x1+' '+(out?cy:y)+' C'+(x1+12)+' '+(out?cy:y)+' '+(x2-12)+' '+(out?y:cy)+' '+x2+' '+(out?y:cy)+'" fill="none" stroke="#99a" stroke-width="'+Math.max(1,Math.min(6,6*e[3][ev]/Math.max(1,f.i[ev])))+'"/>');
    node(i,x,y,cls,null,e[3][ev])});
   if(list.length>MAX)s.push('<text x="'+x+'" y="'+(y0+n*(NH+G))+'">'+(list.length-MAX)+' more</text>')}

@@ -6,7 +6,7 @@
 -- callees (by the call's cost) and hottest source lines of a selected
 -- function (every function's, in a block of data of their own read when
 -- first shown) with its place in the call graph (callers, it, callees,
--- drawn as SVG in the page, the costliest calls nearest it; it opens on
+-- drawn as SVG in the page, from the costliest call down; it opens on
 -- main, or the costliest root), an event selector and, for a diff, a
 -- compact summary above the same table: the totals, the share matched
 -- function by function (`d:matched`) and movers. Scripts, styles and

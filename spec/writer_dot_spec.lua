@@ -273,13 +273,16 @@ describe("a writer killed", function()
   -- Runs chunk in lua5.4, sends sig once the fake dot has started (or
   -- after delay seconds when no fake dot is used), and returns the exit
   -- status, the fake dot's pid and whether it still runs.
+  -- The fake dot waits 5 s, or 60 s when the signal must end it (SIGKILL,
+  -- SIGTERM: the writer's death takes it along), so that "dot alive" after
+  -- up to 10 s is the writer's fault, not a slow machine's.
   local function run_and_kill(chunk, sig, wait_dot, delay)
     local script = ("package.path = %q package.cpath = %q\n"):format(package.path, package.cpath) .. chunk
     n = n + 1
     local pidfile = lab.dir .. "/fakedot" .. n .. ".pid"
     local sh = ([[
       exec 2>/dev/null
-      FAKEDOT_PID=%s FAKEDOT_WAIT=5 FAKEDOT_FIFO=%s lua5.4 -e %s &
+      FAKEDOT_PID=%s FAKEDOT_WAIT=%d FAKEDOT_FIFO=%s lua5.4 -e %s &
       pid=$!
       i=0
       if [ %s = yes ]; then
@@ -291,14 +294,18 @@ describe("a writer killed", function()
       kill -%s $pid
       wait $pid
       echo "status $?"
-      sleep 0.1
-      # alive: not gone and not a zombie (killed, its new parent not reaping)
+      # alive: not gone and not a zombie (killed, its new parent not
+      # reaping), still after up to 10 s
       if [ -s %s ]; then
         dot=$(cat %s)
+        i=0
+        while [ -r /proc/$dot/stat ] && ! grep -q ') Z' /proc/$dot/stat && [ $i -lt 1000 ]; do
+          i=$((i + 1)); sleep 0.01
+        done
         if [ -r /proc/$dot/stat ] && ! grep -q ') Z' /proc/$dot/stat; then echo "dot alive"; kill -9 $dot; fi
       fi
-    ]]):format(shq(pidfile), shq(lab.dir .. "/never"), shq(script), wait_dot and "yes" or "no", shq(pidfile),
-      delay or 0, sig, shq(pidfile), shq(pidfile))
+    ]]):format(shq(pidfile), (sig == "KILL" or sig == "TERM") and 60 or 5, shq(lab.dir .. "/never"), shq(script),
+      wait_dot and "yes" or "no", shq(pidfile), delay or 0, sig, shq(pidfile), shq(pidfile))
     local p = assert(io.popen(sh))
     local said = p:read("a")
     p:close()

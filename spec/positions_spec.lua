@@ -79,6 +79,45 @@ describe("relative positions after calls=", function()
   end)
 end)
 
+describe("the file of a cost line after a call", function()
+  -- valgrind keeps the file of the last regular cost line in its base
+  -- too: an fi= written for a call's site (fprint_apos, which leaves the
+  -- base) does not hold for the next cost line, which gets an fi=/fe= of
+  -- its own only when its file differs from the base's. So line 11 below
+  -- is in a.c, as in xapian.callgrind (callgrind 3.3) after calls from
+  -- crti.S into ???, and in a dump of cgdump.c where allocate_dtv's lines
+  -- read as rtld-malloc.h's.
+  local text = table.concat({
+    "# callgrind format", "creator: callgrind-3.19.0", "positions: line", "events: Ir",
+    "fl=(1) a.c", "fn=(1) main", "10 5", "fi=(2) inl.h", "cfn=(2) work", "calls=1 50", "3 40", "11 2", "12 1",
+    "fi=(2)", "4 7", "fe=(1)", "13 1", "fn=(2)", "50 40", "totals: 56", "",
+  }, "\n")
+  local function lines(prof)
+    local t = {}
+    for l in prof:func("main"):lines() do t[#t + 1] = { l.file, l.line, l:cost(1) } end
+    return t
+  end
+
+  it("is the last regular cost line's, unless an fi= or fe= comes right before it, with or without the worker",
+    function()
+      for _, opts in ipairs({ { threads = 1 }, { chunk = 64 } }) do
+        local prof = assert(callgrind.parse(text, "files.out", opts))
+        assert.are.same({ { "a.c", 10, 5 }, { "a.c", 11, 2 }, { "a.c", 12, 1 }, { "inl.h", 4, 7 }, { "a.c", 13, 1 } },
+          lines(prof))
+        local call = prof:func("main"):calls()()
+        assert.are.same({ "inl.h", 3, 40 }, { call.file, call.line, call:cost(1) })
+        assert.are.same({}, prof:warnings())
+      end
+    end)
+
+  it("holds until the next fi= or fe= under position_rule = \"kcachegrind\"", function()
+    local prof = assert(callgrind.parse(text, "files.out", { position_rule = "kcachegrind" }))
+    -- the base moves with the site: 11 and 12 count from line 3 there
+    assert.are.same({ { "a.c", 10, 5 }, { "inl.h", 11, 2 }, { "inl.h", 12, 1 }, { "inl.h", 4, 7 }, { "a.c", 13, 1 } },
+      lines(prof))
+  end)
+end)
+
 describe("relative positions after jump= and jcnd=", function()
   -- A function whose every block ends in a jump: the source line (+2, from
   -- the last cost line) does not move the base, so each next cost line

@@ -292,9 +292,9 @@ static int begin_text(CgLoader *L, uint32_t i)
     L->P->parts[L->part].moving_base = L->moving_base;
     for (k = 0; k < CG_NKINDS; k++)
         cg_names_reset_ids(&L->P->names[k]);
-    L->ob = L->fl = L->lfile = -1;
+    L->ob = L->fl = L->lfile = L->rfile = -1;
     L->cob = L->cfi = L->cfn = -1;
-    L->fi_pending = 0;
+    L->fi_pending = L->fi_site = 0;
     cg_ld_end_function(L);
     return CG_OK;
 }

@@ -247,6 +247,22 @@ static int add_self(CgLoader *L, int64_t *self, const int64_t *v, int n)
     return -1;
 }
 
+/* The file of a regular cost line. valgrind's writer keeps the file of
+ * the last regular cost line as part of its base (callgrind/dump.c:
+ * fprint_apos prints fi=/fe= against it and leaves it; only
+ * fprint_fcost moves it): a regular cost line with no fi=/fe= since the
+ * last position line is in that file, even where an fi=/fe= was written
+ * for a call's or a jump's site since (docs/format.md, "Calls and
+ * jumps"). Under the moving rule a file holds until the next fi=/fe=. */
+static void regular_file(CgLoader *L)
+{
+    if (!L->moving_base && !L->fi_site && L->lfile != L->rfile &&
+        L->rfile >= 0) {
+        cg_ld_close_block(L, L->line);
+        L->lfile = L->rfile;
+    }
+}
+
 /* A scanned cost line: positions pos[], costs L->cost[0..ncost). */
 static int cost_record(CgLoader *L, const uint64_t *pos, int ncost,
                        int skipping)
@@ -289,6 +305,7 @@ static int cost_record(CgLoader *L, const uint64_t *pos, int ncost,
         L->call_pending = 0;
     } else {
         int ev;
+        regular_file(L);
         if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0)
             return rc;
         ev = add_self(L, P->self + (size_t)L->func * P->stride, L->cost,
@@ -303,7 +320,9 @@ static int cost_record(CgLoader *L, const uint64_t *pos, int ncost,
      * leaves that base where it was (docs/format.md, "Calls and jumps") */
     if (regular || L->moving_base)
         memcpy(L->base, pos, (size_t)pt->npos * sizeof *pos);
-    L->fi_pending = 0;
+    if (regular)
+        L->rfile = L->lfile;
+    L->fi_pending = L->fi_site = 0;
     return CG_OK;
 }
 
@@ -418,15 +437,15 @@ static int name_line(CgLoader *L, const CgRec *r)
         break;
     case CG_K_FL:
         cg_ld_close_block(L, L->line);
-        L->fl = L->lfile = idx;
-        L->fi_pending = 0;
+        L->fl = L->lfile = L->rfile = idx;
+        L->fi_pending = L->fi_site = 0;
         cg_ld_end_function(L);
         break;
     case CG_K_FI:
     case CG_K_FE:
         cg_ld_close_block(L, L->line);
         L->lfile = idx;
-        L->fi_pending = 1;
+        L->fi_pending = L->fi_site = 1;
         break;
     case CG_K_FN:
         cg_ld_close_block(L, L->line);
@@ -435,8 +454,8 @@ static int name_line(CgLoader *L, const CgRec *r)
             L->fl = L->lfile;
         cg_ld_end_function(L);
         L->fn_name = idx;
-        L->lfile = L->fl;
-        L->fi_pending = 0;
+        L->lfile = L->rfile = L->fl;
+        L->fi_pending = L->fi_site = 0;
         break;
     case CG_K_COB:
         L->cob = idx;
@@ -524,9 +543,9 @@ static int separator(CgLoader *L)
     L->touched = 1;
     for (k = 0; k < CG_NKINDS; k++)
         cg_names_reset_ids(&L->P->names[k]);
-    L->ob = L->fl = L->lfile = -1;
+    L->ob = L->fl = L->lfile = L->rfile = -1;
     L->cob = L->cfi = L->cfn = -1;
-    L->fi_pending = 0;
+    L->fi_pending = L->fi_site = 0;
     cg_ld_end_function(L);
     return CG_OK;
 }
@@ -687,10 +706,11 @@ static int take_run(CgLoader *L, const CgSeg *g)
         /* else a signed step, mod 2^64 */
         base[k] = q->absolute ? q->v : L->base[k] + q->v;
     }
-    /* the run's first line is the current one while its function and
-     * block are found, as in cost_record */
+    /* the run's first line is the current one while its file, function
+     * and block are found, as in cost_record */
     L->lineno++;
     L->line = g->start;
+    regular_file(L);
     if ((rc = current_func(L)) != 0 || (rc = open_block(L)) != 0) {
         if (rc == CG_ENOMEM)
             return rc;
@@ -708,7 +728,8 @@ static int take_run(CgLoader *L, const CgSeg *g)
     P->run_lines += g->nlines;
     P->vec_lines += g->vlines;
     L->touched = L->body = 1;
-    L->fi_pending = 0;
+    L->rfile = L->lfile;
+    L->fi_pending = L->fi_site = 0;
     return CG_OK;
 lines:
     L->lineno = lineno;

@@ -47,6 +47,10 @@ typedef struct CgLoader {
     int32_t fn_obj, fn_file, fn_name;   /* key of the current fn= */
     int32_t func;                /* its function, -1 until it has content */
     int fi_pending;              /* fi=/fe= since the last content line */
+    int32_t rfile;               /* the file of the last regular cost line
+                                    (fl= at fn=): valgrind's base file */
+    int fi_site;                 /* fi=/fe= since the last position line
+                                    (a cost line, a call's or a jump's) */
 
     int32_t cob, cfi, cfn;       /* call target being named */
     int call_pending;

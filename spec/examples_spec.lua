@@ -37,6 +37,7 @@ describe("examples/annotate.lua", function()
       -- once (400) and func2 three times (400); func1's line 51 costs 100
       -- and calls func2 twice (300)
       "-- Instructions of file1.c",
+      "-- cannot open file1.c",
       " 20 (  2.4%)  line 16  main",
       "400 ( 48.8%)  => func1 (1 call)",
       "400 ( 48.8%)  => func2 (3 calls)",

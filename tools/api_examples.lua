@@ -36,6 +36,7 @@ local tmp = os.tmpname()]],
     ["callgrind.record_summary(path [, format])"] = [[print(select(3, callgrind.record_summary(tmp .. ".none")))]],
     ["callgrind.methods"] = [[print(type(callgrind.methods.Profile.total))]],
     ["callgrind.format"] = [[print(callgrind.format.commas(1234567))]],
+    ["callgrind.history"] = [[print(type(callgrind.history.open))]],
     ["callgrind._VERSION"] = [[print(callgrind._VERSION:match("^%d+%.%d+%.%d+$") ~= nil)]],
   },
   profiler = { setup = [[

@@ -405,6 +405,8 @@ M.objects = {
     { "callgrind.report", "callgrind.format under its old name",
       "{ commas: fun(n: integer): string, shorten: fun(name: string, width?: integer): string }",
       deprecated = "callgrind.format" },
+    { "callgrind.history", "the history store: every run's numbers by commit (callgrind.help(\"history\"))",
+      "callgrind.history" },
     { "callgrind._VERSION", "the library's version", "string" },
   } },
   { name = "profiler", what = "require \"callgrind.profiler\": profile Lua code", var = "profiler",

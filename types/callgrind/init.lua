@@ -233,6 +233,7 @@
 ---@field methods table<string, table> the method tables of Profile, Function, Call, Jump, CostLine, Part
 ---@field format { commas: fun(n: integer): string, shorten: fun(name: string, width?: integer): string } formatting helpers: commas(n), shorten(name, width)
 ---@field report { commas: fun(n: integer): string, shorten: fun(name: string, width?: integer): string } callgrind.format under its old name
+---@field history callgrind.history the history store: every run's numbers by commit (callgrind.help("history"))
 ---@field _VERSION string the library's version
 local callgrind = {}
 

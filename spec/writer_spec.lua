@@ -204,6 +204,11 @@ describe("prof:write", function()
         it("gives back what " .. path:match("corpus/(.*)$") .. " holds", function()
           local load_opts = nil
           if not callgrind.load(path) then load_opts = { lenient = true } end
+          -- callgrind_annotate keeps an fi= written for a call's site for the
+          -- cost lines after it; valgrind's writer does not (docs/format.md,
+          -- "Calls and jumps"), and this file has six such lines (line 0 of
+          -- crti.S after calls into ???): compared as callgrind_annotate reads it
+          if path:match("xapian%.callgrind$") then load_opts = { position_rule = "kcachegrind" } end
           if callgrind.load(path, load_opts) then
             local prof, _, out = round_trip(path, nil, load_opts)
             same_annotation(prof, path, out)

@@ -126,11 +126,7 @@ local function build(name, prog)
   commands[name] = "./" .. exe .. " " .. prog.args
 end
 
-local function have_vm()
-  local f = io.open(VM, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local function have_vm() return H.have_vm(VM) end
 
 -- The files of one valgrind run, by tag (cached: the last spec reads them
 -- all again).

@@ -26,11 +26,7 @@ local BATCH = 250
 -- Seeds whose engines still differ, each with what differs: none.
 local KNOWN = {}
 
-local function have_vm()
-  local f = io.open(VM, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local function have_vm() return helpers.have_vm(VM) end
 
 local function env()
   return ("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s "):format(shq(package.path), shq(package.cpath))

@@ -9,11 +9,7 @@ local helpers = require "spec.support.helpers"
 local shq = helpers.shq
 local VM = os.getenv("CALLGRIND_VM") or "build/bin/callgrind-lua5.4"
 
-local function have_vm()
-  local f = io.open(VM, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local function have_vm() return helpers.have_vm(VM) end
 
 -- zmod is a module of a file of its own: its function's own module is zmod
 local ZMOD = [[

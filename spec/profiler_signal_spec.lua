@@ -17,11 +17,7 @@ local function absolute(path)
   return (path:gsub("[^;]+", function(e) return e:sub(1, 1) == "/" and e or ROOT .. "/" .. e:gsub("^%./", "") end))
 end
 
-local function have_vm()
-  local f = io.open(VM, "rb")
-  if f then f:close() end
-  return f ~= nil
-end
+local function have_vm() return helpers.have_vm(VM) end
 
 -- spin runs once before the script says it is ready, so the profile has
 -- it whenever the signal comes

@@ -14,14 +14,7 @@ setup(function() lab:open() end)
 teardown(function() lab:close() end)
 
 -- The names in a directory (hidden ones too), sorted.
-local function entries(dir)
-  local t = {}
-  local p = assert(io.popen("ls -A " .. shq(dir)))
-  for name in p:lines() do t[#t + 1] = name end
-  p:close()
-  table.sort(t)
-  return t
-end
+local entries = require("spec.support.files").entries
 
 local n = 0
 local function fresh_dir()

@@ -28,14 +28,7 @@ end)
 teardown(function() lab:close() end)
 
 -- The names in a directory (hidden ones too), sorted.
-local function entries(dir)
-  local t = {}
-  local p = assert(io.popen("ls -A " .. shq(dir)))
-  for name in p:lines() do t[#t + 1] = name end
-  p:close()
-  table.sort(t)
-  return t
-end
+local entries = require("spec.support.files").entries
 
 -- What a path is: "file", "link", "fifo", "char", "dir" or "none".
 local function kind_of(path)

@@ -22,6 +22,16 @@ function M.ls(dir)
   return H.run("ls -A " .. H.shq(dir))
 end
 
+--- The names in a directory (hidden ones too), sorted, as an array.
+function M.entries(dir)
+  local t = {}
+  local p = assert(io.popen("ls -A " .. H.shq(dir)))
+  for name in p:lines() do t[#t + 1] = name end
+  p:close()
+  table.sort(t)
+  return t
+end
+
 --- Whether a command is on PATH.
 function M.have(cmd)
   return os.execute("command -v " .. cmd .. " >/dev/null 2>&1") == true

@@ -102,6 +102,17 @@ function M.run(cmd, what, errdir)
   return out
 end
 
+--- The counting interpreter the specs run (`CALLGRIND_VM`, else make vm's).
+M.VM = os.getenv("CALLGRIND_VM") or "build/bin/callgrind-lua5.4"
+
+--- Whether a file exists at path (the counting interpreter when nil: the
+-- specs that need it are pending without it).
+function M.have_vm(path)
+  local f = io.open(path or M.VM, "rb")
+  if f then f:close() end
+  return f ~= nil
+end
+
 --- Runs a Lua chunk in a fresh lua5.4 (busted's interpreter has every
 -- module loaded already) with this checkout's package.path and cpath.
 -- @param body the chunk

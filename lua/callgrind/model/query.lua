@@ -73,27 +73,8 @@ local function matches(fn, pattern, opts)
 end
 
 
--- Levenshtein distance, with a cap: nil when it is over max.
-local function distance(a, b, max)
-  if math_abs(#a - #b) > max then return nil end
-  local prev = {}
-  for j = 0, #b do prev[j] = j end
-  for i = 1, #a do
-    local cur, best = { [0] = i }, i
-    local ca = a:byte(i)
-    for j = 1, #b do
-      local cost = ca == b:byte(j) and 0 or 1
-      local v = prev[j - 1] + cost
-      if prev[j] + 1 < v then v = prev[j] + 1 end
-      if cur[j - 1] + 1 < v then v = cur[j - 1] + 1 end
-      cur[j] = v
-      if v < best then best = v end
-    end
-    if best > max then return nil end
-    prev = cur
-  end
-  return prev[#b] <= max and prev[#b] or nil
-end
+-- Levenshtein distance, with a cap (args.distance)
+local distance = args.distance
 
 --- The names of a profile's functions closest to a name: those that
 -- contain it or that it contains (a clone such as `parse.isra.0`, a

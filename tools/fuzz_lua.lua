@@ -51,8 +51,9 @@ local function dumps_of(src)
   local f = assert(io.open(tmp, "wb"))
   f:write(src)
   f:close()
-  local ph = assert(io.popen(("%s spec/support/luagen.lua hookfile %s 2>&1"):format(LUA, shq(tmp))))
-  local pv = assert(io.popen(("%s spec/support/luagen.lua vmfile %s 2>&1"):format(shq(VM), shq(tmp))))
+  -- a shrunk program may lose what bounded it (a fuel count): 60 s each
+  local ph = assert(io.popen(("timeout 60 %s spec/support/luagen.lua hookfile %s 2>&1"):format(LUA, shq(tmp))))
+  local pv = assert(io.popen(("timeout 60 %s spec/support/luagen.lua vmfile %s 2>&1"):format(shq(VM), shq(tmp))))
   local d = G.parse(read_all(ph)).file or {}
   d.vm = (G.parse(read_all(pv)).file or {}).vm
   return d

@@ -129,7 +129,11 @@ test: deps-test
 test-vm: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm
-	$(BUSTED) --lua=$(BUILD)/bin/callgrind-lua5.4 $(BUSTED_ARGS)
+	@if [ -n "$(BUSTED_ARGS)" ]; then \
+	  $(BUSTED) --lua=$(BUILD)/bin/callgrind-lua5.4 $(BUSTED_ARGS); \
+	else \
+	  JOBS=$(JOBS) LUA=$(BUILD)/bin/callgrind-lua5.4 BUSTED=$(BUSTED) BUILD=$(BUILD) bash tools/test_parallel.sh; \
+	fi
 
 vm-compare: deps-test
 	@$(MAKE) --no-print-directory vm

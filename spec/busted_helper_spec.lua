@@ -68,7 +68,7 @@ describe("callgrind.busted", function()
 
       it("gives a nested profile the numbers of a profile of its own", function()
         local env = "CALLGRIND_BASELINE_DIR=" .. shq(dir)
-        local out, ok = run(env, "busted --lua=" .. shq(lua) .. " spec/nested_spec.lua")
+        local out, ok = run(env, "busted --lua=" .. shq(lua) .. " spec/nested_test.lua")
         assert.is_true(ok, out)
         local nested = tonumber(out:match("nested Instr (%d+)"))
         -- the same function profiled alone, in a process of its own
@@ -79,7 +79,7 @@ describe("callgrind.busted", function()
         assert.are.equal(tonumber(alone:match("alone Instr (%d+)")), nested)
         -- inside a whole-run profile (-lcallgrind.start) too
         local whole, wok = run(env .. " CALLGRIND_OUT=" .. shq(dir .. ".out"),
-          shq(lua) .. " -lcallgrind.start /usr/bin/busted --ignore-lua spec/nested_spec.lua")
+          shq(lua) .. " -lcallgrind.start /usr/bin/busted --ignore-lua spec/nested_test.lua")
         assert.is_true(wok, whole)
         assert.are.equal(nested, tonumber(whole:match("nested Instr (%d+)")))
         assert.truthy(helpers.read_file(dir .. ".out"))

@@ -290,7 +290,8 @@ describe("callgrind.parse", function()
 
   it("rejects unknown options and unknown events as misuse", function()
     assert.has_error(function() parse("", { lenent = true }) end,
-      "bad argument #3 to 'parse' (unknown option 'lenent'; options: chunk, lenient, max_bytes, position_rule, progress, threads)")
+      "bad argument #3 to 'parse' (unknown option 'lenent'; options: chunk, lenient, max_bytes, position_rule, "
+        .. "progress, threads)")
     local prof = assert(parse("events: Ir\nfn=m\n1 1\n"))
     assert.has_error(function() prof:func("m"):self("Irr") end,
       "bad argument #1 to 'self' (unknown event 'Irr'; events: Ir)")

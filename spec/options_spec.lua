@@ -103,8 +103,9 @@ local CALLS = {
   ["history.context([opts])"] = { function(o) return callgrind.history.context(o) end, 1, "history%.context" },
 }
 -- a History's methods, on a store of its own
-for sig, c in pairs({ ["hist:add(source [, opts])"] = { "add", 2, true }, ["hist:show(name [, opts])"] = { "show", 2, "x" },
-  ["hist:changes([opts])"] = { "changes", 1 }, ["hist:bmf([opts])"] = { "bmf", 1 },
+for sig, c in pairs({ ["hist:add(source [, opts])"] = { "add", 2, true },
+  ["hist:show(name [, opts])"] = { "show", 2, "x" }, ["hist:changes([opts])"] = { "changes", 1 },
+  ["hist:bmf([opts])"] = { "bmf", 1 },
   ["hist:write_bmf(path [, opts])"] = { "write_bmf", 2, tmp .. ".bmf" }, ["hist:html([opts])"] = { "html", 1 },
   ["hist:write_html(path [, opts])"] = { "write_html", 2, tmp .. ".html" } }) do
   CALLS[sig] = { function(o)

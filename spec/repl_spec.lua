@@ -212,7 +212,8 @@ describe("callgrind.help", function()
       true))
     assert.are.equal(callgrind.help("Selection"), callgrind.help(prof:all()))
     assert.are.equal(callgrind.help("Tree"), callgrind.help(prof:func("main"):tree()))
-    assert.are.equal("bad argument #1 to 'help' (no help for 'Nope'; did you mean name, open, top?; try callgrind.help())",
+    assert.are.equal("bad argument #1 to 'help' (no help for 'Nope'; did you mean name, open, top?; "
+      .. "try callgrind.help())",
       err_of(callgrind.help, "Nope"))
     assert.are.equal("bad argument #1 to 'help' (no help for table; try callgrind.help())", err_of(callgrind.help, {}))
   end)

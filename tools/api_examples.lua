@@ -263,7 +263,8 @@ local callgrind = require "callgrind"
 local history = callgrind.history
 local tmp = os.tmpname()]],
     ["history.open([url [, opts]])"] = [[print(history.open(tmp):info().kind)]],
-    ["history.context([opts])"] = [[print(history.context({ commit = "abc", branch = "main", machine = "ci", time = 0 }).commit)]],
+    ["history.context([opts])"] =
+      [[print(history.context({ commit = "abc", branch = "main", machine = "ci", time = 0 }).commit)]],
   },
   History = { setup = [[
 local callgrind = require "callgrind"
@@ -271,7 +272,8 @@ local hist = assert(callgrind.history.open(os.tmpname()))
 local rec = function(v) return { { name = "parse", target = "total", event = "Ir", new = v } } end
 assert(hist:add(rec(100), { commit = "a1", branch = "main", machine = "ci", time = 1 }))
 local tmp = os.tmpname()]],
-    ["hist:add(source [, opts])"] = [[print(hist:add(rec(120), { commit = "b2", branch = "main", machine = "ci", time = 2 }).added)]],
+    ["hist:add(source [, opts])"] =
+      [[print(hist:add(rec(120), { commit = "b2", branch = "main", machine = "ci", time = 2 }).added)]],
     ["hist:series([pattern])"] = [[print(hist:series()[1])]],
     ["hist:show(name [, opts])"] = [[print(hist:show("parse/total/Ir")[1].value)]],
     ["hist:changes([opts])"] = [[print(#hist:changes())]],

@@ -283,8 +283,8 @@ function Profile:write_pprof(path, opts)
     -- (max_bytes 0: the size alone, no sample made)
     local collapse = false
     if not opts.collapse_recursion then
-      local ok, csize = M.encode(self, names, threshold, true, 0)
-      collapse = ok ~= nil or csize <= max
+      local fits, csize = M.encode(self, names, threshold, true, 0)
+      collapse = fits ~= nil or csize <= max
     end
     return nil, stacks.too_big("write_pprof", "pprof samples", size, max, collapse), "memory"
   end

@@ -57,7 +57,7 @@ DEPS_TEST = $(DEPS_VM) lua-lpeg lua-busted valgrind perl gzip zstd xz-utils pyth
   lua-check git cmark cmark-gfm lua-sql-sqlite3 lua-sql-postgres postgresql
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
-DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check lua-sql-sqlite3 lua-sql-postgres postgresql
+DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check lua-sql-sqlite3 lua-sql-postgres postgresql lua-socket
 DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 # the HTML report in a real browser: Debian's chromium and node, and

@@ -80,12 +80,12 @@ for _, kind in ipairs({ "sqlite", "postgres" }) do
     it("creates the versioned schema and refuses a newer one, naming both versions", function()
       local url = fresh(kind)
       local h = assert(history.open(url))
-      assert.are.same({ kind = kind, url = url, schema_version = 1 }, h:info())
+      assert.are.same({ kind = kind, url = url, schema_version = 2 }, h:info())
       h.st:exec("UPDATE meta SET value = '7' WHERE key = 'schema_version'")
       h:close()
       local none, err, ekind = history.open(url)
       assert.is_nil(none)
-      assert.are.equal(url .. ": the store's schema is version 7, newer than this library's 1: update the library "
+      assert.are.equal(url .. ": the store's schema is version 7, newer than this library's 2: update the library "
         .. "(a newer one wrote it)", err)
       assert.are.equal("io", ekind)
     end)
@@ -139,6 +139,167 @@ for _, kind in ipairs({ "sqlite", "postgres" }) do
       assert.are.equal(0, #assert(h:changes({ tolerance = 10 })))
       assert.are.equal(1, #assert(h:changes({ series = "/total/" })))
       assert.matches("c137 .* gen/parse/Ir %(main%): 1,000 %-> 1,100 %(%+10%.00%%%)", history.changes_text(ch))
+      h:close()
+    end)
+
+    it("keeps its steps right when commits come out of order, again, and widen a spread", function()
+      -- 3 series on 2 lines (main on m1 and m2), 30 commits added in a
+      -- shuffled order, some of them again; changes at three tolerances
+      -- against the steps worked out here from what was added
+      local N, SPREAD = 30, 2
+      local function value(series, line, i)
+        if series == "x/a/Ir" then return 1000 + (i >= 11 and 100 or 0) + (i >= 21 and -60 or 0) + line end
+        if series == "x/b/Ir" then return 500 + (i % 7 == 0 and 10 or 0) end
+        -- a spread series: noise of 0.5% around steps of 15% and 5% (line 2 only)
+        return 10000 + (i * 37 % 11 - 5) * 10 + (i >= 8 and 1500 or 0) + (line == 2 and i >= 16 and 600 or 0)
+      end
+      local NAMES = { "x/a/Ir", "x/b/Ir", "x/c/Instr" }
+
+      local h = assert(history.open(fresh(kind)))
+      -- what was added: [line][i] = { value, lo, hi } of x/c; x/c's spread (a fraction)
+      local c_points, c_spread = { {}, {} }, SPREAD / 100
+      local function put(line, i, extra)
+        extra = extra or 0
+        -- the exact counts, then (the same run again) the spread series
+        local o = { commit = ("k%02d"):format(i), branch = "main", machine = "m" .. line, time = 1000 + i }
+        assert(h:add({ rec("x", "a", "Ir", value("x/a/Ir", line, i)), rec("x", "b", "Ir", value("x/b/Ir", line, i)) },
+          o))
+        local v = value("x/c/Instr", line, i) + extra
+        o.spread = SPREAD
+        assert(h:add({ rec("x", "c", "Instr", v) }, o))
+        local p = c_points[line][i]
+        if not p then
+          c_points[line][i] = { v, v, v }
+        else
+          p[2], p[3] = math.min(p[2], v), math.max(p[3], v)
+          c_spread = math.max(c_spread, (p[3] - p[2]) / p[2])
+        end
+      end
+      local order, seed = {}, 7
+      for i = 1, N do order[i] = i end
+      for i = N, 2, -1 do
+        seed = (seed * 1103515245 + 12345) % 2147483648
+        local j = seed % i + 1
+        order[i], order[j] = order[j], order[i]
+      end
+      for n, i in ipairs(order) do
+        put(1, i)
+        put(2, order[N + 1 - n])
+        -- commits added again: the same exact counts; x/c measured again
+        if n == 10 then put(1, order[3], 0) end
+        if n == 20 then put(2, order[5], 30) end
+      end
+      -- k07 again on m1, 8% higher: k08's step on m1 is no longer beyond
+      -- the ranges; the last, k12 again on m2, 9% higher, widens x/c's
+      -- spread to 9%
+      put(1, 7, 800)
+      put(2, 12, 1050)
+      assert.is_true(c_spread > 0.085 and c_spread < 0.095)
+      local function expected(tol)
+        local out = {}
+        for _, name in ipairs(NAMES) do
+          for line = 1, 2 do
+            for i = 2, N do
+              local v, pv, lo, hi, plo, phi
+              if name == "x/c/Instr" then
+                v, lo, hi = table.unpack(c_points[line][i])
+                pv, plo, phi = table.unpack(c_points[line][i - 1])
+              else
+                v, pv = value(name, line, i), value(name, line, i - 1)
+              end
+              local step = v ~= pv and math.abs(v - pv) > tol / 100 * math.abs(pv)
+              if step and name == "x/c/Instr" then
+                local sp = c_spread
+                step = lo - sp * v / 2 > phi + sp * pv / 2 or hi + sp * v / 2 < plo - sp * pv / 2
+              end
+              if step then
+                out[#out + 1] = { ("k%02d"):format(i), name, "m" .. line, ("k%02d"):format(i - 1), pv, v }
+              end
+            end
+          end
+        end
+        table.sort(out, function(a, b)
+          if a[1] ~= b[1] then return a[1] < b[1] end
+          if a[2] ~= b[2] then return a[2] < b[2] end
+          return a[3] < b[3]
+        end)
+        return out
+      end
+      local function got(tol)
+        local out = {}
+        for i, c in ipairs(assert(h:changes({ tolerance = tol }))) do
+          out[i] = { c.commit, c.series, c.machine, c.before_commit, c.before, c.after }
+        end
+        table.sort(out, function(a, b)
+          if a[1] ~= b[1] then return a[1] < b[1] end
+          if a[2] ~= b[2] then return a[2] < b[2] end
+          return a[3] < b[3]
+        end)
+        return out
+      end
+      -- (the steps of x/c: k08 on m2 (on m1 k07's range reaches it); 600
+      -- at k16 on m2 is 5% of 11,500, no step at a 9% spread)
+      local want = expected(0)
+      local c_steps = {}
+      for _, r in ipairs(want) do if r[2] == "x/c/Instr" then c_steps[#c_steps + 1] = r[1] .. " " .. r[3] end end
+      assert.are.same({ "k08 m2" }, c_steps)
+      assert.are.same(want, got(0))
+      assert.are.same(expected(3), got(3))
+      assert.are.same(expected(9.5), got(9.5))
+      assert.is_true(#expected(3) < #want and #expected(9.5) < #expected(3) and #expected(9.5) > 0)
+      h:close()
+    end)
+
+    it("migrates a store of schema version 1: the steps of the points there, then of every add", function()
+      local url = fresh(kind)
+      -- version 1 as the library wrote it (before the steps table)
+      local luasql = kind == "sqlite" and require("luasql.sqlite3").sqlite3() or require("luasql.postgres").postgres()
+      local conn = assert(luasql:connect(kind == "sqlite" and url:gsub("^sqlite:", "") or url))
+      local key = kind == "sqlite" and "INTEGER PRIMARY KEY" or "BIGSERIAL PRIMARY KEY"
+      for _, sql in ipairs({
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        "CREATE TABLE lines (id " .. key .. ", branch TEXT NOT NULL, machine TEXT NOT NULL, UNIQUE (branch, machine))",
+        "CREATE TABLE runs (id " .. key .. ", commit_id TEXT NOT NULL, line_id BIGINT NOT NULL, t BIGINT NOT NULL, "
+          .. "added BIGINT NOT NULL, source TEXT, UNIQUE (commit_id, line_id))",
+        "CREATE TABLE series (id " .. key .. ", name TEXT NOT NULL UNIQUE, event TEXT, kind TEXT NOT NULL, "
+          .. "spread DOUBLE PRECISION NOT NULL DEFAULT 0)",
+        "CREATE TABLE points (series_id BIGINT NOT NULL, line_id BIGINT NOT NULL, t BIGINT NOT NULL, "
+          .. "run_id BIGINT NOT NULL, value BIGINT NOT NULL, lo BIGINT NOT NULL, hi BIGINT NOT NULL, "
+          .. "n INTEGER NOT NULL, PRIMARY KEY (series_id, line_id, t, run_id))"
+          .. (kind == "sqlite" and " WITHOUT ROWID" or ""),
+        "CREATE INDEX points_run ON points (run_id)",
+        "INSERT INTO meta (key, value) VALUES ('schema_version', '1')",
+        "INSERT INTO lines (branch, machine) VALUES ('main', 'm')",
+        "INSERT INTO series (name, event, kind, spread) VALUES ('old/total/Ir', 'Ir', 'exact', 0)",
+      }) do assert(conn:execute(sql)) end
+      for i = 1, 20 do
+        local v = i >= 13 and 260 or 200
+        assert(conn:execute(("INSERT INTO runs (commit_id, line_id, t, added, source) VALUES ('o%02d', 1, %d, 0, 'x')")
+          :format(i, i)))
+        assert(conn:execute(("INSERT INTO points VALUES (1, 1, %d, %d, %d, %d, %d, 1)"):format(i, i, v, v, v)))
+      end
+      conn:close()
+      luasql:close()
+      local h = assert(history.open(url))
+      assert.are.equal(2, h:info().schema_version)
+      local ch = assert(h:changes())
+      assert.are.same({ { "o13", "o12", 200, 260 } }, { { ch[1].commit, ch[1].before_commit, ch[1].before, ch[1].after } })
+      assert.are.equal(1, #ch)
+      -- an add after the migration: its step too, between two old commits
+      assert(h:add({ rec("old", "total", "Ir", 300) }, { commit = "o06b", branch = "main", machine = "m", time = 6 }))
+      ch = assert(h:changes())
+      assert.are.same({ "o06b", "o07", "o13" }, { ch[1].commit, ch[2].commit, ch[3].commit })
+      assert.are.same({ 200, 300, 300, 200, 200, 260 },
+        { ch[1].before, ch[1].after, ch[2].before, ch[2].after, ch[3].before, ch[3].after })
+      if kind == "postgres" then
+        -- the points' key index holds their values (a series read from the index alone)
+        assert.matches("INCLUDE %(value, lo, hi, n%)",
+          h.st:row("SELECT indexdef FROM pg_indexes WHERE indexname = 'points_pkey'")[1])
+      end
+      h:close()
+      -- opened again: version 2 as it is
+      h = assert(history.open(url))
+      assert.are.equal(3, #assert(h:changes()))
       h:close()
     end)
 
@@ -202,7 +363,7 @@ for _, kind in ipairs({ "sqlite", "postgres" }) do
       assert.has_error(function() h:add(recs, { commit = "a", branch = "main", machine = "m", time = 1 }) end,
         "interrupted")
       h.st.exec = nil
-      for _, t in ipairs({ "runs", "points", "series", "lines" }) do
+      for _, t in ipairs({ "runs", "points", "steps", "series", "lines" }) do
         assert.are.equal(0, tonumber(h.st:row("SELECT count(*) FROM " .. t)[1]), t)
       end
       h:close()

@@ -294,6 +294,58 @@ local function ensure(st, insert, select)
   return int(st:row(select)[1])
 end
 
+-- The pairs of points an add changed (store.lua's steps table): for the
+-- points of `sids` at run `run` (line `line`, time `t`), each one's pair
+-- with the point before it and the next point's pair with it, written
+-- again (deleted, then inserted when store.STEP holds). The neighbours
+-- are found by the points' key: the last point before, the first after.
+local NEIGHBOURS = [[
+SELECT p.series_id, p.value, p.lo, p.hi, b.run_id, b.value, b.lo, b.hi, a.t, a.run_id, a.value, a.lo, a.hi
+FROM (SELECT p.series_id, p.line_id, p.value, p.lo, p.hi,
+    (SELECT q.t FROM points q WHERE q.series_id = p.series_id AND q.line_id = p.line_id AND q.t <= p.t
+      AND (q.t < p.t OR q.run_id < p.run_id) ORDER BY q.t DESC, q.run_id DESC LIMIT 1) AS bt,
+    (SELECT q.run_id FROM points q WHERE q.series_id = p.series_id AND q.line_id = p.line_id AND q.t <= p.t
+      AND (q.t < p.t OR q.run_id < p.run_id) ORDER BY q.t DESC, q.run_id DESC LIMIT 1) AS br,
+    (SELECT q.t FROM points q WHERE q.series_id = p.series_id AND q.line_id = p.line_id AND q.t >= p.t
+      AND (q.t > p.t OR q.run_id > p.run_id) ORDER BY q.t, q.run_id LIMIT 1) AS at,
+    (SELECT q.run_id FROM points q WHERE q.series_id = p.series_id AND q.line_id = p.line_id AND q.t >= p.t
+      AND (q.t > p.t OR q.run_id > p.run_id) ORDER BY q.t, q.run_id LIMIT 1) AS ar
+  FROM points p WHERE p.series_id IN (%s) AND p.line_id = %d AND p.t = %d AND p.run_id = %d) p
+LEFT JOIN points b ON b.series_id = p.series_id AND b.line_id = p.line_id AND b.t = p.bt AND b.run_id = p.br
+LEFT JOIN points a ON a.series_id = p.series_id AND a.line_id = p.line_id AND a.t = p.at AND a.run_id = p.ar]]
+
+local function update_steps(st, line, t, run, sids)
+  local ids = {}
+  for i, sid in ipairs(sids) do ids[i] = tostring(sid) end
+  store.batches(ids, 400, function(values)
+    local rows = st:rows(string_format(NEIGHBOURS, values, line, t, run))
+    local later, pairs_ = {}, {}
+    for _, r in ipairs(rows) do
+      local sid, v, lo, hi = int(r[1]), int(r[2]), int(r[3]), int(r[4])
+      if r[5] ~= nil then
+        pairs_[#pairs_ + 1] = string_format("(%d, %d, %d, %d, %s, %d, %d, %d, %s, %s, %s)", sid, line, t, run,
+          r[5], v, lo, hi, r[6], r[7], r[8])
+      end
+      if r[10] ~= nil then
+        later[#later + 1] = string_format("(series_id = %d AND t = %s AND run_id = %s)", sid, r[9], r[10])
+        pairs_[#pairs_ + 1] = string_format("(%d, %d, %s, %s, %d, %s, %s, %s, %d, %d, %d)", sid, line, r[9], r[10],
+          run, r[11], r[12], r[13], v, lo, hi)
+      end
+    end
+    st:exec(string_format("DELETE FROM steps WHERE series_id IN (%s) AND line_id = %d AND t = %d AND run_id = %d",
+      values, line, t, run))
+    if #later > 0 then
+      st:exec(string_format("DELETE FROM steps WHERE line_id = %d AND (%s)", line, table_concat(later, " OR ")))
+    end
+    if #pairs_ > 0 then
+      st:exec(string_format("WITH x (%s) AS (VALUES %s) INSERT INTO steps (%s) SELECT x.series_id, x.line_id, "
+        .. "x.t, x.run_id, x.prev_run, x.value, x.lo, x.hi, x.pv, x.plo, x.phi FROM x JOIN series s "
+        .. "ON s.id = x.series_id WHERE %s", store.STEP_COLUMNS, table_concat(pairs_, ","), store.STEP_COLUMNS,
+        store.STEP))
+    end
+  end)
+end
+
 local function add(h, source, opts)
   local st = h.st
   local ctx, cerr = M.context({ commit = opts.commit, branch = opts.branch, machine = opts.machine,
@@ -364,7 +416,7 @@ local function add(h, source, opts)
         have[int(r[1])] = { value = int(r[2]), lo = int(r[3]), hi = int(r[4]), n = int(r[5]) }
       end
     end
-    local new_rows = {}
+    local new_rows, changed = {}, {}
     for _, p in ipairs(list) do
       local sid = ids[p.series]
       local kind = sinfo[p.series].kind
@@ -374,6 +426,7 @@ local function add(h, source, opts)
       local old = have[sid]
       if not old then
         new_rows[#new_rows + 1] = string_format("(%d, %d, %d, %d, %d, %d, %d, 1)", sid, line, t, run, p.value, lo, hi)
+        changed[#changed + 1] = sid
         summary.added = summary.added + 1
       elseif kind == "exact" then
         if old.value ~= p.value then
@@ -386,6 +439,7 @@ local function add(h, source, opts)
         local nlo, nhi = math.min(old.lo, lo), math.max(old.hi, hi)
         st:exec(string_format("UPDATE points SET lo = %d, hi = %d, n = n + 1 WHERE series_id = %d AND run_id = %d",
           nlo, nhi, sid, run))
+        changed[#changed + 1] = sid
         local width = nlo > 0 and (nhi - nlo) / nlo or 0
         if width > (sinfo[p.series].spread or 0) then
           st:exec(string_format("UPDATE series SET spread = %.17g WHERE id = %d AND spread < %.17g", width, sid, width))
@@ -396,6 +450,7 @@ local function add(h, source, opts)
     store.batches(new_rows, 400, function(values)
       st:exec("INSERT INTO points (series_id, line_id, t, run_id, value, lo, hi, n) VALUES " .. values)
     end)
+    update_steps(st, line, t, run, changed)
   end)
   return summary
 end
@@ -458,12 +513,19 @@ local function show(h, name, opts)
       .. (#near > 0 and ("; closest: " .. table_concat(near, ", ", 1, math.min(#near, 5))) or "") }, 0)
   end
   local out = { name = name, kind = s[2], event = s[3], spread_pct = tonumber(s[4]) * 100 }
-  for _, r in ipairs(st:rows(string_format("SELECT r.commit_id, l.branch, l.machine, p.t, p.value, p.lo, p.hi, p.n "
-    .. "FROM points p JOIN runs r ON r.id = p.run_id JOIN lines l ON l.id = p.line_id WHERE p.series_id = %d%s "
-    .. "ORDER BY p.line_id, p.t, p.run_id", int(s[1]), line_filter(st, opts, "p.line_id")))) do
-    out[#out + 1] = { commit = r[1], branch = r[2], machine = r[3], time = int(r[4]), value = int(r[5]),
-      lo = int(r[6]), hi = int(r[7]), n = int(r[8]) }
-  end
+  -- the lines apart (a few), each point's commit by a join to runs (its
+  -- points read in key order: PostgreSQL's key index holds their values)
+  local lines = {}
+  st:each("SELECT id, branch, machine FROM lines", function(r) lines[int(r[1])] = { r[2], r[3] } end)
+  local n = 0
+  st:each(string_format("SELECT r.commit_id, p.line_id, p.t, p.value, p.lo, p.hi, p.n "
+    .. "FROM points p JOIN runs r ON r.id = p.run_id WHERE p.series_id = %d%s "
+    .. "ORDER BY p.line_id, p.t, p.run_id", int(s[1]), line_filter(st, opts, "p.line_id")), function(r)
+    local l = lines[int(r[2])]
+    n = n + 1
+    out[n] = { commit = r[1], branch = l[1], machine = l[2], time = int(r[3]), value = int(r[4]),
+      lo = int(r[5]), hi = int(r[6]), n = int(r[7]) }
+  end)
   return out
 end
 
@@ -482,17 +544,8 @@ end
 local function changes(h, opts)
   local st = h.st
   local tol = (opts.tolerance or 0) / 100
-  local sql = string_format([[
-SELECT w.series_id, w.line_id, w.run_id, w.prun, w.value, w.pv FROM (
-  SELECT series_id, line_id, run_id, value, lo, hi,
-    LAG(run_id) OVER win AS prun, LAG(value) OVER win AS pv, LAG(lo) OVER win AS plo, LAG(hi) OVER win AS phi
-  FROM points WHERE 1 = 1%s
-  WINDOW win AS (PARTITION BY series_id, line_id ORDER BY t, run_id)) w
-JOIN series s ON s.id = w.series_id
-WHERE w.prun IS NOT NULL AND w.value <> w.pv AND ABS(w.value - w.pv) > %.17g * ABS(w.pv)
-  AND (s.kind = 'exact'
-    OR w.lo - s.spread * w.value / 2.0 > w.phi + s.spread * w.pv / 2.0
-    OR w.hi + s.spread * w.value / 2.0 < w.plo - s.spread * w.pv / 2.0)]], line_filter(st, opts, "line_id"), tol)
+  local sql = string_format("SELECT x.series_id, x.line_id, x.run_id, x.prev_run, x.value, x.pv FROM steps x "
+    .. "JOIN series s ON s.id = x.series_id WHERE %s%s", store.step_condition(tol), line_filter(st, opts, "x.line_id"))
   local rows = st:rows(sql)
   local series, runs, lines = {}, {}, {}
   for _, r in ipairs(st:rows("SELECT id, name, kind, event FROM series")) do

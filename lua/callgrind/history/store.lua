@@ -15,7 +15,28 @@
 -- - `points(series_id, line_id, t, run_id, value, lo, hi, n)`: a run's
 --   value of a series; `lo`..`hi` what repeated measurements of the same
 --   commit gave, `n` how many. Its key is the order of a series on a line,
---   so a series is read, and its steps found, in key order.
+--   so a series is read in key order;
+-- - `steps(series_id, line_id, t, run_id, prev_run, value, lo, hi, pv,
+--   plo, phi)`: the steps at tolerance 0, kept by every add (the same
+--   transaction): a pair of consecutive points of a series on a line
+--   (`prev_run` the one before), keyed as its later point, with both
+--   points' values and ranges. `changes` reads this table, not the points.
+--
+-- The steps table holds every pair that is a step at tolerance 0 with the
+-- series' spread of when it was written (`M.STEP`), so it holds every step
+-- of any tolerance (a larger tolerance only leaves steps out) and of any
+-- later spread (a spread only widens, and a wider one only leaves steps out
+-- of non-negative counts; a pair with a negative count is kept whatever its
+-- spread): `changes` applies the tolerance and the spread of now to its rows
+-- (`M.step_condition`). An add recomputes the pairs its points are in: a
+-- point's own (with the point before it) and the next point's (which had
+-- another point before it when the add lands between two commits, and whose
+-- pair changes when a merge widens the range); a point added out of commit
+-- order or again is one of these cases.
+--
+-- Version 1 (no steps table) is migrated when opened: the table is made and
+-- filled from the points (and, on PostgreSQL, the points' key index made
+-- again holding their values) in one transaction under the write lock.
 --
 -- An add is one transaction that holds the store's write lock from its
 -- start (SQLite: `BEGIN IMMEDIATE` in WAL mode with a busy timeout;
@@ -28,12 +49,18 @@ local math_tointeger, string_format, table_concat = math.tointeger, string.forma
 local M = {}
 
 --- The schema version this library writes and reads.
-M.SCHEMA_VERSION = 1
+M.SCHEMA_VERSION = 2
 
 local DIALECT = {
-  sqlite = { key = "INTEGER PRIMARY KEY", without_rowid = " WITHOUT ROWID", begin = { "BEGIN IMMEDIATE" } },
-  postgres = { key = "BIGSERIAL PRIMARY KEY", without_rowid = "",
-    begin = { "BEGIN", "SELECT pg_advisory_xact_lock(7271044)" } },
+  sqlite = { key = "INTEGER PRIMARY KEY", without_rowid = " WITHOUT ROWID", include = "",
+    begin = { "BEGIN IMMEDIATE" } },
+  -- PostgreSQL keeps a table's rows in the order they came (a commit's
+  -- points together): the key's index holds the points' values too, so
+  -- that a series is read from the index alone, in order (an index-only
+  -- scan; vacuumed often enough that it need not visit the rows)
+  postgres = { key = "BIGSERIAL PRIMARY KEY", without_rowid = "", include = " INCLUDE (value, lo, hi, n)",
+    begin = { "BEGIN", "SELECT pg_advisory_xact_lock(7271044)" },
+    points_after = { "ALTER TABLE points SET (autovacuum_vacuum_insert_scale_factor = 0.01)" } },
 }
 
 local function schema(d)
@@ -47,9 +74,55 @@ local function schema(d)
       .. "kind TEXT NOT NULL, spread DOUBLE PRECISION NOT NULL DEFAULT 0)",
     "CREATE TABLE IF NOT EXISTS points (series_id BIGINT NOT NULL, line_id BIGINT NOT NULL, t BIGINT NOT NULL, "
       .. "run_id BIGINT NOT NULL, value BIGINT NOT NULL, lo BIGINT NOT NULL, hi BIGINT NOT NULL, "
-      .. "n INTEGER NOT NULL, PRIMARY KEY (series_id, line_id, t, run_id))" .. d.without_rowid,
+      .. "n INTEGER NOT NULL, PRIMARY KEY (series_id, line_id, t, run_id)" .. d.include .. ")" .. d.without_rowid,
     "CREATE INDEX IF NOT EXISTS points_run ON points (run_id)",
   }
+end
+
+-- The steps table (schema version 2).
+local function steps_schema(d)
+  return "CREATE TABLE IF NOT EXISTS steps (series_id BIGINT NOT NULL, line_id BIGINT NOT NULL, t BIGINT NOT NULL, "
+    .. "run_id BIGINT NOT NULL, prev_run BIGINT NOT NULL, value BIGINT NOT NULL, lo BIGINT NOT NULL, "
+    .. "hi BIGINT NOT NULL, pv BIGINT NOT NULL, plo BIGINT NOT NULL, phi BIGINT NOT NULL, "
+    .. "PRIMARY KEY (series_id, line_id, t, run_id))" .. d.without_rowid
+end
+
+--- The SQL condition under which a pair `x` (a row of steps, or of the
+-- same columns) of the series `s` (a row of series) is a step beyond
+-- `tol` (a fraction): the values differ by more than tol of the earlier
+-- one and, for a spread series, the two ranges, each widened by half the
+-- series' spread of its value, do not overlap.
+-- @usage local cond = store.step_condition(0.05)
+function M.step_condition(tol)
+  return string_format("x.value <> x.pv AND ABS(x.value - x.pv) > %.17g * ABS(x.pv) AND (s.kind = 'exact' "
+    .. "OR x.lo - s.spread * x.value / 2.0 > x.phi + s.spread * x.pv / 2.0 "
+    .. "OR x.hi + s.spread * x.value / 2.0 < x.plo - s.spread * x.pv / 2.0)", tol)
+end
+
+--- What the steps table keeps of a pair `x` of series `s`: a step at
+-- tolerance 0, or any change with a negative count (whose step a wider
+-- spread could make).
+-- @usage local cond = store.STEP
+M.STEP = "(" .. M.step_condition(0) .. " OR (x.value <> x.pv AND (x.lo < 0 OR x.plo < 0)))"
+
+--- The steps table's columns, in the order `STEP_ROWS` gives them.
+M.STEP_COLUMNS = "series_id, line_id, t, run_id, prev_run, value, lo, hi, pv, plo, phi"
+
+--- Fills the steps table from the points (of the series matching the SQL
+-- condition `where` on the points `p`, "1 = 1" for all): what the
+-- migration from version 1 does, and the bench after filling points.
+-- @usage store.fill_steps(st, "p.series_id = 7")
+function M.fill_steps(st, where)
+  st:exec(string_format([[
+INSERT INTO steps (%s) SELECT x.series_id, x.line_id, x.t, x.run_id, x.prev_run, x.value, x.lo, x.hi,
+  x.pv, x.plo, x.phi FROM (
+  SELECT p.series_id, p.line_id, p.t, p.run_id, p.value, p.lo, p.hi,
+    LAG(p.run_id) OVER win AS prev_run, LAG(p.value) OVER win AS pv, LAG(p.lo) OVER win AS plo,
+    LAG(p.hi) OVER win AS phi
+  FROM points p WHERE %s
+  WINDOW win AS (PARTITION BY p.series_id, p.line_id ORDER BY p.t, p.run_id)) x
+JOIN series s ON s.id = x.series_id
+WHERE x.prev_run IS NOT NULL AND %s]], M.STEP_COLUMNS, where, M.STEP))
 end
 
 --- Splits a store's address into its kind and what LuaSQL connects to:
@@ -109,6 +182,17 @@ function methods.rows(st, sql)
   return out
 end
 
+--- Calls f(row) for each row of a query, the same table (an array of
+-- its columns) each time: a caller keeps what it needs of it.
+-- @usage st:each("SELECT id FROM runs", function(r) print(r[1]) end)
+function methods.each(st, sql, f)
+  local cur = st:exec(sql, true)
+  if type(cur) ~= "userdata" then return end
+  local row, fetch = {}, cur.fetch
+  while fetch(cur, row, "n") do f(row) end
+  cur:close()
+end
+
 --- The first row of a query, or nil.
 -- @usage local n = st:row("SELECT count(*) FROM runs")[1]
 function methods.row(st, sql)
@@ -164,18 +248,42 @@ local function prepare(st)
   if int(has[1]) == 0 then
     st:transaction(function()
       for _, sql in ipairs(schema(d)) do st:exec(sql) end
+      st:exec(steps_schema(d))
+      for _, sql in ipairs(d.points_after or {}) do st:exec(sql) end
       st:exec("INSERT INTO meta (key, value) VALUES ('schema_version', '" .. M.SCHEMA_VERSION
         .. "') ON CONFLICT (key) DO NOTHING")
     end)
   end
-  local v = st:row("SELECT value FROM meta WHERE key = 'schema_version'")
-  local version = v and int(v[1])
-  if not version then
-    error({ store = st.url .. ": a meta table without a schema_version: not a callgrind history store" }, 0)
+  local function version_of()
+    local v = st:row("SELECT value FROM meta WHERE key = 'schema_version'")
+    local version = v and int(v[1])
+    if not version then
+      error({ store = st.url .. ": a meta table without a schema_version: not a callgrind history store" }, 0)
+    end
+    if version > M.SCHEMA_VERSION then
+      error({ store = string_format("%s: the store's schema is version %d, newer than this library's %d: "
+        .. "update the library (a newer one wrote it)", st.url, version, M.SCHEMA_VERSION) }, 0)
+    end
+    return version
   end
-  if version > M.SCHEMA_VERSION then
-    error({ store = string_format("%s: the store's schema is version %d, newer than this library's %d: "
-      .. "update the library (a newer one wrote it)", st.url, version, M.SCHEMA_VERSION) }, 0)
+  local version = version_of()
+  if version < M.SCHEMA_VERSION then
+    -- version 1 to 2: the steps table, filled from the points (another
+    -- process may have migrated it meanwhile: the version again, under
+    -- the lock)
+    st:transaction(function()
+      if version_of() == 1 then
+        st:exec(steps_schema(d))
+        M.fill_steps(st, "1 = 1")
+        if st.kind == "postgres" then
+          st:exec("ALTER TABLE points DROP CONSTRAINT points_pkey, ADD PRIMARY KEY (series_id, line_id, t, run_id)"
+            .. d.include)
+          for _, sql in ipairs(d.points_after) do st:exec(sql) end
+        end
+        st:exec("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
+      end
+    end)
+    version = version_of()
   end
   st.version = version
 end

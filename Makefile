@@ -141,7 +141,8 @@ vm-compare: deps-test
 
 # The HTML report opened in headless Chromium (spec/browser/): no console
 # error, no network request, sorting, filtering, the numbers of a clicked
-# function and of a diff against the API, the flame graph's zoom.
+# function and of a diff against the API, the flame graph's zoom; the
+# history's trend page (its charts, the steps marked, a click on one).
 check-browser:
 	@sh .ci/deps $(DEPS_BROWSER)
 	@command -v npm >/dev/null || sh .ci/deps npm

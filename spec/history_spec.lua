@@ -283,7 +283,7 @@ for _, kind in ipairs({ "sqlite", "postgres" }) do
       local h = assert(history.open(url))
       assert.are.equal(2, h:info().schema_version)
       local ch = assert(h:changes())
-      assert.are.same({ { "o13", "o12", 200, 260 } }, { { ch[1].commit, ch[1].before_commit, ch[1].before, ch[1].after } })
+      assert.are.same({ "o13", "o12", 200, 260 }, { ch[1].commit, ch[1].before_commit, ch[1].before, ch[1].after })
       assert.are.equal(1, #ch)
       -- an add after the migration: its step too, between two old commits
       assert(h:add({ rec("old", "total", "Ir", 300) }, { commit = "o06b", branch = "main", machine = "m", time = 6 }))

@@ -2,9 +2,10 @@
 -- JSON in a `<script type="application/json">` block with every `<` as
 -- `\u003c`, its script and styles inline, a Content-Security-Policy that
 -- allows no request), in the report's style: a chart per series and line
--- (branch, machine), its steps marked (red up, blue down); a click on a
--- point shows its commit, its value, the step and the series that moved
--- at that commit.
+-- (branch, machine), its steps marked (red up, blue down, drawn over the
+-- other points, which lie closer than their size on a long history); a
+-- click on a point shows its commit, its value, the step and the series
+-- that moved at that commit.
 -- @module callgrind.history.trend
 local util = require "callgrind.util"
 
@@ -50,8 +51,11 @@ D.charts.forEach(function(c,ci){var pts=c.points,lo=Infinity,hi=-Infinity;
  var n=Math.max(pts.length-1,1);function x(i){return P+i*(W-2*P)/n}function y(v){return H-12-(v-lo)*(H-24)/(hi-lo)}
  var path=pts.map(function(p,i){return(i?'L':'M')+x(i).toFixed(1)+' '+y(p[1]).toFixed(1)}).join('');
  var svg='<svg width="'+W+'" height="'+H+'" viewBox="0 0 '+W+' '+H+'"><text x="2" y="10" font-size="10">'+commas(hi)+'</text><text x="2" y="'+(H-2)+'" font-size="10">'+commas(lo)+'</text><path class="ln" d="'+path+'"/>';
+ var marks='';
  pts.forEach(function(p,i){var s=c.steps[i],cl=s?(s.delta>0?'up':'down'):'pt';
-  svg+='<circle id="p'+ci+'_'+i+'" class="'+cl+'" data-chart="'+ci+'" data-point="'+i+'" data-commit="'+esc(D.commits[p[0]][0])+'" cx="'+x(i).toFixed(1)+'" cy="'+y(p[1]).toFixed(1)+'" r="'+(s?5:3)+'"><title>'+esc(D.commits[p[0]][0].slice(0,12))+': '+commas(p[1])+'</title></circle>'});
+  var dot='<circle id="p'+ci+'_'+i+'" class="'+cl+'" data-chart="'+ci+'" data-point="'+i+'" data-commit="'+esc(D.commits[p[0]][0])+'" cx="'+x(i).toFixed(1)+'" cy="'+y(p[1]).toFixed(1)+'" r="'+(s?5:3)+'"><title>'+esc(D.commits[p[0]][0].slice(0,12))+': '+commas(p[1])+'</title></circle>';
+  if(s)marks+=dot;else svg+=dot});
+ svg+=marks;
  var div=document.createElement('div');div.className='chart';div.dataset.series=c.series;
  div.innerHTML='<h2>'+esc(c.series)+' <span class="note">'+esc(c.branch)+' on '+esc(c.machine)+', '+pts.length+' commits, '+Object.keys(c.steps).length+' steps'+(c.kind==='spread'?', spread '+c.spread.toFixed(2)+'%':'')+'</span></h2>'+svg+'</svg>';
  charts.appendChild(div)});

@@ -9,7 +9,7 @@ LUA=${LUA:-lua5.4}
 BUILD=${BUILD:-build}
 cd "$(dirname "$0")/.."
 export LUA_PATH_5_4="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" LUA_CPATH_5_4="$PWD/$BUILD/?.so;;"
-commits=${HISTORY_COMMITS:-10000} series=${HISTORY_SERIES:-500} repeat=${HISTORY_REPEAT:-5}
+commits=${HISTORY_COMMITS:-10000} series=${HISTORY_SERIES:-500} repeat=${HISTORY_REPEAT:-9}
 work=$(mktemp -d /tmp/callgrind-history-bench.XXXXXX)
 pgbin=${CALLGRIND_PG_BIN:-/usr/lib/postgresql/15/bin}
 as=""

@@ -513,18 +513,23 @@ local function show(h, name, opts)
       .. (#near > 0 and ("; closest: " .. table_concat(near, ", ", 1, math.min(#near, 5))) or "") }, 0)
   end
   local out = { name = name, kind = s[2], event = s[3], spread_pct = tonumber(s[4]) * 100 }
-  -- the lines apart (a few), each point's commit by a join to runs (its
-  -- points read in key order: PostgreSQL's key index holds their values)
+  -- the lines apart (a few); the points in key order, as the key's index
+  -- has them (PostgreSQL's holds their values: no sort, no visit to the
+  -- rows), each one's commit looked up by its run's key (a join to runs
+  -- made PostgreSQL hash every run, then sort: 0.73x the time, median of
+  -- 15 pairs at 5 million points; SQLite 1.4x, a few ms)
   local lines = {}
   st:each("SELECT id, branch, machine FROM lines", function(r) lines[int(r[1])] = { r[2], r[3] } end)
   local n = 0
-  st:each(string_format("SELECT r.commit_id, p.line_id, p.t, p.value, p.lo, p.hi, p.n "
-    .. "FROM points p JOIN runs r ON r.id = p.run_id WHERE p.series_id = %d%s "
-    .. "ORDER BY p.line_id, p.t, p.run_id", int(s[1]), line_filter(st, opts, "p.line_id")), function(r)
-    local l = lines[int(r[2])]
+  st:each(string_format("SELECT (SELECT r.commit_id FROM runs r WHERE r.id = p.run_id), p.line_id, p.t, p.value, "
+    .. "p.lo, p.hi, p.n FROM points p WHERE p.series_id = %d%s ORDER BY p.line_id, p.t, p.run_id", int(s[1]),
+    line_filter(st, opts, "p.line_id")), function(r)
+    local l = lines[tonumber(r[2])]
     n = n + 1
-    out[n] = { commit = r[1], branch = l[1], machine = l[2], time = int(r[3]), value = int(r[4]),
-      lo = int(r[5]), hi = int(r[6]), n = int(r[7]) }
+    -- (tonumber: PostgreSQL's integers come as text, an integer's text
+    -- gives an integer)
+    out[n] = { commit = r[1], branch = l[1], machine = l[2], time = tonumber(r[3]), value = tonumber(r[4]),
+      lo = tonumber(r[5]), hi = tonumber(r[6]), n = tonumber(r[7]) }
   end)
   return out
 end

@@ -482,8 +482,12 @@ end
 -- (a call of the function profiled from `profile`, whose inclusive cost
 -- the open frames take too). What the segments count twice is taken
 -- out: a frame open across a pause closes in both segments (one call
--- too many), and the restarted segment's frames below the outer
--- profile's first frame were never the outer profile's.
+-- too many), the restarted segment's frames below the outer profile's
+-- first frame were never the outer profile's, and a call the inner
+-- profile makes of a function open in the outer one is a recursion
+-- there (its edge keeps its count, not its cost, as the collector's
+-- edges do). A coroutine suspended across the pause is not restarted:
+-- its frames are lost to the outer profile.
 --
 -- NEST[i]: the running profiles, outermost first: { opts, base (the
 -- depth, counted from the bottom of the stack, of the last frame that is
@@ -562,7 +566,11 @@ local function merge(ctx, last)
     end
     return x
   end
-  local function add(d, skip, prefix)
+  -- (open: the functions open in the outer profile while d ran, by id: a
+  -- call of one of them from d is a recursion of the outer profile's, its
+  -- cost already in the open frame's, so its edge takes the count alone,
+  -- as the collector's own edges do)
+  local function add(d, skip, prefix, open)
     local ids = {}
     for i, info in ipairs(d.info) do ids[i] = fid(info[1], info[2]) end
     for i, lines in ipairs(d.lines) do
@@ -581,9 +589,12 @@ local function merge(ctx, last)
     end
     local ed = d.edges
     for k = 1, #ed, stride do
-      local e = edge(ids[ed[k]], ed[k + 1], ids[ed[k + 2]])
+      local callee = ids[ed[k + 2]]
+      local e = edge(ids[ed[k]], ed[k + 1], callee)
       e[4] = e[4] + ed[k + 3]
-      for j = 1, nev do e[4 + j] = e[4 + j] + ed[k + 3 + j] end
+      if not (open and open[callee]) then
+        for j = 1, nev do e[4 + j] = e[4 + j] + ed[k + 3 + j] end
+      end
     end
     if stacks and type(d.stacks) == "table" then
       local width, map, depth = 2 + nev, {}, {}
@@ -640,10 +651,11 @@ local function merge(ctx, last)
       if stacks then
         for d = base + 1, #st do prefix = node(prefix, fid(st[d].func)) end
       end
-      local tot, active = {}, {}
+      local tot, active, open = {}, {}, {}
+      for d = base + 1, #st do open[fid(st[d].func)] = true end
       for j = 1, nev do tot[j] = 0 end
       for _, inner in ipairs(part.inner) do
-        add(inner, 0, prefix)
+        add(inner, 0, prefix, open)
         local t = total(inner)
         for j = 1, nev do tot[j] = tot[j] + t[j] end
       end

@@ -62,7 +62,7 @@ DEPS_ROCK = luarocks
 DEPS_FUZZ = $(DEPS_BUILD) clang libclang-rt-14-dev
 # the HTML report in a real browser: Debian's chromium and node, and
 # puppeteer-core from npm into $(BUILD)/node (not in git)
-DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium firefox-esr nodejs
+DEPS_BROWSER = $(DEPS_BUILD) lua-busted chromium firefox-esr nodejs lua-sql-sqlite3
 PUPPETEER_CORE ?= puppeteer-core@24
 
 .PHONY: vm vm-trixie test-vm vm-compare deps-vm all build test lint check check-werror check-asan memcheck bench demo \

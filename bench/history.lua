@@ -65,7 +65,7 @@ end
 local fill = now() - t0
 local n = tonumber(st:row("SELECT count(*) FROM points")[1])
 
-local adds, shows, changes = {}, {}, {}
+local adds, shows, changes, show_cpu = {}, {}, {}, {}
 local found
 for r = 1, REPEAT do
   local recs = {}
@@ -75,8 +75,10 @@ for r = 1, REPEAT do
     time = 1600000000 + (COMMITS + r) * 60 }))
   adds[r] = now() - a
   a = now()
+  local c = os.clock()
   local s = assert(h:show("bench/f" .. (r * 37 % SERIES + 1) .. "/Ir/self"))
   shows[r] = now() - a
+  show_cpu[r] = os.clock() - c
   assert(#s >= COMMITS)
   a = now()
   local ch = assert(h:changes())
@@ -99,6 +101,12 @@ print(string.format("%-8s %d points (%d commits x %d series; filled in %.1f s), 
 print(string.format("  add one commit's %d points %s (target < 200 ms)  show one series %s (< 50 ms)  "
   .. "changes over every series %s (< 5 s)", SERIES, cell(median(adds) * 1000, 200, "%.1f ms"),
   cell(median(shows) * 1000, 50, "%.1f ms"), cell(median(changes), 5, "%.3f s")))
+-- the load beside: a wall time on a busy machine is a multiple of the CPU time
+local f = io.open("/proc/loadavg")
+local load = f and f:read("l"):match("^(%S+)") or "?"
+if f then f:close() end
+print(string.format("  show's CPU time in this process (the client's: LuaSQL and the tables) %.1f ms; load average %s",
+  median(show_cpu) * 1000, load))
 print(string.format("  the planted step found: %s at %s (%d steps)", step and step.series or "none",
   step and step.commit or "-", #found))
 h:close()

@@ -515,14 +515,18 @@ local function show(h, name, opts)
   local out = { name = name, kind = s[2], event = s[3], spread_pct = tonumber(s[4]) * 100 }
   -- the lines apart (a few); the points in key order, as the key's index
   -- has them (PostgreSQL's holds their values: no sort, no visit to the
-  -- rows), each one's commit looked up by its run's key (a join to runs
-  -- made PostgreSQL hash every run, then sort: 0.73x the time, median of
-  -- 15 pairs at 5 million points; SQLite 1.4x, a few ms)
+  -- rows), each one's commit looked up by its run's key: on PostgreSQL a
+  -- subquery (a join made it hash every run, then sort: 0.73x the time,
+  -- median of 15 pairs at 5 million points), on SQLite a join (its loop
+  -- over the points looks each run up: show took 0.89x the CPU time of
+  -- the subquery's, median of 15 pairs)
   local lines = {}
   st:each("SELECT id, branch, machine FROM lines", function(r) lines[int(r[1])] = { r[2], r[3] } end)
   local n = 0
-  st:each(string_format("SELECT (SELECT r.commit_id FROM runs r WHERE r.id = p.run_id), p.line_id, p.t, p.value, "
-    .. "p.lo, p.hi, p.n FROM points p WHERE p.series_id = %d%s ORDER BY p.line_id, p.t, p.run_id", int(s[1]),
+  st:each(string_format("SELECT %s, p.line_id, p.t, p.value, p.lo, p.hi, p.n FROM points p%s "
+    .. "WHERE p.series_id = %d%s ORDER BY p.line_id, p.t, p.run_id",
+    st.kind == "postgres" and "(SELECT r.commit_id FROM runs r WHERE r.id = p.run_id)" or "r.commit_id",
+    st.kind == "postgres" and "" or " JOIN runs r ON r.id = p.run_id", int(s[1]),
     line_filter(st, opts, "p.line_id")), function(r)
     local l = lines[tonumber(r[2])]
     n = n + 1

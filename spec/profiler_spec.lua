@@ -468,7 +468,7 @@ describe("callgrind.profile", function()
     assert.is_false(ok)
     assert.are.equal("callgrind.profiler.start: the profiler is already running", err:gsub("^[^:]*:%d+: ", ""))
     -- until_exit's error names its caller's line, as start's does (its
-    -- work is core.internal.exit_writer, which callgrind.start calls)
+    -- work is callgrind.profiler.exit.arm, which callgrind.start calls)
     local line = debug.getinfo(1, "l").currentline + 3
     profiler.start()
     ok, err = pcall(function()

@@ -10,8 +10,11 @@
 -- (`vm`, Instr only) has a hook of its own and leaves debug.sethook free.
 -- @module callgrind.profiler
 local core = require "callgrind.core"
-local args = require "callgrind.args"
-local util = require "callgrind.util"
+-- args and util are loaded where first used: the writer that
+-- callgrind.start loads at a program's end needs neither (parsing them
+-- was a third of what that writer cost)
+local args = setmetatable({}, { __index = function(_, k) return require("callgrind.args")[k] end })
+local util = setmetatable({}, { __index = function(_, k) return require("callgrind.util")[k] end })
 -- callgrind.model.load is required where a profile is built: parsing it
 -- (and callgrind.api, which only an options check loads) was half of what
 -- `-lcallgrind.start` cost a script that does nothing
@@ -30,16 +33,11 @@ local LONG_NAMES = {
   Alloc = "Bytes allocated",
 }
 
-
-local function check_free(fname, opts)
-  if core.prof_running() then
-    error("callgrind.profiler." .. fname .. ": the profiler is already running", 3)
-  end
-  if debug.gethook() and not core.prof_own_hook(opts) then
-    error("callgrind.profiler." .. fname .. ": a debug hook is already set (debug.sethook); "
-      .. "the profiler does not chain hooks: remove it first", 3)
-  end
-end
+-- what until_exit and callgrind.start arm with the core alone (the
+-- running profiles, check_free): this module is the writer they load at
+-- the program's end
+local exit = require "callgrind.profiler.exit"
+local check_free = exit.check_free
 
 ---------------------------------------------------------------------------
 -- Names users recognise
@@ -488,15 +486,13 @@ end
 -- NEST[i]: the running profiles, outermost first: { opts, base (the
 -- depth, counted from the bottom of the stack, of the last frame that is
 -- not the profile's), parts = { { data, inner, fn, stack }, ... } }.
-local NEST = {}
+-- (callgrind.profiler.exit keeps it: callgrind.start pushes its profile
+-- before this module is loaded)
+local NEST = exit.nest
 
 -- The depth of the frame at level (of the caller of depth_of): the
 -- frames from it to the bottom of the stack.
-local function depth_of(level)
-  local n = level + 1
-  while getinfo(n + 1, "l") do n = n + 1 end
-  return n - level
-end
+local depth_of = exit.depth_of
 
 -- The frames from level (of the caller) to the bottom, bottom first:
 -- { func, line } each, line as the collector takes it (the current line;
@@ -871,10 +867,7 @@ local function write_folded(path, data, names)
 end
 
 -- One line on stderr: the profile was not written, and why.
-local function complain(path, cause)
-  io.stderr:write(("callgrind.profiler: no profile written to %s: %s\n")
-    :format(path, (tostring(cause):gsub("%s*\n%s*", " "))))
-end
+local complain = exit.complain
 
 --- Profiles the rest of the program and writes the callgrind file when it
 -- ends: normally, by `os.exit` (wrapped for this), or with an error. What
@@ -892,24 +885,17 @@ end
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
   opts = args.options(opts, "until_exit", 1, "until_exit")
-  -- a tail call: exit_writer takes this frame's place, so check_free's
-  -- error (level 3) names the caller's line
-  return core.internal.exit_writer(opts)
+  -- a tail call: arm takes this frame's place, so check_free's error
+  -- (level 3) names the caller's line
+  return exit.arm(opts)
 end
 
--- until_exit's work, its options checked: callgrind.start, whose options
--- are right by construction, calls it directly, so that a profiled script
--- does not pay for loading callgrind.api
-function core.internal.exit_writer(opts)
-  check_free("until_exit", opts)
-  local out = opts.out or os.getenv("CALLGRIND_OUT")
-  local exit = os.exit
-  local done = false
-  -- sig: "SIGTERM" when that signal ends the run (said on stderr, since
-  -- the process then ends without a message of its own)
-  local function write(data, why, sig)
-    if done then return end
-    done = true
+-- Writes the profile at the program's end (what callgrind.profiler.exit
+-- armed calls, once): data nil when the profiler was stopped before,
+-- why the cause then; sig "SIGTERM" when that signal ends the run
+-- (said on stderr, since the process then ends without a message of its
+-- own); out the file, nil for callgrind.out.<pid>.
+function core.internal.exit_write(data, why, sig, out)
     data = unnest(data)
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end
@@ -930,29 +916,6 @@ function core.internal.exit_writer(opts)
         complain(path .. ".folded", err)
       end
     end
-  end
-  -- check_free made the collector's state, so it is finalized after the
-  -- sentinel (finalizers run newest first)
-  local sentinel = setmetatable({}, { __gc = core.prof_stopper(function(data, why) write(data, why) end, true) })
-  -- os.exit ends the process without closing the Lua state: wrap it
-  rawset(os, "exit", core.prof_stopper(function(data, why, ...)
-    write(data, why)
-    return exit(...)
-  end, true))
-  -- SIGINT: the script's "interrupted!" error, then the writing at the
-  -- exit; SIGTERM: this stopper writes, then the signal ends the process
-  -- the profile's frames: those above the caller of until_exit, or of
-  -- the require of callgrind.start
-  local base, level = nil, 2
-  while true do
-    local d = getinfo(level, "f")
-    if not d then break end
-    if d.func == require then base = depth_of(level) - 1 end
-    level = level + 1
-  end
-  NEST[#NEST + 1] = { opts = opts, base = base or depth_of(3) - 1, parts = {} }
-  core.prof_start(opts, 0, core.prof_stopper(write, true))
-  return sentinel
 end
 
 return M

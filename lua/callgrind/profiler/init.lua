@@ -53,13 +53,15 @@ local check_free = exit.check_free
 -- a C module (found on package.cpath); else from every module. Among
 -- several, the shortest, then the first in byte order.
 
--- function -> { { "module.field", module }, ... } over package.loaded
-local function loaded_names()
+-- function -> { { "module.field", module }, ... } over package.loaded,
+-- for the functions of the set wanted (the profile's: naming every
+-- function of every module took a third of describing a profile)
+local function loaded_names(wanted)
   local names = {}
   for modname, mod in pairs(package.loaded) do
     if type(modname) == "string" and type(mod) == "table" then
       for k, v in pairs(mod) do
-        if type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
+        if wanted[v] and type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
           local t = names[v]
           if not t then
             t = {}
@@ -90,40 +92,17 @@ end
 
 -- Line n of a chunk's source: the file of "@path", the text of a string
 -- chunk; nil when unavailable ("=name", unreadable file, no such line).
--- The text and where its lines start are kept per source (a plain find of
--- each newline: splitting every file into strings cost more than the rest
--- of writing a profile).
-local function source_line(source, n, cache)
-  local src = cache[source]
-  if src == nil then
-    local text
-    local c = source:sub(1, 1)
-    if c == "@" then
-      local f = io.open(source:sub(2), "rb")
-      if f then
-        text = f:read("a")
-        f:close()
-      end
-    elseif c ~= "=" then
-      text = source
-    end
-    src = false
-    if text then
-      local starts, find, pos = { 1 }, string.find, 1
-      while true do
-        local nl = find(text, "\n", pos, true)
-        if not nl then break end
-        pos = nl + 1
-        starts[#starts + 1] = pos
-      end
-      src = { text = text, starts = starts }
-    end
-    cache[source] = src
+-- The lines of want[source] (a set) are read at the first call for a
+-- source, by the core (prof_source_lines), and kept in cache: reading
+-- every file whole into a string and finding its newlines in Lua cost a
+-- third of writing a profile.
+local function source_line(source, n, cache, want)
+  local lines = cache[source]
+  if lines == nil then
+    lines = core.prof_source_lines(source, want[source] or { [n] = true })
+    cache[source] = lines
   end
-  local first = src and src.starts[n]
-  if not first then return nil end
-  local after = src.starts[n + 1]
-  return src.text:sub(first, after and after - 2 or #src.text)
+  return lines[n]
 end
 
 local KEYWORDS = {}
@@ -159,24 +138,54 @@ end
 -- The module a file was required as: the name in package.loaded whose
 -- package.searchpath is that file (require's Lua searcher names the
 -- chunk after the same path), the first by name; nil for the script and
--- files loaded otherwise. Built once per describe, when a main chunk
--- asks.
+-- files loaded otherwise. A file is matched against package.path's
+-- templates, and only the loaded names a template gives it are searched
+-- for (a search for every loaded name opened files by the hundred).
 local function module_finder()
-  local by_file
-  return function(file)
-    if not by_file then
-      by_file = {}
-      local names = {}
-      for name in pairs(package.loaded) do
-        if type(name) == "string" then names[#names + 1] = name end
-      end
-      table.sort(names)
-      for _, name in ipairs(names) do
-        local path = type(package.path) == "string" and package.searchpath(name, package.path)
-        if path and not by_file[path] then by_file[path] = name end
+  local by_file, by_sub, templates = {}, nil, nil
+  -- the loaded names by the text a template's "?" stands for ("a.b":
+  -- "a/b"), and the templates as { before "?", after it } (nil when one
+  -- has several "?": then every loaded name is searched for)
+  local function index()
+    by_sub, templates = {}, {}
+    for name in pairs(package.loaded) do
+      if type(name) == "string" then
+        local sub = name:gsub("%.", "/")
+        by_sub[sub] = by_sub[sub] or {}
+        table.insert(by_sub[sub], name)
       end
     end
-    return by_file[file]
+    for t in package.path:gmatch("[^;]+") do
+      local pre, post = t:match("^([^?]*)%?([^?]*)$")
+      if pre then
+        templates[#templates + 1] = { pre, post }
+      elseif t:find("?", 1, true) then
+        templates = nil
+        break
+      end
+    end
+  end
+  return function(file)
+    if by_file[file] ~= nil or type(package.path) ~= "string" then return by_file[file] or nil end
+    if not by_sub then index() end
+    local cands = {}
+    for _, t in ipairs(templates or {}) do
+      local pre, post = t[1], t[2]
+      if #file >= #pre + #post and file:sub(1, #pre) == pre and file:sub(#file - #post + 1) == post then
+        for _, name in ipairs(by_sub[file:sub(#pre + 1, #file - #post)] or {}) do cands[#cands + 1] = name end
+      end
+    end
+    if not templates then
+      for _, names in pairs(by_sub) do
+        for _, name in ipairs(names) do cands[#cands + 1] = name end
+      end
+    end
+    local best = false
+    for _, name in ipairs(cands) do
+      if (not best or name < best) and package.searchpath(name, package.path) == file then best = name end
+    end
+    by_file[file] = best
+    return best or nil
   end
 end
 
@@ -185,7 +194,9 @@ end
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
-  local loaded, cache, module_of = loaded_names(), {}, module_finder()
+  local wanted = {}
+  for _, info in ipairs(data.info) do wanted[info[1]] = true end
+  local loaded, cache, module_of = loaded_names(wanted), {}, module_finder()
   local c_module = {}
   -- mod is a C module (package.searchpath finds it on package.cpath)
   local function is_c_module(mod)
@@ -194,10 +205,20 @@ local function describe(data)
     end
     return c_module[mod]
   end
+  -- the definition lines to read, by source
+  local ds, want = {}, {}
+  for i, info in ipairs(data.info) do
+    local d = getinfo(info[1], "S")
+    ds[i] = d
+    if d.what == "Lua" then
+      want[d.source] = want[d.source] or {}
+      want[d.source][d.linedefined] = true
+    end
+  end
   local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
-    local d = getinfo(func, "S")
+    local d = ds[i]
     local fn = { line = d.linedefined, last = d.lastlinedefined, callname = callname }
     if d.what == "C" then
       local cands = loaded[func]
@@ -212,7 +233,7 @@ local function describe(data)
         local module = d.source:sub(1, 1) == "@" and module_of(fn.file)
         fn.name, fn.main = module and ("main chunk (" .. module .. ")") or "main chunk", true
       else
-        local line = source_line(d.source, d.linedefined, cache)
+        local line = source_line(d.source, d.linedefined, cache, want)
         local decl = line and declared_name(line)
         local cands, g = loaded[func], nil
         if cands then

@@ -140,14 +140,15 @@ describe("an empty script's instructions under -lcallgrind.start (valgrind)", fu
   setup(function() dir = F.tmpdir() end)
   teardown(function() F.remove(dir) end)
 
-  -- { start-up, whole } instructions of lua [-lcallgrind.start] on the script
-  local function count(lua, start)
+  -- start-up, whole: the instructions of lua on the script (started:
+  -- with -lcallgrind.start)
+  local function count(lua, started)
     local out = dir .. "/vg.out"
     os.execute("rm -f " .. shq(out) .. "*")
     H.run(("cd %s && LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s valgrind --tool=callgrind "
       .. "--dump-before=difftime --callgrind-out-file=%s %s %s empty.lua > /dev/null")
       :format(shq(dir), shq(package.path), shq(package.cpath), shq(dir .. "/profile"), shq(out), shq(lua),
-        start and "-lcallgrind.start" or ""), "valgrind")
+        started and "-lcallgrind.start" or ""), "valgrind")
     local first = tonumber(H.read_file(out .. ".1"):match("\nsummary: (%d+)"))
     local rest = tonumber(H.read_file(out):match("\nsummary: (%d+)"))
     return first, first + rest

@@ -76,6 +76,32 @@ print(r, prof:func("inner"):self("Instr") > 0)
     end)
   end
 
+  for _, e in ipairs(engines()) do
+    it("loads the writer from the module path of the start when the script changed it (" .. e[1] .. ")", function()
+      -- the writer is loaded at the end: a script that empties
+      -- package.path (or points it elsewhere) still gets its profile,
+      -- nested profiles merged too
+      local stdout, stderr, code, out = start(dir, e[2], [[
+local profiler = require "callgrind.profiler"
+local function inner() local s = 0 for i = 1, 10 do s = s + i end return s end
+local _, r = profiler.profile(inner)
+package.path = ""
+package.loaded["callgrind.profiler.merge"] = nil
+print(r)
+]])
+      assert.are.equal("", stderr)
+      assert.are.equal(0, code)
+      assert.are.equal("55\n", stdout)
+      assert.is_truthy(assert(H.load(out)):func("inner"))
+      -- and without a nested profile, the writer not loaded before
+      stdout, stderr, code, out = start(dir, e[2], "package.path = ''\nprint(1)\n")
+      assert.are.equal("", stderr)
+      assert.are.equal(0, code)
+      assert.are.equal("1\n", stdout)
+      assert.is_truthy(assert(H.load(out)):func("main chunk"))
+    end)
+  end
+
   it("still reports a bad CALLGRIND_* variable at the start, before the script runs", function()
     local cases = {
       { "CALLGRIND_EVENTS=Instr,Cycles",

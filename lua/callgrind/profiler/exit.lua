@@ -14,6 +14,8 @@ local core = require "callgrind.core"
 local M = {}
 
 local getinfo = debug.getinfo
+-- (the writer is loaded at the end, whatever the script did to the globals)
+local pcall, require, setmetatable = pcall, require, setmetatable
 
 --- The running profiles, outermost first (callgrind.profiler's nesting:
 -- a `profile` while one runs): `{ opts, base, parts }` each, base the
@@ -65,11 +67,22 @@ function M.arm(opts)
   local out = opts.out or os.getenv("CALLGRIND_OUT")
   local exit = os.exit
   local done = false
+  -- the module path as it is now, the writer's: the script may change
+  -- package.path before it ends
+  local path = package.path
   -- sig: "SIGTERM" when that signal ends the run
   local function write(data, why, sig)
     if done then return end
     done = true
+    local now = package.path
+    package.path = path
     local ok, err = pcall(require, "callgrind.profiler")
+    local ctx = M.nest[#M.nest]
+    if ok and ctx and #ctx.parts > 0 then
+      -- (a profile was nested: the writer merges the segments)
+      ok, err = pcall(require, "callgrind.profiler.merge")
+    end
+    package.path = now
     if not ok then
       return M.complain(out or ("callgrind.out." .. (data and data.pid or core.prof_pid())),
         "cannot load the writer: " .. tostring(err))

@@ -20,16 +20,18 @@ CFLAGS ?= -O2 -g
 ALL_CFLAGS = -std=c99 $(WARN) -fPIC -fvisibility=hidden $(CFLAGS)
 CPPFLAGS += -I$(LUA_INCDIR) $(CSRC_DIRS:%=-I%) $(COMPRESS_DEFS) $(ROCK_CPPFLAGS)
 LDFLAGS ?=
-# compressed input (csrc/reader/cg_decompress.c): zlib, libzstd and liblzma,
-# linked; NO_ZLIB=1, NO_ZSTD=1, NO_LZMA=1 build without one (its files then
-# fail "path: zstd input needs a build with libzstd"); the load's worker
-# thread (csrc/reader/cg_prescan.c): pthreads
+# compressed input (csrc/reader/cg_decompress.c) and gzip output: zlib,
+# libzstd and liblzma, their headers at build time, the libraries opened
+# at their first use (csrc/base/cg_libs.c: dlopen of libz.so.1,
+# libzstd.so.1, liblzma.so.5; a process that compresses nothing never
+# maps them); NO_ZLIB=1, NO_ZSTD=1, NO_LZMA=1 build without one (its files
+# then fail "path: zstd input needs a build with libzstd"); the load's
+# worker thread (csrc/reader/cg_prescan.c): pthreads
 NO_ZLIB ?=
 NO_ZSTD ?=
 NO_LZMA ?=
-COMPRESS_LIBS = $(if $(NO_ZLIB),,-lz) $(if $(NO_ZSTD),,-lzstd) $(if $(NO_LZMA),,-llzma)
 COMPRESS_DEFS = $(if $(NO_ZLIB),-DCG_NO_ZLIB) $(if $(NO_ZSTD),-DCG_NO_ZSTD) $(if $(NO_LZMA),-DCG_NO_LZMA)
-LIBS ?= $(COMPRESS_LIBS) -lpthread
+LIBS ?= -ldl -lpthread
 SHARED = -shared
 
 # csrc/ by part, from the lowest floor up (an include only points down a

@@ -16,8 +16,10 @@ answers questions about functions, calls, lines and costs.
 dependencies = {
    "lua >= 5.4, < 5.5",
 }
--- compressed input (gzip, zstd, xz): zlib, libzstd and liblzma, linked
--- (pkg-config names: zlib, libzstd, liblzma; Debian: zlib1g-dev libzstd-dev
+-- compressed input (gzip, zstd, xz): zlib, libzstd and liblzma, their
+-- headers at build time, the libraries opened when a file first needs one
+-- (libz.so.1, libzstd.so.1, liblzma.so.5, found as the system's loader finds
+-- libraries) (pkg-config names: zlib, libzstd, liblzma; Debian: zlib1g-dev libzstd-dev
 -- liblzma-dev; Fedora: zlib-devel libzstd-devel xz-devel). luarocks stops
 -- with the name of the one it cannot find; ZLIB_DIR=..., ZSTD_DIR=...,
 -- LZMA_DIR=... point it elsewhere. (A build without one of them: make

@@ -169,3 +169,64 @@ describe("a build without a compression library (make NO_ZSTD=1 NO_LZMA=1)", fun
       copies.xz .. ": xz input needs a build with liblzma", "" }, "\n"), out)
   end)
 end)
+
+describe("the compression libraries, opened at their first use", function()
+  local lab = H.lab("spec/compressed_spec.lua")
+  local dir, plain, copies
+
+  setup(function()
+    lab:open()
+    dir = lab.dir
+    plain = "spec/fixtures/parts.callgrind"
+    copies = {}
+    for _, ext in ipairs { "gz", "zst", "xz" } do
+      copies[ext] = dir .. "/parts." .. ext
+      H.run(("%s %s > %s"):format(TOOLS[ext], H.shq(plain), H.shq(copies[ext])), TOOLS[ext])
+    end
+  end)
+
+  teardown(function() lab:close() end)
+
+  it("are not in a process that loaded the core, and each comes with the first file of its format", function()
+    -- loading the three cost -lcallgrind.start most of what loading the
+    -- core did (spec/profiler_start_spec.lua counts the instructions)
+    local out = H.fresh_lua(([[
+      local function mapped()
+        local seen = {}
+        for l in io.lines("/proc/self/maps") do
+          for _, lib in ipairs { "libz.so", "libzstd.so", "liblzma.so" } do
+            if l:find("/" .. lib, 1, true) then seen[lib] = true end
+          end
+        end
+        local t = {}
+        for _, lib in ipairs { "libz.so", "libzstd.so", "liblzma.so" } do
+          if seen[lib] then t[#t + 1] = lib end
+        end
+        return "[" .. table.concat(t, " ") .. "]"
+      end
+      require "callgrind.core"
+      local callgrind = require 'callgrind'
+      print(mapped())
+      for _, path in ipairs { %q, %q, %q } do
+        print(assert(callgrind.load(path)):total("Ir"), mapped())
+      end
+    ]]):format(copies.gz, copies.zst, copies.xz))
+    assert.are.equal("[]\n18\t[libz.so]\n18\t[libz.so libzstd.so]\n18\t[libz.so libzstd.so liblzma.so]\n", out)
+  end)
+
+  it("says which library could not be opened (a build that names one that is not there)", function()
+    -- the module built apart, unoptimized (faster to build), into dir
+    H.run(("make --no-print-directory BUILD=%s 'CFLAGS=-O0 -DCG_ZSTD_SO=\\\"libcgnone.so.9\\\"' all")
+      :format(H.shq(dir .. "/build")), "make CG_ZSTD_SO", dir)
+    local out = H.fresh_lua(([[
+      package.cpath = %q
+      local callgrind = require 'callgrind'
+      for _, path in ipairs { %q, %q } do
+        local p, e = callgrind.load(path)
+        print(p and p:total("Ir") or e)
+      end
+    ]]):format(dir .. "/build/?.so", copies.zst, copies.gz))
+    assert.are.equal(copies.zst .. ": zstd: libzstd (libcgnone.so.9) could not be loaded: libcgnone.so.9: "
+      .. "cannot open shared object file: No such file or directory\n18\n", out)
+  end)
+end)

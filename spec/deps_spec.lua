@@ -77,7 +77,7 @@ local MODULES = {
   lpeg = "lua-lpeg", luacheck = "lua-check", dkjson = "lua-dkjson",
   ["luasql.sqlite3"] = "lua-sql-sqlite3", ["luasql.postgres"] = "lua-sql-postgres",
   -- written by the specs themselves
-  cgtop = false, cgprofmod = false, cgpkg = false, x = false, zmod = false,
+  cgtop = false, cgprofmod = false, cgpkg = false, x = false, zmod = false, cgtwo = false, cgdir = false,
   -- spec/fixtures/busted_suite/plx.lua (busted_helper_spec)
   plx = false,
 }

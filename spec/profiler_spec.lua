@@ -382,6 +382,25 @@ describe("callgrind.profile", function()
       os.execute("rm -rf " .. helpers.shq(dir))
     end)
 
+  it("names a module's main chunk found through a template with two \"?\" and through DIR/?/init.lua", function()
+    -- the writer matches a file against package.path's templates; one
+    -- with several "?" makes it search every loaded name instead
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. helpers.shq(dir .. "/cgtwo") .. " " .. helpers.shq(dir .. "/cgdir")))
+    helpers.write_file(dir .. "/cgtwo/cgtwo.lua", "return { n = 2 }\n")
+    helpers.write_file(dir .. "/cgdir/init.lua", "return { n = 3 }\n")
+    local old_path = package.path
+    package.path = dir .. "/?/?.lua;" .. dir .. "/?/init.lua;" .. package.path
+    local prof, a, b = callgrind.profile(function() return require "cgtwo", require "cgdir" end)
+    package.path = old_path
+    package.loaded.cgtwo, package.loaded.cgdir = nil, nil
+    os.execute("rm -rf " .. helpers.shq(dir))
+    assert.are.same({ 2, 3 }, { a.n, b.n })
+    assert.is_truthy(prof:func("main chunk (cgtwo)", dir .. "/cgtwo/cgtwo.lua"))
+    assert.is_truthy(prof:func("main chunk (cgdir)", dir .. "/cgdir/init.lua"))
+  end)
+
   it("names functions as their definitions do, with :LINE where two share a name", function()
     local Parser = {}
     Parser.__index = Parser
@@ -468,7 +487,7 @@ describe("callgrind.profile", function()
     assert.is_false(ok)
     assert.are.equal("callgrind.profiler.start: the profiler is already running", err:gsub("^[^:]*:%d+: ", ""))
     -- until_exit's error names its caller's line, as start's does (its
-    -- work is core.internal.exit_writer, which callgrind.start calls)
+    -- work is callgrind.profiler.exit.arm, which callgrind.start calls)
     local line = debug.getinfo(1, "l").currentline + 3
     profiler.start()
     ok, err = pcall(function()

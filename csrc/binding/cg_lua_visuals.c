@@ -6,6 +6,7 @@
 #include "cg_lua_cost.h"
 #include "cg_lua_func.h"
 #include "cg_deflate.h"
+#include "cg_libs.h"
 #include "cg_stacks.h"
 #include "cg_folded.h"
 
@@ -68,6 +69,15 @@ int cgl_gzip_stream(lua_State *L)
             lua_pushstring(L, "gzip needs a build with zlib");
             return 2;
         }
+#ifndef CG_NO_ZLIB
+        if (why == -3) {
+            const char *reason;
+            cg_zlib(&reason);
+            lua_pushnil(L);
+            lua_pushfstring(L, "gzip: %s", reason);
+            return 2;
+        }
+#endif
         return luaL_error(L, "gzip: zlib failed (out of memory)");
     }
     lua_pushcclosure(L, gzs_feed, 1);

@@ -454,6 +454,62 @@ static int l_std_name(lua_State *L)
     return 1;
 }
 
+/* Sets t[n] (t on the top of the stack) to the text of line n of the
+ * len bytes at text, for each n for which want[n] (at index want) is
+ * true; a line ends before its newline. */
+static void pick_lines(lua_State *L, int want, const char *text, size_t len)
+{
+    const char *p = text, *end = text + len, *nl;
+    lua_Integer n = 1;
+    for (;;) {
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (lua_rawgeti(L, want, n) != LUA_TNIL && lua_toboolean(L, -1)) {
+            lua_pushlstring(L, p, (size_t)((nl != NULL ? nl : end) - p));
+            lua_rawseti(L, -3, n);
+        }
+        lua_pop(L, 1);
+        if (nl == NULL)
+            break;
+        p = nl + 1;
+        n++;
+    }
+}
+
+/* prof_source_lines(source, want) -> { [n] = line n's text } for each n
+ * of the set want, of a chunk's source: the file of "@path", the text of
+ * a string chunk; no line for "=name" or a file that cannot be read.
+ * The writer's names read a definition's line: reading each file whole
+ * into a Lua string and finding its newlines in Lua cost a third of
+ * writing a profile. */
+static int l_source_lines(lua_State *L)
+{
+    size_t len;
+    const char *source = luaL_checklstring(L, 1, &len);
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_settop(L, 2);
+    lua_newtable(L);
+    if (source[0] == '@') {
+        FILE *f = fopen(source + 1, "rb");
+        long size;
+        char *buf;
+        if (f == NULL)
+            return 1;
+        if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+            fclose(f);
+            return 1;
+        }
+        /* a userdata: freed by the collector whatever happens next */
+        buf = (char *)lua_newuserdatauv(L, (size_t)size + 1, 0);
+        len = fread(buf, 1, (size_t)size, f);
+        fclose(f);
+        lua_insert(L, -2);
+        pick_lines(L, 2, buf, len);
+    } else if (source[0] != '=') {
+        pick_lines(L, 2, source, len);
+    }
+    return 1;
+}
+
 /* ---- the module's functions ---- */
 
 /* opts.engine: "vm" (the counting interpreter's clock; its default
@@ -734,6 +790,7 @@ void cg_prof_register(lua_State *L)
         {"prof_pid", l_pid},
         {"prof_exec", l_exec},
         {"prof_std_name", l_std_name},
+        {"prof_source_lines", l_source_lines},
         {"prof_write_folded", l_write_folded},
         {NULL, NULL}
     };

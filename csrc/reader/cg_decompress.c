@@ -5,26 +5,20 @@
  * text; a text past the limit (opts.max_bytes) stops there, so a small
  * file that expands without end (a "bomb") takes bounded memory.
  *
- * The libraries are linked as any other; a build without one (make
- * NO_ZLIB=1, NO_ZSTD=1, NO_LZMA=1: CG_NO_ZLIB ...) refuses files of its
- * format, naming the library. */
+ * The libraries are opened at the first file of their format
+ * (csrc/base/cg_libs.c: a process that reads none never maps them); one
+ * that cannot be opened is an error "path: zstd: libzstd (libzstd.so.1)
+ * could not be loaded: reason". A build without one (make NO_ZLIB=1,
+ * NO_ZSTD=1, NO_LZMA=1: CG_NO_ZLIB ...) refuses files of its format,
+ * naming the library. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_decompress.h"
 #include "cg_mem.h"
+#include "cg_libs.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#ifndef CG_NO_ZLIB
-#include <zlib.h>
-#endif
-#ifndef CG_NO_ZSTD
-#include <zstd.h>
-#include <zstd_errors.h>
-#endif
-#ifndef CG_NO_LZMA
-#include <lzma.h>
-#endif
 
 int cg_compression(const char *p, size_t n)
 {
@@ -142,8 +136,12 @@ static int gunzip(const char *in, size_t n, Out *o)
     z_stream z;
     int rc = CG_OK;
     size_t left = n;
+    const char *why;
+    const CgZlib *zl = cg_zlib(&why);
+    if (zl == NULL)
+        return bad(o->err, o->path, CG_GZIP, why);
     memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+    if (zl->inflateInit2_(&z, 16 + MAX_WBITS, ZLIB_VERSION, (int)sizeof z) != Z_OK)
         return cg_error_nomem(o->err);
     z.next_in = (Bytef *)(uintptr_t)in;
     for (;;) {
@@ -156,7 +154,7 @@ static int gunzip(const char *in, size_t n, Out *o)
         z.avail_in = in_chunk;
         z.next_out = (Bytef *)o->buf + o->len;
         z.avail_out = out_chunk;
-        zr = inflate(&z, Z_NO_FLUSH);
+        zr = zl->inflate(&z, Z_NO_FLUSH);
         o->len += out_chunk - z.avail_out;
         left -= in_chunk - z.avail_in;
         if (zr == Z_OK)
@@ -170,7 +168,7 @@ static int gunzip(const char *in, size_t n, Out *o)
                          "the stream");
                 break;
             }
-            inflateReset(&z);
+            zl->inflateReset(&z);
             continue;
         }
         if (zr == Z_MEM_ERROR)
@@ -182,15 +180,15 @@ static int gunzip(const char *in, size_t n, Out *o)
                                                      : "corrupt data");
         break;
     }
-    inflateEnd(&z);
+    zl->inflateEnd(&z);
     return rc;
 }
 #endif
 
 #ifndef CG_NO_ZSTD
-static int unzstd(const char *in, size_t n, Out *o)
+static int unzstd(const char *in, size_t n, Out *o, const CgZstd *zs)
 {
-    ZSTD_DStream *z = ZSTD_createDStream();
+    ZSTD_DStream *z = zs->createDStream();
     ZSTD_inBuffer ib;
     size_t r = 1;
     int rc = CG_OK;
@@ -206,13 +204,13 @@ static int unzstd(const char *in, size_t n, Out *o)
         ob.dst = o->buf + o->len;
         ob.size = window(o);
         ob.pos = 0;
-        r = ZSTD_decompressStream(z, &ob, &ib);
+        r = zs->decompressStream(z, &ob, &ib);
         o->len += ob.pos;
-        if (ZSTD_isError(r)) {
-            if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation)
+        if (zs->isError(r)) {
+            if (zs->getErrorCode(r) == ZSTD_error_memory_allocation)
                 rc = cg_error_nomem(o->err);
             else
-                rc = bad(o->err, o->path, CG_ZSTD, ZSTD_getErrorName(r));
+                rc = bad(o->err, o->path, CG_ZSTD, zs->getErrorName(r));
             break;
         }
         /* all input used, a frame unfinished, and all output flushed */
@@ -221,7 +219,7 @@ static int unzstd(const char *in, size_t n, Out *o)
             break;
         }
     }
-    ZSTD_freeDStream(z);
+    zs->freeDStream(z);
     return rc;
 }
 #endif
@@ -248,7 +246,11 @@ static int unxz(const char *in, size_t n, Out *o)
     lzma_stream z = LZMA_STREAM_INIT;
     lzma_ret r;
     int rc = CG_OK;
-    if (lzma_stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
+    const char *why;
+    const CgLzma *xz = cg_lzma(&why);
+    if (xz == NULL)
+        return bad(o->err, o->path, CG_XZ, why);
+    if (xz->stream_decoder(&z, UINT64_MAX, LZMA_CONCATENATED) != LZMA_OK)
         return cg_error_nomem(o->err);
     z.next_in = (const uint8_t *)in;
     z.avail_in = n;
@@ -259,7 +261,7 @@ static int unxz(const char *in, size_t n, Out *o)
             break;
         z.next_out = (uint8_t *)o->buf + o->len;
         z.avail_out = before = window(o);
-        r = lzma_code(&z, LZMA_FINISH);
+        r = xz->code(&z, LZMA_FINISH);
         o->len += before - z.avail_out;
         if (r == LZMA_STREAM_END)
             break;
@@ -272,7 +274,7 @@ static int unxz(const char *in, size_t n, Out *o)
             break;
         }
     }
-    lzma_end(&z);
+    xz->end(&z);
     return rc;
 }
 #endif
@@ -309,14 +311,47 @@ static int missing(int kind, const char *path, CgError *err)
     return CG_EBAD;
 }
 
+/* A first guess at the decompressed size (0: none): gzip's trailer says
+ * it (mod 2^32), a zstd frame header usually does. */
+#ifndef CG_NO_ZSTD
+static size_t size_guess(int kind, const char *in, size_t n, const CgZstd *zs)
+#else
+static size_t size_guess(int kind, const char *in, size_t n)
+#endif
+{
+    if (kind == CG_GZIP && n >= 18) {
+        const unsigned char *t = (const unsigned char *)in + n - 4;
+        /* one byte spare: Z_STREAM_END is seen */
+        return ((size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 |
+                (size_t)t[3] << 24) + 1;
+    }
+#ifndef CG_NO_ZSTD
+    if (kind == CG_ZSTD) {
+        unsigned long long s = zs->getFrameContentSize(in, n);
+        if (s != ZSTD_CONTENTSIZE_UNKNOWN && s != ZSTD_CONTENTSIZE_ERROR &&
+            s < ((size_t)-1) / 2)
+            return (size_t)s + 1;
+    }
+#endif
+    return 0;
+}
+
 int cg_decompress(int kind, const char *in, size_t n, const CgReadLimit *rl,
                   const char *path, char **out, size_t *outlen,
                   size_t *outsize, CgError *err)
 {
     Out o;
     int rc;
+#ifndef CG_NO_ZSTD
+    const CgZstd *zs = NULL;
+    const char *why;
+#endif
     if ((rc = missing(kind, path, err)) != CG_OK)
         return rc;
+#ifndef CG_NO_ZSTD
+    if (kind == CG_ZSTD && (zs = cg_zstd(&why)) == NULL)
+        return bad(err, path, CG_ZSTD, why);
+#endif
     memset(&o, 0, sizeof o);
     o.limit = rl ? rl->limit : 0;
     o.n = n;
@@ -324,21 +359,10 @@ int cg_decompress(int kind, const char *in, size_t n, const CgReadLimit *rl,
     o.path = path;
     o.err = err;
     o.report_at = (size_t)CG_PROGRESS_STEP;
-    /* a first guess at the size: gzip's trailer says it (mod 2^32), a zstd
-     * frame header usually does */
-    if (kind == CG_GZIP && n >= 18) {
-        const unsigned char *t = (const unsigned char *)in + n - 4;
-        o.cap = (size_t)t[0] | (size_t)t[1] << 8 | (size_t)t[2] << 16 |
-                (size_t)t[3] << 24;
-        o.cap += 1;              /* one byte spare: Z_STREAM_END is seen */
-    }
 #ifndef CG_NO_ZSTD
-    else if (kind == CG_ZSTD) {
-        unsigned long long s = ZSTD_getFrameContentSize(in, n);
-        if (s != ZSTD_CONTENTSIZE_UNKNOWN && s != ZSTD_CONTENTSIZE_ERROR &&
-            s < ((size_t)-1) / 2)
-            o.cap = (size_t)s + 1;
-    }
+    o.cap = size_guess(kind, in, n, zs);
+#else
+    o.cap = size_guess(kind, in, n);
 #endif
     if (!o.cap || o.cap > ((size_t)1 << 40))
         o.cap = n < ((size_t)-1) / 8 ? n * 4 + 4096 : 4096;
@@ -356,7 +380,7 @@ int cg_decompress(int kind, const char *in, size_t n, const CgReadLimit *rl,
 #endif
 #ifndef CG_NO_ZSTD
     case CG_ZSTD:
-        rc = unzstd(in, n, &o);
+        rc = unzstd(in, n, &o, zs);
         break;
 #endif
 #ifndef CG_NO_LZMA

@@ -1,12 +1,12 @@
-/* gzip compression with zlib (linked: -lz; a build with NO_ZLIB=1 has
- * none, and cg_gzs_new says so), streamed. */
+/* gzip compression with zlib (opened at the first use, csrc/base/cg_libs.c;
+ * a build with NO_ZLIB=1 has none, and cg_gzs_new says so), streamed. */
 #include "cg_deflate.h"
 
 #include <stdlib.h>
 
 #ifndef CG_NO_ZLIB
 #include <limits.h>
-#include <zlib.h>
+#include "cg_libs.h"
 #endif
 
 #ifdef CG_NO_ZLIB
@@ -33,6 +33,7 @@ void cg_gzs_free(CgGzStream *z)
 }
 #else
 struct CgGzStream {
+    const CgZlib *zl;
     z_stream z;
     unsigned char *buf;
     size_t len, cap;
@@ -41,11 +42,18 @@ struct CgGzStream {
 
 CgGzStream *cg_gzs_new(int *why)
 {
-    CgGzStream *g = calloc(1, sizeof *g);
-    *why = -1;
-    if (!g)
+    CgGzStream *g;
+    const char *reason;
+    const CgZlib *zl = cg_zlib(&reason);
+    *why = -3;
+    if (zl == NULL)
         return NULL;
-    if (deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    *why = -1;
+    if (!(g = calloc(1, sizeof *g)))
+        return NULL;
+    g->zl = zl;
+    if (zl->deflateInit2_(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                          (int)sizeof g->z) != Z_OK) {
         free(g);
         return NULL;
     }
@@ -72,7 +80,7 @@ static int pump(CgGzStream *g, int flush)
             room = UINT_MAX;
         g->z.next_out = g->buf + g->len;
         g->z.avail_out = (uInt)room;
-        rc = deflate(&g->z, flush);
+        rc = g->zl->deflate(&g->z, flush);
         g->len += room - g->z.avail_out;
         if (rc == Z_STREAM_END)
             return 0;
@@ -122,7 +130,7 @@ void cg_gzs_free(CgGzStream *g)
 {
     if (!g)
         return;
-    deflateEnd(&g->z);
+    g->zl->deflateEnd(&g->z);
     free(g->buf);
     free(g);
 }

@@ -10,8 +10,8 @@
  * megabytes before compression and a few after: no piece is kept). */
 typedef struct CgGzStream CgGzStream;
 
-/* A new stream, or NULL: out of memory (*why -1) or a build without zlib
- * (*why -2). */
+/* A new stream, or NULL: out of memory (*why -1), a build without zlib
+ * (*why -2), or zlib could not be opened (*why -3: cg_zlib says why). */
 CG_HIDDEN CgGzStream *cg_gzs_new(int *why);
 /* Adds in[0..n); 0, or -1 (out of memory: the stream is then unusable). */
 CG_HIDDEN int cg_gzs_add(CgGzStream *z, const unsigned char *in, size_t n);

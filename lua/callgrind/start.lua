@@ -7,15 +7,17 @@
 -- `CALLGRIND_STACKS=1` records whole stacks too, written beside the
 -- profile as `FILE.folded` (the library's flame graph, folded stacks and
 -- pprof export of FILE take them from there).
--- Requiring this module starts the profiler: that is its purpose.
+-- Requiring this module starts the profiler: that is its purpose. Until
+-- the program ends only the C core and callgrind.profiler.exit are
+-- loaded; the modules that format and write the profile are loaded then.
 -- @module callgrind.start
 -- @usage lua5.4 -lcallgrind.start script.lua
 if _VERSION ~= "Lua 5.4" then
   error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
 end
--- the profiler (its until_exit, as core.internal.exit_writer)
-require "callgrind.profiler"
-local core = require "callgrind.core"
+-- the profiler armed with the core alone (callgrind.profiler, the
+-- writer, is loaded at the end)
+local exit = require "callgrind.profiler.exit"
 
 local M = {}
 
@@ -42,6 +44,6 @@ opts.stacks = flag("CALLGRIND_STACKS", false)
 
 --- The object that writes the profile when the Lua state closes
 -- (profiler.until_exit, without its options check: they are right here).
-M.writer = core.internal.exit_writer(opts)
+M.writer = exit.arm(opts)
 
 return M

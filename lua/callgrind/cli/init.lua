@@ -998,35 +998,16 @@ function run.history(argv, out)
 end
 
 -- exec: `callgrind-lua5.4 -lcallgrind.start SCRIPT ARG...` with this
--- process's module paths. The interpreter replaces this process (it keeps
--- its pid): a signal sent to the command reaches the script, and the
--- script's exit status, or its death by a signal, is the command's.
+-- process's module paths (callgrind.cli.exec, which bin/callgrind-lua
+-- runs before loading this module). The interpreter replaces this
+-- process (it keeps its pid): a signal sent to the command reaches the
+-- script, and the script's exit status, or its death by a signal, is
+-- the command's.
 function run.exec(argv, out)
   if not argv[2] then usage("a Lua script is needed", "exec") end
-  -- the interpreter: $CALLGRIND_VM; else beside the command run by a
-  -- path (argv[0]: make install puts both in PREFIX/bin); else this
-  -- checkout's build/bin; else callgrind-lua5.4 on PATH
-  local vm = os.getenv("CALLGRIND_VM")
-  if not vm or vm == "" then
-    local places = {}
-    local script = argv[0]
-    if type(script) == "string" and script:find("/", 1, true) then
-      places[1] = util.dirname(script) .. "/callgrind-lua5.4"
-    end
-    local here = debug.getinfo(1, "S").source:match("^@(.-)/?lua/callgrind/cli/init%.lua$")
-    if here then places[#places + 1] = (here == "" and "." or here) .. "/build/bin/callgrind-lua5.4" end
-    vm = "callgrind-lua5.4"
-    for _, p in ipairs(places) do
-      if exists(p) then vm = p break end
-    end
-  end
-  local words = { vm, "-lcallgrind.start" }
-  for i = 2, #argv do words[#words + 1] = argv[i] end
   if out.flush then out:flush() end
-  local _, err, errno = require("callgrind.core").prof_exec(vm, words,
-    { LUA_PATH_5_4 = package.path, LUA_CPATH_5_4 = package.cpath })
-  if errno == 2 then fail("callgrind-lua exec: no interpreter " .. vm .. " (make vm)") end   -- ENOENT
-  fail("callgrind-lua exec: " .. tostring(err))
+  local _, err = require("callgrind.cli.exec").run(argv)
+  fail(err)
 end
 
 -- The commands whose whole output is text for a person: it passes

@@ -10,8 +10,11 @@
 -- (`vm`, Instr only) has a hook of its own and leaves debug.sethook free.
 -- @module callgrind.profiler
 local core = require "callgrind.core"
-local args = require "callgrind.args"
-local util = require "callgrind.util"
+-- args and util are loaded where first used: the writer that
+-- callgrind.start loads at a program's end needs neither (parsing them
+-- was a third of what that writer cost)
+local args = setmetatable({}, { __index = function(_, k) return require("callgrind.args")[k] end })
+local util = setmetatable({}, { __index = function(_, k) return require("callgrind.util")[k] end })
 -- callgrind.model.load is required where a profile is built: parsing it
 -- (and callgrind.api, which only an options check loads) was half of what
 -- `-lcallgrind.start` cost a script that does nothing
@@ -30,16 +33,11 @@ local LONG_NAMES = {
   Alloc = "Bytes allocated",
 }
 
-
-local function check_free(fname, opts)
-  if core.prof_running() then
-    error("callgrind.profiler." .. fname .. ": the profiler is already running", 3)
-  end
-  if debug.gethook() and not core.prof_own_hook(opts) then
-    error("callgrind.profiler." .. fname .. ": a debug hook is already set (debug.sethook); "
-      .. "the profiler does not chain hooks: remove it first", 3)
-  end
-end
+-- what until_exit and callgrind.start arm with the core alone (the
+-- running profiles, check_free): this module is the writer they load at
+-- the program's end
+local exit = require "callgrind.profiler.exit"
+local check_free = exit.check_free
 
 ---------------------------------------------------------------------------
 -- Names users recognise
@@ -55,13 +53,15 @@ end
 -- a C module (found on package.cpath); else from every module. Among
 -- several, the shortest, then the first in byte order.
 
--- function -> { { "module.field", module }, ... } over package.loaded
-local function loaded_names()
+-- function -> { { "module.field", module }, ... } over package.loaded,
+-- for the functions of the set wanted (the profile's: naming every
+-- function of every module took a third of describing a profile)
+local function loaded_names(wanted)
   local names = {}
   for modname, mod in pairs(package.loaded) do
     if type(modname) == "string" and type(mod) == "table" then
       for k, v in pairs(mod) do
-        if type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
+        if wanted[v] and type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
           local t = names[v]
           if not t then
             t = {}
@@ -92,40 +92,17 @@ end
 
 -- Line n of a chunk's source: the file of "@path", the text of a string
 -- chunk; nil when unavailable ("=name", unreadable file, no such line).
--- The text and where its lines start are kept per source (a plain find of
--- each newline: splitting every file into strings cost more than the rest
--- of writing a profile).
-local function source_line(source, n, cache)
-  local src = cache[source]
-  if src == nil then
-    local text
-    local c = source:sub(1, 1)
-    if c == "@" then
-      local f = io.open(source:sub(2), "rb")
-      if f then
-        text = f:read("a")
-        f:close()
-      end
-    elseif c ~= "=" then
-      text = source
-    end
-    src = false
-    if text then
-      local starts, find, pos = { 1 }, string.find, 1
-      while true do
-        local nl = find(text, "\n", pos, true)
-        if not nl then break end
-        pos = nl + 1
-        starts[#starts + 1] = pos
-      end
-      src = { text = text, starts = starts }
-    end
-    cache[source] = src
+-- The lines of want[source] (a set) are read at the first call for a
+-- source, by the core (prof_source_lines), and kept in cache: reading
+-- every file whole into a string and finding its newlines in Lua cost a
+-- third of writing a profile.
+local function source_line(source, n, cache, want)
+  local lines = cache[source]
+  if lines == nil then
+    lines = core.prof_source_lines(source, want[source] or { [n] = true })
+    cache[source] = lines
   end
-  local first = src and src.starts[n]
-  if not first then return nil end
-  local after = src.starts[n + 1]
-  return src.text:sub(first, after and after - 2 or #src.text)
+  return lines[n]
 end
 
 local KEYWORDS = {}
@@ -161,24 +138,54 @@ end
 -- The module a file was required as: the name in package.loaded whose
 -- package.searchpath is that file (require's Lua searcher names the
 -- chunk after the same path), the first by name; nil for the script and
--- files loaded otherwise. Built once per describe, when a main chunk
--- asks.
+-- files loaded otherwise. A file is matched against package.path's
+-- templates, and only the loaded names a template gives it are searched
+-- for (a search for every loaded name opened files by the hundred).
 local function module_finder()
-  local by_file
-  return function(file)
-    if not by_file then
-      by_file = {}
-      local names = {}
-      for name in pairs(package.loaded) do
-        if type(name) == "string" then names[#names + 1] = name end
-      end
-      table.sort(names)
-      for _, name in ipairs(names) do
-        local path = type(package.path) == "string" and package.searchpath(name, package.path)
-        if path and not by_file[path] then by_file[path] = name end
+  local by_file, by_sub, templates = {}, nil, nil
+  -- the loaded names by the text a template's "?" stands for ("a.b":
+  -- "a/b"), and the templates as { before "?", after it } (nil when one
+  -- has several "?": then every loaded name is searched for)
+  local function index()
+    by_sub, templates = {}, {}
+    for name in pairs(package.loaded) do
+      if type(name) == "string" then
+        local sub = name:gsub("%.", "/")
+        by_sub[sub] = by_sub[sub] or {}
+        table.insert(by_sub[sub], name)
       end
     end
-    return by_file[file]
+    for t in package.path:gmatch("[^;]+") do
+      local pre, post = t:match("^([^?]*)%?([^?]*)$")
+      if pre then
+        templates[#templates + 1] = { pre, post }
+      elseif t:find("?", 1, true) then
+        templates = nil
+        break
+      end
+    end
+  end
+  return function(file)
+    if by_file[file] ~= nil or type(package.path) ~= "string" then return by_file[file] or nil end
+    if not by_sub then index() end
+    local cands = {}
+    for _, t in ipairs(templates or {}) do
+      local pre, post = t[1], t[2]
+      if #file >= #pre + #post and file:sub(1, #pre) == pre and file:sub(#file - #post + 1) == post then
+        for _, name in ipairs(by_sub[file:sub(#pre + 1, #file - #post)] or {}) do cands[#cands + 1] = name end
+      end
+    end
+    if not templates then
+      for _, names in pairs(by_sub) do
+        for _, name in ipairs(names) do cands[#cands + 1] = name end
+      end
+    end
+    local best = false
+    for _, name in ipairs(cands) do
+      if (not best or name < best) and package.searchpath(name, package.path) == file then best = name end
+    end
+    by_file[file] = best
+    return best or nil
   end
 end
 
@@ -187,7 +194,9 @@ end
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
-  local loaded, cache, module_of = loaded_names(), {}, module_finder()
+  local wanted = {}
+  for _, info in ipairs(data.info) do wanted[info[1]] = true end
+  local loaded, cache, module_of = loaded_names(wanted), {}, module_finder()
   local c_module = {}
   -- mod is a C module (package.searchpath finds it on package.cpath)
   local function is_c_module(mod)
@@ -196,10 +205,20 @@ local function describe(data)
     end
     return c_module[mod]
   end
+  -- the definition lines to read, by source
+  local ds, want = {}, {}
+  for i, info in ipairs(data.info) do
+    local d = getinfo(info[1], "S")
+    ds[i] = d
+    if d.what == "Lua" then
+      want[d.source] = want[d.source] or {}
+      want[d.source][d.linedefined] = true
+    end
+  end
   local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
-    local d = getinfo(func, "S")
+    local d = ds[i]
     local fn = { line = d.linedefined, last = d.lastlinedefined, callname = callname }
     if d.what == "C" then
       local cands = loaded[func]
@@ -214,7 +233,7 @@ local function describe(data)
         local module = d.source:sub(1, 1) == "@" and module_of(fn.file)
         fn.name, fn.main = module and ("main chunk (" .. module .. ")") or "main chunk", true
       else
-        local line = source_line(d.source, d.linedefined, cache)
+        local line = source_line(d.source, d.linedefined, cache, want)
         local decl = line and declared_name(line)
         local cands, g = loaded[func], nil
         if cands then
@@ -492,15 +511,13 @@ end
 -- NEST[i]: the running profiles, outermost first: { opts, base (the
 -- depth, counted from the bottom of the stack, of the last frame that is
 -- not the profile's), parts = { { data, inner, fn, stack }, ... } }.
-local NEST = {}
+-- (callgrind.profiler.exit keeps it: callgrind.start pushes its profile
+-- before this module is loaded)
+local NEST = exit.nest
 
 -- The depth of the frame at level (of the caller of depth_of): the
 -- frames from it to the bottom of the stack.
-local function depth_of(level)
-  local n = level + 1
-  while getinfo(n + 1, "l") do n = n + 1 end
-  return n - level
-end
+local depth_of = exit.depth_of
 
 -- The frames from level (of the caller) to the bottom, bottom first:
 -- { func, line } each, line as the collector takes it (the current line;
@@ -519,194 +536,15 @@ local function open_stack(level, lines)
   return out
 end
 
--- The merged data of a profile's segments (see NEST), the last one's
--- data given. Functions are matched by their value.
-local function merge(ctx, last)
-  local nev = #last.events
-  local stride = 4 + nev
-  local out = { events = last.events, pid = last.pid, engine = last.engine, info = {}, lines = {}, edges = {} }
-  local id_of = {}
-  local function fid(func, name)
-    local id = id_of[func]
-    if not id then
-      id = #out.info + 1
-      id_of[func] = id
-      out.info[id] = { func, name }
-      out.lines[id] = {}
-    elseif name and not out.info[id][2] then
-      out.info[id][2] = name
-    end
-    return id
-  end
-  local line_cost = {}   -- id -> line -> costs
-  local edges, order = {}, {}   -- "caller line callee" -> { caller, line, callee, count, costs }
-  local function edge(caller, line, callee)
-    local key = caller .. " " .. line .. " " .. callee
-    local e = edges[key]
-    if not e then
-      e = { caller, line, callee, 0 }
-      for j = 1, nev do e[4 + j] = 0 end
-      edges[key] = e
-      order[#order + 1] = key
-    end
-    return e
-  end
-  -- the trie of stacks: "parent fn" -> node
-  local stacks = ctx.opts.stacks and {} or nil
-  local nodes = {}
-  local function node(parent, f)
-    local key = parent .. " " .. f
-    local x = stacks[key]
-    if not x then
-      x = #nodes // (2 + nev) + 1
-      stacks[key] = x
-      nodes[#nodes + 1] = parent
-      nodes[#nodes + 1] = f
-      for _ = 1, nev do nodes[#nodes + 1] = 0 end
-    end
-    return x
-  end
-  -- (open: the functions open in the outer profile while d ran, by id: a
-  -- call of one of them from d is a recursion of the outer profile's, its
-  -- cost already in the open frame's, so its edge takes the count alone,
-  -- as the collector's own edges do)
-  local function add(d, skip, prefix, open)
-    local ids = {}
-    for i, info in ipairs(d.info) do ids[i] = fid(info[1], info[2]) end
-    for i, lines in ipairs(d.lines) do
-      local id = ids[i]
-      local t = line_cost[id] or {}
-      line_cost[id] = t
-      for k = 1, #lines, nev + 1 do
-        local c = t[lines[k]]
-        if not c then
-          c = {}
-          for j = 1, nev do c[j] = 0 end
-          t[lines[k]] = c
-        end
-        for j = 1, nev do c[j] = c[j] + lines[k + j] end
-      end
-    end
-    local ed = d.edges
-    for k = 1, #ed, stride do
-      local callee = ids[ed[k + 2]]
-      local e = edge(ids[ed[k]], ed[k + 1], callee)
-      e[4] = e[4] + ed[k + 3]
-      if not (open and open[callee]) then
-        for j = 1, nev do e[4 + j] = e[4 + j] + ed[k + 3 + j] end
-      end
-    end
-    if stacks and type(d.stacks) == "table" then
-      local width, map, depth = 2 + nev, {}, {}
-      for x = 1, #d.stacks // width do
-        local b = (x - 1) * width
-        local p, f = d.stacks[b + 1], ids[d.stacks[b + 2]]
-        depth[x] = p > 0 and depth[p] + 1 or 1
-        if depth[x] > skip then
-          local parent = p > 0 and map[p] or prefix
-          map[x] = node(parent, f)
-          local at = (map[x] - 1) * width
-          for j = 1, nev do nodes[at + 2 + j] = nodes[at + 2 + j] + d.stacks[b + 2 + j] end
-        end
-      end
-    end
-    return ids
-  end
-  local function total(d)
-    local t = {}
-    for j = 1, nev do t[j] = 0 end
-    for _, lines in ipairs(d.lines) do
-      for k = 1, #lines, nev + 1 do
-        for j = 1, nev do t[j] = t[j] + lines[k + j] end
-      end
-    end
-    return t
-  end
-  local segments = {}
-  for _, p in ipairs(ctx.parts) do segments[#segments + 1] = p.data end
-  segments[#segments + 1] = last
-  local base = ctx.base
-  for i, seg in ipairs(segments) do
-    -- after a pause, the segment's first frames are the stack of the
-    -- split: those from base + 1 were closed before too, those below are
-    -- not the profile's
-    local split = ctx.parts[i - 1]
-    add(seg, split and base or 0, 0)
-    if split then
-      local st = split.stack
-      for d = 2, #st do
-        local e = edge(fid(st[d - 1].func), st[d - 1].line, fid(st[d].func))
-        e[4] = e[4] - 1
-        if d <= base + 1 then
-          for j = 1, nev do e[4 + j] = 0 end
-        end
-      end
-    end
-    local part = ctx.parts[i]
-    if part then
-      -- the inner profile's costs where it ran: a call from the frame
-      -- that called profile (the top of the split's stack)
-      local st = part.stack
-      local prefix = 0
-      if stacks then
-        for d = base + 1, #st do prefix = node(prefix, fid(st[d].func)) end
-      end
-      local tot, active, open = {}, {}, {}
-      for d = base + 1, #st do open[fid(st[d].func)] = true end
-      for j = 1, nev do tot[j] = 0 end
-      for _, inner in ipairs(part.inner) do
-        add(inner, 0, prefix, open)
-        local t = total(inner)
-        for j = 1, nev do tot[j] = tot[j] + t[j] end
-      end
-      for d = base + 1, #st do
-        local f = fid(st[d].func)
-        if d >= base + 2 and not active[f] then
-          local e = edge(fid(st[d - 1].func), st[d - 1].line, f)
-          for j = 1, nev do e[4 + j] = e[4 + j] + tot[j] end
-        end
-        active[f] = true
-      end
-      local top, f = st[#st], fid(part.fn)
-      local e = edge(fid(top.func), top.line, f)
-      e[4] = e[4] + #part.inner
-      if not active[f] then
-        for j = 1, nev do e[4 + j] = e[4 + j] + tot[j] end
-      end
-    end
-  end
-  for id, t in pairs(line_cost) do
-    local ls = {}
-    for line in pairs(t) do ls[#ls + 1] = line end
-    sort(ls)
-    local arr = out.lines[id]
-    for _, line in ipairs(ls) do
-      local c = t[line]
-      local any = false
-      for j = 1, nev do any = any or c[j] ~= 0 end
-      if any then
-        arr[#arr + 1] = line
-        for j = 1, nev do arr[#arr + 1] = c[j] end
-      end
-    end
-  end
-  for _, key in ipairs(order) do
-    local e = edges[key]
-    if e[4] > 0 then
-      for j = 1, stride do out.edges[#out.edges + 1] = e[j] end
-    end
-  end
-  if stacks then out.stacks = nodes end
-  return out
-end
-
 -- The data of the innermost running profile, its segments merged (the
 -- context leaves NEST).
 local function unnest(data)
   local ctx = table.remove(NEST)
   if not data or not ctx or #ctx.parts == 0 then return data end
   if type(data.stacks) == "number" then data.stacks = core.prof_live_stacks() end
-  return merge(ctx, data)
+  -- (parsed only when a profile was nested: the writer at a program's
+  -- end seldom needs it)
+  return require("callgrind.profiler.merge").merge(ctx, data)
 end
 
 -- A profile of fn inside the running one (see NEST), runs times (nil:
@@ -883,10 +721,7 @@ local function write_folded(path, data, names)
 end
 
 -- One line on stderr: the profile was not written, and why.
-local function complain(path, cause)
-  io.stderr:write(("callgrind.profiler: no profile written to %s: %s\n")
-    :format(path, (tostring(cause):gsub("%s*\n%s*", " "))))
-end
+local complain = exit.complain
 
 --- Profiles the rest of the program and writes the callgrind file when it
 -- ends: normally, by `os.exit` (wrapped for this), or with an error. What
@@ -904,24 +739,17 @@ end
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
 function M.until_exit(opts)
   opts = args.options(opts, "until_exit", 1, "until_exit")
-  -- a tail call: exit_writer takes this frame's place, so check_free's
-  -- error (level 3) names the caller's line
-  return core.internal.exit_writer(opts)
+  -- a tail call: arm takes this frame's place, so check_free's error
+  -- (level 3) names the caller's line
+  return exit.arm(opts)
 end
 
--- until_exit's work, its options checked: callgrind.start, whose options
--- are right by construction, calls it directly, so that a profiled script
--- does not pay for loading callgrind.api
-function core.internal.exit_writer(opts)
-  check_free("until_exit", opts)
-  local out = opts.out or os.getenv("CALLGRIND_OUT")
-  local exit = os.exit
-  local done = false
-  -- sig: "SIGTERM" when that signal ends the run (said on stderr, since
-  -- the process then ends without a message of its own)
-  local function write(data, why, sig)
-    if done then return end
-    done = true
+-- Writes the profile at the program's end (what callgrind.profiler.exit
+-- armed calls, once): data nil when the profiler was stopped before,
+-- why the cause then; sig "SIGTERM" when that signal ends the run
+-- (said on stderr, since the process then ends without a message of its
+-- own); out the file, nil for callgrind.out.<pid>.
+function core.internal.exit_write(data, why, sig, out)
     data = unnest(data)
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end
@@ -942,29 +770,6 @@ function core.internal.exit_writer(opts)
         complain(path .. ".folded", err)
       end
     end
-  end
-  -- check_free made the collector's state, so it is finalized after the
-  -- sentinel (finalizers run newest first)
-  local sentinel = setmetatable({}, { __gc = core.prof_stopper(function(data, why) write(data, why) end, true) })
-  -- os.exit ends the process without closing the Lua state: wrap it
-  rawset(os, "exit", core.prof_stopper(function(data, why, ...)
-    write(data, why)
-    return exit(...)
-  end, true))
-  -- SIGINT: the script's "interrupted!" error, then the writing at the
-  -- exit; SIGTERM: this stopper writes, then the signal ends the process
-  -- the profile's frames: those above the caller of until_exit, or of
-  -- the require of callgrind.start
-  local base, level = nil, 2
-  while true do
-    local d = getinfo(level, "f")
-    if not d then break end
-    if d.func == require then base = depth_of(level) - 1 end
-    level = level + 1
-  end
-  NEST[#NEST + 1] = { opts = opts, base = base or depth_of(3) - 1, parts = {} }
-  core.prof_start(opts, 0, core.prof_stopper(write, true))
-  return sentinel
 end
 
 return M

@@ -55,7 +55,7 @@ static void push_data(lua_State *L, int live_stacks)
     lua_setfield(L, -2, "pid");
     lua_pushstring(L, P->vm ? "vm" : "hook");
     lua_setfield(L, -2, "engine");
-    cg_prof_push_info(L);
+    cg_prof_push_fninfo(P, L);
     lua_setfield(L, -2, "info");
     lua_createtable(L, (int)P->nfn, 0);
     for (i = 0; i < P->nfn; i++) {

@@ -63,20 +63,35 @@ typedef struct Map {
     size_t cap, n;              /* cap: 0 or a power of 2 */
 } Map;
 
+/* A function's record: one per definition (cg_prof_fold.c), shared by
+ * every prototype of it, alive or freed. */
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
-    int asked;                  /* its call-site name was asked for */
-    int is_c;                   /* a C function: runs no VM instruction */
+    int32_t last;               /* last line defined */
+    int32_t src;                /* its source in the string pool, -1: C */
     int32_t active;             /* its frames in the running threads */
     int32_t np, nn;             /* stacks: its node nn under node np */
     int32_t lo;                 /* line of lines[0] */
+    uint8_t asked;              /* its call-site name was asked for */
+    uint8_t is_c;               /* a C function: runs no VM instruction */
+    uint8_t co_close;           /* 1: coroutine.close, 2: collectgarbage */
+    char what;                  /* 'L', 'm' (main chunk), 'C' */
+    uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
+    int32_t same;               /* the next record of its definition's key
+                                   (another signature), -1: none */
     size_t n, cap;
     Cost *lines;
-    const void *proto;          /* a Lua function's prototype, or NULL */
-    lua_Unsigned *count;        /* P->direct: its per-pc counts (the VM's) */
-    int ncount;
-    int co_close;               /* it is coroutine.close */
 } FnCost;
+
+/* A function value seen (a prototype, a C function), by its key: its
+ * record, and (P->direct) the VM's per-pc counts of its prototype.
+ * fn -1: a free slot (next: the next free one). */
+typedef struct PSlot {
+    uint64_t k1, k2;
+    int32_t fn, next;
+    lua_Unsigned *count;
+    int32_t ncount;
+} PSlot;
 
 /* The call cache: a call site (caller, line, callee key) seen before ->
  * its callee and edge, without lua_getinfo or a hash map (a loop or a
@@ -185,7 +200,17 @@ typedef struct Prof {
     int64_t gc_last;            /* P->alloc its debt counts from */
     FnCost *fns;
     size_t nfn, capfn;
-    Map fnmap;
+    Map fnmap;                  /* key of a function value -> its slot */
+    Map defmap;                 /* definition -> its record (cg_prof_fold.c) */
+    Map strmap;                 /* the string pool's strings, by hash */
+    int32_t nstr;
+    PSlot *ps;                  /* the function values seen */
+    size_t nps, capps;
+    int32_t psfree;             /* the first free slot, -1: none */
+    int weak;                   /* the hook engine holds Lua functions
+                                   weakly (its collector steps) */
+    int cc_stale;               /* a function freed: the call cache goes */
+    lua_CFunction gc_fn;        /* collectgarbage, or NULL */
     Edge *edges;
     size_t ned, caped;
     Map edmap;
@@ -254,8 +279,30 @@ CG_HIDDEN int cg_prof_flag(lua_State *L, int idx, const char *name, int def);
 CG_HIDDEN void cg_prof_gc_take(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_gc_give_back(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_gc_step(Prof *P, lua_State *L);
+
+/* cg_prof_fold.c: a record per definition, and the functions freed
+ * folded into theirs. */
 /* P->direct: the VM's per-pc counts into the lines of their functions. */
 CG_HIDDEN void cg_prof_fold_counts(Prof *P, lua_State *L);
+/* The record of a function value seen first (ar's "S" and "u" filled,
+ * the value on top of the stack): its definition's (source, lines,
+ * signature, and the name its first call gives it), made when new; the
+ * value gets a slot keyed (k1, k2). */
+CG_HIDDEN int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar,
+                                 uint64_t k1, uint64_t k2, const char *name);
+/* The hook engine, after a collector's step or collectgarbage: the
+ * values it holds weakly that were collected leave their slots. */
+CG_HIDDEN void cg_prof_weak_check(Prof *P, lua_State *L);
+/* The VM frees a prototype (P->direct): its counts are folded. */
+CG_HIDDEN void cg_prof_freed(Prof *P, lua_State *L, const void *proto,
+                             const lua_Unsigned *counts, int n);
+/* Pushes data.info: per record { the function or a description of it
+ * (source, linedefined, lastlinedefined, what), its call-site name }. */
+CG_HIDDEN void cg_prof_push_fninfo(Prof *P, lua_State *L);
+/* Frees the slots, the pool's map and the definitions. */
+CG_HIDDEN void cg_prof_fold_free(Prof *P);
+/* The call cache and the generic for's lines, forgotten. */
+CG_HIDDEN void cg_prof_cc_reset(Prof *P);
 /* The allocator while profiling (its user data is the state: how the
  * hook finds it), and putting the old one back. */
 CG_HIDDEN void *cg_prof_alloc(void *ud, void *ptr, size_t osize,

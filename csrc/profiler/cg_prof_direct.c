@@ -228,18 +228,25 @@ static int32_t root_of(Prof *P, lua_State *L)
     return root;
 }
 
-/* The line of frame ci's call: its saved pc's, or the tail call's. */
+/* The line of frame ci's call: its saved pc's in its prototype, or the
+ * tail call's in the prototype it left. */
 static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
                          const void *ci, int tailpc)
 {
-    const void *pc;
+    const void *pc, *proto;
+    uint64_t key;
     if (P->fns[fn].is_c || !P->lines)
         return P->fns[fn].defined;
-    if (tailpc)
+    if (tailpc) {
         memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
-    else
+        memcpy(&proto, (const char *)L + P->vmh.tailp_off, sizeof proto);
+    } else {
         memcpy(&pc, (const char *)ci + P->vmh.savedpc_off, sizeof pc);
-    return P->vmh.line(P->fns[fn].proto, pc, 0);
+        if (!cg_l54_ci_key(&P->l54, ci, &key))
+            return P->fns[fn].defined;
+        proto = (const void *)(uintptr_t)key;
+    }
+    return P->vmh.line(proto, pc, 0);
 }
 
 /* The call cache (P->cc) of the calls the VM leaves to the hook (from C,
@@ -292,6 +299,8 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
     lua_Unsigned start = 0;
     VmCall *k = NULL, *call;
     int32_t caller = -1, line = 0, fn, edge;
+    if (P->cc_stale)            /* a prototype was freed: its address too */
+        cg_prof_cc_reset(P);
     if (tail) {
         cc = ci;
         k = call_of(P, ci, &start);
@@ -337,6 +346,15 @@ static Prof *running(lua_State *L)
     return P != NULL && P->running && P->direct ? P : NULL;
 }
 
+/* The VM frees a prototype with counts (before it frees them). */
+static void direct_freed(lua_State *L, const void *proto,
+                         lua_Unsigned *counts, int n)
+{
+    Prof *P = running(L);
+    if (P != NULL)
+        cg_prof_freed(P, L, proto, counts, n);
+}
+
 /* The VM's hook: the calls it does not keep itself. */
 static void direct_hook(lua_State *L, lua_Debug *ar)
 {
@@ -375,6 +393,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
                          : ar.currentline < 0 ? 0 : ar.currentline;
     }
     P->vmh.hook(L, direct_hook, P);
+    P->vmh.onfree(L, direct_freed);
 }
 
 int cg_prof_direct_fits(const CgVm *v)
@@ -420,6 +439,7 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
     }
     P->vmh.direct(L, 0);
     P->vmh.hook(L, NULL, NULL);
+    P->vmh.onfree(L, NULL);
     cg_prof_direct_free(P);
     cg_prof_fold_counts(P, L);
     P->running = 0;

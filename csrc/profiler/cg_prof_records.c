@@ -1,10 +1,10 @@
 /* The collector's records: functions, call edges, lines and the trie of
  * call stacks, each found again by a hash map (cg_prof_map.c).
  *
- * Functions. One per prototype (C function: per C function pointer), its
- * value kept alive while profiling so that no other takes its address.
- * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
- * that to agree with lua_getinfo; else lua_getinfo("f") gives it. */
+ * Functions. One per definition (cg_prof_fold.c); a function value is
+ * found by its key (its prototype, a C function pointer), read from the
+ * CallInfo (cg_l54_ci_key) where the probe found that to agree with
+ * lua_getinfo; else lua_getinfo("f") gives it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
 #include "cg_prof_signal.h"
@@ -149,7 +149,7 @@ static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
     return (uint64_t)(uintptr_t)ar->source;
 }
 
-/* info[id + 1][2] = the name the calling instruction gives the function
+/* S[id + 1] = the name the calling instruction gives the function
  * (asked once, at its first call that is not a tail call). */
 void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
 {
@@ -157,18 +157,15 @@ void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
     lua_getinfo(L, "n", ar);
     if (ar->name == NULL)
         return;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    lua_getiuservalue(L, -1, 1);
-    lua_rawgeti(L, -1, id + 1);
+    cg_prof_push_info(L);
     lua_pushstring(L, ar->name);
-    lua_rawseti(L, -2, 2);
-    lua_pop(L, 3);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 1);
 }
 
-/* The function of ar, registered on first sight with its value (kept
- * alive, so that its prototype cannot be freed and its address reused
- * while profiling) and the name its call site gives it. Leaves ar's "S"
- * fields filled in only on first sight. */
+/* The function of ar: its slot's record, the slot made on first sight
+ * (cg_prof_fold.c: the record is its definition's; nothing keeps it
+ * alive). Leaves ar's "S" fields filled in only on first sight. */
 int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
 {
     uint64_t k1, k2;
@@ -176,6 +173,7 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     k1 = slow_key(P, L, ar, &k2);
     id = cg_pm_get(&P->fnmap, k1, k2);
     if (id >= 0) {
+        id = P->ps[id].fn;
         if (P->fns[id].defined == 0 && !P->fns[id].is_c)
             cg_prof_sig_rearm();    /* a main chunk: see below */
         if (with_name && !P->fns[id].asked)
@@ -183,36 +181,14 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
         lua_pop(L, 1);
         return id;
     }
-    lua_getinfo(L, "S", ar);
-    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
-        || cg_pm_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
-        cg_prof_oom(P, L);
-    id = (int32_t)P->nfn++;
-    memset(&P->fns[id], 0, sizeof P->fns[id]);
-    P->fns[id].np = -2;         /* no node yet */
-    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
-    P->fns[id].is_c = ar->what[0] == 'C';
+    lua_getinfo(L, with_name ? "Snu" : "Su", ar);
+    id = cg_prof_define(P, L, ar, k1, k2, with_name ? ar->name : NULL);
     /* a main chunk is called from C or from the root, never from the
      * call cache: lua.c's docall set its SIGINT handler before calling
      * it, and ours goes back in place */
     if (ar->what[0] == 'm')
         cg_prof_sig_rearm();
-    if (k2 == 0 && !P->fns[id].is_c)
-        P->fns[id].proto = (const void *)(uintptr_t)k1;
-    if (P->direct && P->fns[id].proto != NULL) {
-        FnCost *c = &P->fns[id];
-        c->count = P->vmh.counts(L, c->proto, &c->ncount);
-        memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);
-    }
-    /* info[id + 1] = { func, call-site name } in the state's user value */
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    lua_getiuservalue(L, -1, 1);
-    lua_createtable(L, 2, 0);
-    lua_pushvalue(L, -4);
-    lua_rawseti(L, -2, 1);
-    lua_rawseti(L, -2, id + 1);
-    lua_pop(L, 2);
-    if (with_name)
+    if (with_name && !P->fns[id].asked)
         cg_prof_name_from_call(P, L, ar, id);
     lua_pop(L, 1);
     return id;

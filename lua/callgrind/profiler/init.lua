@@ -182,6 +182,20 @@ local function module_finder()
   end
 end
 
+-- The short name Lua gives a source (lobject.c's luaO_chunkid, LUA_IDSIZE
+-- 60), for a function the profile describes after it was collected.
+local function chunkid(source)
+  local c = source:sub(1, 1)
+  if c == "=" then return source:sub(2, 60) end
+  if c == "@" then
+    return #source <= 60 and source:sub(2) or "..." .. source:sub(-56)
+  end
+  local nl = source:find("\n", 1, true)
+  if not nl and #source < 45 then return '[string "' .. source .. '"]' end
+  local n = math.min(nl and nl - 1 or #source, 45)
+  return '[string "' .. source:sub(1, n) .. '..."]'
+end
+
 -- Per function: name, file, line defined. Several functions defined on one
 -- line share its declared name only in appearance: it goes to the one its
 -- call sites call by that name, else to the one that ends last (the
@@ -199,7 +213,9 @@ local function describe(data)
   local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
-    local d = getinfo(func, "S")
+    -- a function collected while profiling: its description
+    local d = type(func) == "table" and func or getinfo(func, "S")
+    if d == func then d.short_src = chunkid(d.source) end
     local fn = { line = d.linedefined, last = d.lastlinedefined, callname = callname }
     if d.what == "C" then
       local cands = loaded[func]

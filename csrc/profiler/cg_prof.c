@@ -694,6 +694,16 @@ static int l_live_stacks(lua_State *L)
     return 1;
 }
 
+/* prof_memory() -> the bytes the collector's records hold outside the Lua
+ * heap now (0 before the first start), and the number of records. */
+static int l_memory(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    lua_pushinteger(L, P != NULL ? (lua_Integer)cg_prof_bytes(P) : 0);
+    lua_pushinteger(L, P != NULL ? (lua_Integer)P->nfn : 0);
+    return 2;
+}
+
 /* prof_run(fn, opts) -> data, fn's results; an error in fn stops the
  * profiler and is raised again. */
 static int l_run(lua_State *L)
@@ -735,6 +745,7 @@ void cg_prof_register(lua_State *L)
         {"prof_exec", l_exec},
         {"prof_std_name", l_std_name},
         {"prof_write_folded", l_write_folded},
+        {"prof_memory", l_memory},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

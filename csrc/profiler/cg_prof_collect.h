@@ -79,7 +79,7 @@ typedef struct FnCost {
     uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
     int32_t same;               /* the next record of its definition's key
                                    (another signature), -1: none */
-    size_t n, cap;
+    uint32_t n, cap;            /* lines (n from lo), their room */
     Cost *lines;
 } FnCost;
 
@@ -218,6 +218,9 @@ typedef struct Prof {
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
     size_t nvcall, nvfn, nvnode;  /* points into them) */
+    struct VmCall **vnone;      /* direct: the calls of frames without a */
+    size_t nvnone, nnone;       /* caller, of the functions in nonemap */
+    Map nonemap;
     CallSeen cc[CALL_CACHE];    /* the call cache */
     /* the lines of generic for calls seen (cg_prof_collect.c's
      * tfor_line): a TFORCALL's saved pc -> its line */
@@ -303,6 +306,11 @@ CG_HIDDEN void cg_prof_push_fninfo(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_fold_free(Prof *P);
 /* The call cache and the generic for's lines, forgotten. */
 CG_HIDDEN void cg_prof_cc_reset(Prof *P);
+/* The bytes the collector's records hold outside the Lua heap (its
+ * arrays and maps, their capacities; the VM's calls and nodes). */
+CG_HIDDEN size_t cg_prof_bytes(const Prof *P);
+/* cg_prof_direct.c: the bytes of the VM's calls, functions and nodes. */
+CG_HIDDEN size_t cg_prof_direct_bytes(const Prof *P);
 /* The allocator while profiling (its user data is the state: how the
  * hook finds it), and putting the old one back. */
 CG_HIDDEN void *cg_prof_alloc(void *ud, void *ptr, size_t osize,
@@ -323,6 +331,9 @@ CG_HIDDEN void cg_prof_direct_free(Prof *P);
 CG_HIDDEN int cg_prof_direct_fits(const CgVm *v);
 
 /* cg_prof_records.c */
+/* cg_grow by half again (records: one per function, per call site). */
+CG_HIDDEN int cg_prof_grow(void **arr, size_t *cap, size_t need,
+                           size_t elem);
 /* The cost of fn's line (made, zeroed, when new). */
 CG_HIDDEN Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
                                   int32_t line);

@@ -48,7 +48,8 @@ typedef struct VmCall {
 
 typedef struct VmFn {
     lua_Integer active;         /* its frames running */
-    VmCall none;                /* its frames without a caller */
+    lua_Integer pad;            /* 16 bytes: the VM's tables of a node's
+                                   children hash &active >> 4 */
 } VmFn;
 
 /* a stack (P->stacks): the VM's CgNode first (its newest children, its
@@ -78,7 +79,9 @@ static VmKids no_kids;          /* no one writes it */
  * small profile's), the others as many as fill one 2 MiB page
  * (cg_big_zalloc), made resident at once rather than a fault at a 4 KiB
  * page (luacheck's stacks run: 3,203 page faults with all its 44,700
- * nodes on the heap, 2,740 so). */
+ * nodes on the heap, 2,740 so). The nodes' only: the calls and the
+ * functions' counters (one per distinct function and call site, kept
+ * small: issue 43) are all in heap chunks of CHUNK. */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
 #define SMALL_CHUNKS 32
@@ -87,14 +90,15 @@ static VmKids no_kids;          /* no one writes it */
 /* the entries of chunk c of entries of size bytes */
 static size_t chunk_len(size_t c, size_t size)
 {
-    return c < SMALL_CHUNKS ? CHUNK : CG_BIG_PAGE_FIT / size;
+    return c < SMALL_CHUNKS || size != sizeof(VmNode) ? CHUNK
+                                                       : CG_BIG_PAGE_FIT / size;
 }
 
 /* entry i's chunk, its place there in *at */
 static size_t chunk_of(size_t i, size_t size, size_t *at)
 {
     size_t big = CG_BIG_PAGE_FIT / size;
-    if (i < SMALL) {
+    if (i < SMALL || size != sizeof(VmNode)) {
         *at = i & (CHUNK - 1);
         return i >> CHUNK_BITS;
     }
@@ -141,14 +145,30 @@ static void chunks_free(void ***chunks, size_t *n, size_t size)
 
 static VmFn *vm_fn(Prof *P, lua_State *L, int32_t fn)
 {
-    VmFn *f = (VmFn *)chunk_entry(P, L, (void ***)&P->vfn, &P->nvfn,
-                                  (size_t)fn, sizeof(VmFn));
-    if (f->none.active == NULL) {
-        f->none.active = &f->active;
-        f->none.fn = fn;
-        f->none.edge = -1;
+    return (VmFn *)chunk_entry(P, L, (void ***)&P->vfn, &P->nvfn,
+                               (size_t)fn, sizeof(VmFn));
+}
+
+/* The call of fn's frames without a caller (few functions have one: a
+ * thread's bottom, the frames at the start), by nonemap. */
+static VmCall *vm_none(Prof *P, lua_State *L, int32_t fn)
+{
+    int32_t i = cg_pm_get(&P->nonemap, (uint64_t)(uint32_t)fn, 0);
+    VmCall *c;
+    if (i < 0) {
+        i = (int32_t)P->nnone;
+        if (cg_pm_put(&P->nonemap, (uint64_t)(uint32_t)fn, 0, i) != 0)
+            cg_prof_oom(P, L);
+        P->nnone++;
     }
-    return f;
+    c = (VmCall *)chunk_entry(P, L, (void ***)&P->vnone, &P->nvnone,
+                              (size_t)i, sizeof(VmCall));
+    if (c->active == NULL) {
+        c->active = &vm_fn(P, L, fn)->active;
+        c->fn = fn;
+        c->edge = -1;
+    }
+    return c;
 }
 
 static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
@@ -332,7 +352,7 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
     } else if (!tail && k != NULL && cc == cg_l54_ci_prev(ci)) {
         how = 1;
     }
-    call = edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none;
+    call = edge >= 0 ? vm_call(P, L, edge) : vm_none(P, L, fn);
     P->vmh.frame(L, (void *)(uintptr_t)ci, call, how);
 }
 
@@ -387,7 +407,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
         fn = cg_prof_resolve(P, L, &ar, 0);
         edge = caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, line, fn);
         P->vmh.frame(L, ar.i_ci,
-                     edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none, 0);
+                     edge >= 0 ? vm_call(P, L, edge) : vm_none(P, L, fn), 0);
         caller = fn;
         line = !P->lines ? P->fns[fn].defined
                          : ar.currentline < 0 ? 0 : ar.currentline;
@@ -402,6 +422,24 @@ int cg_prof_direct_fits(const CgVm *v)
            && v->kidtab_size == (int)sizeof(VmKids);
 }
 
+static size_t chunks_bytes(void *const *chunks, size_t n, size_t size)
+{
+    size_t c, b = n * sizeof *chunks;
+    for (c = 0; c < n; c++)
+        if (chunks[c] != NULL)
+            b += chunk_len(c, size) * size;
+    return b;
+}
+
+size_t cg_prof_direct_bytes(const Prof *P)
+{
+    return chunks_bytes((void *const *)P->vcall, P->nvcall, sizeof(VmCall))
+           + chunks_bytes((void *const *)P->vfn, P->nvfn, sizeof(VmFn))
+           + chunks_bytes((void *const *)P->vnode, P->nvnode, sizeof(VmNode))
+           + chunks_bytes((void *const *)P->vnone, P->nvnone, sizeof(VmCall))
+           + P->nonemap.cap * sizeof(Slot);
+}
+
 void cg_prof_direct_free(Prof *P)
 {
     size_t c, k, len;
@@ -413,6 +451,9 @@ void cg_prof_direct_free(Prof *P)
     chunks_free((void ***)&P->vcall, &P->nvcall, sizeof(VmCall));
     chunks_free((void ***)&P->vfn, &P->nvfn, sizeof(VmFn));
     chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
+    chunks_free((void ***)&P->vnone, &P->nvnone, sizeof(VmCall));
+    cg_pm_free(&P->nonemap);
+    P->nnone = 0;
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)

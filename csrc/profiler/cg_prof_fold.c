@@ -192,7 +192,8 @@ int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
     while (id >= 0 && !is_c && !same_sig(&P->fns[id], ar))
         id = P->fns[id].same;
     if (id < 0) {
-        if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
+        if (cg_prof_grow((void **)&P->fns, &P->capfn, P->nfn + 1,
+                         sizeof *P->fns) != 0
             || (first < 0
                 && cg_pm_put(&P->defmap, d1, d2, (int32_t)P->nfn) != 0))
             cg_prof_oom(P, L);
@@ -329,6 +330,28 @@ void cg_prof_weak_check(Prof *P, lua_State *L)
     lua_pop(L, 1);
     if (gone)
         cg_prof_cc_reset(P);
+}
+
+/* ---- accounting ---- */
+
+static size_t map_bytes(const Map *m)
+{
+    return m->cap * sizeof *m->s;
+}
+
+size_t cg_prof_bytes(const Prof *P)
+{
+    size_t b = P->capfn * sizeof *P->fns + P->caped * sizeof *P->edges
+               + P->capnode * sizeof *P->nodes + P->capps * sizeof *P->ps
+               + P->capth * sizeof *P->th, i;
+    for (i = 0; i < P->nfn; i++)
+        b += P->fns[i].cap * sizeof(Cost);
+    for (i = 0; i < P->nth; i++)
+        b += P->th[i].cap * sizeof(Frame);
+    b += map_bytes(&P->fnmap) + map_bytes(&P->defmap) + map_bytes(&P->strmap)
+         + map_bytes(&P->edmap) + map_bytes(&P->nodemap)
+         + map_bytes(&P->thmap);
+    return b + cg_prof_direct_bytes(P);
 }
 
 /* ---- data.info ---- */

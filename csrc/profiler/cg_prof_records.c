@@ -16,6 +16,23 @@
 
 #include "lauxlib.h"
 
+/* c's lines made room for need of them: exactly at first (most functions
+ * keep one or a few lines), then by half again. */
+static void lines_room(Prof *P, lua_State *L, FnCost *c, size_t need)
+{
+    size_t cap = c->cap == 0 ? need : c->cap + (size_t)c->cap / 2;
+    Cost *p;
+    if (need <= c->cap)
+        return;
+    if (cap < need)
+        cap = need;
+    if (cap > UINT32_MAX
+        || (p = (Cost *)realloc(c->lines, cap * sizeof *p)) == NULL)
+        cg_prof_oom(P, L);
+    c->lines = p;
+    c->cap = (uint32_t)cap;
+}
+
 Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
 {
     FnCost *c = &P->fns[fn];
@@ -25,21 +42,34 @@ Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
         c->lo = line;
     } else if (line < c->lo) {
         size_t shift = (size_t)(c->lo - line);
-        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
-            cg_prof_oom(P, L);
+        lines_room(P, L, c, c->n + shift);
         memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
         memset(c->lines, 0, shift * sizeof *c->lines);
-        c->n += shift;
+        c->n += (uint32_t)shift;
         c->lo = line;
     }
     if ((size_t)(line - c->lo) >= c->n) {
         size_t need = (size_t)(line - c->lo) + 1;
-        if (CG_GROW(c->lines, c->cap, need) != 0)
-            cg_prof_oom(P, L);
+        lines_room(P, L, c, need);
         memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
-        c->n = need;
+        c->n = (uint32_t)need;
     }
     return &c->lines[line - c->lo];
+}
+
+int cg_prof_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t ncap = *cap < 8 ? 8 : *cap + *cap / 2;
+    void *p;
+    if (need <= *cap)
+        return 0;
+    if (ncap < need)
+        ncap = need;
+    if (ncap > (size_t)-1 / elem || (p = realloc(*arr, ncap * elem)) == NULL)
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
 }
 
 /* A new record (zeroed) at the end of the array *arr of *n, keyed by
@@ -48,7 +78,7 @@ static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
                           uint64_t k2, void **arr, size_t *n, size_t *cap,
                           size_t elem)
 {
-    if (cg_grow(arr, cap, *n + 1, elem) != 0
+    if (cg_prof_grow(arr, cap, *n + 1, elem) != 0
         || cg_pm_put(m, k1, k2, (int32_t)*n) != 0)
         cg_prof_oom(P, L);
     memset((char *)*arr + *n * elem, 0, elem);

@@ -8,6 +8,7 @@
 #include "cg_atomic.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,7 +61,10 @@ static void push_data(lua_State *L, int live_stacks)
     lua_createtable(L, (int)P->nfn, 0);
     for (i = 0; i < P->nfn; i++) {
         const FnCost *c = &P->fns[i];
-        lua_newtable(L);
+        size_t used = 0;
+        for (j = 0; j < c->n; j++)
+            used += (c->lines[j].v[0] | c->lines[j].v[1] | c->lines[j].v[2]) != 0;
+        lua_createtable(L, (int)(used * (size_t)(1 + nev)), 0);
         k = 0;
         for (j = 0; j < c->n; j++) {
             const Cost *x = &c->lines[j];
@@ -73,7 +77,9 @@ static void push_data(lua_State *L, int live_stacks)
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "lines");
-    lua_newtable(L);
+    /* made at its size: no copies while it grows (a page fault each) */
+    lua_createtable(L, (int)(P->ned < (size_t)INT_MAX / (size_t)(4 + nev)
+                             ? P->ned * (size_t)(4 + nev) : 0), 0);
     k = 0;
     for (i = 0; i < P->ned; i++) {
         const Edge *x = &P->edges[i];

@@ -90,14 +90,16 @@ local function pick(cands, mine)
   end
 end
 
--- Line n of a chunk's source: the file of "@path", the text of a string
--- chunk; nil when unavailable ("=name", unreadable file, no such line).
--- The text and where its lines start are kept per source (a plain find of
--- each newline: splitting every file into strings cost more than the rest
--- of writing a profile).
-local function source_line(source, n, cache)
-  local src = cache[source]
-  if src == nil then
+-- The lines of the sources that want asks for (source -> { [n] = true }),
+-- as source -> { [n] = the text of line n }: a source is the file of
+-- "@path", the text of a string chunk; nothing for "=name", an unreadable
+-- file or a line past the end. Each file is read once, and only the lines
+-- asked for are kept (a plain find of each newline: splitting every file
+-- into strings cost more than the rest of writing a profile; keeping
+-- every file's text until the last function was named held them all).
+local function source_lines(want)
+  local out = {}
+  for source, wanted in pairs(want) do
     local text
     local c = source:sub(1, 1)
     if c == "@" then
@@ -109,23 +111,21 @@ local function source_line(source, n, cache)
     elseif c ~= "=" then
       text = source
     end
-    src = false
+    local got = {}
     if text then
-      local starts, find, pos = { 1 }, string.find, 1
-      while true do
+      local last = 0
+      for n in pairs(wanted) do if n > last then last = n end end
+      local find, pos = string.find, 1
+      for n = 1, last do
         local nl = find(text, "\n", pos, true)
+        if wanted[n] then got[n] = text:sub(pos, nl and nl - 1 or #text) end
         if not nl then break end
         pos = nl + 1
-        starts[#starts + 1] = pos
       end
-      src = { text = text, starts = starts }
     end
-    cache[source] = src
+    out[source] = got
   end
-  local first = src and src.starts[n]
-  if not first then return nil end
-  local after = src.starts[n + 1]
-  return src.text:sub(first, after and after - 2 or #src.text)
+  return out
 end
 
 local KEYWORDS = {}
@@ -196,12 +196,26 @@ local function chunkid(source)
   return '[string "' .. source:sub(1, n) .. '..."]'
 end
 
+-- The short name Lua gives a source (lobject.c's luaO_chunkid, LUA_IDSIZE
+-- 60), for a function the profile describes after it was collected.
+local function chunkid(source)
+  local c = source:sub(1, 1)
+  if c == "=" then return source:sub(2, 60) end
+  if c == "@" then
+    return #source <= 60 and source:sub(2) or "..." .. source:sub(-56)
+  end
+  local nl = source:find("\n", 1, true)
+  if not nl and #source < 45 then return '[string "' .. source .. '"]' end
+  local n = math.min(nl and nl - 1 or #source, 45)
+  return '[string "' .. source:sub(1, n) .. '..."]'
+end
+
 -- Per function: name, file, line defined. Several functions defined on one
 -- line share its declared name only in appearance: it goes to the one its
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
-  local loaded, cache, module_of = loaded_names(), {}, module_finder()
+  local loaded, module_of = loaded_names(), module_finder()
   local c_module = {}
   -- mod is a C module (package.searchpath finds it on package.cpath)
   local function is_c_module(mod)
@@ -211,11 +225,23 @@ local function describe(data)
     return c_module[mod]
   end
   local fns, count, on_line = {}, {}, {}
+  -- each function's getinfo (a function collected while profiling: its
+  -- description), and the lines that declare Lua functions
+  local ds, want = {}, {}
   for i, info in ipairs(data.info) do
-    local func, callname = info[1], info[2]
-    -- a function collected while profiling: its description
+    local func = info[1]
     local d = type(func) == "table" and func or getinfo(func, "S")
     if d == func then d.short_src = chunkid(d.source) end
+    ds[i] = d
+    if d.what == "Lua" then
+      want[d.source] = want[d.source] or {}
+      want[d.source][d.linedefined] = true
+    end
+  end
+  local lines = source_lines(want)
+  for i, info in ipairs(data.info) do
+    local func, callname = info[1], info[2]
+    local d = ds[i]
     local fn = { line = d.linedefined, last = d.lastlinedefined, callname = callname }
     if d.what == "C" then
       local cands = loaded[func]
@@ -230,7 +256,7 @@ local function describe(data)
         local module = d.source:sub(1, 1) == "@" and module_of(fn.file)
         fn.name, fn.main = module and ("main chunk (" .. module .. ")") or "main chunk", true
       else
-        local line = source_line(d.source, d.linedefined, cache)
+        local line = lines[d.source][d.linedefined]
         local decl = line and declared_name(line)
         local cands, g = loaded[func], nil
         if cands then

@@ -31,6 +31,28 @@ static void append_costs(lua_State *L, const Prof *P, lua_Integer *k,
         }
 }
 
+/* A function's lines into the table on top (cg_prof_fn_lines). */
+typedef struct LinesOut {
+    lua_State *L;
+    const Prof *P;
+    lua_Integer k;
+} LinesOut;
+
+static void count_line(void *ud, int32_t line, const Cost *c)
+{
+    (void)line;
+    (void)c;
+    ((LinesOut *)ud)->k++;
+}
+
+static void push_line(void *ud, int32_t line, const Cost *c)
+{
+    LinesOut *o = (LinesOut *)ud;
+    lua_pushinteger(o->L, line);
+    lua_rawseti(o->L, -2, ++o->k);
+    append_costs(o->L, o->P, &o->k, c);
+}
+
 /* Pushes the collected data:
  * { events = {...}, pid = n, info = { {func, name}, ... },
  *   lines = { [fn] = { line, cost..., line, cost..., ... } },
@@ -42,7 +64,7 @@ static void push_data(lua_State *L, int live_stacks)
     static const char *const names[NEV] = {"Instr", "Time", "Alloc"};
     Prof *P = cg_prof_get(L);
     lua_Integer k;
-    size_t i, j;
+    size_t i;
     int e, nev = 0;
     lua_createtable(L, 0, 5);
     lua_newtable(L);
@@ -60,20 +82,15 @@ static void push_data(lua_State *L, int live_stacks)
     lua_setfield(L, -2, "info");
     lua_createtable(L, (int)P->nfn, 0);
     for (i = 0; i < P->nfn; i++) {
-        const FnCost *c = &P->fns[i];
-        size_t used = 0;
-        for (j = 0; j < c->n; j++)
-            used += (c->lines[j].v[0] | c->lines[j].v[1] | c->lines[j].v[2]) != 0;
-        lua_createtable(L, (int)(used * (size_t)(1 + nev)), 0);
-        k = 0;
-        for (j = 0; j < c->n; j++) {
-            const Cost *x = &c->lines[j];
-            if ((x->v[0] | x->v[1] | x->v[2]) == 0)
-                continue;
-            lua_pushinteger(L, c->lo + (lua_Integer)j);
-            lua_rawseti(L, -2, ++k);
-            append_costs(L, P, &k, x);
-        }
+        LinesOut o;
+        o.L = L;
+        o.P = P;
+        o.k = 0;
+        if (cg_prof_fn_lines(P, (int32_t)i, count_line, &o) != 0)
+            luaL_error(L, "not enough memory");
+        lua_createtable(L, (int)(o.k * (1 + nev)), 0);
+        o.k = 0;
+        cg_prof_fn_lines(P, (int32_t)i, push_line, &o);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "lines");

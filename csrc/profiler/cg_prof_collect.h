@@ -77,11 +77,21 @@ typedef struct FnCost {
     uint8_t co_close;           /* 1: coroutine.close, 2: collectgarbage */
     char what;                  /* 'L', 'm' (main chunk), 'C' */
     uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
+    uint8_t over;               /* it has lines apart (Prof.over) */
     int32_t same;               /* the next record of its definition's key
                                    (another signature), -1: none */
-    uint32_t n, cap;            /* lines (n from lo), their room */
+    uint32_t n, cap;            /* lines (n from lo), their room; a line
+                                   far from them is apart (Prof.over) */
     Cost *lines;
 } FnCost;
+
+/* A line of a function far from its span of lines (a main chunk's
+ * statements between the functions it defines): apart, in Prof.over,
+ * until it is charged often (cg_prof_records.c). fn -1: moved. */
+typedef struct OverLine {
+    int32_t fn, line, hits;
+    Cost c;
+} OverLine;
 
 /* A function value seen (a prototype, a C function), by its key: its
  * record, and (P->direct) the VM's per-pc counts of its prototype.
@@ -202,6 +212,9 @@ typedef struct Prof {
     size_t nfn, capfn;
     Map fnmap;                  /* key of a function value -> its slot */
     Map defmap;                 /* definition -> its record (cg_prof_fold.c) */
+    OverLine *over;             /* the lines apart, */
+    size_t nover, capover;
+    Map overmap;                /* by (fn, line) */
     Map strmap;                 /* the string pool's strings, by hash */
     int32_t nstr;
     PSlot *ps;                  /* the function values seen */
@@ -300,7 +313,8 @@ CG_HIDDEN void cg_prof_weak_check(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_freed(Prof *P, lua_State *L, const void *proto,
                              const lua_Unsigned *counts, int n);
 /* Pushes data.info: per record { the function or a description of it
- * (source, linedefined, lastlinedefined, what), its call-site name }. */
+ * ({ source, linedefined, lastlinedefined, what }: a Lua function no
+ * longer alive), its call-site name }. */
 CG_HIDDEN void cg_prof_push_fninfo(Prof *P, lua_State *L);
 /* Frees the slots, the pool's map and the definitions. */
 CG_HIDDEN void cg_prof_fold_free(Prof *P);
@@ -337,6 +351,13 @@ CG_HIDDEN int cg_prof_grow(void **arr, size_t *cap, size_t need,
 /* The cost of fn's line (made, zeroed, when new). */
 CG_HIDDEN Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
                                   int32_t line);
+/* Calls each(ud, line, cost) for each line of fn with a cost, in
+ * order of line. Returns -1 out of memory (nothing called). */
+CG_HIDDEN int cg_prof_fn_lines(const Prof *P, int32_t fn,
+                               void (*each)(void *ud, int32_t line,
+                                            const Cost *c), void *ud);
+/* Frees the lines apart. */
+CG_HIDDEN void cg_prof_over_free(Prof *P);
 /* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
  * running threads. */
 CG_HIDDEN void cg_prof_activity(Prof *P, Thread *T, int delta);

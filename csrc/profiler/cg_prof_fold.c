@@ -350,7 +350,8 @@ size_t cg_prof_bytes(const Prof *P)
         b += P->th[i].cap * sizeof(Frame);
     b += map_bytes(&P->fnmap) + map_bytes(&P->defmap) + map_bytes(&P->strmap)
          + map_bytes(&P->edmap) + map_bytes(&P->nodemap)
-         + map_bytes(&P->thmap);
+         + map_bytes(&P->thmap) + map_bytes(&P->overmap)
+         + P->capover * sizeof *P->over;
     return b + cg_prof_direct_bytes(P);
 }
 
@@ -376,15 +377,15 @@ void cg_prof_push_fninfo(Prof *P, lua_State *L)
         if (f->is_c) {
             lua_rawgeti(L, c, (lua_Integer)i + 1);
         } else {
-            lua_createtable(L, 0, 4);
+            lua_createtable(L, 4, 0);
             lua_rawgeti(L, s, f->src + 1);
-            lua_setfield(L, -2, "source");
+            lua_rawseti(L, -2, 1);
             lua_pushinteger(L, f->defined);
-            lua_setfield(L, -2, "linedefined");
+            lua_rawseti(L, -2, 2);
             lua_pushinteger(L, f->last);
-            lua_setfield(L, -2, "lastlinedefined");
+            lua_rawseti(L, -2, 3);
             lua_pushstring(L, f->what == 'm' ? "main" : "Lua");
-            lua_setfield(L, -2, "what");
+            lua_rawseti(L, -2, 4);
         }
         lua_rawseti(L, -2, 1);
         lua_rawgeti(L, S, (lua_Integer)i + 1);

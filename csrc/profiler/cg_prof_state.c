@@ -106,6 +106,7 @@ static void reset_data(Prof *P)
     cg_pm_free(&P->fnmap);
     cg_pm_free(&P->edmap);
     cg_prof_fold_free(P);
+    cg_prof_over_free(P);
     P->th = NULL;
     P->fns = NULL;
     P->edges = NULL;

@@ -55,13 +55,15 @@ end
 -- a C module (found on package.cpath); else from every module. Among
 -- several, the shortest, then the first in byte order.
 
--- function -> { { "module.field", module }, ... } over package.loaded
-local function loaded_names()
+-- function -> { { "module.field", module }, ... } over package.loaded, for
+-- the functions of the set only (a profile's: the modules' other functions
+-- took memory for nothing)
+local function loaded_names(set)
   local names = {}
   for modname, mod in pairs(package.loaded) do
     if type(modname) == "string" and type(mod) == "table" then
       for k, v in pairs(mod) do
-        if type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
+        if set[v] and type(k) == "string" and k:match("^[%a_][%w_]*$") then
           local t = names[v]
           if not t then
             t = {}
@@ -196,26 +198,29 @@ local function chunkid(source)
   return '[string "' .. source:sub(1, n) .. '..."]'
 end
 
--- The short name Lua gives a source (lobject.c's luaO_chunkid, LUA_IDSIZE
--- 60), for a function the profile describes after it was collected.
-local function chunkid(source)
-  local c = source:sub(1, 1)
-  if c == "=" then return source:sub(2, 60) end
-  if c == "@" then
-    return #source <= 60 and source:sub(2) or "..." .. source:sub(-56)
-  end
-  local nl = source:find("\n", 1, true)
-  if not nl and #source < 45 then return '[string "' .. source .. '"]' end
-  local n = math.min(nl and nl - 1 or #source, 45)
-  return '[string "' .. source:sub(1, n) .. '..."]'
-end
+-- A description of a Lua function collected while profiling ({ source,
+-- linedefined, lastlinedefined, what }, cg_prof_fold.c) read as getinfo's
+-- fields (a metatable: the profile is written inside a finalizer at exit,
+-- where nothing is collected, and a table per function would add up)
+local DESCRIBED = { __index = function(d, k)
+  if k == "source" then return d[1] end
+  if k == "linedefined" then return d[2] end
+  if k == "lastlinedefined" then return d[3] end
+  if k == "what" then return d[4] end
+  if k == "short_src" then return chunkid(d[1]) end
+end }
 
 -- Per function: name, file, line defined. Several functions defined on one
 -- line share its declared name only in appearance: it goes to the one its
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
-  local loaded, module_of = loaded_names(), module_finder()
+  local set = {}
+  for _, info in ipairs(data.info) do
+    if type(info[1]) == "function" then set[info[1]] = true end
+  end
+  local loaded, module_of = loaded_names(set), module_finder()
+  set = nil -- luacheck: ignore 311 (its memory goes before the rest)
   local c_module = {}
   -- mod is a C module (package.searchpath finds it on package.cpath)
   local function is_c_module(mod)
@@ -230,8 +235,7 @@ local function describe(data)
   local ds, want = {}, {}
   for i, info in ipairs(data.info) do
     local func = info[1]
-    local d = type(func) == "table" and func or getinfo(func, "S")
-    if d == func then d.short_src = chunkid(d.source) end
+    local d = type(func) == "table" and setmetatable(func, DESCRIBED) or getinfo(func, "S")
     ds[i] = d
     if d.what == "Lua" then
       want[d.source] = want[d.source] or {}

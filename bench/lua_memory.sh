@@ -50,7 +50,7 @@ run_rows() {
 n=${CHUNKS:-200000}
 run_rows bench/chunks.lua "%M"
 mb() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
-over() { awk -v v="$1" -v t="$2" 'BEGIN { printf "%s", v > t ? "!" : "" }'; }
+over() { awk -v v="$1" -v t="$2" 'BEGIN { printf "%s", (v > t) ? "!" : "" }'; }
 h=$(median < "$tmp/h"); v=$(median < "$tmp/v")
 printf "%-28s %10s %14s %14s\n" "" "plain" "hook engine" "counting vm"
 printf "%-28s %10s %14s %14s\n" "chunks ($n): peak RSS MB" "$(mb "$(median < "$tmp/p")")" \

@@ -478,11 +478,13 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
         if (x != NULL)
             P->nodes[i].self.v[EV_INSTR] += (int64_t)x->self;
     }
+    /* the counts before the VM stops telling of the prototypes it frees:
+     * folding them allocates (a collection may free one meanwhile) */
+    cg_prof_fold_counts(P, L);
     P->vmh.direct(L, 0);
     P->vmh.hook(L, NULL, NULL);
     P->vmh.onfree(L, NULL);
     cg_prof_direct_free(P);
-    cg_prof_fold_counts(P, L);
     P->running = 0;
     P->in_hook = 0;
 }

@@ -90,8 +90,9 @@ static VmKids no_kids;          /* no one writes it */
 /* the entries of chunk c of entries of size bytes */
 static size_t chunk_len(size_t c, size_t size)
 {
-    return c < SMALL_CHUNKS || size != sizeof(VmNode) ? CHUNK
-                                                       : CG_BIG_PAGE_FIT / size;
+    if (c < SMALL_CHUNKS || size != sizeof(VmNode))
+        return CHUNK;
+    return CG_BIG_PAGE_FIT / size;
 }
 
 /* entry i's chunk, its place there in *at */

@@ -1,7 +1,8 @@
 /* A record per definition, and the functions freed folded into theirs.
  *
  * A function's record (FnCost) is its definition's: its source, line
- * defined and last line defined (a C function: its C function). Every
+ * defined and last line defined, its parameters and upvalues, and the
+ * name its first call gave it (a C function: its C function). Every
  * prototype of one definition (a chunk loaded again, a file required
  * twice) shares it, alive or freed, so memory grows with the distinct
  * functions, not with the functions ever made: nothing keeps a Lua
@@ -225,7 +226,8 @@ int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
     }
     s = slot_new(P, L, k1, k2, id);
     if (!is_c) {
-        push_sub(L, "w", P->weak || P->direct);  /* S.w[s + 1]: the closure, weakly */
+        /* S.w[s + 1]: the closure, weakly */
+        push_sub(L, "w", P->weak || P->direct);
         lua_pushvalue(L, -2);
         lua_rawseti(L, -2, s + 1);
         lua_pop(L, 1);

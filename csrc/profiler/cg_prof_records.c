@@ -148,7 +148,8 @@ int cg_prof_fn_lines(const Prof *P, int32_t fn,
     if (c->over) {
         for (x = 0; x < P->nover; x++)
             n += P->over[x].fn == fn;
-        if (n > 0 && (apart = (int32_t *)malloc(n * 2 * sizeof *apart)) == NULL)
+        if (n > 0
+            && (apart = (int32_t *)malloc(n * 2 * sizeof *apart)) == NULL)
             return -1;
         for (x = 0, n = 0; x < P->nover; x++)
             if (P->over[x].fn == fn) {

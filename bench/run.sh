@@ -196,5 +196,8 @@ if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
     echo
     echo "A process per test: the start-up and the profile written each time (bench/lua_procs.sh):"
     LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_procs.sh || status=1
+    echo
+    echo "The Lua profiler's memory (bench/lua_memory.sh):"
+    LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_memory.sh || status=1
 fi
 exit "$status"

@@ -8,6 +8,7 @@
 #include "cg_atomic.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,28 @@ static void append_costs(lua_State *L, const Prof *P, lua_Integer *k,
         }
 }
 
+/* A function's lines into the table on top (cg_prof_fn_lines). */
+typedef struct LinesOut {
+    lua_State *L;
+    const Prof *P;
+    lua_Integer k;
+} LinesOut;
+
+static void count_line(void *ud, int32_t line, const Cost *c)
+{
+    (void)line;
+    (void)c;
+    ((LinesOut *)ud)->k++;
+}
+
+static void push_line(void *ud, int32_t line, const Cost *c)
+{
+    LinesOut *o = (LinesOut *)ud;
+    lua_pushinteger(o->L, line);
+    lua_rawseti(o->L, -2, ++o->k);
+    append_costs(o->L, o->P, &o->k, c);
+}
+
 /* Pushes the collected data:
  * { events = {...}, pid = n, info = { {func, name}, ... },
  *   lines = { [fn] = { line, cost..., line, cost..., ... } },
@@ -41,7 +64,7 @@ static void push_data(lua_State *L, int live_stacks)
     static const char *const names[NEV] = {"Instr", "Time", "Alloc"};
     Prof *P = cg_prof_get(L);
     lua_Integer k;
-    size_t i, j;
+    size_t i;
     int e, nev = 0;
     lua_createtable(L, 0, 5);
     lua_newtable(L);
@@ -55,25 +78,25 @@ static void push_data(lua_State *L, int live_stacks)
     lua_setfield(L, -2, "pid");
     lua_pushstring(L, P->vm ? "vm" : "hook");
     lua_setfield(L, -2, "engine");
-    cg_prof_push_info(L);
+    cg_prof_push_fninfo(P, L);
     lua_setfield(L, -2, "info");
     lua_createtable(L, (int)P->nfn, 0);
     for (i = 0; i < P->nfn; i++) {
-        const FnCost *c = &P->fns[i];
-        lua_newtable(L);
-        k = 0;
-        for (j = 0; j < c->n; j++) {
-            const Cost *x = &c->lines[j];
-            if ((x->v[0] | x->v[1] | x->v[2]) == 0)
-                continue;
-            lua_pushinteger(L, c->lo + (lua_Integer)j);
-            lua_rawseti(L, -2, ++k);
-            append_costs(L, P, &k, x);
-        }
+        LinesOut o;
+        o.L = L;
+        o.P = P;
+        o.k = 0;
+        if (cg_prof_fn_lines(P, (int32_t)i, count_line, &o) != 0)
+            luaL_error(L, "not enough memory");
+        lua_createtable(L, (int)(o.k * (1 + nev)), 0);
+        o.k = 0;
+        cg_prof_fn_lines(P, (int32_t)i, push_line, &o);
         lua_rawseti(L, -2, (lua_Integer)i + 1);
     }
     lua_setfield(L, -2, "lines");
-    lua_newtable(L);
+    /* made at its size: no copies while it grows (a page fault each) */
+    lua_createtable(L, (int)(P->ned < (size_t)INT_MAX / (size_t)(4 + nev)
+                             ? P->ned * (size_t)(4 + nev) : 0), 0);
     k = 0;
     for (i = 0; i < P->ned; i++) {
         const Edge *x = &P->edges[i];
@@ -750,6 +773,16 @@ static int l_live_stacks(lua_State *L)
     return 1;
 }
 
+/* prof_memory() -> the bytes the collector's records hold outside the Lua
+ * heap now (0 before the first start), and the number of records. */
+static int l_memory(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    lua_pushinteger(L, P != NULL ? (lua_Integer)cg_prof_bytes(P) : 0);
+    lua_pushinteger(L, P != NULL ? (lua_Integer)P->nfn : 0);
+    return 2;
+}
+
 /* prof_run(fn, opts) -> data, fn's results; an error in fn stops the
  * profiler and is raised again. */
 static int l_run(lua_State *L)
@@ -792,6 +825,7 @@ void cg_prof_register(lua_State *L)
         {"prof_std_name", l_std_name},
         {"prof_source_lines", l_source_lines},
         {"prof_write_folded", l_write_folded},
+        {"prof_memory", l_memory},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

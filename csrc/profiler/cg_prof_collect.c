@@ -540,11 +540,6 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             cg_prof_name_from_call(P, L, ar, fn);
     } else {
         fn = cg_prof_resolve(P, L, ar, named);
-        if (P->fns[fn].is_c && P->co_close != NULL && !P->fns[fn].co_close) {
-            lua_getinfo(L, "f", ar);
-            P->fns[fn].co_close = lua_tocfunction(L, -1) == P->co_close;
-            lua_pop(L, 1);
-        }
         caller = top(T);
         edge = caller->fn < 0 ? -1
                               : cg_prof_edge_id(P, L, caller->fn, caller->line, fn);
@@ -793,8 +788,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         break;
     case LUA_HOOKRET:
         if (top(T)->ci == ar->i_ci && top(T)->fn >= 0
-            && P->fns[top(T)->fn].co_close)
-            closed(P, L, ar);
+            && P->fns[top(T)->fn].co_close)   /* or collectgarbage */
+            P->fns[top(T)->fn].co_close == 1 ? closed(P, L, ar)
+                                             : cg_prof_weak_check(P, L);
         on_return(P, T, ar);
         break;
     default:
@@ -1006,7 +1002,11 @@ void cg_prof_start(lua_State *L, int opts, int level)
         lua_getfield(L, -1, "close");
         P->co_close = lua_tocfunction(L, -1);
         lua_pop(L, 2);
-    }
+    }   /* collectgarbage: cg_prof_weak_check at its return */
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_getfield(L, -1, "collectgarbage");
+    P->gc_fn = lua_tocfunction(L, -1);
+    lua_pop(L, 2);
     T = add_thread(P, L, -1);
     P->cur = 0;
     if (level > 0 && !P->direct)

@@ -63,20 +63,45 @@ typedef struct Map {
     size_t cap, n;              /* cap: 0 or a power of 2 */
 } Map;
 
+/* A function's record: one per definition (cg_prof_fold.c), shared by
+ * every prototype of it, alive or freed. */
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
-    int asked;                  /* its call-site name was asked for */
-    int is_c;                   /* a C function: runs no VM instruction */
+    int32_t last;               /* last line defined */
+    int32_t src;                /* its source in the string pool, -1: C */
     int32_t active;             /* its frames in the running threads */
     int32_t np, nn;             /* stacks: its node nn under node np */
     int32_t lo;                 /* line of lines[0] */
-    size_t n, cap;
+    uint8_t asked;              /* its call-site name was asked for */
+    uint8_t is_c;               /* a C function: runs no VM instruction */
+    uint8_t co_close;           /* 1: coroutine.close, 2: collectgarbage */
+    char what;                  /* 'L', 'm' (main chunk), 'C' */
+    uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
+    uint8_t over;               /* it has lines apart (Prof.over) */
+    int32_t same;               /* the next record of its definition's key
+                                   (another signature), -1: none */
+    uint32_t n, cap;            /* lines (n from lo), their room; a line
+                                   far from them is apart (Prof.over) */
     Cost *lines;
-    const void *proto;          /* a Lua function's prototype, or NULL */
-    lua_Unsigned *count;        /* P->direct: its per-pc counts (the VM's) */
-    int ncount;
-    int co_close;               /* it is coroutine.close */
 } FnCost;
+
+/* A line of a function far from its span of lines (a main chunk's
+ * statements between the functions it defines): apart, in Prof.over,
+ * until it is charged often (cg_prof_records.c). fn -1: moved. */
+typedef struct OverLine {
+    int32_t fn, line, hits;
+    Cost c;
+} OverLine;
+
+/* A function value seen (a prototype, a C function), by its key: its
+ * record, and (P->direct) the VM's per-pc counts of its prototype.
+ * fn -1: a free slot (next: the next free one). */
+typedef struct PSlot {
+    uint64_t k1, k2;
+    int32_t fn, next;
+    lua_Unsigned *count;
+    int32_t ncount;
+} PSlot;
 
 /* The call cache: a call site (caller, line, callee key) seen before ->
  * its callee and edge, without lua_getinfo or a hash map (a loop or a
@@ -185,7 +210,20 @@ typedef struct Prof {
     int64_t gc_last;            /* P->alloc its debt counts from */
     FnCost *fns;
     size_t nfn, capfn;
-    Map fnmap;
+    Map fnmap;                  /* key of a function value -> its slot */
+    Map defmap;                 /* definition -> its record (cg_prof_fold.c) */
+    OverLine *over;             /* the lines apart, */
+    size_t nover, capover;
+    Map overmap;                /* by (fn, line) */
+    Map strmap;                 /* the string pool's strings, by hash */
+    int32_t nstr;
+    PSlot *ps;                  /* the function values seen */
+    size_t nps, capps;
+    int32_t psfree;             /* the first free slot, -1: none */
+    int weak;                   /* the hook engine holds Lua functions
+                                   weakly (its collector steps) */
+    int cc_stale;               /* a function freed: the call cache goes */
+    lua_CFunction gc_fn;        /* collectgarbage, or NULL */
     Edge *edges;
     size_t ned, caped;
     Map edmap;
@@ -193,6 +231,9 @@ typedef struct Prof {
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
     size_t nvcall, nvfn, nvnode;  /* points into them) */
+    struct VmCall **vnone;      /* direct: the calls of frames without a */
+    size_t nvnone, nnone;       /* caller, of the functions in nonemap */
+    Map nonemap;
     CallSeen cc[CALL_CACHE];    /* the call cache */
     /* the lines of generic for calls seen (cg_prof_collect.c's
      * tfor_line): a TFORCALL's saved pc -> its line */
@@ -254,8 +295,36 @@ CG_HIDDEN int cg_prof_flag(lua_State *L, int idx, const char *name, int def);
 CG_HIDDEN void cg_prof_gc_take(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_gc_give_back(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_gc_step(Prof *P, lua_State *L);
+
+/* cg_prof_fold.c: a record per definition, and the functions freed
+ * folded into theirs. */
 /* P->direct: the VM's per-pc counts into the lines of their functions. */
 CG_HIDDEN void cg_prof_fold_counts(Prof *P, lua_State *L);
+/* The record of a function value seen first (ar's "S" and "u" filled,
+ * the value on top of the stack): its definition's (source, lines,
+ * signature, and the name its first call gives it), made when new; the
+ * value gets a slot keyed (k1, k2). */
+CG_HIDDEN int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar,
+                                 uint64_t k1, uint64_t k2, const char *name);
+/* The hook engine, after a collector's step or collectgarbage: the
+ * values it holds weakly that were collected leave their slots. */
+CG_HIDDEN void cg_prof_weak_check(Prof *P, lua_State *L);
+/* The VM frees a prototype (P->direct): its counts are folded. */
+CG_HIDDEN void cg_prof_freed(Prof *P, lua_State *L, const void *proto,
+                             const lua_Unsigned *counts, int n);
+/* Pushes data.info: per record { the function or a description of it
+ * ({ source, linedefined, lastlinedefined, what }: a Lua function no
+ * longer alive), its call-site name }. */
+CG_HIDDEN void cg_prof_push_fninfo(Prof *P, lua_State *L);
+/* Frees the slots, the pool's map and the definitions. */
+CG_HIDDEN void cg_prof_fold_free(Prof *P);
+/* The call cache and the generic for's lines, forgotten. */
+CG_HIDDEN void cg_prof_cc_reset(Prof *P);
+/* The bytes the collector's records hold outside the Lua heap (its
+ * arrays and maps, their capacities; the VM's calls and nodes). */
+CG_HIDDEN size_t cg_prof_bytes(const Prof *P);
+/* cg_prof_direct.c: the bytes of the VM's calls, functions and nodes. */
+CG_HIDDEN size_t cg_prof_direct_bytes(const Prof *P);
 /* The allocator while profiling (its user data is the state: how the
  * hook finds it), and putting the old one back. */
 CG_HIDDEN void *cg_prof_alloc(void *ud, void *ptr, size_t osize,
@@ -276,9 +345,19 @@ CG_HIDDEN void cg_prof_direct_free(Prof *P);
 CG_HIDDEN int cg_prof_direct_fits(const CgVm *v);
 
 /* cg_prof_records.c */
+/* cg_grow by half again (records: one per function, per call site). */
+CG_HIDDEN int cg_prof_grow(void **arr, size_t *cap, size_t need,
+                           size_t elem);
 /* The cost of fn's line (made, zeroed, when new). */
 CG_HIDDEN Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
                                   int32_t line);
+/* Calls each(ud, line, cost) for each line of fn with a cost, in
+ * order of line. Returns -1 out of memory (nothing called). */
+CG_HIDDEN int cg_prof_fn_lines(const Prof *P, int32_t fn,
+                               void (*each)(void *ud, int32_t line,
+                                            const Cost *c), void *ud);
+/* Frees the lines apart. */
+CG_HIDDEN void cg_prof_over_free(Prof *P);
 /* T's frames leave (delta -1: it yielded) or join (+1: resumed) the
  * running threads. */
 CG_HIDDEN void cg_prof_activity(Prof *P, Thread *T, int delta);

@@ -48,7 +48,8 @@ typedef struct VmCall {
 
 typedef struct VmFn {
     lua_Integer active;         /* its frames running */
-    VmCall none;                /* its frames without a caller */
+    lua_Integer pad;            /* 16 bytes: the VM's tables of a node's
+                                   children hash &active >> 4 */
 } VmFn;
 
 /* a stack (P->stacks): the VM's CgNode first (its newest children, its
@@ -78,7 +79,9 @@ static VmKids no_kids;          /* no one writes it */
  * small profile's), the others as many as fill one 2 MiB page
  * (cg_big_zalloc), made resident at once rather than a fault at a 4 KiB
  * page (luacheck's stacks run: 3,203 page faults with all its 44,700
- * nodes on the heap, 2,740 so). */
+ * nodes on the heap, 2,740 so). The nodes' only: the calls and the
+ * functions' counters (one per distinct function and call site, kept
+ * small: issue 43) are all in heap chunks of CHUNK. */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
 #define SMALL_CHUNKS 32
@@ -87,14 +90,16 @@ static VmKids no_kids;          /* no one writes it */
 /* the entries of chunk c of entries of size bytes */
 static size_t chunk_len(size_t c, size_t size)
 {
-    return c < SMALL_CHUNKS ? CHUNK : CG_BIG_PAGE_FIT / size;
+    if (c < SMALL_CHUNKS || size != sizeof(VmNode))
+        return CHUNK;
+    return CG_BIG_PAGE_FIT / size;
 }
 
 /* entry i's chunk, its place there in *at */
 static size_t chunk_of(size_t i, size_t size, size_t *at)
 {
     size_t big = CG_BIG_PAGE_FIT / size;
-    if (i < SMALL) {
+    if (i < SMALL || size != sizeof(VmNode)) {
         *at = i & (CHUNK - 1);
         return i >> CHUNK_BITS;
     }
@@ -141,14 +146,30 @@ static void chunks_free(void ***chunks, size_t *n, size_t size)
 
 static VmFn *vm_fn(Prof *P, lua_State *L, int32_t fn)
 {
-    VmFn *f = (VmFn *)chunk_entry(P, L, (void ***)&P->vfn, &P->nvfn,
-                                  (size_t)fn, sizeof(VmFn));
-    if (f->none.active == NULL) {
-        f->none.active = &f->active;
-        f->none.fn = fn;
-        f->none.edge = -1;
+    return (VmFn *)chunk_entry(P, L, (void ***)&P->vfn, &P->nvfn,
+                               (size_t)fn, sizeof(VmFn));
+}
+
+/* The call of fn's frames without a caller (few functions have one: a
+ * thread's bottom, the frames at the start), by nonemap. */
+static VmCall *vm_none(Prof *P, lua_State *L, int32_t fn)
+{
+    int32_t i = cg_pm_get(&P->nonemap, (uint64_t)(uint32_t)fn, 0);
+    VmCall *c;
+    if (i < 0) {
+        i = (int32_t)P->nnone;
+        if (cg_pm_put(&P->nonemap, (uint64_t)(uint32_t)fn, 0, i) != 0)
+            cg_prof_oom(P, L);
+        P->nnone++;
     }
-    return f;
+    c = (VmCall *)chunk_entry(P, L, (void ***)&P->vnone, &P->nvnone,
+                              (size_t)i, sizeof(VmCall));
+    if (c->active == NULL) {
+        c->active = &vm_fn(P, L, fn)->active;
+        c->fn = fn;
+        c->edge = -1;
+    }
+    return c;
 }
 
 static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
@@ -228,18 +249,25 @@ static int32_t root_of(Prof *P, lua_State *L)
     return root;
 }
 
-/* The line of frame ci's call: its saved pc's, or the tail call's. */
+/* The line of frame ci's call: its saved pc's in its prototype, or the
+ * tail call's in the prototype it left. */
 static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
                          const void *ci, int tailpc)
 {
-    const void *pc;
+    const void *pc, *proto;
+    uint64_t key;
     if (P->fns[fn].is_c || !P->lines)
         return P->fns[fn].defined;
-    if (tailpc)
+    if (tailpc) {
         memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
-    else
+        memcpy(&proto, (const char *)L + P->vmh.tailp_off, sizeof proto);
+    } else {
         memcpy(&pc, (const char *)ci + P->vmh.savedpc_off, sizeof pc);
-    return P->vmh.line(P->fns[fn].proto, pc, 0);
+        if (!cg_l54_ci_key(&P->l54, ci, &key))
+            return P->fns[fn].defined;
+        proto = (const void *)(uintptr_t)key;
+    }
+    return P->vmh.line(proto, pc, 0);
 }
 
 /* The call cache (P->cc) of the calls the VM leaves to the hook (from C,
@@ -292,6 +320,8 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
     lua_Unsigned start = 0;
     VmCall *k = NULL, *call;
     int32_t caller = -1, line = 0, fn, edge;
+    if (P->cc_stale)            /* a prototype was freed: its address too */
+        cg_prof_cc_reset(P);
     if (tail) {
         cc = ci;
         k = call_of(P, ci, &start);
@@ -323,7 +353,7 @@ static void direct_call(Prof *P, lua_State *L, lua_Debug *ar)
     } else if (!tail && k != NULL && cc == cg_l54_ci_prev(ci)) {
         how = 1;
     }
-    call = edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none;
+    call = edge >= 0 ? vm_call(P, L, edge) : vm_none(P, L, fn);
     P->vmh.frame(L, (void *)(uintptr_t)ci, call, how);
 }
 
@@ -335,6 +365,15 @@ static Prof *running(lua_State *L)
 {
     Prof *P = vm_ud != NULL ? (Prof *)vm_ud(L) : NULL;
     return P != NULL && P->running && P->direct ? P : NULL;
+}
+
+/* The VM frees a prototype with counts (before it frees them). */
+static void direct_freed(lua_State *L, const void *proto,
+                         lua_Unsigned *counts, int n)
+{
+    Prof *P = running(L);
+    if (P != NULL)
+        cg_prof_freed(P, L, proto, counts, n);
 }
 
 /* The VM's hook: the calls it does not keep itself. */
@@ -369,18 +408,37 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
         fn = cg_prof_resolve(P, L, &ar, 0);
         edge = caller < 0 ? -1 : cg_prof_edge_id(P, L, caller, line, fn);
         P->vmh.frame(L, ar.i_ci,
-                     edge >= 0 ? vm_call(P, L, edge) : &vm_fn(P, L, fn)->none, 0);
+                     edge >= 0 ? vm_call(P, L, edge) : vm_none(P, L, fn), 0);
         caller = fn;
         line = !P->lines ? P->fns[fn].defined
                          : ar.currentline < 0 ? 0 : ar.currentline;
     }
     P->vmh.hook(L, direct_hook, P);
+    P->vmh.onfree(L, direct_freed);
 }
 
 int cg_prof_direct_fits(const CgVm *v)
 {
     return v->node_size == (int)offsetof(VmNode, id)
            && v->kidtab_size == (int)sizeof(VmKids);
+}
+
+static size_t chunks_bytes(void *const *chunks, size_t n, size_t size)
+{
+    size_t c, b = n * sizeof *chunks;
+    for (c = 0; c < n; c++)
+        if (chunks[c] != NULL)
+            b += chunk_len(c, size) * size;
+    return b;
+}
+
+size_t cg_prof_direct_bytes(const Prof *P)
+{
+    return chunks_bytes((void *const *)P->vcall, P->nvcall, sizeof(VmCall))
+           + chunks_bytes((void *const *)P->vfn, P->nvfn, sizeof(VmFn))
+           + chunks_bytes((void *const *)P->vnode, P->nvnode, sizeof(VmNode))
+           + chunks_bytes((void *const *)P->vnone, P->nvnone, sizeof(VmCall))
+           + P->nonemap.cap * sizeof(Slot);
 }
 
 void cg_prof_direct_free(Prof *P)
@@ -394,6 +452,9 @@ void cg_prof_direct_free(Prof *P)
     chunks_free((void ***)&P->vcall, &P->nvcall, sizeof(VmCall));
     chunks_free((void ***)&P->vfn, &P->nvfn, sizeof(VmFn));
     chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
+    chunks_free((void ***)&P->vnone, &P->nvnone, sizeof(VmCall));
+    cg_pm_free(&P->nonemap);
+    P->nnone = 0;
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)
@@ -418,10 +479,13 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
         if (x != NULL)
             P->nodes[i].self.v[EV_INSTR] += (int64_t)x->self;
     }
+    /* the counts before the VM stops telling of the prototypes it frees:
+     * folding them allocates (a collection may free one meanwhile) */
+    cg_prof_fold_counts(P, L);
     P->vmh.direct(L, 0);
     P->vmh.hook(L, NULL, NULL);
+    P->vmh.onfree(L, NULL);
     cg_prof_direct_free(P);
-    cg_prof_fold_counts(P, L);
     P->running = 0;
     P->in_hook = 0;
 }

@@ -238,9 +238,11 @@ int cg_l54_vm(CgVm *v)
     *(void **)&v->lines = dlsym(RTLD_DEFAULT, "callgrind_vm_lines");
     v->root_off = vm_offset("callgrind_vm_root_offset");
     v->from_off = vm_offset("callgrind_vm_from_offset");
+    *(void **)&v->onfree = dlsym(RTLD_DEFAULT, "callgrind_vm_onfree");
+    v->tailp_off = vm_offset("callgrind_vm_tailp_offset");
     if (v->direct == NULL || v->frame == NULL || v->call_of == NULL
         || v->close == NULL || v->ud == NULL || v->root_off < 0
-        || v->from_off < 0)
+        || v->from_off < 0 || v->onfree == NULL || v->tailp_off < 0)
         v->direct = NULL;       /* not this way: the profiler's own */
     return v->hook != NULL && v->counts != NULL && v->line != NULL
            && v->savedpc_off >= 0 && v->tailpc_off >= 0;
@@ -251,7 +253,7 @@ int cg_l54_vm(CgVm *v)
 int cg_l54_vm(CgVm *v)
 {
     memset(v, 0, sizeof *v);
-    v->savedpc_off = v->tailpc_off = -1;
+    v->savedpc_off = v->tailpc_off = v->tailp_off = -1;
     return 0;
 }
 

@@ -62,6 +62,12 @@ typedef struct CgVm {
     void *(*ud)(lua_State *L);
     int (*lines)(const void *proto, int *lines); /* every pc's, or 0 */
     int root_off, from_off, node_size, kidtab_size;
+    /* onfree(L, f): f is told of each prototype with counts the
+     * collector frees (NULL: none); where lua_State keeps the prototype
+     * a Lua tail call left */
+    void (*onfree)(lua_State *L, void (*f)(lua_State *L, const void *proto,
+                                           lua_Unsigned *counts, int n));
+    int tailp_off;
 } CgVm;
 
 /* Fills v; returns 1 when every way was found. */

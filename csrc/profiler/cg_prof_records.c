@@ -1,10 +1,10 @@
 /* The collector's records: functions, call edges, lines and the trie of
  * call stacks, each found again by a hash map (cg_prof_map.c).
  *
- * Functions. One per prototype (C function: per C function pointer), its
- * value kept alive while profiling so that no other takes its address.
- * The key is read from the CallInfo (cg_l54_ci_key) where the probe found
- * that to agree with lua_getinfo; else lua_getinfo("f") gives it. */
+ * Functions. One per definition (cg_prof_fold.c); a function value is
+ * found by its key (its prototype, a C function pointer), read from the
+ * CallInfo (cg_l54_ci_key) where the probe found that to agree with
+ * lua_getinfo; else lua_getinfo("f") gives it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
 #include "cg_prof_signal.h"
@@ -16,30 +16,186 @@
 
 #include "lauxlib.h"
 
+/* ---- lines ----
+ *
+ * A function's lines are an array from its first line with a cost to its
+ * last (the hook's fast paths index it). A line more than LINE_GAP lines
+ * from that span is kept apart (Prof.over, found by overmap) rather than
+ * growing the span over the lines between: a module's main chunk runs a
+ * statement between each of the functions it defines (Penlight's tests:
+ * 8,528 lines with a cost in spans of 29,560). The hook engine charges a
+ * line apart on its slow path: one charged more than LINE_HOT times joins
+ * the span (with the lines apart it then covers). */
+#define LINE_GAP 16
+#define LINE_HOT 64
+
+static int cost_any(const Cost *c)
+{
+    return (c->v[0] | c->v[1] | c->v[2]) != 0;
+}
+
+/* c's lines made room for need of them: exactly at first (most functions
+ * keep one or a few lines), then by half again. */
+static void lines_room(Prof *P, lua_State *L, FnCost *c, size_t need)
+{
+    size_t cap = c->cap == 0 ? need : c->cap + (size_t)c->cap / 2;
+    Cost *p;
+    if (need <= c->cap)
+        return;
+    if (cap < need)
+        cap = need;
+    if (cap > UINT32_MAX
+        || (p = (Cost *)realloc(c->lines, cap * sizeof *p)) == NULL)
+        cg_prof_oom(P, L);
+    c->lines = p;
+    c->cap = (uint32_t)cap;
+}
+
+/* fn's span grown to hold line. */
+static void span_take(Prof *P, lua_State *L, FnCost *c, int32_t line)
+{
+    if (c->n == 0) {
+        c->lo = line;
+    } else if (line < c->lo) {
+        size_t shift = (size_t)(c->lo - line);
+        lines_room(P, L, c, c->n + shift);
+        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
+        memset(c->lines, 0, shift * sizeof *c->lines);
+        c->n += (uint32_t)shift;
+        c->lo = line;
+    }
+    if ((size_t)(line - c->lo) >= c->n) {
+        size_t need = (size_t)(line - c->lo) + 1;
+        lines_room(P, L, c, need);
+        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
+        c->n = (uint32_t)need;
+    }
+}
+
+static uint64_t over_key(int32_t fn, int32_t line)
+{
+    return (uint64_t)(uint32_t)fn << 32 | (uint32_t)line;
+}
+
+/* fn's lines apart that its span covers now move into it. */
+static void over_into_span(Prof *P, FnCost *c, int32_t fn)
+{
+    size_t x;
+    int left = 0, e;
+    for (x = 0; x < P->nover; x++) {
+        OverLine *o = &P->over[x];
+        if (o->fn != fn)
+            continue;
+        if (o->line >= c->lo && (uint32_t)(o->line - c->lo) < c->n) {
+            for (e = 0; e < NEV; e++)
+                c->lines[o->line - c->lo].v[e] += o->c.v[e];
+            cg_pm_del(&P->overmap, over_key(fn, o->line), 0);
+            o->fn = -1;
+        } else {
+            left = 1;
+        }
+    }
+    c->over = (uint8_t)left;
+}
+
 Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
 {
     FnCost *c = &P->fns[fn];
     if (line < 0)
         line = 0;
-    if (c->n == 0) {
-        c->lo = line;
-    } else if (line < c->lo) {
-        size_t shift = (size_t)(c->lo - line);
-        if (CG_GROW(c->lines, c->cap, c->n + shift) != 0)
-            cg_prof_oom(P, L);
-        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
-        memset(c->lines, 0, shift * sizeof *c->lines);
-        c->n += shift;
-        c->lo = line;
+    if (c->n > 0 && line >= c->lo && (uint32_t)(line - c->lo) < c->n)
+        return &c->lines[line - c->lo];
+    if (c->n > 0 && (line < c->lo ? (int64_t)c->lo - line
+                                  : (int64_t)line - c->lo - c->n + 1)
+                        > LINE_GAP) {
+        int32_t x = c->over ? cg_pm_get(&P->overmap, over_key(fn, line), 0)
+                            : -1;
+        if (x < 0) {
+            if (P->nover >= (size_t)INT32_MAX
+                || cg_prof_grow((void **)&P->over, &P->capover,
+                                P->nover + 1, sizeof *P->over) != 0
+                || cg_pm_put(&P->overmap, over_key(fn, line), 0,
+                             (int32_t)P->nover) != 0)
+                cg_prof_oom(P, L);
+            x = (int32_t)P->nover++;
+            memset(&P->over[x], 0, sizeof P->over[x]);
+            P->over[x].fn = fn;
+            P->over[x].line = line;
+            c->over = 1;
+        }
+        if (P->direct || ++P->over[x].hits <= LINE_HOT)
+            return &P->over[x].c;
     }
-    if ((size_t)(line - c->lo) >= c->n) {
-        size_t need = (size_t)(line - c->lo) + 1;
-        if (CG_GROW(c->lines, c->cap, need) != 0)
-            cg_prof_oom(P, L);
-        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
-        c->n = need;
-    }
+    span_take(P, L, c, line);
+    if (c->over)
+        over_into_span(P, c, fn);
     return &c->lines[line - c->lo];
+}
+
+static int over_cmp(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int cg_prof_fn_lines(const Prof *P, int32_t fn,
+                     void (*each)(void *ud, int32_t line, const Cost *c),
+                     void *ud)
+{
+    const FnCost *c = &P->fns[fn];
+    int32_t *apart = NULL;      /* line, index pairs, by line */
+    size_t n = 0, x, j = 0, k = 0;
+    if (c->over) {
+        for (x = 0; x < P->nover; x++)
+            n += P->over[x].fn == fn;
+        if (n > 0
+            && (apart = (int32_t *)malloc(n * 2 * sizeof *apart)) == NULL)
+            return -1;
+        for (x = 0, n = 0; x < P->nover; x++)
+            if (P->over[x].fn == fn) {
+                apart[2 * n] = P->over[x].line;
+                apart[2 * n++ + 1] = (int32_t)x;
+            }
+        qsort(apart, n, 2 * sizeof *apart, over_cmp);
+    }
+    while (j < c->n || k < n) {
+        int32_t dl = j < c->n ? c->lo + (int32_t)j : INT32_MAX;
+        if (k < n && apart[2 * k] < dl) {
+            const Cost *o = &P->over[apart[2 * k + 1]].c;
+            if (cost_any(o))
+                each(ud, apart[2 * k], o);
+            k++;
+        } else {
+            if (cost_any(&c->lines[j]))
+                each(ud, dl, &c->lines[j]);
+            j++;
+        }
+    }
+    free(apart);
+    return 0;
+}
+
+void cg_prof_over_free(Prof *P)
+{
+    free(P->over);
+    P->over = NULL;
+    P->nover = P->capover = 0;
+    cg_pm_free(&P->overmap);
+}
+
+int cg_prof_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    size_t ncap = *cap < 8 ? 8 : *cap + *cap / 2;
+    void *p;
+    if (need <= *cap)
+        return 0;
+    if (ncap < need)
+        ncap = need;
+    if (ncap > (size_t)-1 / elem || (p = realloc(*arr, ncap * elem)) == NULL)
+        return -1;
+    *arr = p;
+    *cap = ncap;
+    return 0;
 }
 
 /* A new record (zeroed) at the end of the array *arr of *n, keyed by
@@ -48,7 +204,7 @@ static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
                           uint64_t k2, void **arr, size_t *n, size_t *cap,
                           size_t elem)
 {
-    if (cg_grow(arr, cap, *n + 1, elem) != 0
+    if (cg_prof_grow(arr, cap, *n + 1, elem) != 0
         || cg_pm_put(m, k1, k2, (int32_t)*n) != 0)
         cg_prof_oom(P, L);
     memset((char *)*arr + *n * elem, 0, elem);
@@ -149,7 +305,7 @@ static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
     return (uint64_t)(uintptr_t)ar->source;
 }
 
-/* info[id + 1][2] = the name the calling instruction gives the function
+/* S[id + 1] = the name the calling instruction gives the function
  * (asked once, at its first call that is not a tail call). */
 void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
 {
@@ -157,18 +313,15 @@ void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
     lua_getinfo(L, "n", ar);
     if (ar->name == NULL)
         return;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    lua_getiuservalue(L, -1, 1);
-    lua_rawgeti(L, -1, id + 1);
+    cg_prof_push_info(L);
     lua_pushstring(L, ar->name);
-    lua_rawseti(L, -2, 2);
-    lua_pop(L, 3);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 1);
 }
 
-/* The function of ar, registered on first sight with its value (kept
- * alive, so that its prototype cannot be freed and its address reused
- * while profiling) and the name its call site gives it. Leaves ar's "S"
- * fields filled in only on first sight. */
+/* The function of ar: its slot's record, the slot made on first sight
+ * (cg_prof_fold.c: the record is its definition's; nothing keeps it
+ * alive). Leaves ar's "S" fields filled in only on first sight. */
 int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
 {
     uint64_t k1, k2;
@@ -176,6 +329,7 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     k1 = slow_key(P, L, ar, &k2);
     id = cg_pm_get(&P->fnmap, k1, k2);
     if (id >= 0) {
+        id = P->ps[id].fn;
         if (P->fns[id].defined == 0 && !P->fns[id].is_c)
             cg_prof_sig_rearm();    /* a main chunk: see below */
         if (with_name && !P->fns[id].asked)
@@ -183,36 +337,14 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
         lua_pop(L, 1);
         return id;
     }
-    lua_getinfo(L, "S", ar);
-    if (CG_GROW(P->fns, P->capfn, P->nfn + 1) != 0
-        || cg_pm_put(&P->fnmap, k1, k2, (int32_t)P->nfn) != 0)
-        cg_prof_oom(P, L);
-    id = (int32_t)P->nfn++;
-    memset(&P->fns[id], 0, sizeof P->fns[id]);
-    P->fns[id].np = -2;         /* no node yet */
-    P->fns[id].defined = ar->what[0] == 'C' ? 0 : ar->linedefined;
-    P->fns[id].is_c = ar->what[0] == 'C';
+    lua_getinfo(L, with_name ? "Snu" : "Su", ar);
+    id = cg_prof_define(P, L, ar, k1, k2, with_name ? ar->name : NULL);
     /* a main chunk is called from C or from the root, never from the
      * call cache: lua.c's docall set its SIGINT handler before calling
      * it, and ours goes back in place */
     if (ar->what[0] == 'm')
         cg_prof_sig_rearm();
-    if (k2 == 0 && !P->fns[id].is_c)
-        P->fns[id].proto = (const void *)(uintptr_t)k1;
-    if (P->direct && P->fns[id].proto != NULL) {
-        FnCost *c = &P->fns[id];
-        c->count = P->vmh.counts(L, c->proto, &c->ncount);
-        memset(c->count, 0, (size_t)c->ncount * sizeof *c->count);
-    }
-    /* info[id + 1] = { func, call-site name } in the state's user value */
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    lua_getiuservalue(L, -1, 1);
-    lua_createtable(L, 2, 0);
-    lua_pushvalue(L, -4);
-    lua_rawseti(L, -2, 1);
-    lua_rawseti(L, -2, id + 1);
-    lua_pop(L, 2);
-    if (with_name)
+    if (with_name && !P->fns[id].asked)
         cg_prof_name_from_call(P, L, ar, id);
     lua_pop(L, 1);
     return id;

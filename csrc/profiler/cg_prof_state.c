@@ -83,6 +83,7 @@ void cg_prof_gc_step(Prof *P, lua_State *L)
     if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
         P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
     P->gc_next = P->gc_last + GC_STEP_BYTES;
+    cg_prof_weak_check(P, L);   /* before any Lua code runs again */
 }
 
 /* ---- the state ---- */
@@ -104,6 +105,8 @@ static void reset_data(Prof *P)
     cg_pm_free(&P->thmap);
     cg_pm_free(&P->fnmap);
     cg_pm_free(&P->edmap);
+    cg_prof_fold_free(P);
+    cg_prof_over_free(P);
     P->th = NULL;
     P->fns = NULL;
     P->edges = NULL;
@@ -123,6 +126,7 @@ static int state_gc(lua_State *L)
         /* the VM's frames point into what the profiler frees */
         P->vmh.direct(L, 0);
         P->vmh.hook(L, NULL, NULL);
+        P->vmh.onfree(L, NULL);
     }
     cg_prof_direct_free(P);
     cg_prof_restore_alloc(P, L);
@@ -139,6 +143,7 @@ Prof *cg_prof_state(lua_State *L)
     P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
     memset(P, 0, sizeof *P);
     P->cur = P->prev = P->prev2 = -1;
+    P->psfree = -1;
     P->l54.hc_off = -1;
     P->l54.proto_off = -1;
     P->vm_off = P->clk_off = -1;
@@ -165,45 +170,6 @@ int cg_prof_flag(lua_State *L, int idx, const char *name, int def)
         v = lua_toboolean(L, -1);
     lua_pop(L, 1);
     return v;
-}
-
-/* The line of each pc of fn's prototype into lines (n of them): every
- * one in a pass when the VM can, else each by its own look-up. */
-static void pc_lines(const Prof *P, const FnCost *c, int *lines)
-{
-    int pc;
-    if (P->vmh.lines != NULL && P->vmh.lines(c->proto, lines))
-        return;
-    for (pc = 0; pc < c->ncount; pc++)
-        lines[pc] = P->vmh.line(c->proto, NULL, pc);
-}
-
-/* P->direct: the VM's per-pc counts into the lines of their functions. */
-void cg_prof_fold_counts(Prof *P, lua_State *L)
-{
-    size_t i, most = 0;
-    int pc, *lines = NULL;
-    for (i = 0; P->lines && i < P->nfn; i++)
-        if (P->fns[i].count != NULL && (size_t)P->fns[i].ncount > most)
-            most = (size_t)P->fns[i].ncount;
-    /* a userdata: collected, not leaked, when a line's record raises */
-    if (most > 0)
-        lines = (int *)lua_newuserdatauv(L, most * sizeof *lines, 0);
-    for (i = 0; i < P->nfn; i++) {
-        FnCost *c = &P->fns[i];
-        if (c->count == NULL)
-            continue;
-        if (P->lines)
-            pc_lines(P, c, lines);
-        for (pc = 0; pc < c->ncount; pc++)
-            if (c->count[pc] != 0)
-                cg_prof_line_slot(P, L, (int32_t)i,
-                                  P->lines ? lines[pc] : c->defined)
-                    ->v[EV_INSTR] += (int64_t)c->count[pc];
-        c->count = NULL;
-    }
-    if (most > 0)
-        lua_pop(L, 1);
 }
 
 void cg_prof_drop(lua_State *L)
@@ -245,6 +211,8 @@ void cg_prof_modes(Prof *P, lua_State *L, int opts)
                 && P->vmh.direct != NULL && P->l54.prev_ok
                 && (!P->stacks || (P->vmh.stacks != NULL
                                    && cg_prof_direct_fits(&P->vmh)));
+    /* the hook engine steps the collector: it holds functions weakly */
+    P->weak = !P->direct && lua_gc(L, LUA_GCISRUNNING);
 }
 
 /* Runs the probes of the Lua 5.4 shortcuts, once. */

@@ -53,15 +53,15 @@ local check_free = exit.check_free
 -- a C module (found on package.cpath); else from every module. Among
 -- several, the shortest, then the first in byte order.
 
--- function -> { { "module.field", module }, ... } over package.loaded,
--- for the functions of the set wanted (the profile's: naming every
--- function of every module took a third of describing a profile)
-local function loaded_names(wanted)
+-- function -> { { "module.field", module }, ... } over package.loaded, for
+-- the functions of the set only (a profile's: the modules' other functions
+-- took memory for nothing)
+local function loaded_names(set)
   local names = {}
   for modname, mod in pairs(package.loaded) do
     if type(modname) == "string" and type(mod) == "table" then
       for k, v in pairs(mod) do
-        if wanted[v] and type(k) == "string" and type(v) == "function" and k:match("^[%a_][%w_]*$") then
+        if set[v] and type(k) == "string" and k:match("^[%a_][%w_]*$") then
           local t = names[v]
           if not t then
             t = {}
@@ -189,14 +189,43 @@ local function module_finder()
   end
 end
 
+-- The short name Lua gives a source (lobject.c's luaO_chunkid, LUA_IDSIZE
+-- 60), for a function the profile describes after it was collected.
+local function chunkid(source)
+  local c = source:sub(1, 1)
+  if c == "=" then return source:sub(2, 60) end
+  if c == "@" then
+    return #source <= 60 and source:sub(2) or "..." .. source:sub(-56)
+  end
+  local nl = source:find("\n", 1, true)
+  if not nl and #source < 45 then return '[string "' .. source .. '"]' end
+  local n = math.min(nl and nl - 1 or #source, 45)
+  return '[string "' .. source:sub(1, n) .. '..."]'
+end
+
+-- A description of a Lua function collected while profiling ({ source,
+-- linedefined, lastlinedefined, what }, cg_prof_fold.c) read as getinfo's
+-- fields (a metatable: the profile is written inside a finalizer at exit,
+-- where nothing is collected, and a table per function would add up)
+local DESCRIBED = { __index = function(d, k)
+  if k == "source" then return d[1] end
+  if k == "linedefined" then return d[2] end
+  if k == "lastlinedefined" then return d[3] end
+  if k == "what" then return d[4] end
+  if k == "short_src" then return chunkid(d[1]) end
+end }
+
 -- Per function: name, file, line defined. Several functions defined on one
 -- line share its declared name only in appearance: it goes to the one its
 -- call sites call by that name, else to the one that ends last (the
 -- outer); the others are anonymous.
 local function describe(data)
   local wanted = {}
-  for _, info in ipairs(data.info) do wanted[info[1]] = true end
+  for _, info in ipairs(data.info) do
+    if type(info[1]) == "function" then wanted[info[1]] = true end
+  end
   local loaded, cache, module_of = loaded_names(wanted), {}, module_finder()
+  wanted = nil -- luacheck: ignore 311 (its memory goes before the rest)
   local c_module = {}
   -- mod is a C module (package.searchpath finds it on package.cpath)
   local function is_c_module(mod)
@@ -205,17 +234,19 @@ local function describe(data)
     end
     return c_module[mod]
   end
-  -- the definition lines to read, by source
+  local fns, count, on_line = {}, {}, {}
+  -- each function's getinfo (a function collected while profiling: its
+  -- description), and the definition lines to read, by source
   local ds, want = {}, {}
   for i, info in ipairs(data.info) do
-    local d = getinfo(info[1], "S")
+    local func = info[1]
+    local d = type(func) == "table" and setmetatable(func, DESCRIBED) or getinfo(func, "S")
     ds[i] = d
     if d.what == "Lua" then
       want[d.source] = want[d.source] or {}
       want[d.source][d.linedefined] = true
     end
   end
-  local fns, count, on_line = {}, {}, {}
   for i, info in ipairs(data.info) do
     local func, callname = info[1], info[2]
     local d = ds[i]

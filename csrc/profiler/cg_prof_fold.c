@@ -1,0 +1,418 @@
+/* A record per definition, and the functions freed folded into theirs.
+ *
+ * A function's record (FnCost) is its definition's: its source, line
+ * defined and last line defined, its parameters and upvalues, and the
+ * name its first call gave it (a C function: its C function). Every
+ * prototype of one definition (a chunk loaded again, a file required
+ * twice) shares it, alive or freed, so memory grows with the distinct
+ * functions, not with the functions ever made: nothing keeps a Lua
+ * function alive while profiling.
+ *
+ * A function value seen has a slot (PSlot) keyed by its prototype (a C
+ * function: the C function), found by fnmap; the key's record is the
+ * slot's. A prototype freed must leave its slot before another takes its
+ * address:
+ *
+ * - the counting interpreter tells (cg_prof_freed, from the VM's
+ *   luaF_freeproto): the prototype's pc counts go to its record's lines,
+ *   its slot goes; the VM forgets the call sites that may name it
+ *   (ldo.c's luaD_cgfreed);
+ * - the hook engine holds each slot's first closure in a weak table
+ *   (S.w, by slot): the collector clears the entry of a dead closure in
+ *   the atomic phase of a cycle, before it frees its prototype, and the
+ *   hook engine steps the collector itself (cg_prof_gc_step), so after a
+ *   step whose cycle passed its atomic phase (a canary table in S.w is
+ *   gone) the cleared entries leave their slots before any Lua code runs
+ *   again; so does the return of collectgarbage. A slot that leaves while
+ *   another closure of its prototype lives is found again at its next
+ *   call, with the same record. Where the collector runs on its own (the
+ *   profiled code restarted it), the table stops being weak: functions
+ *   stay alive as before.
+ *
+ * The call cache (P->cc) and the generic for's lines (P->tfor_pc) are
+ * keyed by prototypes' addresses: they are forgotten when a slot leaves.
+ *
+ * Strings (sources) are kept once each in a pool (S.s), by a hash. */
+#define _POSIX_C_SOURCE 200809L
+#include "cg_prof_collect.h"
+#include "cg_mem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "lauxlib.h"
+
+/* ---- the state's tables ---- */
+
+/* Pushes S[name] (S: the state's user value), made when missing (weak:
+ * weak values). */
+static void push_sub(lua_State *L, const char *name, int weak)
+{
+    cg_prof_push_info(L);
+    if (lua_getfield(L, -1, name) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);
+        if (weak) {
+            lua_createtable(L, 0, 1);
+            lua_pushliteral(L, "v");
+            lua_setfield(L, -2, "__mode");
+            lua_setmetatable(L, -2);
+        }
+        lua_pushvalue(L, -1);
+        lua_setfield(L, -3, name);
+    }
+    lua_remove(L, -2);
+}
+
+/* ---- the string pool ---- */
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325u;
+    size_t i;
+    for (i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3u;
+    return h;
+}
+
+/* The index in the pool of the string s (n bytes), added when new. */
+static int32_t pool_index(Prof *P, lua_State *L, const char *s, size_t n)
+{
+    uint64_t h = hash_bytes(s, n);
+    uint64_t k2;
+    int32_t k;
+    push_sub(L, "s", 0);
+    for (k2 = (uint64_t)n << 8;; k2++) {   /* collisions: the next k2 */
+        size_t len;
+        const char *t;
+        k = cg_pm_get(&P->strmap, h, k2);
+        if (k < 0)
+            break;
+        lua_rawgeti(L, -1, k + 1);
+        t = lua_tolstring(L, -1, &len);
+        lua_pop(L, 1);
+        if (t != NULL && len == n && memcmp(t, s, n) == 0) {
+            lua_pop(L, 1);
+            return k;
+        }
+    }
+    k = P->nstr;
+    lua_pushlstring(L, s, n);
+    lua_rawseti(L, -2, k + 1);
+    lua_pop(L, 1);
+    if (cg_pm_put(&P->strmap, h, k2, k) != 0)
+        cg_prof_oom(P, L);
+    P->nstr++;
+    return k;
+}
+
+/* ---- slots ---- */
+
+static int32_t slot_new(Prof *P, lua_State *L, uint64_t k1, uint64_t k2,
+                        int32_t fn)
+{
+    int32_t s = P->psfree;
+    if (s >= 0) {
+        P->psfree = P->ps[s].next;
+    } else {
+        if (CG_GROW(P->ps, P->capps, P->nps + 1) != 0)
+            cg_prof_oom(P, L);
+        s = (int32_t)P->nps++;
+    }
+    if (cg_pm_put(&P->fnmap, k1, k2, s) != 0) {
+        P->ps[s].fn = -1;
+        P->ps[s].next = P->psfree;
+        P->psfree = s;
+        cg_prof_oom(P, L);
+    }
+    memset(&P->ps[s], 0, sizeof P->ps[s]);
+    P->ps[s].k1 = k1;
+    P->ps[s].k2 = k2;
+    P->ps[s].fn = fn;
+    P->ps[s].next = -1;
+    return s;
+}
+
+/* Slot s leaves: its key is free for another function. */
+static void slot_free(Prof *P, int32_t s)
+{
+    cg_pm_del(&P->fnmap, P->ps[s].k1, P->ps[s].k2);
+    P->ps[s].fn = -1;
+    P->ps[s].count = NULL;
+    P->ps[s].next = P->psfree;
+    P->psfree = s;
+    P->cc_stale = 1;
+}
+
+void cg_prof_cc_reset(Prof *P)
+{
+    size_t i;
+    for (i = 0; i < CALL_CACHE; i++)
+        P->cc[i].caller = -1;
+    memset(P->tfor_pc, 0, sizeof P->tfor_pc);
+    P->cc_stale = 0;
+}
+
+void cg_prof_fold_free(Prof *P)
+{
+    free(P->ps);
+    P->ps = NULL;
+    P->nps = P->capps = 0;
+    P->psfree = -1;
+    P->nstr = 0;
+    cg_pm_free(&P->defmap);
+    cg_pm_free(&P->strmap);
+}
+
+/* ---- records ---- */
+
+/* Whether record id has ar's signature. */
+static int same_sig(const FnCost *c, const lua_Debug *ar)
+{
+    return c->nparams == ar->nparams && c->nups == ar->nups
+           && c->vararg == (uint8_t)ar->isvararg;
+}
+
+int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
+                       uint64_t k2, const char *name)
+{
+    int is_c = ar->what[0] == 'C';
+    int32_t src = -1, id, s, first, nm;
+    uint64_t d1 = k1, d2 = k2;
+    if (!is_c) {
+        /* source, name and lines; the signature tells apart functions
+         * defined on one line (a record's same) */
+        src = pool_index(P, L, ar->source, strlen(ar->source));
+        nm = name != NULL ? pool_index(P, L, name, strlen(name)) : -1;
+        d1 = (uint64_t)(uint32_t)src | (uint64_t)(uint32_t)(nm + 1) << 32;
+        d2 = ((uint64_t)1 << 63)
+             | ((uint64_t)(uint32_t)ar->linedefined << 32)
+             | (uint32_t)ar->lastlinedefined;
+    }
+    first = id = cg_pm_get(&P->defmap, d1, d2);
+    while (id >= 0 && !is_c && !same_sig(&P->fns[id], ar))
+        id = P->fns[id].same;
+    if (id < 0) {
+        if (cg_prof_grow((void **)&P->fns, &P->capfn, P->nfn + 1,
+                         sizeof *P->fns) != 0
+            || (first < 0
+                && cg_pm_put(&P->defmap, d1, d2, (int32_t)P->nfn) != 0))
+            cg_prof_oom(P, L);
+        id = (int32_t)P->nfn++;
+        memset(&P->fns[id], 0, sizeof P->fns[id]);
+        P->fns[id].same = -1;
+        if (first >= 0) {       /* after the first of its key */
+            P->fns[id].same = P->fns[first].same;
+            P->fns[first].same = id;
+        }
+        P->fns[id].nparams = ar->nparams;
+        P->fns[id].nups = ar->nups;
+        P->fns[id].vararg = (uint8_t)ar->isvararg;
+        P->fns[id].np = -2;     /* no node yet */
+        P->fns[id].defined = is_c ? 0 : ar->linedefined;
+        P->fns[id].last = is_c ? 0 : ar->lastlinedefined;
+        P->fns[id].src = src;
+        P->fns[id].is_c = (uint8_t)is_c;
+        P->fns[id].what = ar->what[0];
+        if (is_c) {
+            lua_CFunction f = lua_tocfunction(L, -1);
+            P->fns[id].co_close = f == P->co_close && f != NULL ? 1
+                                  : f == P->gc_fn && f != NULL ? 2 : 0;
+            push_sub(L, "c", 0);   /* S.c[id + 1]: the C function */
+            lua_pushvalue(L, -2);
+            lua_rawseti(L, -2, id + 1);
+            lua_pop(L, 1);
+        }
+    }
+    s = slot_new(P, L, k1, k2, id);
+    if (!is_c) {
+        /* S.w[s + 1]: the closure, weakly */
+        push_sub(L, "w", P->weak || P->direct);
+        lua_pushvalue(L, -2);
+        lua_rawseti(L, -2, s + 1);
+        lua_pop(L, 1);
+    }
+    if (P->direct && !is_c && k2 == 0) {
+        PSlot *q = &P->ps[s];
+        q->count = P->vmh.counts(L, (const void *)(uintptr_t)k1, &q->ncount);
+        memset(q->count, 0, (size_t)q->ncount * sizeof *q->count);
+    }
+    return id;
+}
+
+/* The counts of n pcs of proto into the lines of record fn. */
+static void fold_proto(Prof *P, lua_State *L, int32_t fn, const void *proto,
+                       const lua_Unsigned *count, int n, int *lines)
+{
+    int pc;
+    if (P->lines && lines != NULL
+        && (P->vmh.lines == NULL || !P->vmh.lines(proto, lines)))
+        for (pc = 0; pc < n; pc++)
+            lines[pc] = P->vmh.line(proto, NULL, pc);
+    for (pc = 0; pc < n; pc++)
+        if (count[pc] != 0)
+            cg_prof_line_slot(P, L, fn, P->lines ? lines[pc]
+                                                 : P->fns[fn].defined)
+                ->v[EV_INSTR] += (int64_t)count[pc];
+}
+
+void cg_prof_fold_counts(Prof *P, lua_State *L)
+{
+    size_t i, most = 0;
+    int *lines = NULL;
+    for (i = 0; P->lines && i < P->nps; i++)
+        if (P->ps[i].fn >= 0 && P->ps[i].count != NULL
+            && (size_t)P->ps[i].ncount > most)
+            most = (size_t)P->ps[i].ncount;
+    /* a userdata: collected, not leaked, when a line's record raises */
+    if (most > 0)
+        lines = (int *)lua_newuserdatauv(L, most * sizeof *lines, 0);
+    for (i = 0; i < P->nps; i++) {
+        PSlot *q = &P->ps[i];
+        if (q->fn < 0 || q->count == NULL)
+            continue;
+        fold_proto(P, L, q->fn, (const void *)(uintptr_t)q->k1, q->count,
+                   q->ncount, lines);
+        q->count = NULL;
+    }
+    if (most > 0)
+        lua_pop(L, 1);
+}
+
+void cg_prof_freed(Prof *P, lua_State *L, const void *proto,
+                   const lua_Unsigned *counts, int n)
+{
+    int32_t s = cg_pm_get(&P->fnmap, (uint64_t)(uintptr_t)proto, 0);
+    int small[256], *lines = small;
+    if (s < 0)
+        return;
+    if (P->ps[s].count == counts && counts != NULL) {
+        /* no Lua here (the collector runs): the lines' room in C */
+        if (P->lines && n > 256)
+            lines = (int *)malloc((size_t)n * sizeof *lines);
+        if (lines != NULL)
+            fold_proto(P, L, P->ps[s].fn, proto, counts, n, lines);
+        if (lines != small)
+            free(lines);
+    }
+    slot_free(P, s);
+}
+
+/* ---- the hook engine's weak slots ---- */
+
+void cg_prof_weak_check(Prof *P, lua_State *L)
+{
+    size_t s;
+    int gone = 0;
+    if (P->direct || P->nps == 0)
+        return;
+    push_sub(L, "w", P->weak);
+    if (lua_getfield(L, -1, "canary") == LUA_TNIL) {
+        /* an atomic phase since the canary: the dead closures' entries
+         * are cleared; their prototypes may be freed */
+        for (s = 0; s < P->nps; s++)
+            if (P->ps[s].fn >= 0 && !P->fns[P->ps[s].fn].is_c) {
+                lua_rawgeti(L, -2, (lua_Integer)s + 1);
+                if (lua_isnil(L, -1)) {
+                    slot_free(P, (int32_t)s);
+                    gone = 1;
+                }
+                lua_pop(L, 1);
+            }
+        lua_newtable(L);
+        lua_setfield(L, -3, "canary");
+    }
+    lua_pop(L, 1);
+    if (P->weak && lua_gc(L, LUA_GCISRUNNING)) {
+        /* the collector runs on its own now: the functions stay */
+        P->weak = 0;
+        lua_pushnil(L);
+        lua_setmetatable(L, -2);
+    }
+    lua_pop(L, 1);
+    if (gone)
+        cg_prof_cc_reset(P);
+}
+
+/* ---- accounting ---- */
+
+static size_t map_bytes(const Map *m)
+{
+    return m->cap * sizeof *m->s;
+}
+
+size_t cg_prof_bytes(const Prof *P)
+{
+    size_t b = P->capfn * sizeof *P->fns + P->caped * sizeof *P->edges
+               + P->capnode * sizeof *P->nodes + P->capps * sizeof *P->ps
+               + P->capth * sizeof *P->th, i;
+    for (i = 0; i < P->nfn; i++)
+        b += P->fns[i].cap * sizeof(Cost);
+    for (i = 0; i < P->nth; i++)
+        b += P->th[i].cap * sizeof(Frame);
+    b += map_bytes(&P->fnmap) + map_bytes(&P->defmap) + map_bytes(&P->strmap)
+         + map_bytes(&P->edmap) + map_bytes(&P->nodemap)
+         + map_bytes(&P->thmap) + map_bytes(&P->overmap)
+         + P->capover * sizeof *P->over;
+    return b + cg_prof_direct_bytes(P);
+}
+
+/* ---- data.info ---- */
+
+void cg_prof_push_fninfo(Prof *P, lua_State *L)
+{
+    size_t i;
+    int info, S, w, c, s;
+    cg_prof_push_info(L);
+    S = lua_gettop(L);
+    push_sub(L, "w", 0);
+    w = lua_gettop(L);
+    push_sub(L, "c", 0);
+    c = lua_gettop(L);
+    push_sub(L, "s", 0);
+    s = lua_gettop(L);
+    lua_createtable(L, (int)P->nfn, 0);
+    info = lua_gettop(L);
+    for (i = 0; i < P->nfn; i++) {
+        const FnCost *f = &P->fns[i];
+        lua_createtable(L, 2, 0);
+        if (f->is_c) {
+            lua_rawgeti(L, c, (lua_Integer)i + 1);
+        } else {
+            lua_createtable(L, 4, 0);
+            lua_rawgeti(L, s, f->src + 1);
+            lua_rawseti(L, -2, 1);
+            lua_pushinteger(L, f->defined);
+            lua_rawseti(L, -2, 2);
+            lua_pushinteger(L, f->last);
+            lua_rawseti(L, -2, 3);
+            lua_pushstring(L, f->what == 'm' ? "main" : "Lua");
+            lua_rawseti(L, -2, 4);
+        }
+        lua_rawseti(L, -2, 1);
+        lua_rawgeti(L, S, (lua_Integer)i + 1);
+        lua_rawseti(L, -2, 2);
+        lua_rawseti(L, info, (lua_Integer)i + 1);
+    }
+    /* a live closure of a record (its slot's) stands for it: the names
+     * of loaded modules' functions are found by value */
+    for (i = 0; i < P->nps; i++)
+        if (P->ps[i].fn >= 0 && !P->fns[P->ps[i].fn].is_c) {
+            lua_rawgeti(L, w, (lua_Integer)i + 1);
+            if (lua_isfunction(L, -1)) {
+                lua_rawgeti(L, info, P->ps[i].fn + 1);
+                lua_rawgeti(L, -1, 1);
+                if (lua_istable(L, -1)) {
+                    lua_pop(L, 1);
+                    lua_pushvalue(L, -2);
+                    lua_rawseti(L, -2, 1);
+                } else {
+                    lua_pop(L, 1);
+                }
+                lua_pop(L, 1);
+            }
+            lua_pop(L, 1);
+        }
+    lua_replace(L, S);
+    lua_settop(L, S);
+}

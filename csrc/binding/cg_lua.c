@@ -87,6 +87,7 @@ static const luaL_Reg internal_funcs[] = {
     {"supervise", cgl_proc_supervise},
     {"gzip_stream", cgl_gzip_stream},
     {"estimate", cgl_profile_estimate},
+    {"in_calls", cgl_profile_in_calls},
     {"folded_tree", cgl_folded_tree},
     {"flame_frames", cgl_flame_frames},
     {NULL, NULL}

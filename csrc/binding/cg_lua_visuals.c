@@ -145,6 +145,55 @@ int cgl_profile_estimate(lua_State *L)
     return 4;
 }
 
+/* The calls into each function live in a userdata whose __gc frees them
+ * while they are copied to Lua. */
+#define IN_CALLS_BOX "callgrind.in_calls_box"
+static int in_calls_box_gc(lua_State *L)
+{
+    cg_in_calls_free((CgInCalls *)luaL_checkudata(L, 1, IN_CALLS_BOX));
+    return 0;
+}
+
+/* internal.in_calls(prof, ev) -> { start }, { caller }, { cost }: the
+ * callers of function f (1-based) are caller[start[f] .. start[f + 1] - 1],
+ * in index order, each with the summed cost of its calls to f
+ * (cg_stacks.h). */
+int cgl_profile_in_calls(lua_State *L)
+{
+    CgProfile *P = cgl_check_profile(L, 1);
+    const int64_t *coefs;
+    int ev = cgl_check_event(L, P, 1, 2, &coefs);
+    CgInCalls *c = lua_newuserdatauv(L, sizeof *c, 0);
+    size_t i;
+    int rc;
+    memset(c, 0, sizeof *c);
+    if (luaL_newmetatable(L, IN_CALLS_BOX)) {
+        lua_pushcfunction(L, in_calls_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    rc = cg_stacks_in_calls(P, ev, coefs, c);
+    if (rc == CG_ENOMEM)
+        return luaL_error(L, "in_calls: out of memory");
+    if (rc != CG_OK)
+        return luaL_error(L, "in_calls: a derived event's value does not fit in 64 bits");
+    lua_createtable(L, (int)P->nfuncs + 1, 0);
+    for (i = 0; i <= P->nfuncs; i++) {
+        lua_pushinteger(L, (lua_Integer)c->start[i] + 1);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    lua_createtable(L, (int)c->n, 0);
+    lua_createtable(L, (int)c->n, 0);
+    for (i = 0; i < c->n; i++) {
+        lua_pushinteger(L, (lua_Integer)c->caller[i] + 1);
+        lua_rawseti(L, -3, (lua_Integer)i + 1);
+        lua_pushinteger(L, (lua_Integer)c->cost[i]);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    cg_in_calls_free(c);
+    return 3;
+}
+
 /* A trie of folded stacks lives in a userdata whose __gc frees it, so
  * that an error while it is copied to Lua leaks nothing. */
 #define FOLDED_BOX "callgrind.folded_box"

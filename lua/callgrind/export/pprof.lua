@@ -119,7 +119,7 @@ function M.encode(prof, events, threshold, collapse, max_bytes, sink)
   for e, ev in ipairs(events) do
     local parent, func, _, self, extra, how = stacks.frames(prof, ev, threshold, collapse)
     for i, name in pairs(extra) do names[i] = name end
-    if how ~= stacks.ESTIMATED and threshold and threshold > 0 then
+    if how:sub(1, #stacks.ESTIMATED) ~= stacks.ESTIMATED and threshold and threshold > 0 then
       how = how .. string.format(", the stacks below %.4g%% of the total merged into their caller", 100 * threshold)
     end
     hows[e] = how

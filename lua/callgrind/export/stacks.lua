@@ -142,8 +142,9 @@ end
 -- index past the profile's), and a line below the cut of another gives
 -- its cost to the function's lines of at least the cut, in proportion
 -- (or all to its largest line, when none is). Totals are then summed
--- again from the lines. Returns the number of frames made, and the
--- `[pruned]` frame's function index when there is one.
+-- again from the lines. Returns the number of frames made, the
+-- `[pruned]` frame's function index when there is one, and the number of
+-- lines pruned (moved, or under `[pruned]`).
 -- @usage stacks.correct(prof, "Ir", parent, func, total, self)
 function M.correct(prof, ev, parent, func, tot, self, cut, calls)
   local want = internal.self_all(prof, ev)
@@ -157,14 +158,14 @@ function M.correct(prof, ev, parent, func, tot, self, cut, calls)
     if not l then l = {}; frames_of[f] = l end
     l[#l + 1] = k
   end
-  local pending, small = {}, {}
+  local pending, small, npruned = {}, {}, 0
   for f = 1, #want do
     local w = want[f] > 0 and want[f] or 0
     local ks = frames_of[f]
     if w < cut then
       -- below the cut in all: under [pruned]
       if ks then for _, k in ipairs(ks) do self[k] = 0 end end
-      if w > 0 then small[#small + 1] = f end
+      if w > 0 then small[#small + 1] = f; npruned = npruned + 1 end
     else
       local d = w - (have[f] or 0)
       if d < 0 then
@@ -187,11 +188,12 @@ function M.correct(prof, ev, parent, func, tot, self, cut, calls)
           elseif v > 0 then
             moved = moved + v
             self[k] = 0
+            npruned = npruned + 1
           end
           if not big or v > bigv or (v == bigv and tot[k] > tot[big]) then big, bigv = k, v end
         end
         if #kept == 0 then
-          if moved > 0 then self[big] = moved end
+          if moved > 0 then self[big] = moved; npruned = npruned - 1 end
         elseif moved > 0 then
           share_out(kept, self, moved, self, 1)
         end
@@ -255,7 +257,7 @@ function M.correct(prof, ev, parent, func, tot, self, cut, calls)
     local p = parent[k]
     if p > 0 then tot[p] = tot[p] + tot[k] end
   end
-  return made, pruned
+  return made, pruned, npruned
 end
 
 -- Drops the frames of total 0 (in place; those left keep their order,
@@ -359,16 +361,17 @@ local function estimate_frames(prof, ev, threshold)
   local rmin = math_ceil((threshold > M.RECURSION_THRESHOLD and threshold or M.RECURSION_THRESHOLD) * total)
   local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min), rmin)
   local cut = M.cut(threshold, total)
-  local _, pruned = M.correct(prof, ev, parent, func, tot, self, cut, { start, caller, cost })
+  local _, pruned, npruned = M.correct(prof, ev, parent, func, tot, self, cut, { start, caller, cost })
   if cut > 0 then compact(parent, func, tot, self) end
-  return parent, func, tot, self, pruned
+  return parent, func, tot, self, pruned, npruned
 end
 
 -- The estimated tree of event ev.
 local function estimate(prof, ev, threshold)
   local top = { total = prof:total(ev), self = 0, children = {} }
-  local parent, func, tot, self, pruned = estimate_frames(prof, ev, threshold)
-  top.pruned_below = M.cut_share(threshold)
+  local parent, func, tot, self, pruned, npruned = estimate_frames(prof, ev, threshold)
+  -- the share stacks were pruned below, when some were
+  if npruned and npruned > 0 then top.pruned_below = M.cut_share(threshold) end
   if not parent then return top end
   local nodes, pfn = {}, { name = M.PRUNED }
   for f = 1, #parent do

@@ -82,8 +82,9 @@ local COMMANDS = {
     what = "pprof's profile.proto, for go tool pprof and others",
     opts = { o = "value", events = "value", threshold = "value" },
     more = "  --events EV,EV (default: all base events)  -o - to standard output\n"
-      .. "  --threshold PCT (default: every exact stack; an estimate's stacks below 0.01% not made, those below\n"
-      .. "                 0.001% pruned into [pruned];FUNCTION or the function's larger stacks; 0: the whole estimate)" },
+      .. "  --threshold PCT (default: every exact stack; an estimate's stacks below 0.01% not made, those\n"
+      .. "                 below 0.001% pruned into [pruned];FUNCTION or the function's larger stacks;\n"
+      .. "                 0: the whole estimate)" },
   folded = { args = "FILE...", what = "folded stacks (flamegraph.pl, speedscope, inferno) to stdout or -o",
     opts = { o = "value", event = "value", threshold = "value" },
     more = "  --event EV  -o OUT\n"

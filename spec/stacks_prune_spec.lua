@@ -62,7 +62,7 @@ describe("the estimate's pruning", function()
       "main;d;e 299994", "" }, "\n"), p:folded("Ir", { threshold = 5e-6 }))
   end)
 
-  it("says so in every note: folded's stderr, pprof's comment, the flame graph's title", function()
+  it("says so in every note: folded's stderr, pprof's comment, the flame graph's title, the report", function()
     local p = assert(callgrind.parse(SMALL, "small"))
     local note = "; stacks below 0.001% of the total pruned (into the function's larger stacks, or [pruned];FUNCTION)"
     assert.are.equal(stacks.ESTIMATED .. note, stacks.describe(p, "Ir"))
@@ -73,6 +73,9 @@ describe("the estimate's pruning", function()
     assert.are.same({ [5] = "[pruned]" }, names)
     assert.is_truthy(p:flamegraph("Ir"):find("(stacks estimated from the call graph, below 0.001% pruned)", 1, true))
     assert.is_truthy(p:flamegraph("Ir", { threshold = 0 }):find("(stacks estimated from the call graph)", 1, true))
+    -- the report's flame graph note (its data: the page's script says it)
+    assert.is_truthy(p:html():find('"pruned":"0.001"', 1, true))
+    assert.is_falsy(p:html({ threshold = 0 }):find('"pruned"', 1, true))
     -- pprof's comment: the string table holds it
     local pprof = require "callgrind.export.pprof"
     assert.is_truthy(pprof.encode(p, { "Ir" }):find("Ir: " .. stacks.ESTIMATED .. note, 1, true))

@@ -313,6 +313,7 @@ int cg_stacks_in_calls(const CgProfile *P, int ev, const int64_t *coefs, CgInCal
     }
     out->start[nf] = (uint32_t)n;
     out->n = n;
+    out->nfuncs = nf;
 done:
     free(fill_at);
     free(scratch);

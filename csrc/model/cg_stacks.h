@@ -45,7 +45,7 @@ typedef struct CgInCalls {
     uint32_t *start;
     int32_t *caller;
     int64_t *cost;
-    size_t n;
+    size_t n, nfuncs;
 } CgInCalls;
 
 /* Fills out (zeroed) for event (ev, coefs): CG_OK, CG_ENOMEM or

@@ -136,7 +136,7 @@ end
 -- frames in proportion to their lines (else their totals), or, with no
 -- frame at all, on a new frame under the shallowest (then largest) frame
 -- of its costliest caller that has one (its calls summed; else as a
--- root). calls: `internal.in_calls` of ev, when at hand. With cut > 0
+-- root). calls: the box `internal.in_calls` gives for ev, when at hand. With cut > 0
 -- (a count: `stacks.cut`), a function whose self cost is below the cut
 -- has its lines on one frame under a root `[pruned]` frame (function
 -- index past the profile's), and a line below the cut of another gives
@@ -212,20 +212,12 @@ function M.correct(prof, ev, parent, func, tot, self, cut, calls)
     frames_of[f] = { k }
     made = made + 1
   end
-  local start, caller, cost
-  if #pending > 0 then
-    calls = calls or { internal.in_calls(prof, ev) }
-    start, caller, cost = calls[1], calls[2], calls[3]
-  end
+  if #pending > 0 and not calls then calls = internal.in_calls(prof, ev) end
   for round = 1, 8 do
     local left = {}
     for _, pd in ipairs(pending) do
       local f, d = pd[1], pd[2]
-      local best, best_cost
-      for i = start[f], start[f + 1] - 1 do
-        local c = caller[i]
-        if c ~= f and frames_of[c] and (not best or cost[i] > best_cost) then best, best_cost = c, cost[i] end
-      end
+      local best = internal.best_caller(calls, f, frames_of)
       if best then
         local top
         for _, k in ipairs(frames_of[best]) do
@@ -295,7 +287,7 @@ local function estimate_frames(prof, ev, threshold)
   -- max(B, min(E, I)) <= E)
   local a, b = internal.ab_all(prof, ev)
   local comp, cyclic = internal.components(prof)
-  local start, caller, cost = internal.in_calls(prof, ev)
+  local calls, entered = internal.in_calls(prof, ev)
   -- I(C) of each cycle: max(sum of its members' A, sum of their B)
   local ca, cb = {}, {}
   for i = 1, #a do
@@ -308,10 +300,7 @@ local function estimate_frames(prof, ev, threshold)
     local c = comp[i]
     if m > 0 and cyclic[c] then
       -- inclusive = max(B, min(E, I(C))) (model/graph.lua), less E
-      local e = 0
-      for k = start[i], start[i + 1] - 1 do
-        if caller[k] ~= i then e = e + cost[k] end
-      end
+      local e = entered[i]
       local cc = ca[c] > cb[c] and ca[c] or cb[c]
       local inc = e < cc and e or cc
       if b[i] > inc then inc = b[i] end
@@ -361,7 +350,7 @@ local function estimate_frames(prof, ev, threshold)
   local rmin = math_ceil((threshold > M.RECURSION_THRESHOLD and threshold or M.RECURSION_THRESHOLD) * total)
   local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min), rmin)
   local cut = M.cut(threshold, total)
-  local _, pruned, npruned = M.correct(prof, ev, parent, func, tot, self, cut, { start, caller, cost })
+  local _, pruned, npruned = M.correct(prof, ev, parent, func, tot, self, cut, calls)
   if cut > 0 then compact(parent, func, tot, self) end
   return parent, func, tot, self, pruned, npruned
 end

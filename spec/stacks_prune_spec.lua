@@ -46,6 +46,22 @@ describe("the estimate's pruning", function()
       p:folded("Ir", { threshold = 0 }))
   end)
 
+  it("is the command line's default, and --threshold 0 is the whole estimate", function()
+    local H = require "spec.support.helpers"
+    local run = require("spec.support.cli").run
+    local dir = require("spec.support.files").tmpdir()
+    H.write_file(dir .. "/small.callgrind", SMALL)
+    local code, out, err = run("folded", dir .. "/small.callgrind")
+    assert.are.equal(0, code)
+    assert.are.equal("main 1000000\nmain;a 1999990\n[pruned];tiny 5\n[pruned];b 10\n", out)
+    assert.is_truthy(err:find("stacks below 0.001% of the total pruned", 1, true))
+    code, out, err = run("folded", dir .. "/small.callgrind", "--threshold", "0")
+    assert.are.equal(0, code)
+    assert.are.equal("main 1000000\nmain;a 1999990\nmain;a;b 10\nmain;tiny 5\n", out)
+    assert.is_falsy(err:find("pruned", 1, true))
+    os.execute("rm -r " .. dir)
+  end)
+
   it("moves a function's lines below the cut to its larger ones", function()
     -- cut ceil(1e-5 * 1,000,000) = 10. main: a 300,020 (first: costlier),
     -- d 300,000, keeps 399,980; a: d 300,000, keeps 20; each d (300,000,

@@ -173,6 +173,11 @@ done
 echo
 echo "Flame graph of folded stacks (bench/folded.sh):"
 LUA=$LUA BUILD=$BUILD CALLGRIND_BENCH_DIR=$cache bash bench/folded.sh || status=1
+# Estimated stacks of the 13-event profile against a base commit
+# (bench/estimate.sh: alternating pairs, the median pair ratio, targets)
+echo
+echo "Estimated stacks (bench/estimate.sh):"
+LUA=$LUA CC=$CC BUILD=$BUILD CALLGRIND_BENCH_DIR=$cache bash bench/estimate.sh || status=1
 # The interpreter alone, for reference: its RSS is part of ours, not subtracted.
 "$TIME" -f '%M' -o "$tmp" "$LUA" -e ''
 read -r kib < "$tmp"

@@ -87,6 +87,9 @@ static const luaL_Reg internal_funcs[] = {
     {"supervise", cgl_proc_supervise},
     {"gzip_stream", cgl_gzip_stream},
     {"estimate", cgl_profile_estimate},
+    {"in_calls", cgl_profile_in_calls},
+    {"best_caller", cgl_best_caller},
+    {"first_lines", cgl_profile_first_lines},
     {"folded_tree", cgl_folded_tree},
     {"flame_frames", cgl_flame_frames},
     {NULL, NULL}

@@ -337,3 +337,30 @@ int cgl_jump_tostring(lua_State *L)
     luaL_pushresult(&b);
     return 1;
 }
+
+/* internal.first_lines(prof) -> { line by function index }: the line of
+ * each function's first cost line that has one, 0 when none has (what
+ * `for l in fn:lines() do if l.line then ... break end end` finds, for
+ * every function in one call: pprof's locations). */
+int cgl_profile_first_lines(lua_State *L)
+{
+    CgProfile *P = cgl_check_profile(L, 1);
+    int64_t *cost = (int64_t *)lua_newuserdatauv(L, (P->stride ? P->stride : 1) * sizeof *cost, 0);
+    size_t i;
+    lua_createtable(L, (int)P->nfuncs, 0);
+    for (i = 0; i < P->nfuncs; i++) {
+        CgCursor c;
+        CgLine l;
+        lua_Integer first = 0;
+        cg_cursor_init(&c, P, P->funcs[i].blocks_begin, P->funcs[i].blocks_end, cost);
+        while (cg_cursor_next_line(&c, &l)) {
+            if (l.flags & CG_HAS_LINE) {
+                first = (lua_Integer)l.line;
+                break;
+            }
+        }
+        lua_pushinteger(L, first);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 1;
+}

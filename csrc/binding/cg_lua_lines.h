@@ -6,6 +6,7 @@
 
 CG_HIDDEN int cgl_profile_ulines(lua_State *L);
 CG_HIDDEN int cgl_func_ulines(lua_State *L);
+CG_HIDDEN int cgl_profile_first_lines(lua_State *L);
 CG_HIDDEN int cgl_profile_lines(lua_State *L);
 CG_HIDDEN int cgl_profile_jumps(lua_State *L);
 CG_HIDDEN int cgl_func_lines(lua_State *L);

@@ -155,6 +155,79 @@ int cgl_profile_estimate(lua_State *L)
     return 4;
 }
 
+/* The calls into each function live in a userdata whose __gc frees them
+ * while they are copied to Lua. */
+#define IN_CALLS_BOX "callgrind.in_calls_box"
+static int in_calls_box_gc(lua_State *L)
+{
+    cg_in_calls_free((CgInCalls *)luaL_checkudata(L, 1, IN_CALLS_BOX));
+    return 0;
+}
+
+/* internal.in_calls(prof, ev) -> box, { E by function index }: the calls
+ * into each function by caller (cg_stacks.h), kept in box for
+ * internal.best_caller, and E(f), the cost of the calls into f from
+ * other functions than f. */
+int cgl_profile_in_calls(lua_State *L)
+{
+    CgProfile *P = cgl_check_profile(L, 1);
+    const int64_t *coefs;
+    int ev = cgl_check_event(L, P, 1, 2, &coefs);
+    CgInCalls *c = lua_newuserdatauv(L, sizeof *c, 0);
+    size_t i;
+    int rc;
+    memset(c, 0, sizeof *c);
+    if (luaL_newmetatable(L, IN_CALLS_BOX)) {
+        lua_pushcfunction(L, in_calls_box_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    rc = cg_stacks_in_calls(P, ev, coefs, c);
+    if (rc == CG_ENOMEM)
+        return luaL_error(L, "in_calls: out of memory");
+    if (rc != CG_OK)
+        return luaL_error(L, "in_calls: a derived event's value does not fit in 64 bits");
+    lua_createtable(L, (int)P->nfuncs, 0);
+    for (i = 0; i < P->nfuncs; i++) {
+        uint32_t k;
+        int64_t e = 0;
+        for (k = c->start[i]; k < c->start[i + 1]; k++)
+            if ((size_t)c->caller[k] != i)
+                e += c->cost[k];
+        lua_pushinteger(L, (lua_Integer)e);
+        lua_rawseti(L, -2, (lua_Integer)i + 1);
+    }
+    return 2;
+}
+
+/* internal.best_caller(box, f, has) -> the index of f's costliest caller
+ * (its calls to f summed; the first of equals in index order) other than
+ * f for which has[index] is not nil, or nil. */
+int cgl_best_caller(lua_State *L)
+{
+    const CgInCalls *c = luaL_checkudata(L, 1, IN_CALLS_BOX);
+    lua_Integer f = luaL_checkinteger(L, 2);
+    uint32_t k;
+    int32_t best = -1;
+    int64_t best_cost = 0;
+    luaL_checktype(L, 3, LUA_TTABLE);
+    luaL_argcheck(L, c->start && f >= 1 && (lua_Integer)(c->nfuncs) >= f, 2, "function index out of range");
+    for (k = c->start[f - 1]; k < c->start[f]; k++) {
+        int32_t g = c->caller[k];
+        if ((lua_Integer)g + 1 == f || (best >= 0 && c->cost[k] <= best_cost))
+            continue;
+        if (lua_rawgeti(L, 3, (lua_Integer)g + 1) != LUA_TNIL) {
+            best = g;
+            best_cost = c->cost[k];
+        }
+        lua_pop(L, 1);
+    }
+    if (best < 0)
+        return 0;
+    lua_pushinteger(L, (lua_Integer)best + 1);
+    return 1;
+}
+
 /* A trie of folded stacks lives in a userdata whose __gc frees it, so
  * that an error while it is copied to Lua leaks nothing. */
 #define FOLDED_BOX "callgrind.folded_box"

@@ -6,6 +6,8 @@
 
 CG_HIDDEN int cgl_gzip_stream(lua_State *L);
 CG_HIDDEN int cgl_profile_estimate(lua_State *L);
+CG_HIDDEN int cgl_profile_in_calls(lua_State *L);
+CG_HIDDEN int cgl_best_caller(lua_State *L);
 CG_HIDDEN int cgl_folded_tree(lua_State *L);
 CG_HIDDEN int cgl_flame_frames(lua_State *L);
 

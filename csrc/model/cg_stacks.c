@@ -257,3 +257,73 @@ void cg_stacks_free(CgStacks *s)
     s->frames = NULL;
     s->n = s->cap = 0;
 }
+
+int cg_stacks_in_calls(const CgProfile *P, int ev, const int64_t *coefs, CgInCalls *out)
+{
+    size_t nf = P->nfuncs, i, n = 0;
+    uint32_t *fill_at;
+    int64_t *scratch;
+    int rc = CG_OK;
+    out->start = calloc(nf + 1, sizeof *out->start);
+    fill_at = calloc(nf + 1, sizeof *fill_at);
+    scratch = malloc((P->stride ? P->stride : 1) * sizeof *scratch);
+    out->caller = malloc((P->ncalls ? P->ncalls : 1) * sizeof *out->caller);
+    out->cost = malloc((P->ncalls ? P->ncalls : 1) * sizeof *out->cost);
+    if (!out->start || !fill_at || !scratch || !out->caller || !out->cost) {
+        rc = CG_ENOMEM;
+        goto done;
+    }
+    /* a counting sort by callee: callers come in index order */
+    for (i = 0; i < nf; i++) {
+        uint32_t c;
+        for (c = P->funcs[i].calls_begin; c < P->funcs[i].calls_end; c++)
+            out->start[P->calls[c].callee + 1]++;
+    }
+    for (i = 0; i < nf; i++)
+        out->start[i + 1] += out->start[i];
+    memcpy(fill_at, out->start, (nf + 1) * sizeof *fill_at);
+    for (i = 0; i < nf; i++) {
+        uint32_t c;
+        for (c = P->funcs[i].calls_begin; c < P->funcs[i].calls_end; c++) {
+            const CgCall *call = &P->calls[c];
+            int64_t v;
+            uint32_t at = fill_at[call->callee]++;
+            cg_call_costs(P, call, scratch);
+            if (cg_event_value(P, scratch, ev, coefs, &v) != CG_OK) {
+                rc = CG_EVALUE;
+                goto done;
+            }
+            out->caller[at] = (int32_t)i;
+            out->cost[at] = v;
+        }
+    }
+    /* one entry per caller: its calls' costs summed */
+    for (i = 0; i < nf; i++) {
+        uint32_t c, from = out->start[i], to = out->start[i + 1];
+        out->start[i] = (uint32_t)n;
+        for (c = from; c < to; c++) {
+            if (n > out->start[i] && out->caller[n - 1] == out->caller[c]) {
+                out->cost[n - 1] = add_clamped(out->cost[n - 1], out->cost[c]);
+            } else {
+                out->caller[n] = out->caller[c];
+                out->cost[n] = out->cost[c];
+                n++;
+            }
+        }
+    }
+    out->start[nf] = (uint32_t)n;
+    out->n = n;
+    out->nfuncs = nf;
+done:
+    free(fill_at);
+    free(scratch);
+    return rc;
+}
+
+void cg_in_calls_free(CgInCalls *c)
+{
+    free(c->start);
+    free(c->caller);
+    free(c->cost);
+    memset(c, 0, sizeof *c);
+}

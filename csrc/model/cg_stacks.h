@@ -37,4 +37,20 @@ CG_HIDDEN int cg_stacks_estimate(const CgProfile *P, int ev, const int64_t *coef
                                  size_t nroots, int64_t min, int64_t rmin, CgStacks *out);
 CG_HIDDEN void cg_stacks_free(CgStacks *s);
 
+/* The calls into each function, by caller: callee f's callers are
+ * caller[start[f] .. start[f + 1]), in caller index order, each with the
+ * summed cost of its calls to f in cost[] (the estimate's roots and its
+ * correction look them up). */
+typedef struct CgInCalls {
+    uint32_t *start;
+    int32_t *caller;
+    int64_t *cost;
+    size_t n, nfuncs;
+} CgInCalls;
+
+/* Fills out (zeroed) for event (ev, coefs): CG_OK, CG_ENOMEM or
+ * CG_EVALUE; on failure free it anyway. */
+CG_HIDDEN int cg_stacks_in_calls(const CgProfile *P, int ev, const int64_t *coefs, CgInCalls *out);
+CG_HIDDEN void cg_in_calls_free(CgInCalls *c);
+
 #endif

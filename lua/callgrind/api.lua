@@ -175,7 +175,9 @@ O.within_baseline = with(O.check, {
 O.folded = {
   { "threshold", "number", "0.0001",
     "estimated stacks below this fraction of the total are not made: their cost goes to the same functions' "
-    .. "other stacks (self costs stay exact); exact stacks below it merge into their parent" },
+    .. "other stacks (self costs stay exact), and those below 0.00001 (or this, if smaller) are pruned: a "
+    .. "function below it in all is one stack [pruned];NAME; 0: the whole estimate, nothing pruned; exact "
+    .. "stacks below it merge into their parent" },
   { "collapse_recursion", "boolean", "false",
     "a function already on a stack is not entered again: f;f;f folds into f, A;B;A;B into A;B "
     .. "(each function's self cost and the total stay exact)" },
@@ -208,7 +210,8 @@ O.write_dot = with(O.dot, {
 O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
   { "threshold", "number", "0 for exact stacks, else 0.0001",
-    "estimated stacks below this fraction of the total are not made (flat per function stays exact); "
+    "estimated stacks below this fraction of the total are not made, and pruned below 0.00001 (or this) as in "
+      .. "prof:folded (flat per function stays exact; 0: the whole estimate); "
       .. "exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their "
       .. "caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },

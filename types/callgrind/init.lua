@@ -116,7 +116,7 @@
 ---@class callgrind.ProfileFoldedOptions
 ---@field collapse_recursion? boolean a function already on a stack is not entered again: f;f;f folds into f, A;B;A;B into A;B (each function's self cost and the total stay exact)
 ---@field max_bytes? integer the most bytes of text; the size is computed first and a larger text fails (kind "memory") naming it (a deep recursion: collapse_recursion = true)
----@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact); exact stacks below it merge into their parent
+---@field threshold? number estimated stacks below this fraction of the total are not made: their cost goes to the same functions' other stacks (self costs stay exact), and those below 0.00001 (or this, if smaller) are pruned: a function below it in all is one stack [pruned];NAME; 0: the whole estimate, nothing pruned; exact stacks below it merge into their parent
 
 ---@class callgrind.ProfileFlamegraphOptions
 ---@field collapse_recursion? boolean draw the stacks with recursion collapsed (as prof:folded's); the title says so
@@ -150,7 +150,7 @@
 ---@field collapse_recursion? boolean as prof:folded's
 ---@field events? string[] the sample types
 ---@field max_bytes? integer the most bytes of samples (each lists its whole stack: a recursion n deep takes about n^2/2 locations); the size is computed first and a larger profile fails (kind "memory") naming it
----@field threshold? number estimated stacks below this fraction of the total are not made (flat per function stays exact); exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their caller below it, as in prof:folded
+---@field threshold? number estimated stacks below this fraction of the total are not made, and pruned below 0.00001 (or this) as in prof:folded (flat per function stays exact; 0: the whole estimate); exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their caller below it, as in prof:folded
 
 ---@class callgrind.ProfileHtmlOptions
 ---@field flame_events? integer flame graphs for the first N events (the page says which were left out)

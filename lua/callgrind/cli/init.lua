@@ -81,10 +81,15 @@ local COMMANDS = {
   pprof = { args = "FILE... -o OUT.pb.gz", output = "OUT.pb.gz",
     what = "pprof's profile.proto, for go tool pprof and others",
     opts = { o = "value", events = "value", threshold = "value" },
-    more = "  --events EV,EV (default: all base events)  --threshold PCT (default 0)  -o - to standard output" },
+    more = "  --events EV,EV (default: all base events)  -o - to standard output\n"
+      .. "  --threshold PCT (default: every exact stack; an estimate's stacks below 0.01% not made, those\n"
+      .. "                 below 0.001% pruned into [pruned];FUNCTION or the function's larger stacks;\n"
+      .. "                 0: the whole estimate)" },
   folded = { args = "FILE...", what = "folded stacks (flamegraph.pl, speedscope, inferno) to stdout or -o",
     opts = { o = "value", event = "value", threshold = "value" },
-    more = "  --event EV  --threshold PCT (default 0.01)  -o OUT" },
+    more = "  --event EV  -o OUT\n"
+      .. "  --threshold PCT (default 0.01; an estimate's stacks below 0.001%, or PCT if smaller, pruned into\n"
+      .. "                 [pruned];FUNCTION or the function's larger stacks; 0: the whole estimate)" },
   csv = { args = "FILE...", what = "every function's self and inclusive costs as CSV (--json: JSON)",
     opts = { o = "value", events = "value", top = "value", json = "flag", by = "value" },
     more = "  --events EV,EV  --top N (by the first event's self cost)  --by file|object (grouped)  --json  -o OUT" },

@@ -380,7 +380,9 @@ local function flamegraph(prof, ev, opts, fname, n)
     collapsed = top.merged > 0
   end
   local how = top.source and string_format(" (stacks from %s)", top.source)
-    or not top.exact and " (stacks estimated from the call graph)" or ""
+    or not top.exact and (top.pruned_below and top.pruned_below > 0
+      and string_format(" (stacks estimated from the call graph, below %.4g%% pruned)", 100 * top.pruned_below)
+      or " (stacks estimated from the call graph)") or ""
   if collapsed then how = how .. " (recursion collapsed)" end
   local title = opts.title
     or string_format("%s: %s %s%s", util.name_of(prof) or "profile", report.commas(top.total), ev, how)

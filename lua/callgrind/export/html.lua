@@ -389,7 +389,9 @@ local function profile_data(prof, opts)
       end
     end
     d.flame[ev] = { exact = top.exact or top.source ~= nil or false, source = top.source, total = top.total,
-      collapsed = collapsed or nil, nodes = nodes, new_only = was and new_only or nil, gone = was and gone or nil,
+      collapsed = collapsed or nil, nodes = nodes,
+      pruned = not top.exact and top.pruned_below and string_format("%.4g", 100 * top.pruned_below) or nil,
+      new_only = was and new_only or nil, gone = was and gone or nil,
       old_total = was and opts.old:total(ev) or nil }
   end
   local src
@@ -511,7 +513,7 @@ function tint(now,was){if(was<0)return '#b07cd8';if(now===was)return '#ddd';
 function flame(){var F=P.flame[E[ev]],box=$('flame');
  if(!F){$('flamenote').textContent='No flame graph of '+E[ev]+': the page has those of the first '+Object.keys(P.flame).length+' events (opts.flame_events).';box.innerHTML='';box.style.height='0';return}
  var W=box.clientWidth||1000,N=F.nodes,kids={},depth=[],x=[];
- $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, the deeper the larger the ratio new/old, full at 4 times; purple: only in the new, '+(F.new_only!=null?pct(F.new_only,F.total):'')+' of its cost; '+(F.gone!=null?pct(F.gone,F.old_total):'')+' of the old cost is in stacks gone); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded)')+(F.collapsed?' (recursion collapsed)':'')+
+ $('flamenote').textContent=(D.diff?'the new profile\'s stacks, coloured by change (red: more, blue: less, the deeper the larger the ratio new/old, full at 4 times; purple: only in the new, '+(F.new_only!=null?pct(F.new_only,F.total):'')+' of its cost; '+(F.gone!=null?pct(F.gone,F.old_total):'')+' of the old cost is in stacks gone); ':'')+(F.exact?'exact stacks'+(F.source?' ('+F.source+')':''):'stacks estimated from the call graph (no stacks were recorded'+(F.pruned?'; those below '+F.pruned+'% of the total pruned':'')+')')+(F.collapsed?' (recursion collapsed)':'')+
   '; frames below '+(100*D.threshold)+'% of the total left out. Click a frame to zoom, the top bar to zoom out.';
  N.forEach(function(nd,k){var p=nd[0];(kids[p]=kids[p]||[]).push(k+1)});
  var root=zoom,rt=root?N[root-1][2]:F.total,h=[],maxd=0;

@@ -119,7 +119,7 @@ function M.encode(prof, events, threshold, collapse, max_bytes, sink)
   for e, ev in ipairs(events) do
     local parent, func, _, self, extra, how = stacks.frames(prof, ev, threshold, collapse)
     for i, name in pairs(extra) do names[i] = name end
-    if how ~= stacks.ESTIMATED and threshold and threshold > 0 then
+    if how:sub(1, #stacks.ESTIMATED) ~= stacks.ESTIMATED and threshold and threshold > 0 then
       how = how .. string.format(", the stacks below %.4g%% of the total merged into their caller", 100 * threshold)
     end
     hows[e] = how
@@ -206,14 +206,12 @@ function M.encode(prof, events, threshold, collapse, max_bytes, sink)
       emit(field_bytes(2, key1 .. varint(#locs) .. locs .. key2 .. varint(#vs) .. vs))
     end
   end
+  -- each function's first line, all in one call (a file without line
+  -- numbers has every cost line walked)
+  local first_lines = internal.first_lines(prof)
   for _, id in ipairs(used) do
     local fn = names[id] and { name = names[id] } or internal.function_at(prof, id)
-    local first = 0
-    if not names[id] then
-      for line in fn:lines() do
-        if line.line then first = line.line; break end
-      end
-    end
+    local first = not names[id] and first_lines[id] or 0
     -- Location { id, line: Line { function_id, line } }
     emit(field_bytes(4, field_varint(1, id) .. field_bytes(4, field_varint(1, id)
       .. field_varint(2, first))))

@@ -90,6 +90,44 @@ end
 
 local ONE = setmetatable({}, { __index = function() return 1 end })
 
+--- The share of the total below which a stack of an estimate is pruned
+-- (0.001%): what no picture can show (a pixel of a 1,200-pixel flame
+-- graph is 0.08%), when the threshold is not smaller (threshold 0 prunes
+-- nothing).
+M.PRUNE = 1e-5
+
+--- The frame the estimate's pruned stacks are put under: each function
+-- whose whole self cost is below the cut has one stack `[pruned];NAME`.
+M.PRUNED = "[pruned]"
+
+--- The count under which an estimate's stacks of an event are pruned,
+-- for a threshold (nil: the default) and the event's total: the
+-- smaller of `stacks.PRUNE` and the threshold, times the total; 0 (no
+-- pruning) for threshold 0.
+-- @usage local cut = stacks.cut(1e-4, prof:total("Ir"))
+function M.cut(threshold, total)
+  local share = M.cut_share(threshold)
+  if share <= 0 or total <= 0 then return 0 end
+  return math_ceil(share * total)
+end
+
+--- The share of the total an estimate's stacks are pruned below, for a
+-- threshold (nil: the default): the smaller of the two, 0 for threshold 0.
+-- @usage stacks.cut_share(1e-4) --> 1e-05
+function M.cut_share(threshold)
+  threshold = threshold or M.THRESHOLD
+  if threshold <= 0 then return 0 end
+  return threshold < M.PRUNE and threshold or M.PRUNE
+end
+
+-- The cut's note (what the outputs say of an estimate), "" for none.
+local function cut_note(threshold)
+  local share = M.cut_share(threshold)
+  if share <= 0 then return "" end
+  return string_format("; stacks below %.4g%% of the total pruned (into the function's larger stacks, "
+    .. "or %s;FUNCTION)", 100 * share, M.PRUNED)
+end
+
 --- Corrects estimated frames (arrays parent, func, total, self as
 -- `stacks.frames` gives them) so that the lines of each function add up
 -- to its exact self cost in ev (a negative self cost counts as 0): a
@@ -97,32 +135,69 @@ local ONE = setmetatable({}, { __index = function() return 1 end })
 -- proportion to what they hold; one with too little gets the rest on its
 -- frames in proportion to their lines (else their totals), or, with no
 -- frame at all, on a new frame under the shallowest (then largest) frame
--- of its costliest caller that has one (else as a root). Totals are then summed again from
--- the lines. Returns the number of frames made.
+-- of its costliest caller that has one (its calls summed; else as a
+-- root). calls: the box `internal.in_calls` gives for ev, when at hand. With cut > 0
+-- (a count: `stacks.cut`), a function whose self cost is below the cut
+-- has its lines on one frame under a root `[pruned]` frame (function
+-- index past the profile's), and a line below the cut of another gives
+-- its cost to the function's lines of at least the cut, in proportion
+-- (or all to its largest line, when none is). Totals are then summed
+-- again from the lines. Returns the number of frames made, the
+-- `[pruned]` frame's function index when there is one, and the number of
+-- lines pruned (moved, or under `[pruned]`).
 -- @usage stacks.correct(prof, "Ir", parent, func, total, self)
-function M.correct(prof, ev, parent, func, tot, self)
+function M.correct(prof, ev, parent, func, tot, self, cut, calls)
   local want = internal.self_all(prof, ev)
+  cut = cut or 0
+  local nframes = #parent
   local have, frames_of = {}, {}
-  for k = 1, #parent do
+  for k = 1, nframes do
     local f = func[k]
     have[f] = (have[f] or 0) + self[k]
     local l = frames_of[f]
     if not l then l = {}; frames_of[f] = l end
     l[#l + 1] = k
   end
-  local pending = {}
+  local pending, small, npruned = {}, {}, 0
   for f = 1, #want do
-    local d = (want[f] > 0 and want[f] or 0) - (have[f] or 0)
+    local w = want[f] > 0 and want[f] or 0
     local ks = frames_of[f]
-    if d < 0 then
-      share_out(ks, self, -d, self, -1)
-    elseif d > 0 and ks then
-      local w = (have[f] or 0) > 0 and self or tot
-      local any = false
-      for _, k in ipairs(ks) do if w[k] > 0 then any = true; break end end
-      share_out(ks, any and w or ONE, d, self, 1)
-    elseif d > 0 then
-      pending[#pending + 1] = { f, d }
+    if w < cut then
+      -- below the cut in all: under [pruned]
+      if ks then for _, k in ipairs(ks) do self[k] = 0 end end
+      if w > 0 then small[#small + 1] = f; npruned = npruned + 1 end
+    else
+      local d = w - (have[f] or 0)
+      if d < 0 then
+        share_out(ks, self, -d, self, -1)
+      elseif d > 0 and ks then
+        local wt = (have[f] or 0) > 0 and self or tot
+        local any = false
+        for _, k in ipairs(ks) do if wt[k] > 0 then any = true; break end end
+        share_out(ks, any and wt or ONE, d, self, 1)
+      elseif d > 0 then
+        pending[#pending + 1] = { f, d }
+      end
+      if cut > 0 and ks then
+        -- the lines below the cut give their cost to the others
+        local kept, moved, big, bigv = {}, 0, nil, nil
+        for _, k in ipairs(ks) do
+          local v = self[k]
+          if v >= cut then
+            kept[#kept + 1] = k
+          elseif v > 0 then
+            moved = moved + v
+            self[k] = 0
+            npruned = npruned + 1
+          end
+          if not big or v > bigv or (v == bigv and tot[k] > tot[big]) then big, bigv = k, v end
+        end
+        if #kept == 0 then
+          if moved > 0 then self[big] = moved; npruned = npruned - 1 end
+        elseif moved > 0 then
+          share_out(kept, self, moved, self, 1)
+        end
+      end
     end
   end
   -- the functions without a frame (all their stacks below the threshold,
@@ -137,19 +212,12 @@ function M.correct(prof, ev, parent, func, tot, self)
     frames_of[f] = { k }
     made = made + 1
   end
+  if #pending > 0 and not calls then calls = internal.in_calls(prof, ev) end
   for round = 1, 8 do
     local left = {}
     for _, pd in ipairs(pending) do
       local f, d = pd[1], pd[2]
-      local fn = internal.function_at(prof, f)
-      local best, best_cost
-      for call in fn:callers() do
-        local c = call.caller.index
-        if c ~= f and frames_of[c] then
-          local cost = call:cost(ev)
-          if not best or cost > best_cost then best, best_cost = c, cost end
-        end
-      end
+      local best = internal.best_caller(calls, f, frames_of)
       if best then
         local top
         for _, k in ipairs(frames_of[best]) do
@@ -165,12 +233,38 @@ function M.correct(prof, ev, parent, func, tot, self)
     pending = left
     if #pending == 0 then break end
   end
+  local pruned
+  if #small > 0 then
+    -- [pruned], then its functions in index order
+    pruned = #want + 1
+    add(0, pruned, 0)
+    local p = #parent
+    for _, f in ipairs(small) do
+      local w = want[f]
+      add(p, f, w)
+    end
+  end
   for k = 1, #parent do tot[k] = self[k] end
   for k = #parent, 1, -1 do
     local p = parent[k]
     if p > 0 then tot[p] = tot[p] + tot[k] end
   end
-  return made
+  return made, pruned, npruned
+end
+
+-- Drops the frames of total 0 (in place; those left keep their order,
+-- parents before children).
+local function compact(parent, func, tot, self)
+  local map, n, len = {}, 0, #parent
+  for k = 1, len do
+    if tot[k] ~= 0 then
+      n = n + 1
+      local p = parent[k]
+      parent[n], func[n], tot[n], self[n] = p == 0 and 0 or map[p], func[k], tot[k], self[k]
+      map[k] = n
+    end
+  end
+  for k = len, n + 1, -1 do parent[k], func[k], tot[k], self[k] = nil, nil, nil, nil end
 end
 
 -- The estimated frames of event ev: arrays parent (0: a root), function
@@ -193,16 +287,24 @@ local function estimate_frames(prof, ev, threshold)
   -- max(B, min(E, I)) <= E)
   local a, b = internal.ab_all(prof, ev)
   local comp, cyclic = internal.components(prof)
+  local calls, entered = internal.in_calls(prof, ev)
+  -- I(C) of each cycle: max(sum of its members' A, sum of their B)
+  local ca, cb = {}, {}
+  for i = 1, #a do
+    local c = comp[i]
+    if cyclic[c] then ca[c], cb[c] = (ca[c] or 0) + a[i], (cb[c] or 0) + b[i] end
+  end
   local roots, sum = {}, 0
   for i = 1, #a do
     local m = b[i] - a[i]
-    if m > 0 and cyclic[comp[i]] then
-      local fn = internal.function_at(prof, i)
-      local e = 0
-      for call in fn:callers() do
-        if call.caller ~= fn then e = e + call:cost(ev) end
-      end
-      m = fn:inclusive(ev) - e
+    local c = comp[i]
+    if m > 0 and cyclic[c] then
+      -- inclusive = max(B, min(E, I(C))) (model/graph.lua), less E
+      local e = entered[i]
+      local cc = ca[c] > cb[c] and ca[c] or cb[c]
+      local inc = e < cc and e or cc
+      if b[i] > inc then inc = b[i] end
+      m = inc - e
     end
     if m > 0 then
       roots[#roots + 1] = { i, m }
@@ -247,19 +349,24 @@ local function estimate_frames(prof, ev, threshold)
   -- that each function's lines add up to its exact self cost
   local rmin = math_ceil((threshold > M.RECURSION_THRESHOLD and threshold or M.RECURSION_THRESHOLD) * total)
   local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min), rmin)
-  M.correct(prof, ev, parent, func, tot, self)
-  return parent, func, tot, self
+  local cut = M.cut(threshold, total)
+  local _, pruned, npruned = M.correct(prof, ev, parent, func, tot, self, cut, calls)
+  if cut > 0 then compact(parent, func, tot, self) end
+  return parent, func, tot, self, pruned, npruned
 end
 
 -- The estimated tree of event ev.
 local function estimate(prof, ev, threshold)
   local top = { total = prof:total(ev), self = 0, children = {} }
-  local parent, func, tot, self = estimate_frames(prof, ev, threshold)
+  local parent, func, tot, self, pruned, npruned = estimate_frames(prof, ev, threshold)
+  -- the share stacks were pruned below, when some were
+  if npruned and npruned > 0 then top.pruned_below = M.cut_share(threshold) end
   if not parent then return top end
-  local nodes = {}
+  local nodes, pfn = {}, { name = M.PRUNED }
   for f = 1, #parent do
-    local nd = { fn = internal.function_at(prof, func[f]), i = func[f], total = tot[f], self = self[f],
-      children = {} }
+    local i = func[f]
+    local nd = { fn = i == pruned and pfn or internal.function_at(prof, i), i = i, total = tot[f],
+      self = self[f], children = {} }
     nodes[f] = nd
     local up = parent[f] == 0 and top or nodes[parent[f]]
     up.children[#up.children + 1] = nd
@@ -549,7 +656,7 @@ function M.describe(prof, ev, threshold)
   end
   local top = companion(prof, ev, threshold or M.THRESHOLD)
   if top then return "stacks from " .. top.source .. " (exact)" end
-  return M.ESTIMATED
+  return M.ESTIMATED .. cut_note(threshold)
 end
 
 --- The call tree of an event as flat arrays: parent (0 for a root),
@@ -576,11 +683,13 @@ function M.frames(prof, ev, threshold, collapse)
     if threshold and threshold > 0 then prune(top, threshold * top.total) end
   elseif collapse then
     top = M.collapse(estimate(prof, ev, threshold or M.THRESHOLD))
-    how = M.ESTIMATED
+    how = M.ESTIMATED .. cut_note(threshold)
   else
-    local parent, func, tot, self = estimate_frames(prof, ev, threshold or M.THRESHOLD)
-    if parent then return parent, func, tot, self, names, M.ESTIMATED end
-    return {}, {}, {}, {}, names, M.ESTIMATED
+    local parent, func, tot, self, pruned = estimate_frames(prof, ev, threshold or M.THRESHOLD)
+    how = M.ESTIMATED .. cut_note(threshold)
+    if pruned then names[pruned] = M.PRUNED end
+    if parent then return parent, func, tot, self, names, how end
+    return {}, {}, {}, {}, names, how
   end
   local parent, func, tot, self, at = {}, {}, {}, {}, {}
   local extra, nfn = {}, nil

@@ -62,6 +62,18 @@ describe("the estimate's pruning", function()
     os.execute("rm -r " .. dir)
   end)
 
+  it("is not done in a diff's flame graph, whose old side is the whole estimate", function()
+    -- the old side is estimated whole (threshold 0): a [pruned] frame on
+    -- the new side would pair with nothing there and count as new. The
+    -- profile against itself: tiny and b keep their paths (main;tiny and,
+    -- below the threshold's 301, b's 10 on a), so nothing is new.
+    local p = assert(callgrind.parse(SMALL, "small"))
+    local svg = callgrind.diff(p, p):flamegraph("Ir")
+    assert.is_nil(svg:find(stacks.PRUNED, 1, true))
+    assert.is_truthy(svg:find("only in the new, 0.0% of its cost", 1, true))
+    assert.is_truthy(svg:find("tiny", 1, true))
+  end)
+
   it("moves a function's lines below the cut to its larger ones", function()
     -- cut ceil(1e-5 * 1,000,000) = 10. main: a 300,020 (first: costlier),
     -- d 300,000, keeps 399,980; a: d 300,000, keeps 20; each d (300,000,

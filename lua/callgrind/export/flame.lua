@@ -507,7 +507,9 @@ local function diff_svg(d, ev, opts, fname, n)
   args.event(d.old, ev, fname, n, 3)
   -- past MAX_DEPTH both sides collapsed, so that their paths still pair
   -- (each collapsed before the other is made: one deep tree at a time)
-  local new = stacks.tree(d.new, ev, threshold)
+  -- (the new side's estimate not pruned into [pruned] frames: the old
+  -- side, whole, has none to pair them with)
+  local new = stacks.tree(d.new, ev, threshold, nil, true)
   local deep = stacks.depth(new) > M.MAX_DEPTH
   if deep then new = stacks.collapse(new) end
   local old = stacks.tree(d.old, ev, 0)

@@ -269,8 +269,9 @@ end
 
 -- The estimated frames of event ev: arrays parent (0: a root), function
 -- index, total, self, children after their parent; nil when the event
--- costs nothing.
-local function estimate_frames(prof, ev, threshold)
+-- costs nothing. whole true: nothing pruned (every stack the threshold
+-- makes kept as it is: what a diff pairs with the other side's).
+local function estimate_frames(prof, ev, threshold, whole)
   local total = prof:total(ev)
   if total <= 0 then
     -- nothing to share out from the top (negative costs cancel the rest):
@@ -349,16 +350,16 @@ local function estimate_frames(prof, ev, threshold)
   -- that each function's lines add up to its exact self cost
   local rmin = math_ceil((threshold > M.RECURSION_THRESHOLD and threshold or M.RECURSION_THRESHOLD) * total)
   local parent, func, tot, self = internal.estimate(prof, ev, rf, rb, math_ceil(min), rmin)
-  local cut = M.cut(threshold, total)
+  local cut = whole and 0 or M.cut(threshold, total)
   local _, pruned, npruned = M.correct(prof, ev, parent, func, tot, self, cut, calls)
   if cut > 0 then compact(parent, func, tot, self) end
   return parent, func, tot, self, pruned, npruned
 end
 
 -- The estimated tree of event ev.
-local function estimate(prof, ev, threshold)
+local function estimate(prof, ev, threshold, whole)
   local top = { total = prof:total(ev), self = 0, children = {} }
-  local parent, func, tot, self, pruned, npruned = estimate_frames(prof, ev, threshold)
+  local parent, func, tot, self, pruned, npruned = estimate_frames(prof, ev, threshold, whole)
   -- the share stacks were pruned below, when some were
   if npruned and npruned > 0 then top.pruned_below = M.cut_share(threshold) end
   if not parent then return top end
@@ -626,12 +627,14 @@ end
 -- share, self what stays on it); `exact = true` when it came from the
 -- profile's own stacks (recorded, or its FILE.folded: then `source` is
 -- that file). collapse true: with its recursion collapsed
--- (`stacks.collapse`, before the pruning).
+-- (`stacks.collapse`, before the pruning). whole true: an estimate is
+-- not pruned below `stacks.cut` (no `[pruned]` frame: its stacks pair
+-- with another profile's, as a diff's must).
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
-function M.tree(prof, ev, threshold, collapse)
+function M.tree(prof, ev, threshold, collapse, whole)
   local top = exact(prof, ev) or companion(prof, ev, collapse and 0 or threshold)
   if not top then
-    top = estimate(prof, ev, threshold)
+    top = estimate(prof, ev, threshold, whole)
     return collapse and M.collapse(top) or top
   end
   if collapse then top = M.collapse(top) end

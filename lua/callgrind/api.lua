@@ -55,7 +55,8 @@ O.files = {
 }
 O.profiler = {
   { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
-  { "stacks", "boolean", "false", "record whole call stacks (prof:stacks, exact folded stacks and flame graphs)" },
+  { "stacks", "boolean|string", "false", "record whole call stacks (prof:stacks, exact folded stacks and flame graphs); "
+    .. "until_exit writes them as the stack record FILE.stacks, or with \"folded\" as folded text FILE.folded" },
   { "time", "boolean", "false", "add event Time: nanoseconds, the hook's own time left out" },
   { "alloc", "boolean", "false", "add event Alloc: bytes allocated" },
   { "count_hook", "boolean", "false", "count with a count hook instead of the fast paths (for tests)" },

@@ -380,7 +380,8 @@ local function flamegraph(prof, ev, opts, fname, n)
     collapsed = top.merged > 0
   end
   local how = top.source and string_format(" (stacks from %s)", top.source)
-    or not top.exact and " (stacks estimated from the call graph)" or ""
+    or not top.exact and string_format(" (stacks estimated from the call graph%s)",
+      top.refused and "; " .. top.refused or "") or ""
   if collapsed then how = how .. " (recursion collapsed)" end
   local title = opts.title
     or string_format("%s: %s %s%s", util.name_of(prof) or "profile", report.commas(top.total), ev, how)

@@ -25,6 +25,7 @@
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local util = require "callgrind.util"
+local record = require "callgrind.export.record"
 require "callgrind.model.graph"
 local internal = core.internal
 
@@ -389,12 +390,20 @@ function M.depth(top)
 end
 
 -- The exact tree of a Lua profile's recorded stacks (the profiler's trie,
--- internal.stack_trie: linear in its nodes), unpruned; nil when the
--- profile has none. Frames of the same Function under one parent merge;
--- children come in the order of the first stack with a cost through them
--- (the order of prof:stacks).
-local function exact(prof, ev)
+-- internal.stack_trie: kept in memory, or read from the stack record
+-- FILE.stacks beside the profile), built in C (internal.stack_tree:
+-- linear in the trie's nodes, a table made per frame kept only); nil when
+-- the profile has none. Frames of the same Function under one parent
+-- merge; children come in the order of the first stack with a cost
+-- through them (the order of prof:stacks). prune: a threshold, the tree
+-- pruned at it there (as `prune` would); nil: whole.
+local function exact(prof, ev, prune_at)
   local method = Profile.stacks
+  if method ~= internal.stacks_method and internal.stacks_method == nil and record.exists(prof) then
+    -- a record beside a loaded profile: the profiler's prof:stacks reads it
+    require "callgrind.profiler"
+    method = Profile.stacks
+  end
   if type(method) ~= "function" then return nil end
   if method ~= internal.stacks_method or type(internal.stack_trie) ~= "function" then
     -- another prof:stacks than the profiler's (a spec's): its stacks as it gives them
@@ -410,35 +419,26 @@ local function exact(prof, ev)
     top.exact = true
     return top
   end
-  local ok, data, width, col, fns = pcall(internal.stack_trie, prof, ev)
+  local ok, data, width, col, fns, source = pcall(internal.stack_trie, prof, ev)
   if not ok or data == nil then return nil end
-  local n = #data // width
-  -- key[k]: the first node with a cost at or below trie node k
-  local key, INF = {}, math.huge
-  for k = 1, n do key[k] = data[(k - 1) * width + 2 + col] ~= 0 and k or INF end
-  for k = n, 1, -1 do
-    local p = data[(k - 1) * width + 1]
-    if p > 0 and key[k] < key[p] then key[p] = key[k] end
+  -- the merge key of each function: its Function's index (two of the
+  -- profiler's functions may be one Function of the profile)
+  local key = {}
+  for i = 1, #fns do
+    local fn = fns[i]
+    key[i] = fn and fn.index or -i
   end
-  local top = { total = 0, self = 0, children = {} }
-  local kids, made, up, node, first = {}, {}, {}, {}, {}
-  for k = 1, n do
-    if key[k] < INF then
-      local base = (k - 1) * width
-      local p = data[base + 1]
-      local nd = kid_of(kids, p == 0 and top or node[p], fns[data[base + 2]], made, up)
-      nd.self = nd.self + data[base + 2 + col]
-      if not first[nd] or key[k] < first[nd] then first[nd] = key[k] end
-      node[k] = nd
-    end
+  local parent, node, tot, self, top_self, total = internal.stack_tree(data, width, col, key, prune_at)
+  local top = { total = total, self = top_self, children = {} }
+  local nodes = {}
+  for k = 1, #parent do
+    local nd = { fn = fns[data[(node[k] - 1) * width + 2]], total = tot[k], self = self[k], children = {} }
+    nodes[k] = nd
+    local up = parent[k] == 0 and top or nodes[parent[k]]
+    up.children[#up.children + 1] = nd
   end
-  local function by_first(a, b) return first[a] < first[b] end
-  table_sort(top.children, by_first)
-  for _, nd in ipairs(made) do
-    if #nd.children > 1 then table_sort(nd.children, by_first) end
-  end
-  sum_made(top, made, up)
   top.exact = true
+  top.source = source
   return top
 end
 
@@ -522,10 +522,13 @@ end
 -- (`stacks.collapse`, before the pruning).
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
 function M.tree(prof, ev, threshold, collapse)
-  local top = exact(prof, ev) or companion(prof, ev, collapse and 0 or threshold)
+  local top = exact(prof, ev, not collapse and threshold or nil) or companion(prof, ev, collapse and 0 or threshold)
   if not top then
     top = estimate(prof, ev, threshold)
-    return collapse and M.collapse(top) or top
+    local _, _, refused = record.of(prof)
+    top = collapse and M.collapse(top) or top
+    top.refused = refused
+    return top
   end
   if collapse then top = M.collapse(top) end
   prune(top, threshold * top.total)
@@ -545,10 +548,15 @@ function M.describe(prof, ev, threshold)
   local method = Profile.stacks
   if type(method) == "function" then
     local ok, f = pcall(method, prof, ev)
-    if ok and f ~= nil then return "recorded stacks (exact)" end
+    if ok and f ~= nil then
+      local st = record.of(prof)
+      return st and "stacks from " .. st.source .. " (exact)" or "recorded stacks (exact)"
+    end
   end
   local top = companion(prof, ev, threshold or M.THRESHOLD)
   if top then return "stacks from " .. top.source .. " (exact)" end
+  local _, why = record.of(prof)
+  if why then return M.ESTIMATED .. "; the stack record was refused: " .. why end
   return M.ESTIMATED
 end
 
@@ -564,8 +572,8 @@ end
 -- its caller), the default for an estimate.
 -- @usage local parent, func, total, self, names, how = stacks.frames(prof, "Ir", 1e-4)
 function M.frames(prof, ev, threshold, collapse)
-  local how = "recorded stacks (exact)"
-  local top = exact(prof, ev)
+  local top = exact(prof, ev, not collapse and threshold and threshold > 0 and threshold or nil)
+  local how = top and (top.source and "stacks from " .. top.source .. " (exact)" or "recorded stacks (exact)")
   if not top then
     top = companion(prof, ev, (collapse or not threshold) and 0 or threshold)
     how = top and "stacks from " .. top.source .. " (exact)"

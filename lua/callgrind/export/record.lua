@@ -50,8 +50,8 @@ end
 -- keeps them: data, events, fns by the record's function index), or nil,
 -- why it is refused and that in short.
 local function load(prof, path)
-  local rec, err = internal.read_stack_record(path)
-  if not rec then return nil, err, path .. " is unreadable" end
+  local rec, err, kind = internal.read_stack_record(path)
+  if not rec then return nil, err, path .. (kind == "io" and " is unreadable" or " is damaged") end
   local digest = internal.profile_digest(prof)
   if digest ~= rec.profile then
     return nil, string_format("%s is another run's stack record: it belongs to the profile whose digest is %s, "

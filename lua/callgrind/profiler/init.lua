@@ -398,7 +398,8 @@ end
 -- @param[opt] ev an event name or index (default the first)
 -- @usage for frames, cost in prof:stacks("Instr") do print(#frames, cost) end
 function Profile:stacks(ev)
-  local st, why = STACKS[self] or require("callgrind.export.record").of(self)
+  local st, why = STACKS[self], nil
+  if not st then st, why = require("callgrind.export.record").of(self) end
   if not st then
     error("prof:stacks: " .. (why or "this profile has no stacks (profile it with stacks = true, "
       .. "or with CALLGRIND_STACKS=1: FILE.stacks beside FILE)"), 2)

@@ -19,6 +19,13 @@ typedef struct Build {
     int64_t *key;               /* per trie node */
 } Build;
 
+/* a + b as Lua adds integers: wrapping around (a record may hold any
+ * costs) */
+static int64_t add(int64_t a, int64_t b)
+{
+    return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
 static size_t hash2(int32_t a, int32_t b)
 {
     uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9e3779b97f4a7c15u;
@@ -64,7 +71,7 @@ static void merge(const CgStackTree *t, Build *b)
         p = t->parent[i] >= 0 ? b->map[t->parent[i]] : -1;
         id = merged_of(b, p, t->fn[i], (int32_t)i);
         b->map[i] = id;
-        b->m[id].self += t->cost[i];
+        b->m[id].self = add(b->m[id].self, t->cost[i]);
         if (b->key[i] < b->m[id].key)
             b->m[id].key = b->key[i];
     }
@@ -89,9 +96,9 @@ static int link(CgStackTree *t, Build *b, int32_t *roots)
     t->total = 0;
     for (i = b->nm; i-- > 0;) {
         if (b->m[i].parent >= 0)
-            b->m[b->m[i].parent].total += b->m[i].total;
+            b->m[b->m[i].parent].total = add(b->m[b->m[i].parent].total, b->m[i].total);
         else
-            t->total += b->m[i].total;
+            t->total = add(t->total, b->m[i].total);
     }
     for (i = 0; i < b->nm; i++) {
         order[2 * i] = b->m[i].key;
@@ -137,9 +144,9 @@ static int walk(CgStackTree *t, Build *b, int32_t roots)
             int32_t p = x->parent;
             if (t->prune && !((double)x->total >= min && x->total > 0)) {
                 if (p >= 0)
-                    t->out_self[outof[p]] += x->total;
+                    t->out_self[outof[p]] = add(t->out_self[outof[p]], x->total);
                 else
-                    t->top_self += x->total;
+                    t->top_self = add(t->top_self, x->total);
                 cur = x->next;
                 continue;
             }

@@ -237,7 +237,7 @@ describe("lua5.4 -lcallgrind.start when it cannot write", function()
     local digest = helpers.read_file(lab.dir .. "/flags/out"):match("# end digest=fnv1a64:(%x+)\n$")
     local head = "# callgrind.lua stack record 1\nprofile: fnv1a64:" .. digest .. "\nevents: Instr\n"
     assert.are.equal(head, record:sub(1, #head))
-    local folded = assert(require("callgrind.export.record").folded(lab.dir .. "/flags/out.stacks"))
+    local folded = assert(require("callgrind.export.stackrec").folded(lab.dir .. "/flags/out.stacks"))
     local sum = 0
     for cost in folded:gmatch(" (%d+)\n") do sum = sum + tonumber(cost) end
     assert.are.equal(p:total("Instr"), sum)

@@ -7,7 +7,7 @@
 -- file and line.
 local H = require "spec.support.helpers"
 local callgrind = require "callgrind"
-local record = require "callgrind.export.record"
+local record = require "callgrind.export.stackrec"
 local stacks = require "callgrind.export.stacks"
 
 local shq = H.shq

@@ -130,7 +130,7 @@ setup(function()
   local prof = assert(callgrind.load(out))
   add("lua script, FILE.stacks", prof)
   local list = {}
-  local text = assert(require("callgrind.export.record").folded(out .. ".stacks"))
+  local text = assert(require("callgrind.export.stackrec").folded(out .. ".stacks"))
   for line in text:gmatch("[^\n]+") do list[#list + 1] = { folded_line(line) } end
   EXACT[#EXACT + 1] = { "lua script, FILE.stacks", prof, list }
 end)

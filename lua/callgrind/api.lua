@@ -210,7 +210,7 @@ O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
   { "threshold", "number", "0 for exact stacks, else 0.0001",
     "estimated stacks below this fraction of the total are not made (flat per function stays exact); "
-      .. "exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their "
+      .. "exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into their "
       .. "caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },
   { "max_bytes", "integer", "268435456 (256 MiB)",

@@ -801,7 +801,7 @@ end
 -- writes), made in C. Returns true when it wrote them.
 local function folded_record(pos, opts, out, err)
   if #pos ~= 1 or opts.threshold then return false end
-  local record = require "callgrind.export.record"
+  local record = require "callgrind.export.stackrec"
   local path, ev = pos[1], opts.event
   if not path:match("%.stacks$") then
     local prof = load(pos, "folded", opts)

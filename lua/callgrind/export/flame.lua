@@ -389,8 +389,9 @@ local function flamegraph(prof, ev, opts, fname, n)
 end
 
 --- Writes the flame graph of folded stacks (`frame;frame count` lines:
--- what `-lcallgrind.start` with `CALLGRIND_STACKS=1` writes beside its
--- profile, `prof:folded`, or another tool's stackcollapse output), exact
+-- what `-lcallgrind.start` with `CALLGRIND_STACKS=folded` writes beside
+-- its profile, `prof:folded`, `callgrind-lua folded` of a stack record, or
+-- another tool's stackcollapse output), exact
 -- as the lines give them: what `callgrind-lua flame FILE.folded` does.
 -- @param folded the folded lines (a string), or the tree
 --   `stacks.read_folded` made of them with threshold 0

@@ -25,7 +25,7 @@
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local util = require "callgrind.util"
-local record = require "callgrind.export.record"
+local record = require "callgrind.export.stackrec"
 require "callgrind.model.graph"
 local internal = core.internal
 
@@ -400,8 +400,9 @@ end
 local function exact(prof, ev, prune_at)
   local method = Profile.stacks
   if method ~= internal.stacks_method and internal.stacks_method == nil and record.exists(prof) then
-    -- a record beside a loaded profile: the profiler's prof:stacks reads it
-    require "callgrind.profiler"
+    -- a record beside a loaded profile: the profiler's prof:stacks reads
+    -- it (the stub callgrind's init put there loads it)
+    pcall(method, prof, ev)
     method = Profile.stacks
   end
   if type(method) ~= "function" then return nil end
@@ -442,8 +443,10 @@ local function exact(prof, ev, prune_at)
   return top
 end
 
--- The exact stacks written beside a profile's file: `-lcallgrind.start`
--- with CALLGRIND_STACKS=1 writes FILE.folded next to FILE. They are this
+-- The exact stacks written beside a profile's file as folded text:
+-- `-lcallgrind.start` with CALLGRIND_STACKS=folded writes FILE.folded
+-- next to FILE (CALLGRIND_STACKS=1 writes the stack record FILE.stacks,
+-- which `exact` reads first). They are this
 -- profile's when its event is Instr and they add up to its Instr total
 -- (else another run's: nil). Frames are the profile's functions where the
 -- name is one function's; a name several functions share (`main chunk`,
@@ -517,9 +520,11 @@ end
 --- The call tree of an event: `{ total =, self =, children = { node } }`,
 -- each node `{ fn =, total =, self =, children = }` (total its inclusive
 -- share, self what stays on it); `exact = true` when it came from the
--- profile's own stacks (recorded, or its FILE.folded: then `source` is
--- that file). collapse true: with its recursion collapsed
--- (`stacks.collapse`, before the pruning).
+-- profile's own stacks (recorded in memory, or its stack record
+-- FILE.stacks, or its FILE.folded: then `source` is that file); an
+-- estimate made because the record was refused has `refused`, why in
+-- short ("FILE.stacks is another run's"). collapse true: with its
+-- recursion collapsed (`stacks.collapse`, before the pruning).
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
 function M.tree(prof, ev, threshold, collapse)
   local top = exact(prof, ev, not collapse and threshold or nil) or companion(prof, ev, collapse and 0 or threshold)
@@ -540,8 +545,10 @@ end
 M.ESTIMATED = "stacks estimated from the call graph: each function's self cost is exact, its stacks are not"
 
 --- Which stacks `stacks.tree` and `stacks.frames` give for an event:
--- "recorded stacks (exact)", "stacks from PATH (exact)" (a FILE.folded
--- beside the profile) or `stacks.ESTIMATED`. (A fourth argument, once
+-- "recorded stacks (exact)", "stacks from PATH (exact)" (the stack record
+-- FILE.stacks, or a FILE.folded, beside the profile) or `stacks.ESTIMATED`
+-- (followed by "; the stack record was refused: WHY" when the profile has
+-- a record that is another run's, cut short or changed). (A fourth argument, once
 -- for `stacks.frames`, is ignored: both take the same stacks.)
 -- @usage io.stderr:write(stacks.describe(prof, "Ir"), "\n")
 function M.describe(prof, ev, threshold)
@@ -656,7 +663,7 @@ local function folded_tree(source, r, kind, line, text)
 end
 
 --- The exact tree of folded-stack text: `frame;frame;frame count` lines,
--- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=1` and
+-- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=folded` and
 -- other tools (flamegraph.pl's stackcollapse scripts, inferno) write them.
 -- Frames are unescaped as `stacks.escape` escapes them; blank lines are
 -- skipped; a frame is `{ name = }` (one table per distinct name). The
@@ -762,7 +769,7 @@ end
 --- Folded stacks of an event: one `frame;frame;frame cost` line per
 -- stack, outermost frame first, the costs adding up to the profile's
 -- total. Exact for a Lua profile made with `stacks = true` (or with its
--- FILE.folded beside it), else estimated from the call graph with each
+-- stack record FILE.stacks, or FILE.folded, beside it), else estimated from the call graph with each
 -- function's lines adding up to its exact self cost (see the module's
 -- comment). The text carries no note of which (flamegraph.pl and inferno
 -- warn on a line that is not a stack): `stacks.describe` says it.

@@ -399,7 +399,7 @@ end
 -- @usage for frames, cost in prof:stacks("Instr") do print(#frames, cost) end
 function Profile:stacks(ev)
   local st, why = STACKS[self], nil
-  if not st then st, why = require("callgrind.export.record").of(self) end
+  if not st then st, why = require("callgrind.export.stackrec").of(self) end
   if not st then
     error("prof:stacks: " .. (why or "this profile has no stacks (profile it with stacks = true, "
       .. "or with CALLGRIND_STACKS=1: FILE.stacks beside FILE)"), 2)
@@ -435,7 +435,7 @@ end
 -- each), its width, the event's column and the Function handles by our
 -- index; nil for a profile without stacks. Raises for an unknown event.
 core.internal.stack_trie = function(prof, ev)
-  local st = STACKS[prof] or require("callgrind.export.record").of(prof)
+  local st = STACKS[prof] or require("callgrind.export.stackrec").of(prof)
   if not st then return nil end
   local col = event_column(st, ev)
   if not col then error("no event " .. tostring(ev)) end

@@ -8,7 +8,7 @@
 -- read their exact stacks from it. A record whose profile digest is not
 -- FILE's (another run's) is refused. Read in C
 -- (csrc/reader/cg_stackrec_read.c), checked whole.
--- @module callgrind.export.record
+-- @module callgrind.export.stackrec
 local core = require "callgrind.core"
 local internal = core.internal
 
@@ -28,7 +28,7 @@ local SHORT = setmetatable({}, { __mode = "k" })
 
 --- The path of a profile's record (its file's path and `.stacks`), or nil
 -- for a profile that was not loaded from a file.
--- @usage local path = record.path(prof)
+-- @usage local path = stackrec.path(prof)
 function M.path(prof)
   local name = prof.name
   if type(name) ~= "string" or name:sub(1, 1) == "(" then return nil end
@@ -36,7 +36,7 @@ function M.path(prof)
 end
 
 --- Whether a profile has a record beside it (readable or not).
--- @usage if record.exists(prof) then ... end
+-- @usage local has_record = stackrec.exists(prof)
 function M.exists(prof)
   local path = M.path(prof)
   if not path then return false end
@@ -85,7 +85,7 @@ end
 -- or nil, why the record is refused (unreadable, cut short, changed,
 -- another run's: "PATH[:LINE]: reason") and that in short ("PATH is
 -- another run's"); nil alone when there is none.
--- @usage local st, why = record.of(prof)
+-- @usage local st, why = stackrec.of(prof)
 function M.of(prof)
   local st = CACHE[prof]
   if st ~= nil then return st or nil, WHY[prof], SHORT[prof] end
@@ -107,7 +107,7 @@ end
 -- @tparam string path the record
 -- @param[opt] ev an event name or column (default the first)
 -- @return the text (true when out is given), or nil, "path: reason", kind
--- @usage io.write(assert(record.folded("callgrind.out.stacks")))
+-- @usage local text, err = stackrec.folded("callgrind.out.stacks")
 function M.folded(path, ev, out, max_bytes)
   return internal.stack_record_folded(path, ev or 1, out, max_bytes)
 end

@@ -193,5 +193,8 @@ if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
     echo
     echo "The counting interpreter (make vm; bench/lua_vm.sh):"
     LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_vm.sh || status=1
+    echo
+    echo "The stack record (bench/stack_record.sh):"
+    LUA=$LUA CC=$CC BUILD=$BUILD bash bench/stack_record.sh || status=1
 fi
 exit "$status"

@@ -26,10 +26,13 @@ static int64_t add(int64_t a, int64_t b)
     return (int64_t)((uint64_t)a + (uint64_t)b);
 }
 
+/* (a, b) mixed into every bit (splitmix64's finalizer) */
 static size_t hash2(int32_t a, int32_t b)
 {
-    uint64_t h = ((uint64_t)(uint32_t)a << 32 | (uint32_t)b) * 0x9e3779b97f4a7c15u;
-    return (size_t)(h >> 17);
+    uint64_t h = (uint64_t)(uint32_t)a << 32 | (uint32_t)b;
+    h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9u;
+    h = (h ^ (h >> 27)) * 0x94d049bb133111ebu;
+    return (size_t)(h ^ (h >> 31));
 }
 
 /* The merged node of fn under parent p, made when missing. */
@@ -77,20 +80,20 @@ static void merge(const CgStackTree *t, Build *b)
     }
 }
 
-static int by_key(const void *x, const void *y)
-{
-    const int64_t *a = (const int64_t *)x, *b = (const int64_t *)y;
-    return a[0] < b[0] ? -1 : a[0] > b[0];
-}
-
 /* Totals, and each node's children (and the roots, under *roots) linked
- * in key order. */
+ * in key order. A merged node's key is a trie node's index, unique among
+ * siblings (a parent may share its child's): counted out by key, they
+ * come out in order. */
 static int link(CgStackTree *t, Build *b, int32_t *roots)
 {
     size_t i;
-    int64_t *order = malloc((b->nm ? b->nm : 1) * 2 * sizeof *order);
-    if (order == NULL)
+    uint32_t *start = calloc(t->n + 1, sizeof *start);
+    int32_t *order = malloc((b->nm ? b->nm : 1) * sizeof *order);
+    if (start == NULL || order == NULL) {
+        free(start);
+        free(order);
         return CG_ENOMEM;
+    }
     for (i = 0; i < b->nm; i++)
         b->m[i].total = b->m[i].self;
     t->total = 0;
@@ -100,20 +103,22 @@ static int link(CgStackTree *t, Build *b, int32_t *roots)
         else
             t->total = add(t->total, b->m[i].total);
     }
-    for (i = 0; i < b->nm; i++) {
-        order[2 * i] = b->m[i].key;
-        order[2 * i + 1] = (int64_t)i;
-    }
-    qsort(order, b->nm, 2 * sizeof *order, by_key);
-    /* appended in key order, the lists come out sorted: kept reversed
-     * (newest first) through first/next, then turned around */
+    for (i = 0; i < b->nm; i++)
+        start[b->m[i].key + 1]++;
+    for (i = 0; i < t->n; i++)
+        start[i + 1] += start[i];
+    for (i = 0; i < b->nm; i++)
+        order[start[b->m[i].key]++] = (int32_t)i;
+    /* the lists kept newest first through first/next: filled from the
+     * largest key down, they come out in key order */
     *roots = -1;
     for (i = b->nm; i-- > 0;) {
-        int32_t id = (int32_t)order[2 * i + 1], p = b->m[id].parent;
+        int32_t id = order[i], p = b->m[id].parent;
         int32_t *head = p >= 0 ? &b->m[p].first : roots;
         b->m[id].next = *head;
         *head = id;
     }
+    free(start);
     free(order);
     return CG_OK;
 }

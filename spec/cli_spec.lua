@@ -259,7 +259,7 @@ describe("callgrind-lua flame of folded stacks", function()
     F.remove(dir)
   end)
 
-  it("draws a Lua profile's own stacks from FILE.folded beside it (CALLGRIND_STACKS=folded), when they add up", function()
+  it("draws a Lua profile's own stacks from FILE.folded (CALLGRIND_STACKS=folded), when they add up", function()
     local dir = tmpdir()
     local out = dir .. "/p.cg"
     ctx_profile(dir, "folded", out)

@@ -55,8 +55,9 @@ O.files = {
 }
 O.profiler = {
   { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
-  { "stacks", "boolean|string", "false", "record whole call stacks (prof:stacks, exact folded stacks and flame graphs); "
-    .. "until_exit writes them as the stack record FILE.stacks, or with \"folded\" as folded text FILE.folded" },
+  { "stacks", "boolean|string", "false",
+    "record whole call stacks (prof:stacks, exact folded stacks and flame graphs); until_exit writes them as "
+      .. "the stack record FILE.stacks, or with \"folded\" as folded text FILE.folded" },
   { "time", "boolean", "false", "add event Time: nanoseconds, the hook's own time left out" },
   { "alloc", "boolean", "false", "add event Alloc: bytes allocated" },
   { "count_hook", "boolean", "false", "count with a count hook instead of the fast paths (for tests)" },
@@ -210,7 +211,8 @@ O.pprof = {
   { "events", "string[]", "every base event", "the sample types" },
   { "threshold", "number", "0 for exact stacks, else 0.0001",
     "estimated stacks below this fraction of the total are not made (flat per function stays exact); "
-      .. "exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into their "
+      .. "exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into "
+      .. "their "
       .. "caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },
   { "max_bytes", "integer", "268435456 (256 MiB)",

@@ -75,13 +75,14 @@ local function load(prof, path)
         path .. " does not match the profile"
     end
   end
-  return { data = rec.stacks, events = rec.events, fns = fns, source = path }
+  return { data = rec.stacks, events = rec.events, fns = fns, source = path, nfn = #rec.files }
 end
 
 --- The stacks of a profile's record, read once per profile: a table
--- `{ data =, events =, fns =, source = }` (data: parent, function, a cost
--- per event, a node after another, parent 0 for none; fns: the profile's
--- Function of each of the record's functions; source: the record's path);
+-- `{ data =, events =, fns =, source =, nfn = }` (data: parent, function,
+-- a cost per event, a node after another, parent 0 for none; fns: the
+-- profile's Function of each of the record's nfn functions; source: the
+-- record's path);
 -- or nil, why the record is refused (unreadable, cut short, changed,
 -- another run's: "PATH[:LINE]: reason") and that in short ("PATH is
 -- another run's"); nil alone when there is none.

@@ -420,12 +420,13 @@ local function exact(prof, ev, prune_at)
     top.exact = true
     return top
   end
-  local ok, data, width, col, fns, source = pcall(internal.stack_trie, prof, ev)
+  local ok, data, width, col, fns, source, nfn = pcall(internal.stack_trie, prof, ev)
   if not ok or data == nil then return nil end
   -- the merge key of each function: its Function's index (two of the
-  -- profiler's functions may be one Function of the profile)
+  -- profiler's functions may be one Function of the profile; fns has a
+  -- hole where the profile has none)
   local key = {}
-  for i = 1, #fns do
+  for i = 1, nfn or #fns do
     local fn = fns[i]
     key[i] = fn and fn.index or -i
   end

@@ -432,14 +432,16 @@ end
 
 -- The recorded trie for callgrind.export.stacks (a floor below: it finds
 -- it in core.internal): data (parent, function, cost per event, a node
--- each), its width, the event's column and the Function handles by our
--- index; nil for a profile without stacks. Raises for an unknown event.
+-- each), its width, the event's column, the Function handles by our
+-- index (nil where the profile has none), the record's path (a loaded
+-- profile's FILE.stacks) and the number of functions; nil for a profile
+-- without stacks. Raises for an unknown event.
 core.internal.stack_trie = function(prof, ev)
   local st = STACKS[prof] or require("callgrind.export.stackrec").of(prof)
   if not st then return nil end
   local col = event_column(st, ev)
   if not col then error("no event " .. tostring(ev)) end
-  return st.data, 2 + #st.events, col, st.fns, st.source
+  return st.data, 2 + #st.events, col, st.fns, st.source, st.nfn
 end
 
 core.internal.stacks_method = Profile.stacks
@@ -461,7 +463,7 @@ local function build(data)
   local text = to_text(data, nil, fns)
   local prof = assert(require("callgrind.model.load").parse(text, "(lua profile)"))
   if data.stacks then
-    STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns) }
+    STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns), nfn = #fns }
   end
   return prof, text
 end

@@ -56,20 +56,56 @@ static void rec_head(CgWriter *w, const CgRecOut *R)
     cg_write_raw(w, "\n", 1);
 }
 
+static const char two_digits[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "68697071727374757677787980818283848586878889909192939495969798"
+    "99";
+
+/* v in decimal at p (up to 20 digits and a sign); returns its end. */
+static char *decimal_at(char *p, int64_t v)
+{
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v, t = u;
+    int n = 1;
+    char *end;
+    if (v < 0)
+        *p++ = '-';
+    while (t >= 10) {
+        t /= 10;
+        n++;
+    }
+    end = p + n;
+    p = end;
+    while (u >= 100) {
+        unsigned d = (unsigned)(u % 100) * 2;
+        u /= 100;
+        *--p = two_digits[d + 1];
+        *--p = two_digits[d];
+    }
+    if (u >= 10) {
+        unsigned d = (unsigned)u * 2;
+        *--p = two_digits[d + 1];
+        *--p = two_digits[d];
+    } else {
+        *--p = (char)('0' + u);
+    }
+    return end;
+}
+
 void cg_rec_fill(CgWriter *w, void *ud)
 {
     const CgRecOut *R = (const CgRecOut *)ud;
     size_t i, e;
     /* one line a node: its distance back to its parent (its own number
      * for a root: nodes count from 1, "no node" is 0), its function (from
-     * 1), its costs; made right to left in buf */
-    char buf[24 * (2 + 3) + 8];
+     * 1), its costs; lines gathered in chunk, sent a chunk at a time */
+    char chunk[8192], *p = chunk;
+    size_t line_max = 22 * (2 + R->nev) + 2;
     rec_head(w, R);
-    for (i = 0; i < R->n; i++) {
-        char *end = buf + sizeof buf, *p = end;
-        const int64_t *c = R->cost + i * R->nev;
-        if (R->nev > 3) {
-            /* not the profiler's (3 events at most): a field at a time */
+    if (line_max > sizeof chunk) {
+        /* not the profiler's (3 events at most): a field at a time */
+        for (i = 0; i < R->n; i++) {
+            const int64_t *c = R->cost + i * R->nev;
             put_dec(w, (int64_t)i - R->parent[i]);
             cg_write_raw(w, " ", 1);
             put_dec(w, (int64_t)R->fn[i] + 1);
@@ -78,18 +114,26 @@ void cg_rec_fill(CgWriter *w, void *ud)
                 put_dec(w, c[e]);
             }
             cg_write_raw(w, "\n", 1);
-            continue;
         }
-        *--p = '\n';
-        for (e = R->nev; e-- > 0;) {
-            p = decimal(p, c[e]);
-            *--p = ' ';
-        }
-        p = decimal(p, (int64_t)R->fn[i] + 1);
-        *--p = ' ';
-        p = decimal(p, (int64_t)i - R->parent[i]);
-        cg_write_raw(w, p, (size_t)(end - p));
+        cg_write_end(w);
+        return;
     }
+    for (i = 0; i < R->n; i++) {
+        const int64_t *c = R->cost + i * R->nev;
+        if ((size_t)(chunk + sizeof chunk - p) < line_max) {
+            cg_write_raw(w, chunk, (size_t)(p - chunk));
+            p = chunk;
+        }
+        p = decimal_at(p, (int64_t)i - R->parent[i]);
+        *p++ = ' ';
+        p = decimal_at(p, (int64_t)R->fn[i] + 1);
+        for (e = 0; e < R->nev; e++) {
+            *p++ = ' ';
+            p = decimal_at(p, c[e]);
+        }
+        *p++ = '\n';
+    }
+    cg_write_raw(w, chunk, (size_t)(p - chunk));
     cg_write_end(w);
 }
 

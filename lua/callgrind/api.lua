@@ -488,7 +488,8 @@ M.objects = {
       .. "callers, callees and call graph of a function (opens on the root), source lines", "string", opts = "html" },
     { "prof:write_html(path [, opts])", "writes the HTML report to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
-    { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
+    { "prof:stacks([ev])",
+      "iterator of frames, cost per call stack (a Lua profile made with stacks = true, or loaded with its FILE.stacks)",
       "fun(): callgrind.Function[]?, integer?" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {

@@ -569,7 +569,7 @@ function Profile:html(opts) end
 ---@return callgrind.ErrorKind?
 function Profile:write_html(path, opts) end
 
---- iterator of frames, cost per call stack (a Lua profile made with stacks = true)
+--- iterator of frames, cost per call stack (a Lua profile made with stacks = true, or loaded with its FILE.stacks)
 ---@param ev? string|integer
 ---@return fun(): callgrind.Function[]?, integer?
 function Profile:stacks(ev) end

@@ -11,7 +11,7 @@
 # the median of the per-round ratios of cpu time (user + sys): off, fn,
 # lines and hook over plain lua5.4, stacks over lines.
 # Targets: off <= 1.05x, lines <= 1.35x, stacks <= 1.1x ("!": over). Under
-# a workload whose folded file passes 1 MB, a line gives what writing those
+# a workload whose stack record (FILE.stacks) passes 1 MB, a line gives what writing those
 # bytes alone costs (bench/write_floor.lua) against its lines run: the
 # least +stacks can be there. With
 # LUA_BENCH_VALGRIND=1 four last columns give machine instructions
@@ -36,7 +36,7 @@ printf "\n"
 for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
     name=$(basename "$w" .lua)
     : > "$tmp/plain"; : > "$tmp/r_off"; : > "$tmp/r_fn"; : > "$tmp/r_lines"; : > "$tmp/r_stacks"; : > "$tmp/r_hook"
-    : > "$tmp/lines"; rm -f "$CALLGRIND_OUT.folded"
+    : > "$tmp/lines"; rm -f "$CALLGRIND_OUT.stacks"
     for ((i = 0; i < PAIRS; i++)); do
         p=$(cpu "$LUA" "$w")
         o=$(cpu "$VM" "$w")
@@ -63,13 +63,13 @@ for w in bench/lua/${LUA_BENCH_ONLY:-*}.lua; do
             "$(cell "$(ratio "$(ir "$LUA" -lcallgrind.start "$w")" "$a")" "")"
     fi
     printf "\n"
-    # a large folded file: what writing its bytes alone costs (the floor of
-    # +stacks, however cheap the stacks are to record)
-    if [ "$(stat -c %s "$CALLGRIND_OUT.folded" 2>/dev/null || echo 0)" -gt 1000000 ]; then
-        read -r w_s w_bytes < <(LUA_CPATH="$BUILD/?.so;;" "$LUA" bench/write_floor.lua "$CALLGRIND_OUT.folded" "$PAIRS")
+    # a large stack record: what writing its bytes alone costs (the floor
+    # of +stacks, however cheap the stacks are to record)
+    if [ "$(stat -c %s "$CALLGRIND_OUT.stacks" 2>/dev/null || echo 0)" -gt 1000000 ]; then
+        read -r w_s w_bytes < <(LUA_CPATH="$BUILD/?.so;;" "$LUA" bench/write_floor.lua "$CALLGRIND_OUT.stacks" "$PAIRS")
         l_s=$(median < "$tmp/lines")
         share=$(ratio "$w_s" "$l_s")
-        printf "  %s: its folded file is %s bytes; writing them alone takes %s s cpu, %.3f of its vm lines run (%s s):\n" \
+        printf "  %s: its stack record is %s bytes; writing them alone takes %s s cpu, %.3f of its vm lines run (%s s):\n" \
             "$name" "$w_bytes" "$w_s" "$share" "$l_s"
         echo "  +stacks cannot be under $(cell "$(awk -v s="$share" 'BEGIN { print 1 + s }')" "") there"
     fi

@@ -204,5 +204,8 @@ if [ "${BENCH_SKIP_OVERHEAD:-}" != 1 ]; then
     echo
     echo "The Lua profiler's memory (bench/lua_memory.sh):"
     LUA=$LUA CC=$CC BUILD=$BUILD bash bench/lua_memory.sh || status=1
+    echo
+    echo "The stack record (bench/stack_record.sh):"
+    LUA=$LUA CC=$CC BUILD=$BUILD bash bench/stack_record.sh || status=1
 fi
 exit "$status"

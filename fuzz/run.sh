@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets and runs each for FUZZ_SECONDS.
 #
-#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua fuzz_vec fuzz_folded (default all)
+#   sh fuzz/run.sh [TARGET ...]       targets: fuzz_load fuzz_lua fuzz_vec fuzz_folded fuzz_stackrec (default all)
 #
 # Environment (all optional): FUZZ_SECONDS (60), FUZZ_TIMEOUT (10: seconds
 # one input may take; raise it on a busy machine), FUZZ_CC (clang), BUILD
@@ -31,7 +31,7 @@ case "$BUILD" in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 OUT=$BUILD/fuzz
 CORPUS_SRC=spec/corpus
 
-TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec fuzz_folded}
+TARGETS=${*:-fuzz_load fuzz_lua fuzz_vec fuzz_folded fuzz_stackrec}
 SAN="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
 # every folder of csrc/ on the include path, as the Makefile's CSRC_DIRS
 CSRC_INC=$(for d in csrc/*/; do printf -- '-I%s ' "${d%/}"; done)
@@ -67,7 +67,7 @@ build() {
         core="$core $obj" ;;
     esac
   done
-  for t in fuzz_load fuzz_lua fuzz_vec fuzz_folded; do
+  for t in fuzz_load fuzz_lua fuzz_vec fuzz_folded fuzz_stackrec; do
     extra=""
     [ "$t" = fuzz_lua ] && extra="$lua_objs $LUA_LIB -lm"
     echo "link $OUT/$t"
@@ -104,6 +104,11 @@ seeds() {
   # folded stacks (fuzz_folded): escapes, blanks, CRLF, a bad count
   printf 'main;f 10\nmain 2\nmain;f;g 3\r\n\n  \na\\;b;c\\\\d;e\\n 7\nmain;f 1\n' >"$tmp/folded-1.folded"
   printf 'x 1 5\na;; 3\nq\\ 4\nmain;f 9223372036854775807\nz 1' >"$tmp/folded-2.folded"
+  n=$((n + 2))
+  # stack records (fuzz_stackrec): bodies (the target appends the end
+  # line), two events, a root after a chain, a negative cost
+  printf '# callgrind.lua stack record 1\nprofile: fnv1a64:0123456789abcdef\nevents: Instr\nfunctions: 2\n[C]\tf\nx.lua\tmain chunk\nnodes: 4\n1 2 5\n1 1 3\n2 1 0\n4 2 7\n' >"$tmp/stacks-1.stacks"
+  printf '# callgrind.lua stack record 1\nprofile: fnv1a64:ffffffffffffffff\nevents: Instr Alloc\nfunctions: 1\n\ta\nnodes: 2\n1 1 1 -4\n1 1 0 9223372036854775807\n' >"$tmp/stacks-2.stacks"
   n=$((n + 2))
   rm -rf "$OUT/seeds"
   mv "$tmp" "$OUT/seeds"
@@ -162,8 +167,8 @@ seeds
 status=0
 for t in $TARGETS; do
   case "$t" in
-    fuzz_load|fuzz_lua|fuzz_vec|fuzz_folded) run_target "$t" || status=1 ;;
-    *) die "unknown target '$t' (fuzz_load, fuzz_lua, fuzz_vec, fuzz_folded)" ;;
+    fuzz_load|fuzz_lua|fuzz_vec|fuzz_folded|fuzz_stackrec) run_target "$t" || status=1 ;;
+    *) die "unknown target '$t' (fuzz_load, fuzz_lua, fuzz_vec, fuzz_folded, fuzz_stackrec)" ;;
   esac
 done
 exit $status

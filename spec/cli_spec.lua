@@ -201,20 +201,70 @@ describe("callgrind-lua flame of folded stacks", function()
     F.remove(dir)
   end)
 
-  it("draws a Lua profile's own stacks from FILE.folded beside it, when they add up to its total", function()
-    local dir = tmpdir()
+  -- a script with d called from two contexts, profiled with CALLGRIND_STACKS=how
+  local function ctx_profile(dir, how, out)
     H.write_file(dir .. "/ctx.lua", table.concat({
       "local function d(n) local s = 0 for i = 1, n do s = s + i end return s end",
       "local function c(n) return d(n) + 1 end",
       "local function a() return c(1) + 1 end",
       "local function b() return c(100) + 1 end",
       "print(a() + b())", "" }, "\n"))
-    local out = dir .. "/p.cg"
     -- LD_PRELOAD is kept (not H.run): under make check-asan, cpath names the ASan build
-    assert.is_true(os.execute(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s CALLGRIND_STACKS=1 "
+    assert.is_true(os.execute(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s CALLGRIND_STACKS=%s "
       .. "lua5.4 -lcallgrind.start %s > /dev/null"):format(H.shq(package.path), H.shq(package.cpath), H.shq(out),
-      H.shq(dir .. "/ctx.lua"))))
-    -- the stacks the profiler wrote: d under a;c and under b;c
+      how, H.shq(dir .. "/ctx.lua"))))
+  end
+
+  -- the frames a flame graph drew with their costs, and the d under a;c and b;c
+  local function drawn_of(svg, d_under_a, d_under_b)
+    local drawn = {}
+    for name, cost in svg:gmatch("<title>(%a)\n(%d+) Instr") do drawn[#drawn + 1] = name .. "=" .. cost end
+    assert.are.same({ "a=" .. drawn[1]:match("%d+"), "c=" .. drawn[2]:match("%d+"), "d=" .. d_under_a,
+      "b=" .. drawn[4]:match("%d+"), "c=" .. drawn[5]:match("%d+"), "d=" .. d_under_b }, drawn)
+  end
+
+  it("draws a Lua profile's own stacks from its stack record FILE.stacks; another run's is refused", function()
+    local dir = tmpdir()
+    local out = dir .. "/p.cg"
+    ctx_profile(dir, "1", out)
+    assert.is_nil(io.open(out .. ".folded"))
+    -- the stacks the profiler recorded, as folded text: d under a;c and under b;c
+    local code, folded, err = run("folded", out)
+    assert.are.equal(0, code)
+    assert.are.equal("callgrind-lua folded: Instr: stacks from " .. out .. ".stacks (exact, all of them)\n", err)
+    local d_under_a = tonumber(folded:match(";a;c;d (%d+)\n"))
+    local d_under_b = tonumber(folded:match(";b;c;d (%d+)\n"))
+    assert.is_true(d_under_b > 20 * d_under_a, folded)
+    -- the record alone gives the same text
+    local code2, folded2 = run("folded", out .. ".stacks")
+    assert.are.equal(0, code2)
+    assert.are.equal(folded, folded2)
+    assert.are.equal(0, (run("flame", out, "-o", dir .. "/exact.svg")))
+    local svg = H.read_file(dir .. "/exact.svg")
+    assert.is_truthy(svg:find("(stacks from " .. out .. ".stacks)", 1, true))
+    drawn_of(svg, d_under_a, d_under_b)
+    -- the record of another run (the same script: another pid, another
+    -- profile digest) is refused: the estimate is drawn, the title says why
+    ctx_profile(dir, "1", dir .. "/q.cg")
+    assert(os.rename(dir .. "/q.cg.stacks", out .. ".stacks"))
+    assert.are.equal(0, (run("flame", out, "-o", dir .. "/est.svg")))
+    svg = H.read_file(dir .. "/est.svg")
+    assert.is_truthy(svg:find("(stacks estimated from the call graph; " .. out .. ".stacks is another run's)", 1,
+      true), svg:sub(1, 2000))
+    local est_d_under_a = tonumber(svg:match("<title>a\n.-<title>d\n(%d+) Instr"))
+    assert.are_not.equal(d_under_a, est_d_under_a)
+    local code3, _, err3 = run("folded", out)
+    assert.are.equal(0, code3)
+    assert.is_truthy(err3:find("the stack record was refused: " .. out .. ".stacks is another run's stack record", 1,
+      true), err3)
+    F.remove(dir)
+  end)
+
+  it("draws a Lua profile's own stacks from FILE.folded (CALLGRIND_STACKS=folded), when they add up", function()
+    local dir = tmpdir()
+    local out = dir .. "/p.cg"
+    ctx_profile(dir, "folded", out)
+    assert.is_nil(io.open(out .. ".stacks"))
     local folded = H.read_file(out .. ".folded")
     local d_under_a = tonumber(folded:match(";a;c;d (%d+)\n"))
     local d_under_b = tonumber(folded:match(";b;c;d (%d+)\n"))
@@ -222,10 +272,7 @@ describe("callgrind-lua flame of folded stacks", function()
     assert.are.equal(0, (run("flame", out, "-o", dir .. "/exact.svg")))
     local svg = H.read_file(dir .. "/exact.svg")
     assert.is_truthy(svg:find("(stacks from " .. out .. ".folded)", 1, true))
-    local drawn = {}
-    for name, cost in svg:gmatch("<title>(%a)\n(%d+) Instr") do drawn[#drawn + 1] = name .. "=" .. cost end
-    assert.are.same({ "a=" .. drawn[1]:match("%d+"), "c=" .. drawn[2]:match("%d+"), "d=" .. d_under_a,
-      "b=" .. drawn[4]:match("%d+"), "c=" .. drawn[5]:match("%d+"), "d=" .. d_under_b }, drawn)
+    drawn_of(svg, d_under_a, d_under_b)
     -- stacks of another run (a different total) are not used: the estimate is drawn
     H.write_file(out .. ".folded", "main chunk 5\n")
     assert.are.equal(0, (run("flame", out, "-o", dir .. "/est.svg")))

@@ -220,34 +220,66 @@ describe("lua5.4 -lcallgrind.start when it cannot write", function()
     assert.are.same({ "script.lua" }, files)
   end)
 
-  it("collects functions only with CALLGRIND_LINES=0 and writes folded stacks with CALLGRIND_STACKS=1", function()
+  it("collects functions only with CALLGRIND_LINES=0 and writes the stack record with CALLGRIND_STACKS=1", function()
     local code = "local function f(n) local s = 0 for i = 1, n do s = s + i end return s end\n"
       .. "local function g() return f(10) + f(20) end\n"
       .. "print(g())\n"
     local stderr, code_, files = run("flags", code, nil, "export CALLGRIND_LINES=0 CALLGRIND_STACKS=1")
     assert.are.equal("", stderr)
     assert.are.equal(0, code_)
-    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+    assert.are.same({ "out", "out.stacks", "script.lua" }, files)
     local p = helpers.load(lab.dir .. "/flags/out")
     local lines = {}
     for l in p:func("f"):lines() do lines[#lines + 1] = l.line end
     assert.are.same({ 1 }, lines)
-    local folded = helpers.read_file(lab.dir .. "/flags/out.folded")
+    -- the record names the profile by its digest (its last line's)
+    local record = helpers.read_file(lab.dir .. "/flags/out.stacks")
+    local digest = helpers.read_file(lab.dir .. "/flags/out"):match("# end digest=fnv1a64:(%x+)\n$")
+    local head = "# callgrind.lua stack record 1\nprofile: fnv1a64:" .. digest .. "\nevents: Instr\n"
+    assert.are.equal(head, record:sub(1, #head))
+    local folded = assert(require("callgrind.export.stackrec").folded(lab.dir .. "/flags/out.stacks"))
     local sum = 0
     for cost in folded:gmatch(" (%d+)\n") do sum = sum + tonumber(cost) end
     assert.are.equal(p:total("Instr"), sum)
     assert.matches("\nmain chunk;g;f %d+\n", "\n" .. folded)
+    -- prof:stacks reads it: g calls f twice from one stack
+    local seen = {}
+    for frames, cost in p:stacks() do
+      local names = {}
+      for i, fn in ipairs(frames) do names[i] = fn.name end
+      seen[#seen + 1] = table.concat(names, ";") .. " " .. cost
+    end
+    assert.are.equal(folded, table.concat(seen, "\n") .. "\n")
   end)
 
-  it("says so when the folded stacks cannot be written, and writes the profile", function()
-    -- out.folded is a directory: the profile is written, the stacks are not
+  it("writes folded stacks FILE.folded with CALLGRIND_STACKS=folded", function()
+    local code = "local function f(n) local s = 0 for i = 1, n do s = s + i end return s end\n"
+      .. "local function g() return f(10) + f(20) end\n"
+      .. "print(g())\n"
+    local stderr, code_, files = run("folded", code, nil, "export CALLGRIND_STACKS=folded")
+    assert.are.equal("", stderr)
+    assert.are.equal(0, code_)
+    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+    local p = helpers.load(lab.dir .. "/folded/out")
+    local folded = helpers.read_file(lab.dir .. "/folded/out.folded")
+    local sum = 0
+    for cost in folded:gmatch(" (%d+)\n") do sum = sum + tonumber(cost) end
+    assert.are.equal(p:total("Instr"), sum)
+    assert.matches("\nmain chunk;g;f %d+\n", "\n" .. folded)
+    local stderr2, code2 = run("badstacks", code, nil, "export CALLGRIND_STACKS=yes")
+    assert.are_not.equal(0, code2)
+    assert.matches("CALLGRIND_STACKS is 'yes'; expected 0, 1 or folded", stderr2)
+  end)
+
+  it("says so when the stack record cannot be written, and writes the profile", function()
+    -- out.stacks is a directory: the profile is written, the stacks are not
     local dir = lab.dir .. "/foldir"
     local stderr, code, files = run("foldir", "local function f() return 1 end\nprint(f())\n", nil,
-      "mkdir -p " .. shq(dir .. "/out.folded") .. "; export CALLGRIND_STACKS=1")
+      "mkdir -p " .. shq(dir .. "/out.stacks") .. "; export CALLGRIND_STACKS=1")
     assert.are.equal(0, code)
-    assert.matches("^callgrind%.profiler: no profile written to " .. (dir .. "/out.folded"):gsub("%p", "%%%0")
+    assert.matches("^callgrind%.profiler: no profile written to " .. (dir .. "/out.stacks"):gsub("%p", "%%%0")
       .. ": .*Is a directory\n$", stderr)
-    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+    assert.are.same({ "out", "out.stacks", "script.lua" }, files)
     assert.is_true(helpers.load(dir .. "/out"):total("Instr") > 0)
   end)
 end)
@@ -327,6 +359,6 @@ describe("lua5.4 -lcallgrind.start's own cost", function()
     local stderr, code_, files = run_script(lab, "modules", code, nil, "export CALLGRIND_STACKS=1")
     assert.are.equal(0, code_)
     assert.are.equal("callgrind.api=false callgrind.model.load=false callgrind.export.stacks=false false", stderr)
-    assert.are.same({ "out", "out.folded", "script.lua" }, files)
+    assert.are.same({ "out", "out.stacks", "script.lua" }, files)
   end)
 end)

@@ -119,10 +119,31 @@ describe("a recursion 150,000 deep", function()
     assert.truthy(flat:find("(recursion collapsed)", 1, true))
   end)
 
-  it("until_exit's FILE.folded: not written past 256 MiB, stderr naming the size", function()
+  it("until_exit's FILE.stacks: one line a node, however deep (the folded text would pass 256 MiB)", function()
     local out = os.tmpname()
     local said = H.fresh_lua(([[
       local keep = require("callgrind.profiler").until_exit { out = %q, stacks = true }
+      local function down(n) if n == 0 then return 0 end return 1 + down(n - 1) end
+      down(%d)
+    ]]):format(out, DEPTH))
+    assert.are.equal("", said)
+    local record = H.read_file(out .. ".stacks")
+    -- one chain: down DEPTH + 1 times (under the chunk that called it),
+    -- a node each, the deepest stack as long as the record has nodes
+    local nodes = tonumber(record:match("\nnodes: (%d+)\n"))
+    assert.is_true(nodes == DEPTH + 1 or nodes == DEPTH + 2, tostring(nodes))
+    assert.is_true(#record < 20 * DEPTH)
+    assert.is_nil(io.open(out .. ".folded"))
+    local loaded = assert(require("callgrind").load(out))
+    assert.are.equal(nodes, stacks.depth(stacks.tree(loaded, "Instr", 0)))
+    os.remove(out)
+    os.remove(out .. ".stacks")
+  end)
+
+  it("until_exit's FILE.folded (stacks = \"folded\"): not written past 256 MiB, stderr naming the size", function()
+    local out = os.tmpname()
+    local said = H.fresh_lua(([[
+      local keep = require("callgrind.profiler").until_exit { out = %q, stacks = "folded" }
       local function down(n) if n == 0 then return 0 end return 1 + down(n - 1) end
       down(%d)
     ]]):format(out, DEPTH))

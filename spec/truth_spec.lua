@@ -55,7 +55,7 @@ local function folded_line(line)
   return names, math.tointeger(tonumber(n))
 end
 
--- A Lua script run by lua5.4 -lcallgrind.start with CALLGRIND_STACKS=1:
+-- A Lua script run by lua5.4 -lcallgrind.start with CALLGRIND_STACKS=1 (its stack record):
 -- two files, each with a function `step` (recursive in one, calling the
 -- other file's in the other) and a `main chunk`, so that names are shared
 -- and a caller (the main chunk) calls both functions of one name.
@@ -119,7 +119,7 @@ setup(function()
     end
     EXACT[#EXACT + 1] = { pp[1], pp[2], list }
   end
-  -- a script's profile with its FILE.folded (the same environment as
+  -- a script's profile with its FILE.stacks (the same environment as
   -- this process: under make check-asan, its LD_PRELOAD too)
   H.write_file(lab.dir .. "/a.lua", "local DIR = " .. ("%q"):format(lab.dir) .. "\n" .. SCRIPT_A)
   H.write_file(lab.dir .. "/b.lua", SCRIPT_B)
@@ -128,10 +128,11 @@ setup(function()
     .. "lua5.4 -lcallgrind.start %s > /dev/null"):format(shq(package.path), shq(package.cpath), shq(out),
     shq(lab.dir .. "/a.lua"))), "lua5.4 -lcallgrind.start")
   local prof = assert(callgrind.load(out))
-  add("lua script, FILE.folded", prof)
+  add("lua script, FILE.stacks", prof)
   local list = {}
-  for line in io.lines(out .. ".folded") do list[#list + 1] = { folded_line(line) } end
-  EXACT[#EXACT + 1] = { "lua script, FILE.folded", prof, list }
+  local text = assert(require("callgrind.export.stackrec").folded(out .. ".stacks"))
+  for line in text:gmatch("[^\n]+") do list[#list + 1] = { folded_line(line) } end
+  EXACT[#EXACT + 1] = { "lua script, FILE.stacks", prof, list }
 end)
 teardown(function() lab:close() end)
 

@@ -12,6 +12,7 @@
 #include "cg_lua_proc.h"
 #include "cg_lua_write.h"
 #include "cg_lua_visuals.h"
+#include "cg_lua_stacks.h"
 #include "cg_prof.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),
@@ -92,6 +93,11 @@ static const luaL_Reg internal_funcs[] = {
     {"first_lines", cgl_profile_first_lines},
     {"folded_tree", cgl_folded_tree},
     {"flame_frames", cgl_flame_frames},
+    {"write_stack_record", cgl_write_stack_record},
+    {"read_stack_record", cgl_read_stack_record},
+    {"stack_record_folded", cgl_stack_record_folded},
+    {"profile_digest", cgl_profile_digest},
+    {"stack_tree", cgl_stack_tree},
     {NULL, NULL}
 };
 

@@ -55,7 +55,9 @@ O.files = {
 }
 O.profiler = {
   { "lines", "boolean", "true", "count per source line too (false: functions and calls only, faster)" },
-  { "stacks", "boolean", "false", "record whole call stacks (prof:stacks, exact folded stacks and flame graphs)" },
+  { "stacks", "boolean|string", "false",
+    "record whole call stacks (prof:stacks, exact folded stacks and flame graphs); until_exit writes them as "
+      .. "the stack record FILE.stacks, or with \"folded\" as folded text FILE.folded" },
   { "time", "boolean", "false", "add event Time: nanoseconds, the hook's own time left out" },
   { "alloc", "boolean", "false", "add event Alloc: bytes allocated" },
   { "count_hook", "boolean", "false", "count with a count hook instead of the fast paths (for tests)" },
@@ -212,7 +214,7 @@ O.pprof = {
   { "threshold", "number", "0 for exact stacks, else 0.0001",
     "estimated stacks below this fraction of the total are not made, and pruned below 0.00001 (or this) as in "
       .. "prof:folded (flat per function stays exact; 0: the whole estimate); "
-      .. "exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their "
+      .. "exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into their "
       .. "caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },
   { "max_bytes", "integer", "268435456 (256 MiB)",
@@ -488,7 +490,8 @@ M.objects = {
       .. "callers, callees and call graph of a function (opens on the root), source lines", "string", opts = "html" },
     { "prof:write_html(path [, opts])", "writes the HTML report to a file",
       "true?, string?, callgrind.ErrorKind?", opts = "html", errors = { "io" } },
-    { "prof:stacks([ev])", "iterator of frames, cost per call stack (a Lua profile made with stacks = true)",
+    { "prof:stacks([ev])",
+      "iterator of frames, cost per call stack (a Lua profile made with stacks = true, or loaded with its FILE.stacks)",
       "fun(): callgrind.Function[]?, integer?" },
   } },
   { name = "Part", what = "one part of a profile (a dump, a thread)", var = "part", entries = {

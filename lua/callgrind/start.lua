@@ -5,8 +5,10 @@
 -- `CALLGRIND_EVENTS=Time,Alloc` adds those events to `Instr`;
 -- `CALLGRIND_LINES=0` collects functions and calls only (faster);
 -- `CALLGRIND_STACKS=1` records whole stacks too, written beside the
--- profile as `FILE.folded` (the library's flame graph, folded stacks and
--- pprof export of FILE take them from there).
+-- profile as its stack record `FILE.stacks` (the library's flame graph,
+-- folded stacks, pprof export and report of FILE take them from there;
+-- `callgrind-lua folded FILE` gives their folded text);
+-- `CALLGRIND_STACKS=folded` writes folded text `FILE.folded` instead.
 -- Requiring this module starts the profiler: that is its purpose. Until
 -- the program ends only the C core and callgrind.profiler.exit are
 -- loaded; the modules that format and write the profile are loaded then.
@@ -32,15 +34,17 @@ for ev in (os.getenv("CALLGRIND_EVENTS") or ""):gmatch("[^,%s]+") do
   end
 end
 
--- CALLGRIND_LINES=0 and CALLGRIND_STACKS=1 (unset: the defaults)
-local function flag(name, default)
+-- CALLGRIND_LINES=0 and CALLGRIND_STACKS=1 (unset: the defaults; and
+-- CALLGRIND_STACKS=folded)
+local function flag(name, default, also)
   local v = os.getenv(name)
   if v == nil or v == "" then return default end
   if v == "0" or v == "1" then return v == "1" end
-  error("callgrind.start: " .. name .. " is '" .. v .. "'; expected 0 or 1", 0)
+  if v == also then return v end
+  error("callgrind.start: " .. name .. " is '" .. v .. "'; expected 0" .. (also and ", 1 or " .. also or " or 1"), 0)
 end
 opts.lines = flag("CALLGRIND_LINES", true)
-opts.stacks = flag("CALLGRIND_STACKS", false)
+opts.stacks = flag("CALLGRIND_STACKS", false, "folded")
 
 --- The object that writes the profile when the Lua state closes
 -- (profiler.until_exit, without its options check: they are right here).

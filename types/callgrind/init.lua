@@ -30,7 +30,7 @@
 ---@field engine? "vm"|"hook" count with the counting interpreter's clock or with the debug hook's counter
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
 ---@field runs? integer run fn this many times in this process: one process's spread of Instr only (callgrind.spread: across processes)
----@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
+---@field stacks? boolean|string record whole call stacks (prof:stacks, exact folded stacks and flame graphs); until_exit writes them as the stack record FILE.stacks, or with "folded" as folded text FILE.folded
 ---@field time? boolean add event Time: nanoseconds, the hook's own time left out
 
 ---@class callgrind.RunOptions
@@ -87,7 +87,7 @@
 ---@field count_hook? boolean count with a count hook instead of the fast paths (for tests)
 ---@field engine? "vm"|"hook" count with the counting interpreter's clock or with the debug hook's counter
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
----@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
+---@field stacks? boolean|string record whole call stacks (prof:stacks, exact folded stacks and flame graphs); until_exit writes them as the stack record FILE.stacks, or with "folded" as folded text FILE.folded
 ---@field time? boolean add event Time: nanoseconds, the hook's own time left out
 
 ---@class callgrind.UntilExitOptions
@@ -96,7 +96,7 @@
 ---@field engine? "vm"|"hook" count with the counting interpreter's clock or with the debug hook's counter
 ---@field lines? boolean count per source line too (false: functions and calls only, faster)
 ---@field out? string the file written when the Lua state closes
----@field stacks? boolean record whole call stacks (prof:stacks, exact folded stacks and flame graphs)
+---@field stacks? boolean|string record whole call stacks (prof:stacks, exact folded stacks and flame graphs); until_exit writes them as the stack record FILE.stacks, or with "folded" as folded text FILE.folded
 ---@field time? boolean add event Time: nanoseconds, the hook's own time left out
 
 ---@class callgrind.ProfileFindOptions
@@ -150,7 +150,7 @@
 ---@field collapse_recursion? boolean as prof:folded's
 ---@field events? string[] the sample types
 ---@field max_bytes? integer the most bytes of samples (each lists its whole stack: a recursion n deep takes about n^2/2 locations); the size is computed first and a larger profile fails (kind "memory") naming it
----@field threshold? number estimated stacks below this fraction of the total are not made, and pruned below 0.00001 (or this) as in prof:folded (flat per function stays exact; 0: the whole estimate); exact stacks (recorded, or FILE.folded) are all kept unless it is given, and then merge into their caller below it, as in prof:folded
+---@field threshold? number estimated stacks below this fraction of the total are not made, and pruned below 0.00001 (or this) as in prof:folded (flat per function stays exact; 0: the whole estimate); exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into their caller below it, as in prof:folded
 
 ---@class callgrind.ProfileHtmlOptions
 ---@field flame_events? integer flame graphs for the first N events (the page says which were left out)
@@ -569,7 +569,7 @@ function Profile:html(opts) end
 ---@return callgrind.ErrorKind?
 function Profile:write_html(path, opts) end
 
---- iterator of frames, cost per call stack (a Lua profile made with stacks = true)
+--- iterator of frames, cost per call stack (a Lua profile made with stacks = true, or loaded with its FILE.stacks)
 ---@param ev? string|integer
 ---@return fun(): callgrind.Function[]?, integer?
 function Profile:stacks(ev) end

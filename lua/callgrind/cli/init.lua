@@ -89,7 +89,9 @@ local COMMANDS = {
     opts = { o = "value", event = "value", threshold = "value" },
     more = "  --event EV  -o OUT\n"
       .. "  --threshold PCT (default 0.01; an estimate's stacks below 0.001%, or PCT if smaller, pruned into\n"
-      .. "                 [pruned];FUNCTION or the function's larger stacks; 0: the whole estimate)" },
+      .. "                 [pruned];FUNCTION or the function's larger stacks; 0: the whole estimate)\n"
+      .. "  FILE with its stack record FILE.stacks (CALLGRIND_STACKS=1), or FILE.stacks itself, without --threshold:\n"
+      .. "  every recorded stack, in the order the profiler made them" },
   csv = { args = "FILE...", what = "every function's self and inclusive costs as CSV (--json: JSON)",
     opts = { o = "value", events = "value", top = "value", json = "flag", by = "value" },
     more = "  --events EV,EV  --top N (by the first event's self cost)  --by file|object (grouped)  --json  -o OUT" },
@@ -798,8 +800,31 @@ function run.pprof(argv, out, err)
   end
 end
 
+-- folded of a profile with its stack record and no --threshold (or of
+-- the record itself, FILE.stacks): the record's folded text, every stack
+-- in the order the profiler made them (what CALLGRIND_STACKS=folded
+-- writes), made in C. Returns true when it wrote them.
+local function folded_record(pos, opts, out, err)
+  if #pos ~= 1 or opts.threshold then return false end
+  local record = require "callgrind.export.stackrec"
+  local path, ev = pos[1], opts.event
+  if not path:match("%.stacks$") then
+    local prof = load(pos, "folded", opts)
+    local st = record.of(prof)
+    if not st then return false end
+    path, ev = st.source, event_of(prof, opts.event, "folded")
+  end
+  local text, why = record.folded(path, ev, opts.o ~= "-" and opts.o or nil)
+  if not text then fail("callgrind-lua folded: " .. why) end
+  if text ~= true then out:write(text) end
+  err:write(string_format("callgrind-lua folded: %s: stacks from %s (exact, all of them)\n", ev or "the first event",
+    path))
+  return true
+end
+
 function run.folded(argv, out, err)
   local opts, pos = parse("folded", argv, 2)
+  if folded_record(pos, opts, out, err) then return end
   local prof = load(pos, "folded", opts)
   local ev = event_of(prof, opts.event, "folded")
   local threshold = opts.threshold and percent(opts.threshold, "--threshold", "folded") or nil

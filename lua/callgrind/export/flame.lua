@@ -380,9 +380,10 @@ local function flamegraph(prof, ev, opts, fname, n)
     collapsed = top.merged > 0
   end
   local how = top.source and string_format(" (stacks from %s)", top.source)
-    or not top.exact and (top.pruned_below and top.pruned_below > 0
-      and string_format(" (stacks estimated from the call graph, below %.4g%% pruned)", 100 * top.pruned_below)
-      or " (stacks estimated from the call graph)") or ""
+    or not top.exact and string_format(" (stacks estimated from the call graph%s%s)",
+      (top.pruned_below and top.pruned_below > 0) and string_format(", below %.4g%% pruned", 100 * top.pruned_below)
+        or "",
+      top.refused and "; " .. top.refused or "") or ""
   if collapsed then how = how .. " (recursion collapsed)" end
   local title = opts.title
     or string_format("%s: %s %s%s", util.name_of(prof) or "profile", report.commas(top.total), ev, how)
@@ -390,8 +391,9 @@ local function flamegraph(prof, ev, opts, fname, n)
 end
 
 --- Writes the flame graph of folded stacks (`frame;frame count` lines:
--- what `-lcallgrind.start` with `CALLGRIND_STACKS=1` writes beside its
--- profile, `prof:folded`, or another tool's stackcollapse output), exact
+-- what `-lcallgrind.start` with `CALLGRIND_STACKS=folded` writes beside
+-- its profile, `prof:folded`, `callgrind-lua folded` of a stack record, or
+-- another tool's stackcollapse output), exact
 -- as the lines give them: what `callgrind-lua flame FILE.folded` does.
 -- @param folded the folded lines (a string), or the tree
 --   `stacks.read_folded` made of them with threshold 0

@@ -2,8 +2,8 @@
 -- Pyroscope, Parca, Grafana), gzip-compressed: one sample type per event,
 -- a function and a location per profile function (with its file and first
 -- line), and a sample per stack: exact where the profile has stacks (a
--- Lua profile made with `stacks = true`, or the FILE.folded beside its
--- file: every stack kept unless a threshold is given, so that flat and
+-- Lua profile made with `stacks = true`, or the FILE.stacks or
+-- FILE.folded beside its file: every stack kept unless a threshold is given, so that flat and
 -- cum are the stacks' own), else the estimated stacks of `prof:folded`,
 -- whose values add up to the profile's totals. A comment per sample type
 -- says which. The protobuf is encoded here (no dependency); the gzip is

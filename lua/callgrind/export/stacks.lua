@@ -25,6 +25,7 @@
 local core = require "callgrind.core"
 local args = require "callgrind.args"
 local util = require "callgrind.util"
+local record = require "callgrind.export.stackrec"
 require "callgrind.model.graph"
 local internal = core.internal
 
@@ -497,12 +498,21 @@ function M.depth(top)
 end
 
 -- The exact tree of a Lua profile's recorded stacks (the profiler's trie,
--- internal.stack_trie: linear in its nodes), unpruned; nil when the
--- profile has none. Frames of the same Function under one parent merge;
--- children come in the order of the first stack with a cost through them
--- (the order of prof:stacks).
-local function exact(prof, ev)
+-- internal.stack_trie: kept in memory, or read from the stack record
+-- FILE.stacks beside the profile), built in C (internal.stack_tree:
+-- linear in the trie's nodes, a table made per frame kept only); nil when
+-- the profile has none. Frames of the same Function under one parent
+-- merge; children come in the order of the first stack with a cost
+-- through them (the order of prof:stacks). prune: a threshold, the tree
+-- pruned at it there (as `prune` would); nil: whole.
+local function exact(prof, ev, prune_at)
   local method = Profile.stacks
+  if method ~= internal.stacks_method and internal.stacks_method == nil and record.exists(prof) then
+    -- a record beside a loaded profile: the profiler's prof:stacks reads
+    -- it (the stub callgrind's init put there loads it)
+    pcall(method, prof, ev)
+    method = Profile.stacks
+  end
   if type(method) ~= "function" then return nil end
   if method ~= internal.stacks_method or type(internal.stack_trie) ~= "function" then
     -- another prof:stacks than the profiler's (a spec's): its stacks as it gives them
@@ -518,40 +528,34 @@ local function exact(prof, ev)
     top.exact = true
     return top
   end
-  local ok, data, width, col, fns = pcall(internal.stack_trie, prof, ev)
+  local ok, data, width, col, fns, source, nfn = pcall(internal.stack_trie, prof, ev)
   if not ok or data == nil then return nil end
-  local n = #data // width
-  -- key[k]: the first node with a cost at or below trie node k
-  local key, INF = {}, math.huge
-  for k = 1, n do key[k] = data[(k - 1) * width + 2 + col] ~= 0 and k or INF end
-  for k = n, 1, -1 do
-    local p = data[(k - 1) * width + 1]
-    if p > 0 and key[k] < key[p] then key[p] = key[k] end
+  -- the merge key of each function: its Function's index (two of the
+  -- profiler's functions may be one Function of the profile; fns has a
+  -- hole where the profile has none)
+  local key = {}
+  for i = 1, nfn or #fns do
+    local fn = fns[i]
+    key[i] = fn and fn.index or -i
   end
-  local top = { total = 0, self = 0, children = {} }
-  local kids, made, up, node, first = {}, {}, {}, {}, {}
-  for k = 1, n do
-    if key[k] < INF then
-      local base = (k - 1) * width
-      local p = data[base + 1]
-      local nd = kid_of(kids, p == 0 and top or node[p], fns[data[base + 2]], made, up)
-      nd.self = nd.self + data[base + 2 + col]
-      if not first[nd] or key[k] < first[nd] then first[nd] = key[k] end
-      node[k] = nd
-    end
+  local parent, node, tot, self, top_self, total = internal.stack_tree(data, width, col, key, prune_at)
+  local top = { total = total, self = top_self, children = {} }
+  local nodes = {}
+  for k = 1, #parent do
+    local nd = { fn = fns[data[(node[k] - 1) * width + 2]], total = tot[k], self = self[k], children = {} }
+    nodes[k] = nd
+    local up = parent[k] == 0 and top or nodes[parent[k]]
+    up.children[#up.children + 1] = nd
   end
-  local function by_first(a, b) return first[a] < first[b] end
-  table_sort(top.children, by_first)
-  for _, nd in ipairs(made) do
-    if #nd.children > 1 then table_sort(nd.children, by_first) end
-  end
-  sum_made(top, made, up)
   top.exact = true
+  top.source = source
   return top
 end
 
--- The exact stacks written beside a profile's file: `-lcallgrind.start`
--- with CALLGRIND_STACKS=1 writes FILE.folded next to FILE. They are this
+-- The exact stacks written beside a profile's file as folded text:
+-- `-lcallgrind.start` with CALLGRIND_STACKS=folded writes FILE.folded
+-- next to FILE (CALLGRIND_STACKS=1 writes the stack record FILE.stacks,
+-- which `exact` reads first). They are this
 -- profile's when its event is Instr and they add up to its Instr total
 -- (else another run's: nil). Frames are the profile's functions where the
 -- name is one function's; a name several functions share (`main chunk`,
@@ -625,17 +629,22 @@ end
 --- The call tree of an event: `{ total =, self =, children = { node } }`,
 -- each node `{ fn =, total =, self =, children = }` (total its inclusive
 -- share, self what stays on it); `exact = true` when it came from the
--- profile's own stacks (recorded, or its FILE.folded: then `source` is
--- that file). collapse true: with its recursion collapsed
--- (`stacks.collapse`, before the pruning). whole true: an estimate is
--- not pruned below `stacks.cut` (no `[pruned]` frame: its stacks pair
--- with another profile's, as a diff's must).
+-- profile's own stacks (recorded in memory, or its stack record
+-- FILE.stacks, or its FILE.folded: then `source` is that file); an
+-- estimate made because the record was refused has `refused`, why in
+-- short ("FILE.stacks is another run's"). collapse true: with its
+-- recursion collapsed (`stacks.collapse`, before the pruning). whole
+-- true: an estimate is not pruned below `stacks.cut` (no `[pruned]`
+-- frame: its stacks pair with another profile's, as a diff's must).
 -- @usage local tree = stacks.tree(prof, "Ir", 1e-4)
 function M.tree(prof, ev, threshold, collapse, whole)
-  local top = exact(prof, ev) or companion(prof, ev, collapse and 0 or threshold)
+  local top = exact(prof, ev, not collapse and threshold or nil) or companion(prof, ev, collapse and 0 or threshold)
   if not top then
     top = estimate(prof, ev, threshold, whole)
-    return collapse and M.collapse(top) or top
+    local _, _, refused = record.of(prof)
+    top = collapse and M.collapse(top) or top
+    top.refused = refused
+    return top
   end
   if collapse then top = M.collapse(top) end
   prune(top, threshold * top.total)
@@ -647,18 +656,25 @@ end
 M.ESTIMATED = "stacks estimated from the call graph: each function's self cost is exact, its stacks are not"
 
 --- Which stacks `stacks.tree` and `stacks.frames` give for an event:
--- "recorded stacks (exact)", "stacks from PATH (exact)" (a FILE.folded
--- beside the profile) or `stacks.ESTIMATED`. (A fourth argument, once
+-- "recorded stacks (exact)", "stacks from PATH (exact)" (the stack record
+-- FILE.stacks, or a FILE.folded, beside the profile) or `stacks.ESTIMATED`
+-- (followed by "; the stack record was refused: WHY" when the profile has
+-- a record that is another run's, cut short or changed). (A fourth argument, once
 -- for `stacks.frames`, is ignored: both take the same stacks.)
 -- @usage io.stderr:write(stacks.describe(prof, "Ir"), "\n")
 function M.describe(prof, ev, threshold)
   local method = Profile.stacks
   if type(method) == "function" then
     local ok, f = pcall(method, prof, ev)
-    if ok and f ~= nil then return "recorded stacks (exact)" end
+    if ok and f ~= nil then
+      local st = record.of(prof)
+      return st and "stacks from " .. st.source .. " (exact)" or "recorded stacks (exact)"
+    end
   end
   local top = companion(prof, ev, threshold or M.THRESHOLD)
   if top then return "stacks from " .. top.source .. " (exact)" end
+  local _, why = record.of(prof)
+  if why then return M.ESTIMATED .. cut_note(threshold) .. "; the stack record was refused: " .. why end
   return M.ESTIMATED .. cut_note(threshold)
 end
 
@@ -674,8 +690,8 @@ end
 -- its caller), the default for an estimate.
 -- @usage local parent, func, total, self, names, how = stacks.frames(prof, "Ir", 1e-4)
 function M.frames(prof, ev, threshold, collapse)
-  local how = "recorded stacks (exact)"
-  local top = exact(prof, ev)
+  local top = exact(prof, ev, not collapse and threshold and threshold > 0 and threshold or nil)
+  local how = top and (top.source and "stacks from " .. top.source .. " (exact)" or "recorded stacks (exact)")
   if not top then
     top = companion(prof, ev, (collapse or not threshold) and 0 or threshold)
     how = top and "stacks from " .. top.source .. " (exact)"
@@ -760,7 +776,7 @@ local function folded_tree(source, r, kind, line, text)
 end
 
 --- The exact tree of folded-stack text: `frame;frame;frame count` lines,
--- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=1` and
+-- as `prof:folded`, `-lcallgrind.start` with `CALLGRIND_STACKS=folded` and
 -- other tools (flamegraph.pl's stackcollapse scripts, inferno) write them.
 -- Frames are unescaped as `stacks.escape` escapes them; blank lines are
 -- skipped; a frame is `{ name = }` (one table per distinct name). The
@@ -866,7 +882,7 @@ end
 --- Folded stacks of an event: one `frame;frame;frame cost` line per
 -- stack, outermost frame first, the costs adding up to the profile's
 -- total. Exact for a Lua profile made with `stacks = true` (or with its
--- FILE.folded beside it), else estimated from the call graph with each
+-- stack record FILE.stacks, or FILE.folded, beside it), else estimated from the call graph with each
 -- function's lines adding up to its exact self cost (see the module's
 -- comment). The text carries no note of which (flamegraph.pl and inferno
 -- warn on a line that is not a stack): `stacks.describe` says it.

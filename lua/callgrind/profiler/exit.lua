@@ -46,6 +46,10 @@ function M.check_free(fname, opts)
     error("callgrind.profiler." .. fname .. ": a debug hook is already set (debug.sethook); "
       .. "the profiler does not chain hooks: remove it first", 3)
   end
+  local st = opts and opts.stacks
+  if type(st) == "string" and st ~= "folded" then
+    error(("callgrind.profiler.%s: option 'stacks' must be true, false or \"folded\", got %q"):format(fname, st), 3)
+  end
 end
 
 --- One line on stderr: the profile was not written to path, and why.
@@ -87,7 +91,7 @@ function M.arm(opts)
       return M.complain(out or ("callgrind.out." .. (data and data.pid or core.prof_pid())),
         "cannot load the writer: " .. tostring(err))
     end
-    return core.internal.exit_write(data, why, sig, out)
+    return core.internal.exit_write(data, why, sig, out, opts.stacks)
   end
   -- check_free made the collector's state, so it is finalized after the
   -- sentinel (finalizers run newest first)

@@ -444,9 +444,11 @@ end
 -- @param[opt] ev an event name or index (default the first)
 -- @usage for frames, cost in prof:stacks("Instr") do print(#frames, cost) end
 function Profile:stacks(ev)
-  local st = STACKS[self]
+  local st, why = STACKS[self], nil
+  if not st then st, why = require("callgrind.export.stackrec").of(self) end
   if not st then
-    error("prof:stacks: this profile has no stacks (profile it with stacks = true)", 2)
+    error("prof:stacks: " .. (why or "this profile has no stacks (profile it with stacks = true, "
+      .. "or with CALLGRIND_STACKS=1: FILE.stacks beside FILE)"), 2)
   end
   local col = event_column(st, ev)
   if not col then
@@ -476,14 +478,16 @@ end
 
 -- The recorded trie for callgrind.export.stacks (a floor below: it finds
 -- it in core.internal): data (parent, function, cost per event, a node
--- each), its width, the event's column and the Function handles by our
--- index; nil for a profile without stacks. Raises for an unknown event.
+-- each), its width, the event's column, the Function handles by our
+-- index (nil where the profile has none), the record's path (a loaded
+-- profile's FILE.stacks) and the number of functions; nil for a profile
+-- without stacks. Raises for an unknown event.
 core.internal.stack_trie = function(prof, ev)
-  local st = STACKS[prof]
+  local st = STACKS[prof] or require("callgrind.export.stackrec").of(prof)
   if not st then return nil end
   local col = event_column(st, ev)
   if not col then error("no event " .. tostring(ev)) end
-  return st.data, 2 + #st.events, col, st.fns
+  return st.data, 2 + #st.events, col, st.fns, st.source, st.nfn
 end
 
 core.internal.stacks_method = Profile.stacks
@@ -505,7 +509,7 @@ local function build(data)
   local text = to_text(data, nil, fns)
   local prof = assert(require("callgrind.model.load").parse(text, "(lua profile)"))
   if data.stacks then
-    STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns) }
+    STACKS[prof] = { data = data.stacks, events = data.events, fns = handles(prof, fns), nfn = #fns }
   end
   return prof, text
 end
@@ -751,6 +755,16 @@ local function write_folded(path, data, names)
   return written(path, core.prof_write_folded(path, data.stacks, 2 + #data.events, names))
 end
 
+-- Writes the stack record of data to path (the profile's text gives the
+-- digest it names; fns are describe's), as write_atomic writes (built in
+-- the core: csrc/writer/cg_stackrec.c).
+local function write_record(path, data, fns, text)
+  local files, names = {}, {}
+  for i, fn in ipairs(fns) do files[i], names[i] = safe(fn.file), safe(fn.name) end
+  local digest = text:match("# end digest=fnv1a64:(%x+)\n$")
+  return written(path, core.internal.write_stack_record(path, data.stacks, data.events, files, names, digest))
+end
+
 -- One line on stderr: the profile was not written, and why.
 local complain = exit.complain
 
@@ -764,7 +778,9 @@ local complain = exit.complain
 -- no file is left.
 -- @tparam[opt] table opts as for `start`, plus `out`: the file (default
 --   `$CALLGRIND_OUT`, else `callgrind.out.<pid>` in the current directory);
---   with `stacks = true` the folded stacks of `Instr` go to `out .. ".folded"`
+--   with `stacks = true` the stack record goes to `out .. ".stacks"` (the
+--   tree of the run's stacks, each node once: docs/format.md), with
+--   `stacks = "folded"` the folded stacks of `Instr` to `out .. ".folded"`
 -- @return an object that writes the file when collected (keep it: the
 --   Lua state's closing collects it)
 -- @usage local keep = profiler.until_exit{ out = "script.callgrind" }
@@ -779,26 +795,34 @@ end
 -- armed calls, once): data nil when the profiler was stopped before,
 -- why the cause then; sig "SIGTERM" when that signal ends the run
 -- (said on stderr, since the process then ends without a message of its
--- own); out the file, nil for callgrind.out.<pid>.
-function core.internal.exit_write(data, why, sig, out)
+-- own); out the file, nil for callgrind.out.<pid>; stacks the option
+-- (true: the stack record FILE.stacks, "folded": folded text FILE.folded).
+function core.internal.exit_write(data, why, sig, out, stacks)
     data = unnest(data)
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end
-    local ok, text, names = pcall(function()
+    local ok, text, fns = pcall(function()
       local fns = describe(data)
-      return to_text(data, command_line(), fns), data.stacks and folded_names(fns)
+      return to_text(data, command_line(), fns), data.stacks and fns
     end)
     if not ok then return complain(path, "error while writing: " .. tostring(text)) end
     local wok, err = write_atomic(path, text)
     if not wok then return complain(path, err) end
     if sig then io.stderr:write(("callgrind.profiler: %s: profile written to %s\n"):format(sig, path)) end
-    if names then
+    if fns then
+      -- stacks = "folded": the folded text; else the stack record
+      local folded = stacks == "folded"
+      local spath = path .. (folded and ".folded" or ".stacks")
       local fok
-      fok, wok, err = pcall(write_folded, path .. ".folded", data, names)
+      if folded then
+        fok, wok, err = pcall(write_folded, spath, data, folded_names(fns))
+      else
+        fok, wok, err = pcall(write_record, spath, data, fns, text)
+      end
       if not fok then
-        complain(path .. ".folded", "error while writing: " .. tostring(wok))
+        complain(spath, "error while writing: " .. tostring(wok))
       elseif not wok then
-        complain(path .. ".folded", err)
+        complain(spath, err)
       end
     end
 end

@@ -214,8 +214,8 @@ O.pprof = {
   { "threshold", "number", "0 for exact stacks, else 0.0001",
     "estimated stacks below this fraction of the total are not made, and pruned below 0.00001 (or this) as in "
       .. "prof:folded (flat per function stays exact; 0: the whole estimate); "
-      .. "exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into their "
-      .. "caller below it, as in prof:folded" },
+      .. "exact stacks (recorded, FILE.stacks or FILE.folded) are all kept unless it is given, and then merge into "
+      .. "their caller below it, as in prof:folded" },
   { "collapse_recursion", "boolean", "false", "as prof:folded's" },
   { "max_bytes", "integer", "268435456 (256 MiB)",
     "the most bytes of samples (each lists its whole stack: a recursion n deep takes about n^2/2 locations); "

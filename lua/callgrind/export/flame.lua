@@ -381,9 +381,9 @@ local function flamegraph(prof, ev, opts, fname, n)
   end
   local how = top.source and string_format(" (stacks from %s)", top.source)
     or not top.exact and string_format(" (stacks estimated from the call graph%s%s)",
+      top.refused and "; " .. top.refused or "",
       (top.pruned_below and top.pruned_below > 0) and string_format(", below %.4g%% pruned", 100 * top.pruned_below)
-        or "",
-      top.refused and "; " .. top.refused or "") or ""
+        or "") or ""
   if collapsed then how = how .. " (recursion collapsed)" end
   local title = opts.title
     or string_format("%s: %s %s%s", util.name_of(prof) or "profile", report.commas(top.total), ev, how)

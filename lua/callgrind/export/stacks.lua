@@ -674,7 +674,7 @@ function M.describe(prof, ev, threshold)
   local top = companion(prof, ev, threshold or M.THRESHOLD)
   if top then return "stacks from " .. top.source .. " (exact)" end
   local _, why = record.of(prof)
-  if why then return M.ESTIMATED .. cut_note(threshold) .. "; the stack record was refused: " .. why end
+  if why then return M.ESTIMATED .. "; the stack record was refused: " .. why .. cut_note(threshold) end
   return M.ESTIMATED .. cut_note(threshold)
 end
 

@@ -1,6 +1,6 @@
 --- The profile written at the program's end, armed with nothing but the
 -- core loaded: `callgrind.start` and `profiler.until_exit` start the
--- profiler here, and the writer (callgrind.profiler, which formats and
+-- profiler here, and the writer (callgrind.profiler.writer, which formats and
 -- writes the file) is required only when the program ends: when the Lua
 -- state closes, by `os.exit`, by an error, or by SIGTERM. A profiled
 -- script's start-up pays for the C core and this file alone.
@@ -62,7 +62,7 @@ end
 --- Starts the profiler for the rest of the program (profiler.until_exit's
 -- work, its options checked): the profile is written to `opts.out`, else
 -- `$CALLGRIND_OUT`, else `callgrind.out.<pid>`, by
--- core.internal.exit_write (defined by callgrind.profiler, required
+-- core.internal.exit_write (defined by callgrind.profiler.writer, required
 -- then). Raises as check_free does, naming until_exit.
 -- @return the object whose collection (the Lua state's closing) writes
 -- @usage local keep = exit.arm({ lines = true })
@@ -80,7 +80,7 @@ function M.arm(opts)
     done = true
     local now = package.path
     package.path = path
-    local ok, err = pcall(require, "callgrind.profiler")
+    local ok, err = pcall(require, "callgrind.profiler.writer")
     local ctx = M.nest[#M.nest]
     if ok and ctx and #ctx.parts > 0 then
       -- (a profile was nested: the writer merges the segments)

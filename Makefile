@@ -169,7 +169,9 @@ check: deps-test
 # spec/dump_oracle_spec.lua with every interval and option set (33 pairs
 # of valgrind runs, about 2 minutes; make test runs 11 of them), and
 # spec/truth_spec.lua's slowest surfaces on every profile (make test: on
-# the fresh ones and a third of the corpus's small files; about 2 minutes),
+# the fresh ones and a third of the corpus's small files; about 2 minutes)
+# and spec/stacks_prune_spec.lua's invariants on gprof2dot's three large
+# files (make test: on the small ones; about 15 s),
 # and spec/stack_record_spec.lua's round trip on every bench workload with
 # both engines (make test: 6 of the 16; about 30 s).
 .PHONY: check-long
@@ -177,7 +179,7 @@ check-long: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm
 	CALLGRIND_DUMP_ORACLE=full $(BUSTED) --lua=$(LUA) spec/dump_oracle_spec.lua
-	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua
+	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua spec/stacks_prune_spec.lua
 	CALLGRIND_RECORD=full $(BUSTED) --lua=$(LUA) spec/stack_record_spec.lua
 
 check-werror:

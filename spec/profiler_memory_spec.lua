@@ -8,6 +8,9 @@
 -- bytes the collector's records hold outside it (core.prof_memory), at
 -- the end of the profiled work: deterministic, no clock.
 local helpers = require "spec.support.helpers"
+-- helpers.run unsets LD_PRELOAD; the profiled interpreters keep it: under
+-- make check-asan cpath names the ASan build, which needs libasan first
+local PRELOAD = os.getenv("LD_PRELOAD") and ("LD_PRELOAD=" .. helpers.shq(os.getenv("LD_PRELOAD")) .. " ") or ""
 
 local shq = helpers.shq
 local VM = helpers.VM
@@ -87,7 +90,7 @@ end
 local function run(lua, path, ...)
   local args = {}
   for i, a in ipairs({ ... }) do args[i] = shq(tostring(a)) end
-  return helpers.run(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s %s %s"):format(shq(package.path),
+  return helpers.run((PRELOAD .. "LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s %s %s"):format(shq(package.path),
     shq(package.cpath), shq(lua), shq(path), table.concat(args, " ")), lua)
 end
 

@@ -3,6 +3,9 @@
 -- the same code profiled without nesting (the inner call a plain call),
 -- under both engines, each in a process of its own.
 local helpers = require "spec.support.helpers"
+-- helpers.run unsets LD_PRELOAD; the profiled interpreters keep it: under
+-- make check-asan cpath names the ASan build, which needs libasan first
+local PRELOAD = os.getenv("LD_PRELOAD") and ("LD_PRELOAD=" .. helpers.shq(os.getenv("LD_PRELOAD")) .. " ") or ""
 
 local shq = helpers.shq
 local VM = os.getenv("CALLGRIND_VM") or "build/bin/callgrind-lua5.4"
@@ -33,7 +36,7 @@ print("total", "all", prof:total("Instr"))
 
 -- What the script printed: fns[name] = { self, inclusive }, edges["a>b"] = { count, cost }, total.
 local function run(lua, mode, dir)
-  local out = helpers.run(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s %s %s"):format(shq(package.path),
+  local out = helpers.run((PRELOAD .. "LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s %s %s"):format(shq(package.path),
     shq(package.cpath), shq(lua), shq(dir .. "/nest.lua"), mode), lua)
   local r = { fns = {}, edges = {} }
   for kind, name, a, b in out:gmatch("(%a+)\t([^\t\n]+)\t(%d+)\t?(%d*)\n") do

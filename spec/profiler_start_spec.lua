@@ -25,7 +25,8 @@ local function start(dir, lua, code, env)
   local cmd = ("env %s LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_OUT=%s %s -lcallgrind.start %s >%s 2>%s")
     :format(env or "", shq(package.path), shq(package.cpath), shq(out), shq(lua), shq(dir .. "/script.lua"),
       shq(dir .. "/stdout"), shq(dir .. "/stderr"))
-  local _, _, code_ = os.execute("unset LD_PRELOAD; " .. cmd)
+  -- (LD_PRELOAD kept: under make check-asan cpath names the ASan build)
+  local _, _, code_ = os.execute(cmd)
   return H.read_file(dir .. "/stdout"), H.read_file(dir .. "/stderr"), code_, out
 end
 
@@ -165,6 +166,7 @@ describe("an empty script's instructions under -lcallgrind.start (valgrind)", fu
   -- loading the core 0.35x, and parsing the writer at the end 2.7x
   -- (docs/profiling-lua.md, "Start-up").
   local START, WHOLE = 2.5, 7.0
+  local ASAN = (os.getenv("LD_PRELOAD") or ""):find("asan", 1, true) ~= nil
   local dir
   setup(function() dir = F.tmpdir() end)
   teardown(function() F.remove(dir) end)
@@ -187,6 +189,9 @@ describe("an empty script's instructions under -lcallgrind.start (valgrind)", fu
     it(("costs at most %.1fx at the start and %.1fx in all its interpreter's instructions (%s)")
       :format(START, WHOLE, e[1]), function()
       if not F.have("valgrind") then pending("no valgrind") return end
+      -- the bounds are the plain build's, and valgrind cannot run the ASan
+      -- build that make check-asan's cpath names (make test counts them)
+      if ASAN then pending("under ASan: the counts are the plain build's") return end
       local root = H.run("pwd", "pwd"):gsub("\n$", "")
       H.write_file(dir .. "/empty.lua", "os.difftime(1, 2)\n")
       -- package.path is relative to the checkout: the run is from dir

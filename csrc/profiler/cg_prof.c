@@ -6,6 +6,7 @@
 #include "cg_prof_collect.h"
 #include "cg_prof_signal.h"
 #include "cg_atomic.h"
+#include "cg_stackrec.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -145,78 +146,6 @@ static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
 
 /* ---- folded stacks ---- */
 
-/* The nodes of data.stacks and the names, read for fill_folded. */
-typedef struct Folded {
-    size_t n;                   /* nodes */
-    const int32_t *parent;      /* per node: its parent's index, -1: none */
-    const int32_t *fn;          /* per node: index into names */
-    const int64_t *cost;        /* per node: its first cost */
-    const uint64_t *len;        /* per node: its path's length */
-    const CgStr *names;
-    int32_t *chain;             /* n slots: a stack, innermost first */
-    int32_t *depth;             /* per node: its frames (folded_size) */
-    char *path;                 /* the longest path's room */
-} Folded;
-
-/* Emits one line "name;name;...;name cost" per node whose cost is not 0,
- * in node order: its frames from the outermost. The path of the last
- * line is kept: a line's path starts with the frames it shares with it,
- * up to their nearest common node, and only the frames below that one
- * are written again, found by walking up from both nodes (nodes are
- * made in call order: a node and the one of the line before are mostly
- * near each other in the tree, however deep). */
-static void fill_folded(CgWriter *w, void *ud)
-{
-    const Folded *F = (const Folded *)ud;
-    size_t i;
-    int32_t prev = -1;          /* the last line's node */
-    /* no end line: the digest (a byte at a time) would be its slowest part */
-    w->no_digest = 1;
-    for (i = 0; i < F->n; i++) {
-        size_t fresh = 0;
-        int32_t x = (int32_t)i, a = prev;
-        char num[24];
-        int nl = 0;
-        uint64_t v;
-        if (F->cost[i] == 0)
-            continue;
-        /* the frames of x below its nearest common node with a, innermost
-         * first (the depth of "no node" is 0) */
-        while (x >= 0 && (a < 0 || F->depth[x] > F->depth[a])) {
-            F->chain[fresh++] = x;
-            x = F->parent[x];
-        }
-        while (a >= 0 && (x < 0 || F->depth[a] > F->depth[x]))
-            a = F->parent[a];
-        while (x != a) {
-            F->chain[fresh++] = x;
-            x = F->parent[x];
-            a = F->parent[a];
-        }
-        while (fresh > 0) {
-            int32_t y = F->chain[--fresh];
-            const CgStr *name = &F->names[F->fn[y]];
-            char *at = F->path + F->len[y] - name->len;
-            if (F->depth[y] > 1)
-                at[-1] = ';';
-            memcpy(at, name->ptr, name->len);
-        }
-        prev = (int32_t)i;
-        cg_write_raw(w, F->path, (size_t)F->len[i]);
-        /* the cost as Lua's tostring writes an integer, then the newline */
-        v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
-        num[sizeof num - ++nl] = '\n';
-        do {
-            num[sizeof num - ++nl] = (char)('0' + v % 10);
-            v /= 10;
-        } while (v > 0);
-        if (F->cost[i] < 0)
-            num[sizeof num - ++nl] = '-';
-        num[sizeof num - ++nl] = ' ';
-        cg_write_raw(w, num + sizeof num - nl, (size_t)nl);
-    }
-}
-
 /* The parent, function and first cost of n nodes into ints[0..n),
  * ints[n..2n) and costs: the collector's nodes when P is not NULL, else
  * the data.stacks table at 2 (`width` integers a node). Raises on a node
@@ -253,31 +182,6 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
     }
 }
 
-/* The size in bytes of the text fill_folded writes, in one pass over the
- * nodes (each after its parent): len[i] is node i's path's length, and
- * *longest the longest; F->depth[i] its number of frames. */
-static uint64_t folded_size(const Folded *F, uint64_t *len, uint64_t *longest)
-{
-    uint64_t size = 0;
-    size_t i;
-    for (i = 0; i < F->n; i++) {
-        int32_t p = F->parent[i];
-        uint64_t v;
-        len[i] = (p >= 0 ? len[p] + 1 : 0) + F->names[F->fn[i]].len;
-        F->depth[i] = p >= 0 ? F->depth[p] + 1 : 1;
-        if (len[i] > *longest)
-            *longest = len[i];
-        if (F->cost[i] == 0)
-            continue;
-        /* the path, a space, the first digit, the newline */
-        size += len[i] + 3 + (F->cost[i] < 0);
-        v = F->cost[i] < 0 ? 0 - (uint64_t)F->cost[i] : (uint64_t)F->cost[i];
-        for (; v >= 10; v /= 10)
-            size++;
-    }
-    return size;
-}
-
 /* prof_write_folded(path, stacks, width, names [, max]) -> true, or nil,
  * "path: reason", kind (as core.write_file_atomic): writes the folded
  * stacks of collected data to path, whole or not at all (the core's
@@ -297,7 +201,7 @@ static int l_write_folded(lua_State *L)
     lua_Integer width = luaL_checkinteger(L, 3);
     lua_Integer max = luaL_optinteger(L, 5, (lua_Integer)256 << 20);
     size_t n, nfn, i;
-    Folded F;
+    CgFoldOut F;
     int32_t *ints;
     int64_t *costs;
     CgStr *names;
@@ -341,12 +245,12 @@ static int l_write_folded(lua_State *L)
     F.chain = ints + 2 * n;
     F.depth = ints + 3 * n;
     F.cost = costs;
+    F.stride = 1, F.col = 0;    /* the first cost: Instr */
     F.names = names;
     {
-        uint64_t *len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *len + 1, 0);
         uint64_t longest = 0;
-        size = folded_size(&F, len, &longest);
-        F.len = len;
+        F.len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *F.len + 1, 0);
+        size = cg_fold_size(&F, &longest);
         if (max >= 0 && size > (uint64_t)max) {
             lua_pushnil(L);
             lua_pushfstring(L, "%s: the folded stacks would take %I bytes, over max_bytes (%I): "
@@ -358,7 +262,7 @@ static int l_write_folded(lua_State *L)
         F.path = (char *)lua_newuserdatauv(L, (size_t)longest + 1, 0);
     }
     /* no Lua call until the file is written */
-    rc = cg_write_atomic_with(path, fill_folded, &F,
+    rc = cg_write_atomic_with(path, cg_fold_fill, &F,
                               size <= SIZE_MAX ? (size_t)size : 0, msg,
                               sizeof msg);
     if (rc != CG_OK) {

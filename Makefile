@@ -171,7 +171,8 @@ check: deps-test
 # spec/truth_spec.lua's slowest surfaces on every profile (make test: on
 # the fresh ones and a third of the corpus's small files; about 2 minutes)
 # and spec/stacks_prune_spec.lua's invariants on gprof2dot's three large
-# files (make test: on the small ones; about 15 s),
+# files (make test: on the small ones; about 15 s), spec/compressed_spec.lua's
+# two builds of the core without a library (about 15 s),
 # and spec/stack_record_spec.lua's round trip on every bench workload with
 # both engines (make test: 6 of the 16; about 30 s).
 .PHONY: check-long
@@ -181,6 +182,7 @@ check-long: deps-test
 	CALLGRIND_DUMP_ORACLE=full $(BUSTED) --lua=$(LUA) spec/dump_oracle_spec.lua
 	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua spec/stacks_prune_spec.lua
 	CALLGRIND_RECORD=full $(BUSTED) --lua=$(LUA) spec/stack_record_spec.lua
+	CALLGRIND_BUILDS=full $(BUSTED) --lua=$(LUA) spec/compressed_spec.lua
 
 check-werror:
 	$(MAKE) --no-print-directory BUILD=$(BUILD)/werror CFLAGS="-O2 -Werror" all

@@ -125,7 +125,11 @@ describe("a compressed profile", function()
   end)
 end)
 
-describe("a build without a compression library (make NO_ZSTD=1 NO_LZMA=1)", function()
+-- The two cases that build the core again, apart (about 15 s of make
+-- test's time): in make check-long (CALLGRIND_BUILDS=full).
+local BUILDS = os.getenv("CALLGRIND_BUILDS") == "full"
+
+if BUILDS then describe("a build without a compression library (make NO_ZSTD=1 NO_LZMA=1)", function()
   local lab = H.lab("spec/compressed_spec.lua")
   local dir, plain, copies, cpath, why_not
 
@@ -168,7 +172,7 @@ describe("a build without a compression library (make NO_ZSTD=1 NO_LZMA=1)", fun
       copies.zst .. ": zstd input needs a build with libzstd",
       copies.xz .. ": xz input needs a build with liblzma", "" }, "\n"), out)
   end)
-end)
+end) end
 
 describe("the compression libraries, opened at their first use", function()
   local lab = H.lab("spec/compressed_spec.lua")
@@ -214,7 +218,7 @@ describe("the compression libraries, opened at their first use", function()
     assert.are.equal("[]\n18\t[libz.so]\n18\t[libz.so libzstd.so]\n18\t[libz.so libzstd.so liblzma.so]\n", out)
   end)
 
-  it("says which library could not be opened (a build that names one that is not there)", function()
+  if BUILDS then it("says which library could not be opened (a build that names one that is not there)", function()
     -- the module built apart, unoptimized (faster to build), into dir
     H.run(("make --no-print-directory BUILD=%s 'CFLAGS=-O0 -DCG_ZSTD_SO=\\\"libcgnone.so.9\\\"' all")
       :format(H.shq(dir .. "/build")), "make CG_ZSTD_SO", dir)
@@ -228,5 +232,5 @@ describe("the compression libraries, opened at their first use", function()
     ]]):format(dir .. "/build/?.so", copies.zst, copies.gz))
     assert.are.equal(copies.zst .. ": zstd: libzstd (libcgnone.so.9) could not be loaded: libcgnone.so.9: "
       .. "cannot open shared object file: No such file or directory\n18\n", out)
-  end)
+  end) end
 end)

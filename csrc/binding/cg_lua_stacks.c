@@ -41,6 +41,20 @@ static void strings(lua_State *L, int idx, size_t n, CgStr *out,
     }
 }
 
+/* What an atomic write returned, as core.write_file_atomic gives it: true,
+ * or nil, the message and its kind ("memory" or "io"). */
+static int written(lua_State *L, int rc, const char *msg)
+{
+    if (rc != CG_OK) {
+        lua_pushnil(L);
+        lua_pushstring(L, msg);
+        lua_pushstring(L, rc == CG_ENOMEM ? "memory" : "io");
+        return 3;
+    }
+    lua_pushboolean(L, 1);
+    return 1;
+}
+
 /* The nodes into R: the collector's (P) or the data.stacks table at 2. */
 static void record_nodes(lua_State *L, const Prof *P, CgRecOut *R)
 {
@@ -138,14 +152,7 @@ int cgl_write_stack_record(lua_State *L)
     record_nodes(L, P, &R);
     /* no Lua call until the file is written */
     rc = cg_write_atomic_with(path, cg_rec_fill, &R, 0, msg, sizeof msg);
-    if (rc != CG_OK) {
-        lua_pushnil(L);
-        lua_pushstring(L, msg);
-        lua_pushstring(L, rc == CG_ENOMEM ? "memory" : "io");
-        return 3;
-    }
-    lua_pushboolean(L, 1);
-    return 1;
+    return written(L, rc, msg);
 }
 
 /* ---- reading ---- */
@@ -376,14 +383,7 @@ int cgl_stack_record_folded(lua_State *L)
     F.path = scratch(L, (size_t)longest, 1);
     if (out != NULL) {
         rc = cg_write_atomic_with(out, cg_fold_fill, &F, (size_t)size, msg, sizeof msg);
-        if (rc != CG_OK) {
-            lua_pushnil(L);
-            lua_pushstring(L, msg);
-            lua_pushstring(L, rc == CG_ENOMEM ? "memory" : "io");
-            return 3;
-        }
-        lua_pushboolean(L, 1);
-        return 1;
+        return written(L, rc, msg);
     }
     {
         CgWriter w;

@@ -62,7 +62,7 @@ end
 --- Starts the profiler for the rest of the program (profiler.until_exit's
 -- work, its options checked): the profile is written to `opts.out`, else
 -- `$CALLGRIND_OUT`, else `callgrind.out.<pid>`, by
--- core.internal.exit_write (defined by callgrind.profiler.writer, required
+-- callgrind.profiler.writer's exit_write (the writer is required
 -- then). Raises as check_free does, naming until_exit.
 -- @return the object whose collection (the Lua state's closing) writes
 -- @usage local keep = exit.arm({ lines = true })
@@ -80,7 +80,8 @@ function M.arm(opts)
     done = true
     local now = package.path
     package.path = path
-    local ok, err = pcall(require, "callgrind.profiler.writer")
+    local ok, writer = pcall(require, "callgrind.profiler.writer")
+    local err = writer
     local ctx = M.nest[#M.nest]
     if ok and ctx and #ctx.parts > 0 then
       -- (a profile was nested: the writer merges the segments)
@@ -91,7 +92,7 @@ function M.arm(opts)
       return M.complain(out or ("callgrind.out." .. (data and data.pid or core.prof_pid())),
         "cannot load the writer: " .. tostring(err))
     end
-    return core.internal.exit_write(data, why, sig, out, opts.stacks)
+    return writer.exit_write(data, why, sig, out, opts.stacks)
   end
   -- check_free made the collector's state, so it is finalized after the
   -- sentinel (finalizers run newest first)

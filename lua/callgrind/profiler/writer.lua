@@ -460,13 +460,15 @@ end
 -- One line on stderr: the profile was not written, and why.
 local complain = exit.complain
 
--- Writes the profile at the program's end (what callgrind.profiler.exit
+--- Writes the profile at the program's end (what callgrind.profiler.exit
 -- armed calls, once): data nil when the profiler was stopped before,
 -- why the cause then; sig "SIGTERM" when that signal ends the run
 -- (said on stderr, since the process then ends without a message of its
 -- own); out the file, nil for callgrind.out.<pid>; stacks the option
 -- (true: the stack record FILE.stacks, "folded": folded text FILE.folded).
-function core.internal.exit_write(data, why, sig, out, stacks)
+-- Failures are one line on stderr, never an error.
+-- @usage writer.exit_write(core.prof_stop(), nil, nil, "script.callgrind", true)
+function M.exit_write(data, why, sig, out, stacks)
     data = unnest(data)
     local path = out or ("callgrind.out." .. (data and data.pid or core.prof_pid()))
     if not data then return complain(path, why or "the profiler was stopped before the end") end

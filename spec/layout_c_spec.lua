@@ -1,7 +1,8 @@
 -- The layout of the C core (csrc/): its folders stand on floors, and an
 -- include only points down; no include cycle; no C file over 1,000 lines and
 -- no function over 80, except those CONTRIBUTING.md lists under
--- "## Exceptions to the size rules".
+-- "## Exceptions to the size rules"; and inside profiler/, its files stand
+-- in layers: a file's includes and its object's symbols only point down.
 
 -- The floors of csrc/, lowest first. A file may include a header of its own
 -- folder or of a folder on a lower floor: never one of another folder on its
@@ -13,6 +14,24 @@ local floors = {
   { "reader", "writer", why = "bytes into the model, the model out to files: each needs the model, not the other" },
   { "profiler", lua = true, why = "the Lua debug hook and its Lua face; writes its folded stacks through the writer" },
   { "binding", lua = true, why = "Lua <-> C only: every floor below made callable, and luaopen_callgrind_core" },
+}
+
+-- The layers of csrc/profiler/, lowest first, by file stem (a .c and its
+-- .h). A file may include its own header or one of a lower layer, and its
+-- object file may use only symbols that objects of lower layers define:
+-- never one of another file of its own layer, never one of a layer above.
+-- A reader starts at the bottom and never meets a name from above.
+local profiler_layers = {
+  { "cg_prof_map", "cg_prof_lua54", "cg_prof_signal",
+    why = "the hash maps, the Lua 5.4 shortcuts, SIGINT and SIGTERM: nothing of the profiler" },
+  { "cg_prof_base", why = "the data (the state's and its records' types), finding the state, "
+    .. "the allocator and the collector handed over while profiling" },
+  { "cg_prof_records", why = "what the engines charge: a function's lines, the call edges, the stack nodes" },
+  { "cg_prof_fold", why = "functions: a slot per value seen, a record per definition, the freed folded in" },
+  { "cg_prof_direct", "cg_prof_collect",
+    why = "the two engines, the counting interpreter's and the debug hook, neither using the other" },
+  { "cg_prof_state", why = "the state's life, the engine a start chooses, that engine's start and stop" },
+  { "cg_prof", why = "the Lua face: the core's prof_* functions" },
 }
 
 local MAX_FILE_LINES, MAX_FUNCTION_LINES = 1000, 80
@@ -185,6 +204,65 @@ local function floor_problem(from, to, at)
   end
 end
 
+-- The layer of each profiler file stem (its index in profiler_layers).
+local function layer_of()
+  local at = {}
+  for k, l in ipairs(profiler_layers) do
+    for _, stem in ipairs(l) do at[stem] = k end
+  end
+  return at
+end
+
+-- Why file stem `from` of profiler/ using stem `to` (an include, a symbol)
+-- breaks the layers, or nil when it does not.
+local function layer_problem(from, to, at)
+  local a, b = at[from], at[to]
+  -- (a stem in no layer is the first spec's failure)
+  if from == to or not a or not b then return nil end
+  if b > a then
+    return ("uses a layer above, %s (%d) -> %s (%d)"):format(from, a, to, b)
+  elseif b == a then
+    return ("uses its own layer %d, %s -> %s"):format(a, from, to)
+  end
+end
+
+-- The symbols each object file of dir defines and uses ({ [stem] = { name = true } }
+-- twice), from nm; nil when there is none or no nm.
+local function object_symbols(dir)
+  local defined, used, any = {}, {}, false
+  for _, o in ipairs(ls(dir .. "/*.o")) do
+    local stem = o:match("([^/]+)%.o$")
+    defined[stem], used[stem] = {}, {}
+    local p = assert(io.popen("nm " .. o .. " 2>/dev/null"))
+    for line in p:lines() do
+      local kind, name = line:match("^%s*%x*%s+(%a)%s+(%S+)$")
+      if kind == "U" then
+        used[stem][name] = true
+      elseif kind and kind:match("[TDBR]") then
+        defined[stem][name] = true
+      end
+      any = true
+    end
+    p:close()
+  end
+  if any then return defined, used end
+end
+
+-- What breaks the layers in the objects' symbols: "stem: name: why".
+local function symbol_problems(defined, used, at)
+  local bad = {}
+  for from, names in pairs(used) do
+    for name in pairs(names) do
+      for to, defs in pairs(defined) do
+        local why = defs[name] and layer_problem(from, to, at)
+        if why then bad[#bad + 1] = ("%s.o: %s: %s"):format(from, name, why) end
+      end
+    end
+  end
+  table.sort(bad)
+  return bad
+end
+
 -- The include cycles of files (each a list of paths, the first again last).
 local function cycles(files, by_name)
   local edges = {}
@@ -312,6 +390,36 @@ describe("csrc/", function()
     assert.are.same({}, cycles(files, by_name))
   end)
 
+  it("has its profiler files each in one layer", function()
+    local layer, lost = layer_of(), {}
+    for _, f in ipairs(files) do
+      local stem = f.folder == "profiler" and f.name:match("^(.*)%.[ch]$")
+      if stem and not layer[stem] then lost[#lost + 1] = f.path end
+    end
+    assert.are.same({}, lost)
+  end)
+
+  it("has no profiler file including a header of its own layer or above (but its own)", function()
+    local layer, bad = layer_of(), {}
+    for _, f in ipairs(files) do
+      for _, inc in ipairs(f.folder == "profiler" and includes(f.text) or {}) do
+        local to = by_name[inc.name]
+        local why = to and to.folder == "profiler"
+          and layer_problem(f.name:match("^(.*)%.[ch]$"), to.name:match("^(.*)%.h$"), layer)
+        if why then bad[#bad + 1] = ("%s:%d: %s: %s"):format(f.path, inc.line, inc.name, why) end
+      end
+    end
+    assert.are.same({}, bad)
+  end)
+
+  it("has no profiler object using a symbol defined in its own layer or above (nm)", function()
+    local dir = (os.getenv("CALLGRIND_BUILD") or "build") .. "/obj/profiler"
+    local defined, used = object_symbols(dir)
+    if not defined then pending("no objects in " .. dir .. " (make), or no nm") return end
+    assert.is_truthy(defined.cg_prof_collect and defined.cg_prof_state, "the profiler's objects in " .. dir)
+    assert.are.same({}, symbol_problems(defined, used, layer_of()))
+  end)
+
   it("has no C file over 1,000 lines and no function over 80, but the listed exceptions", function()
     local allowed = exceptions(read("CONTRIBUTING.md"))
     assert.are.same({}, size_problems(files, allowed))
@@ -329,6 +437,21 @@ describe("the layout checks of csrc/", function()
     assert.are.equal("runs sideways on floor 4, reader -> writer", floor_problem(reader, writer, at))
     assert.is_nil(floor_problem(binding, model, at))
     assert.is_nil(floor_problem(model, model, at))
+  end)
+
+  it("see a profiler file using one of a layer above, or another of its own layer", function()
+    local layer = layer_of()
+    assert.are.equal("uses a layer above, cg_prof_records (3) -> cg_prof_fold (4)",
+      layer_problem("cg_prof_records", "cg_prof_fold", layer))
+    assert.are.equal("uses its own layer 5, cg_prof_collect -> cg_prof_direct",
+      layer_problem("cg_prof_collect", "cg_prof_direct", layer))
+    assert.is_nil(layer_problem("cg_prof_fold", "cg_prof_records", layer))
+    assert.is_nil(layer_problem("cg_prof_state", "cg_prof_state", layer))
+    -- from nm's words: a symbol used from above is named, one from below is not
+    local defined = { cg_prof_records = { cg_prof_grow = true }, cg_prof_fold = { cg_prof_define = true } }
+    local used = { cg_prof_records = { cg_prof_define = true }, cg_prof_fold = { cg_prof_grow = true } }
+    assert.are.same({ "cg_prof_records.o: cg_prof_define: uses a layer above, cg_prof_records (3) -> cg_prof_fold (4)" },
+      symbol_problems(defined, used, layer))
   end)
 
   it("see a cycle of includes", function()

@@ -8,7 +8,7 @@
 #include "cg_atomic.h"
 #include "cg_stackrec.h"
 #include "cg_stackrec_read.h"
-#include "cg_prof_collect.h"
+#include "cg_prof_base.h"
 #include "cg_stacktree.h"
 
 #include <errno.h>

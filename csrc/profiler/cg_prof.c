@@ -1,9 +1,12 @@
 /* The Lua profiler's Lua face: the core module's prof_* functions
  * (start, stop, run, the collected data as Lua tables, folded stacks
- * written to a file) over the collector (cg_prof_collect.h). */
+ * written to a file) over the collector's state and its engines (cg_prof_state.h). The
+ * top layer of profiler/ (spec/layout_c_spec.lua): nothing below uses it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof.h"
-#include "cg_prof_collect.h"
+#include "cg_prof_state.h"
+#include "cg_prof_fold.h"
+#include "cg_prof_records.h"
 #include "cg_prof_signal.h"
 #include "cg_atomic.h"
 #include "cg_stackrec.h"
@@ -438,27 +441,6 @@ static int l_source_lines(lua_State *L)
 }
 
 /* ---- the module's functions ---- */
-
-/* opts.engine: "vm" (the counting interpreter's clock; its default
- * there), "hook" (the debug hook's counter), nil. */
-int cg_prof_engine(const Prof *P, lua_State *L, int idx)
-{
-    const char *e = NULL;
-    int vm;
-    if (lua_istable(L, idx)) {
-        lua_getfield(L, idx, "engine");
-        e = lua_tostring(L, -1);
-        lua_pop(L, 1);
-    }
-    if (e != NULL && strcmp(e, "vm") != 0 && strcmp(e, "hook") != 0)
-        luaL_error(L, "engine: \"vm\" or \"hook\", not \"%s\"", e);
-    vm = P->vm_off >= 0 && !P->count_hook && (e == NULL || !strcmp(e, "vm"));
-    if (e != NULL && !strcmp(e, "vm") && !vm)
-        luaL_error(L, "engine \"vm\": %s", P->count_hook
-                   ? "count_hook = true counts with the hook"
-                   : "not the counting interpreter (make vm: build/bin/callgrind-lua5.4)");
-    return vm;
-}
 
 /* prof_own_hook(opts): debug.sethook stays free (cg_prof_own_hook) */
 static int l_own_hook(lua_State *L)

@@ -1,4 +1,4 @@
-/* The Lua profiler's collector: a debug hook with a shadow stack per thread
+/* The hook engine: a debug hook with a shadow stack per thread
  * that counts Lua VM instructions (and optionally time and allocated bytes)
  * per function, per source line, per call site and (opts.stacks) per
  * distinct call stack. Portable: it reads Lua's private structures only
@@ -7,11 +7,13 @@
  *
  * How it counts and attributes: cg_prof_collect.h.
  *
- * The records it keeps (functions, edges, lines, stack nodes) are in
- * cg_prof_records.c, its state and the collector's steps in
- * cg_prof_state.c, its hash maps in cg_prof_map.c. */
+ * The functions it sees are cg_prof_fold.c's, the records it charges
+ * (edges, lines, stack nodes) cg_prof_records.c's; cg_prof_state.c starts
+ * and stops it. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_collect.h"
+#include "cg_prof_fold.h"
+#include "cg_prof_records.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -71,26 +73,6 @@ static int64_t take_instr(const Prof *P, Thread *T, int keep)
 }
 
 /* ---- threads and frames ---- */
-
-/* P->fast as P's fields say now. */
-static void fast_update(Prof *P)
-{
-    P->fast = P->simple && P->running && !P->direct && !P->in_hook
-                      && P->cur >= 0 ? &P->th[P->cur] : NULL;
-}
-
-/* in_hook set (our own work: no fast path) and cleared. */
-static void hook_in(Prof *P)
-{
-    P->in_hook = 1;
-    P->fast = NULL;
-}
-
-static void hook_out(Prof *P)
-{
-    P->in_hook = 0;
-    fast_update(P);
-}
 
 static Frame *top(Thread *T)
 {
@@ -206,23 +188,6 @@ static int32_t thread_index(Prof *P, lua_State *L)
     return cg_pm_get(&P->thmap, (uint64_t)(uintptr_t)L, 0);
 }
 
-/* While it has a record, a thread is kept alive (in the state's info
- * table, keyed by its address): a suspended coroutine the program drops
- * is not collected while profiling, and no new thread takes its address
- * and its record. Its frames close at stop, as they would have. L is the
- * running thread. */
-static void anchor(lua_State *L, lua_State *th, int keep)
-{
-    cg_prof_push_info(L);
-    lua_pushlightuserdata(L, th);
-    if (keep)
-        lua_pushthread(L);      /* th is L */
-    else
-        lua_pushnil(L);
-    lua_rawset(L, -3);
-    lua_pop(L, 1);
-}
-
 /* A record for a thread seen for the first time, L (running): its counter
  * starts now. */
 static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
@@ -239,7 +204,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
     if (cg_pm_put(&P->thmap, (uint64_t)(uintptr_t)L, 0, (int32_t)i) != 0)
         cg_prof_oom(P, L);
     T = &P->th[i];
-    anchor(L, L, 1);
+    cg_prof_anchor(L, L, 1);
     T->L = L;
     T->n = 0;
     T->counted = T->lastc = 0;
@@ -255,7 +220,7 @@ static Thread *add_thread(Prof *P, lua_State *L, int32_t root_fn)
 
 static void drop_thread(Prof *P, lua_State *L, Thread *T)
 {
-    anchor(L, T->L, 0);
+    cg_prof_anchor(L, T->L, 0);
     cg_pm_del(&P->thmap, (uint64_t)(uintptr_t)T->L, 0);
     T->L = NULL;
     T->n = 0;
@@ -453,44 +418,6 @@ static CallSeen *call_slot(Prof *P, const Frame *caller, uint64_t key)
     return cg_prof_call_slot(P, caller->fn, caller->line, key);
 }
 
-/* A generic for's call of its iterator (Lua 5.4's OP_TFORCALL) has the
- * line of that instruction, as lua_getinfo says it; but the first one is
- * entered from OP_TFORPREP without an instruction fetch, and no line
- * event gave it (a header over several lines: the last line run is the
- * `do`'s). The saved pc of the Lua frame f is just past the call made now
- * (cg_prof_lua54.h, shortcut 4b): the TFORCALL's pc, else NULL. */
-static const void *tfor_pc(const Prof *P, const Frame *f)
-{
-    if (!f->lua || !P->lines || !P->l54.prev_ok || f->ci == NULL)
-        return NULL;
-    return cg_l54_tfor_pc(f->ci, P->has_vmh ? P->vmh.savedpc_off : -1);
-}
-
-/* The cache of those lines: its slot for pc */
-static size_t tfor_slot(const void *pc)
-{
-    return ((size_t)(uintptr_t)pc >> 2) & (TFOR_CACHE - 1);
-}
-
-/* The line of the call the Lua frame f at level 1 of L makes now, when
- * it is a generic for's (cached, else lua_getinfo's), goes to f. */
-static void tfor_line(Prof *P, lua_State *L, Frame *f, lua_Debug *up)
-{
-    const void *pc = tfor_pc(P, f);
-    size_t k;
-    if (pc == NULL)
-        return;
-    k = tfor_slot(pc);
-    if (P->tfor_pc[k] != pc) {
-        lua_getinfo(L, "l", up);
-        if (up->currentline < 0)
-            return;
-        P->tfor_pc[k] = pc;
-        P->tfor_line[k] = up->currentline;
-    }
-    f->line = P->tfor_line[k];
-}
-
 static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
 {
     int32_t fn, edge;
@@ -509,7 +436,7 @@ static void on_call(Prof *P, lua_State *L, Thread *T, lua_Debug *ar)
             if (top(T)->ci != up.i_ci)
                 sync(P, T, up.i_ci);
             if (top(T)->ci == up.i_ci)
-                tfor_line(P, L, top(T), &up);
+                cg_prof_tfor_line(P, L, top(T), &up);
         } else if (T->n > 1) {
             /* the bottom of a coroutine where a dead one had frames: a
              * __close method its closer runs (coroutine.close, or a
@@ -652,9 +579,9 @@ static inline int fast_call(Prof *P, Thread *T, const void *ci)
     if (!P->l54.prev_ok || caller->fn < 0 || T->n >= T->cap
         || caller->ci != cg_l54_ci_prev(ci))
         return 0;
-    if ((pc = tfor_pc(P, caller)) != NULL) {
+    if ((pc = cg_prof_tfor_pc(P, caller)) != NULL) {
         /* a generic for's call: its line (tfor_line) */
-        size_t k = tfor_slot(pc);
+        size_t k = cg_prof_tfor_slot(pc);
         if (P->tfor_pc[k] != pc)
             return 0;
         caller->line = P->tfor_line[k];
@@ -766,9 +693,9 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
     }
     keep = ar->event == LUA_HOOKLINE;
     if (T != NULL) {
-        hook_in(P);         /* charged by prof_hook */
+        cg_prof_hook_in(P);         /* charged by prof_hook */
     } else {
-        hook_in(P);
+        cg_prof_hook_in(P);
         if (P->ev[EV_TIME])
             now = now_ns();
         T = enter(P, L, now, ar->event == LUA_HOOKCOUNT ? 0 : keep);
@@ -804,7 +731,7 @@ static void hook_general(lua_State *L, lua_Debug *ar, Thread *T)
         P->th[P->cur].last = (int32_t)((uint32_t)read_hookcount(P, L)
                                        + (uint32_t)keep);
     P->alloc_last = P->alloc;
-    hook_out(P);
+    cg_prof_hook_out(P);
     if (P->ev[EV_TIME])
         P->t_out = now_ns();
 }
@@ -821,9 +748,9 @@ static inline void hook_events(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
         charge_instr(P, L, T, ar->event == LUA_HOOKLINE);
     } else {
         /* another thread runs: a resume or a yield */
-        hook_in(P);
+        cg_prof_hook_in(P);
         T = enter(P, L, 0, ar->event == LUA_HOOKLINE);
-        hook_out(P);
+        cg_prof_hook_out(P);
     }
     if (P->alloc < P->gc_next) {
         switch (ar->event) {
@@ -901,7 +828,7 @@ static void hook_calls(lua_State *L, lua_Debug *ar, Prof *P, Thread *T)
 }
 
 /* The debug hook (engine hook, or vm with time or alloc, or where the
- * interpreter's own hook cannot serve: cg_prof_modes). Its commonest
+ * interpreter's own hook cannot serve: cg_prof_state.c's modes). Its commonest
  * event, a new line of the function on top of the thread that ran last,
  * is taken here when its count goes to a line known (charge_instr's work,
  * inline): a function this small, with no call but the tail call of
@@ -967,31 +894,18 @@ static void initial_stack(Prof *P, lua_State *L, Thread *T, int level)
     }
 }
 
-int cg_prof_own_hook(lua_State *L, int opts)
+lua_Hook cg_prof_collect_hook(void)
 {
-    Prof *P = cg_prof_state(L);
-    if (!P->calibrated)
-        cg_prof_calibrate(P, L, prof_hook);
-    if (P->running)
-        return P->direct;
-    cg_prof_modes(P, L, opts);
-    return P->direct;
+    return prof_hook;
 }
 
-void cg_prof_start(lua_State *L, int opts, int level)
+void cg_prof_collect_begin(Prof *P, lua_State *L, int level)
 {
-    Prof *P = cg_prof_state(L);
     Thread *T;
-    if (P->running)
-        luaL_error(L, "the profiler is already running");
-    if (!P->calibrated)
-        cg_prof_calibrate(P, L, prof_hook);
-    cg_prof_drop(L);
-    cg_prof_modes(P, L, opts);
     if (!P->direct && lua_gethook(L) != NULL && lua_gethook(L) != prof_hook)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
-    hook_in(P);   /* a collection's finalizers must not reach the hook */
+    cg_prof_hook_in(P);   /* a collection's finalizers must not reach the hook */
     P->from_fn = -1;
     P->from_node = -1;
     memset(P->tfor_pc, 0, sizeof P->tfor_pc);
@@ -1011,15 +925,18 @@ void cg_prof_start(lua_State *L, int opts, int level)
     P->cur = 0;
     if (level > 0 && !P->direct)
         initial_stack(P, L, T, level);
-    hook_out(P);
+    cg_prof_hook_out(P);
     if (!P->direct) {   /* the hooks find the state in the allocator's */
         P->old_f = lua_getallocf(L, &P->old_ud);
         lua_setallocf(L, cg_prof_alloc, P);
     }
+}
+
+void cg_prof_collect_clock(Prof *P, lua_State *L)
+{
+    Thread *T = &P->th[P->cur];
     /* the counting interpreter's clock runs without a count hook */
-    if (P->direct)
-        cg_prof_direct_start(P, L, level);
-    else
+    if (!P->direct)
         lua_sethook(L, prof_hook,
                     LUA_MASKCALL | LUA_MASKRET | (P->lines ? LUA_MASKLINE : 0)
                         | LUA_MASKCOUNT,
@@ -1035,20 +952,17 @@ void cg_prof_start(lua_State *L, int opts, int level)
         cg_prof_gc_take(P, L);
     }
     P->running = 1;
-    fast_update(P);
+    cg_prof_fast_update(P);
     P->t_out = now_ns();
 }
 
-int cg_prof_stop(lua_State *L)
+int cg_prof_collect_stop(Prof *P, lua_State *L)
 {
-    Prof *P = cg_prof_get(L);
     Thread *T;
     lua_Debug ar;
     size_t i;
-    int ours = P->direct || lua_gethook(L) == prof_hook;
-    hook_in(P);
-    if (P->direct)
-        return cg_prof_direct_stop(P, L), 1;
+    int ours = lua_gethook(L) == prof_hook;
+    cg_prof_hook_in(P);
     T = enter(P, L, now_ns(), 0);
     if (lua_getstack(L, 0, &ar) && top(T)->ci == ar.i_ci && T->n > 1)
         T->top = &T->f[--T->n - 1];
@@ -1057,13 +971,13 @@ int cg_prof_stop(lua_State *L)
             if (P->th[i].suspended)
                 cg_prof_activity(P, &P->th[i], 1);
             close_all(P, &P->th[i]);
-            anchor(L, P->th[i].L, 0);
+            cg_prof_anchor(L, P->th[i].L, 0);
         }
     cg_prof_gc_give_back(P, L);
     if (ours)
         lua_sethook(L, NULL, 0, 0);
     cg_prof_restore_alloc(P, L);
     P->running = 0;
-    hook_out(P);
+    cg_prof_hook_out(P);
     return ours;
 }

@@ -32,7 +32,9 @@
  * cg_prof_rebase. The calls, the functions' counters and the nodes are in
  * chunks that never move: the VM points into them. */
 #define _POSIX_C_SOURCE 200809L
-#include "cg_prof_collect.h"
+#include "cg_prof_direct.h"
+#include "cg_prof_fold.h"
+#include "cg_prof_records.h"
 #include "cg_mem.h"
 
 #include <stddef.h>

@@ -34,9 +34,12 @@
  *
  * Strings (sources) are kept once each in a pool (S.s), by a hash. */
 #define _POSIX_C_SOURCE 200809L
-#include "cg_prof_collect.h"
+#include "cg_prof_fold.h"
+#include "cg_prof_records.h"
+#include "cg_prof_signal.h"
 #include "cg_mem.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -173,8 +176,12 @@ static int same_sig(const FnCost *c, const lua_Debug *ar)
            && c->vararg == (uint8_t)ar->isvararg;
 }
 
-int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
-                       uint64_t k2, const char *name)
+/* The record of a function value seen first (ar's "S" and "u" filled,
+ * the value on top of the stack): its definition's (source, lines,
+ * signature, and the name its first call gives it), made when new; the
+ * value gets a slot keyed (k1, k2). */
+static int32_t define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
+                      uint64_t k2, const char *name)
 {
     int is_c = ar->what[0] == 'C';
     int32_t src = -1, id, s, first, nm;
@@ -237,6 +244,73 @@ int32_t cg_prof_define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
         q->count = P->vmh.counts(L, (const void *)(uintptr_t)k1, &q->ncount);
         memset(q->count, 0, (size_t)q->ncount * sizeof *q->count);
     }
+    return id;
+}
+
+/* ---- functions seen ---- */
+
+/* The key lua_getinfo gives; the function is left on the stack. */
+static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
+                         uint64_t *k2)
+{
+    lua_getinfo(L, "f", ar);
+    if (lua_iscfunction(L, -1)) {
+        *k2 = UINT64_MAX;
+        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
+    }
+    if (P->l54.proto_off >= 0) {
+        *k2 = 0;
+        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
+                                                 lua_topointer(L, -1));
+    }
+    lua_getinfo(L, "S", ar);
+    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
+          | (uint32_t)ar->lastlinedefined;
+    return (uint64_t)(uintptr_t)ar->source;
+}
+
+/* S[id + 1] = the name the calling instruction gives the function
+ * (asked once, at its first call that is not a tail call). */
+void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
+{
+    P->fns[id].asked = 1;
+    lua_getinfo(L, "n", ar);
+    if (ar->name == NULL)
+        return;
+    cg_prof_push_info(L);
+    lua_pushstring(L, ar->name);
+    lua_rawseti(L, -2, id + 1);
+    lua_pop(L, 1);
+}
+
+/* The function of ar: its slot's record, the slot made on first sight
+ * (cg_prof_fold.c: the record is its definition's; nothing keeps it
+ * alive). Leaves ar's "S" fields filled in only on first sight. */
+int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
+{
+    uint64_t k1, k2;
+    int32_t id;
+    k1 = slow_key(P, L, ar, &k2);
+    id = cg_pm_get(&P->fnmap, k1, k2);
+    if (id >= 0) {
+        id = P->ps[id].fn;
+        if (P->fns[id].defined == 0 && !P->fns[id].is_c)
+            cg_prof_sig_rearm();    /* a main chunk: see below */
+        if (with_name && !P->fns[id].asked)
+            cg_prof_name_from_call(P, L, ar, id);
+        lua_pop(L, 1);
+        return id;
+    }
+    lua_getinfo(L, with_name ? "Snu" : "Su", ar);
+    id = define(P, L, ar, k1, k2, with_name ? ar->name : NULL);
+    /* a main chunk is called from C or from the root, never from the
+     * call cache: lua.c's docall set its SIGINT handler before calling
+     * it, and ours goes back in place */
+    if (ar->what[0] == 'm')
+        cg_prof_sig_rearm();
+    if (with_name && !P->fns[id].asked)
+        cg_prof_name_from_call(P, L, ar, id);
+    lua_pop(L, 1);
     return id;
 }
 
@@ -334,6 +408,27 @@ void cg_prof_weak_check(Prof *P, lua_State *L)
         cg_prof_cc_reset(P);
 }
 
+/* ---- the collector's steps ---- */
+
+/* A step of the collector the hook engine took (cg_prof_base.c: why),
+ * with in_hook set (the finalizers' allocations are not counted). A step
+ * does work in proportion to what was allocated since the last one, as
+ * the collector's own steps do. */
+void cg_prof_gc_step(Prof *P, lua_State *L)
+{
+    int64_t kb = (P->alloc - P->gc_last + 1023) / 1024;
+    if (lua_gc(L, LUA_GCISRUNNING)) {
+        P->gc_ours = 0;         /* the profiled code restarted it */
+        P->gc_next = INT64_MAX;
+        return;
+    }
+    P->gc_last = P->alloc;
+    if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
+        P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
+    P->gc_next = P->gc_last + GC_STEP_BYTES;
+    cg_prof_weak_check(P, L);   /* before any Lua code runs again */
+}
+
 /* ---- accounting ---- */
 
 static size_t map_bytes(const Map *m)
@@ -341,7 +436,7 @@ static size_t map_bytes(const Map *m)
     return m->cap * sizeof *m->s;
 }
 
-size_t cg_prof_bytes(const Prof *P)
+size_t cg_prof_fold_bytes(const Prof *P)
 {
     size_t b = P->capfn * sizeof *P->fns + P->caped * sizeof *P->edges
                + P->capnode * sizeof *P->nodes + P->capps * sizeof *P->ps
@@ -354,7 +449,7 @@ size_t cg_prof_bytes(const Prof *P)
          + map_bytes(&P->edmap) + map_bytes(&P->nodemap)
          + map_bytes(&P->thmap) + map_bytes(&P->overmap)
          + P->capover * sizeof *P->over;
-    return b + cg_prof_direct_bytes(P);
+    return b;
 }
 
 /* ---- data.info ---- */

@@ -1,5 +1,7 @@
 /* The Lua profiler's shortcuts into Lua 5.4's private structures, fenced
- * apart from the portable collector (cg_prof_collect.c). Each one is found
+ * apart from the portable collector (layer 1 of profiler/, with the maps
+ * and the signals: spec/layout_c_spec.lua; it uses nothing of the
+ * profiler). Each one is found
  * or checked by a probe at the first start (cg_l54_probe) and left off when
  * the probe fails: the collector then uses the public API only (a count
  * hook, lua_getinfo), with the same numbers, slower.

@@ -1,6 +1,6 @@
 /* The collector's hash maps: open addressing with linear probing and
- * backward-shift deletion, keyed by two 64-bit words (cg_prof_collect.h). */
-#include "cg_prof_collect.h"
+ * backward-shift deletion, keyed by two 64-bit words (cg_prof_map.h). */
+#include "cg_prof_map.h"
 
 #include <stdlib.h>
 

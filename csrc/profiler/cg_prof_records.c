@@ -6,8 +6,7 @@
  * CallInfo (cg_l54_ci_key) where the probe found that to agree with
  * lua_getinfo; else lua_getinfo("f") gives it. */
 #define _POSIX_C_SOURCE 200809L
-#include "cg_prof_collect.h"
-#include "cg_prof_signal.h"
+#include "cg_prof_records.h"
 #include "cg_mem.h"
 
 #include <limits.h>
@@ -283,73 +282,6 @@ int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     return id;
 }
 
-/* ---- functions ---- */
-
-/* The key lua_getinfo gives; the function is left on the stack. */
-static uint64_t slow_key(const Prof *P, lua_State *L, lua_Debug *ar,
-                         uint64_t *k2)
-{
-    lua_getinfo(L, "f", ar);
-    if (lua_iscfunction(L, -1)) {
-        *k2 = UINT64_MAX;
-        return (uint64_t)(uintptr_t)lua_tocfunction(L, -1);
-    }
-    if (P->l54.proto_off >= 0) {
-        *k2 = 0;
-        return (uint64_t)(uintptr_t)cg_l54_proto(&P->l54,
-                                                 lua_topointer(L, -1));
-    }
-    lua_getinfo(L, "S", ar);
-    *k2 = ((uint64_t)(uint32_t)ar->linedefined << 32)
-          | (uint32_t)ar->lastlinedefined;
-    return (uint64_t)(uintptr_t)ar->source;
-}
-
-/* S[id + 1] = the name the calling instruction gives the function
- * (asked once, at its first call that is not a tail call). */
-void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
-{
-    P->fns[id].asked = 1;
-    lua_getinfo(L, "n", ar);
-    if (ar->name == NULL)
-        return;
-    cg_prof_push_info(L);
-    lua_pushstring(L, ar->name);
-    lua_rawseti(L, -2, id + 1);
-    lua_pop(L, 1);
-}
-
-/* The function of ar: its slot's record, the slot made on first sight
- * (cg_prof_fold.c: the record is its definition's; nothing keeps it
- * alive). Leaves ar's "S" fields filled in only on first sight. */
-int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
-{
-    uint64_t k1, k2;
-    int32_t id;
-    k1 = slow_key(P, L, ar, &k2);
-    id = cg_pm_get(&P->fnmap, k1, k2);
-    if (id >= 0) {
-        id = P->ps[id].fn;
-        if (P->fns[id].defined == 0 && !P->fns[id].is_c)
-            cg_prof_sig_rearm();    /* a main chunk: see below */
-        if (with_name && !P->fns[id].asked)
-            cg_prof_name_from_call(P, L, ar, id);
-        lua_pop(L, 1);
-        return id;
-    }
-    lua_getinfo(L, with_name ? "Snu" : "Su", ar);
-    id = cg_prof_define(P, L, ar, k1, k2, with_name ? ar->name : NULL);
-    /* a main chunk is called from C or from the root, never from the
-     * call cache: lua.c's docall set its SIGINT handler before calling
-     * it, and ours goes back in place */
-    if (ar->what[0] == 'm')
-        cg_prof_sig_rearm();
-    if (with_name && !P->fns[id].asked)
-        cg_prof_name_from_call(P, L, ar, id);
-    lua_pop(L, 1);
-    return id;
-}
-
 int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
                        int32_t callee)
 {
@@ -391,3 +323,25 @@ void cg_prof_rebase(Prof *P, lua_State *L, Thread *T, int32_t base)
     for (i = 1; i < T->n; i++)
         T->f[i].node = cg_prof_node_of(P, L, T->f[i - 1].node, T->f[i].fn);
 }
+
+/* ---- a generic for's calls ---- */
+
+/* The line of the call the Lua frame f at level 1 of L makes now, when
+ * it is a generic for's (cached, else lua_getinfo's), goes to f. */
+void cg_prof_tfor_line(Prof *P, lua_State *L, Frame *f, lua_Debug *up)
+{
+    const void *pc = cg_prof_tfor_pc(P, f);
+    size_t k;
+    if (pc == NULL)
+        return;
+    k = cg_prof_tfor_slot(pc);
+    if (P->tfor_pc[k] != pc) {
+        lua_getinfo(L, "l", up);
+        if (up->currentline < 0)
+            return;
+        P->tfor_pc[k] = pc;
+        P->tfor_line[k] = up->currentline;
+    }
+    f->line = P->tfor_line[k];
+}
+

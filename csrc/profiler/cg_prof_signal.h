@@ -1,7 +1,9 @@
 /* SIGINT and SIGTERM while a whole run is profiled (until_exit): the
  * profile is written, and the run ends as it would without the profiler.
- * Private to profiler/: cg_prof.c arms and disarms, the records
- * (cg_prof_records.c) put the handlers back where lua.c took them. */
+ * Private to profiler/: cg_prof.c arms and disarms, the functions'
+ * records (cg_prof_fold.c) put the handlers back where lua.c took them.
+ * Layer 1 of profiler/ (spec/layout_c_spec.lua): it uses nothing of the
+ * profiler. */
 #ifndef CG_PROF_SIGNAL_H
 #define CG_PROF_SIGNAL_H
 

@@ -1,4 +1,7 @@
-/* The collector's state, its collector steps and its allocator.
+/* The collector's state over its life: made, dropped, freed by its __gc;
+ * the modes a start's options give, the engine it chooses, and the start
+ * and stop of that engine (the hook engine, cg_prof_collect.c, and the
+ * counting engine, cg_prof_direct.c, below).
  *
  * Memory: the state is one userdata kept in the registry for the life of
  * the Lua state; its arrays are malloc'd, owned by it and freed by its
@@ -9,7 +12,11 @@
  * the outermost nodes, also take 2 to 4 hash slots of 24 bytes each (a
  * load of at most 1/2). */
 #define _POSIX_C_SOURCE 200809L
+#include "cg_prof_state.h"
 #include "cg_prof_collect.h"
+#include "cg_prof_direct.h"
+#include "cg_prof_fold.h"
+#include "cg_prof_records.h"
 #include "cg_prof_signal.h"
 #include "cg_mem.h"
 
@@ -20,71 +27,6 @@
 #include "lauxlib.h"
 
 #define PROF_STATE "callgrind.ProfilerState"
-const char cg_prof_key = 'p';          /* its address keys the registry */
-
-Prof *cg_prof_get(lua_State *L)
-{
-    Prof *P;
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    P = (Prof *)lua_touserdata(L, -1);
-    lua_pop(L, 1);
-    return P;
-}
-
-/* Out of memory inside the hook or a start/stop: the state stays
- * consistent (every array grows before it is written). */
-void cg_prof_oom(Prof *P, lua_State *L)
-{
-    P->in_hook = 0;
-    luaL_error(L, "not enough memory");
-}
-
-/* ---- the collector's steps ----
- *
- * Finalizers run with hooks off, but the instruction counter keeps
- * counting, so a finalizer that ran in the middle of a Lua function would
- * be charged to the line that happened to allocate. While profiling, the
- * automatic collector is stopped and its steps are taken here, inside the
- * hook, at the pace it would have taken them itself (a step every 8 KB
- * allocated, the next cycle once as much again is allocated as is in
- * use): what finalizers run there is nobody's. A collectgarbage("restart")
- * by the profiled code gives the collector back. */
-
-#define GC_STEP_BYTES 8192
-
-void cg_prof_gc_take(Prof *P, lua_State *L)
-{
-    P->gc_ours = lua_gc(L, LUA_GCISRUNNING);
-    if (P->gc_ours)
-        lua_gc(L, LUA_GCSTOP);
-    P->gc_last = 0;
-    P->gc_next = P->gc_ours ? GC_STEP_BYTES : INT64_MAX;
-}
-
-void cg_prof_gc_give_back(Prof *P, lua_State *L)
-{
-    if (P->gc_ours && !lua_gc(L, LUA_GCISRUNNING))
-        lua_gc(L, LUA_GCRESTART);
-    P->gc_ours = 0;
-}
-
-/* With in_hook set (the finalizers' allocations are not counted). A step
- * does work in proportion to what was allocated since the last one, as
- * the collector's own steps do. */
-void cg_prof_gc_step(Prof *P, lua_State *L)
-{
-    int64_t kb = (P->alloc - P->gc_last + 1023) / 1024;
-    if (lua_gc(L, LUA_GCISRUNNING)) {
-        P->gc_ours = 0;         /* the profiled code restarted it */
-        P->gc_next = INT64_MAX;
-        return;
-    }
-    P->gc_last = P->alloc;
-    if (lua_gc(L, LUA_GCSTEP, (int)(kb < INT_MAX ? kb : INT_MAX)))
-        P->gc_last = P->alloc + (int64_t)lua_gc(L, LUA_GCCOUNT) * 1024;
-    P->gc_next = P->gc_last + GC_STEP_BYTES;
-    cg_prof_weak_check(P, L);   /* before any Lua code runs again */
-}
 
 /* ---- the state ---- */
 
@@ -159,19 +101,6 @@ Prof *cg_prof_state(lua_State *L)
 }
 
 
-/* opts[name] as a boolean; def when it is nil or opts is not a table. */
-int cg_prof_flag(lua_State *L, int idx, const char *name, int def)
-{
-    int v = def;
-    if (lua_type(L, idx) != LUA_TTABLE)
-        return def;
-    lua_getfield(L, idx, name);
-    if (!lua_isnil(L, -1))
-        v = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    return v;
-}
-
 void cg_prof_drop(lua_State *L)
 {
     Prof *P = cg_prof_get(L);
@@ -182,15 +111,9 @@ void cg_prof_drop(lua_State *L)
     lua_pop(L, 1);
 }
 
-void cg_prof_push_info(lua_State *L)
-{
-    lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    lua_getiuservalue(L, -1, 1);
-    lua_remove(L, -2);
-}
-/* The ways a start with the options at opts counts (cg_prof_collect.h's
+/* The ways a start with the options at opts counts (cg_prof_base.h's
  * Prof fields from count_hook to direct). */
-void cg_prof_modes(Prof *P, lua_State *L, int opts)
+static void modes(Prof *P, lua_State *L, int opts)
 {
     P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
     P->vm = cg_prof_engine(P, L, opts);
@@ -216,30 +139,74 @@ void cg_prof_modes(Prof *P, lua_State *L, int opts)
 }
 
 /* Runs the probes of the Lua 5.4 shortcuts, once. */
-void cg_prof_calibrate(Prof *P, lua_State *L, lua_Hook hook)
+static void calibrate(Prof *P, lua_State *L)
 {
-    cg_l54_probe(L, hook, &P->l54);
+    cg_l54_probe(L, cg_prof_collect_hook(), &P->l54);
     P->vm_off = cg_l54_vm_clock();
     P->has_vmh = P->vm_off >= 0 && cg_l54_vm(&P->vmh);
     P->calibrated = 1;
 }
 
-/* ---- allocation counting ---- */
+/* ---- the engine and its start and stop ---- */
 
-void *cg_prof_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+/* opts.engine: "vm" (the counting interpreter's clock; its default
+ * there), "hook" (the debug hook's counter), nil. */
+int cg_prof_engine(const Prof *P, lua_State *L, int idx)
 {
-    Prof *P = (Prof *)ud;
-    size_t had = ptr != NULL ? osize : 0;
-    if (nsize > had && !P->in_hook)
-        P->alloc += (int64_t)(nsize - had);
-    return P->old_f(P->old_ud, ptr, osize, nsize);
+    const char *e = NULL;
+    int vm;
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "engine");
+        e = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    if (e != NULL && strcmp(e, "vm") != 0 && strcmp(e, "hook") != 0)
+        luaL_error(L, "engine: \"vm\" or \"hook\", not \"%s\"", e);
+    vm = P->vm_off >= 0 && !P->count_hook && (e == NULL || !strcmp(e, "vm"));
+    if (e != NULL && !strcmp(e, "vm") && !vm)
+        luaL_error(L, "engine \"vm\": %s", P->count_hook
+                   ? "count_hook = true counts with the hook"
+                   : "not the counting interpreter (make vm: build/bin/callgrind-lua5.4)");
+    return vm;
 }
 
-void cg_prof_restore_alloc(Prof *P, lua_State *L)
+int cg_prof_own_hook(lua_State *L, int opts)
 {
-    void *ud;
-    if (P->old_f != NULL && lua_getallocf(L, &ud) == cg_prof_alloc && ud == P) {
-        lua_setallocf(L, P->old_f, P->old_ud);
-        P->old_f = NULL;
-    }
+    Prof *P = cg_prof_state(L);
+    if (!P->calibrated)
+        calibrate(P, L);
+    if (P->running)
+        return P->direct;
+    modes(P, L, opts);
+    return P->direct;
+}
+
+void cg_prof_start(lua_State *L, int opts, int level)
+{
+    Prof *P = cg_prof_state(L);
+    if (P->running)
+        luaL_error(L, "the profiler is already running");
+    if (!P->calibrated)
+        calibrate(P, L);
+    cg_prof_drop(L);
+    modes(P, L, opts);
+    cg_prof_collect_begin(P, L, level);
+    if (P->direct)
+        cg_prof_direct_start(P, L, level);
+    cg_prof_collect_clock(P, L);
+}
+
+int cg_prof_stop(lua_State *L)
+{
+    Prof *P = cg_prof_get(L);
+    if (!P->direct)
+        return cg_prof_collect_stop(P, L);
+    cg_prof_hook_in(P);
+    cg_prof_direct_stop(P, L);
+    return 1;
+}
+
+size_t cg_prof_bytes(const Prof *P)
+{
+    return cg_prof_fold_bytes(P) + cg_prof_direct_bytes(P);
 }

@@ -450,7 +450,8 @@ describe("the layout checks of csrc/", function()
     -- from nm's words: a symbol used from above is named, one from below is not
     local defined = { cg_prof_records = { cg_prof_grow = true }, cg_prof_fold = { cg_prof_define = true } }
     local used = { cg_prof_records = { cg_prof_define = true }, cg_prof_fold = { cg_prof_grow = true } }
-    assert.are.same({ "cg_prof_records.o: cg_prof_define: uses a layer above, cg_prof_records (3) -> cg_prof_fold (4)" },
+    assert.are.same(
+      { "cg_prof_records.o: cg_prof_define: uses a layer above, cg_prof_records (3) -> cg_prof_fold (4)" },
       symbol_problems(defined, used, layer))
   end)
 

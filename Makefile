@@ -56,7 +56,7 @@ DEPS_BUILD = gcc make pkgconf lua5.4 liblua5.4-dev zlib1g-dev libzstd-dev liblzm
 # make vm: the Lua source (apt-get source: dpkg-dev), patch, readline
 DEPS_VM = $(DEPS_BUILD) dpkg-dev patch libreadline-dev
 DEPS_TEST = $(DEPS_VM) lua-lpeg lua-busted valgrind perl gzip zstd xz-utils python3 lua5.1 graphviz golang-go \
-  lua-check git cmark cmark-gfm lua-sql-sqlite3 lua-sql-postgres postgresql
+  lua-check git cmark cmark-gfm lua-sql-sqlite3 lua-sql-postgres postgresql binutils
 DEPS_DEMO = $(DEPS_BUILD) valgrind
 DEPS_LINT = lua-check
 DEPS_BENCH = $(DEPS_BUILD) valgrind g++ time perl lua-dkjson lua-check lua-sql-sqlite3 lua-sql-postgres postgresql lua-socket

@@ -56,7 +56,7 @@ local COMMANDS = {
   script = "(essential)", runuser = "(essential)",
   ["apt-get"] = "(essential)", dpkg = "(essential)", ["dpkg-query"] = "(essential)",
   -- packages
-  gcc = "gcc", cc = "gcc", make = "make", ["pkg-config"] = "pkgconf", patch = "patch",
+  gcc = "gcc", cc = "gcc", make = "make", ["pkg-config"] = "pkgconf", patch = "patch", nm = "binutils",
   ["dpkg-source"] = "dpkg-dev", git = "git",
   busted = "lua-busted", luacheck = "lua-check", luarocks = "luarocks",
   valgrind = "valgrind", callgrind_annotate = "valgrind", cg_annotate = "valgrind",

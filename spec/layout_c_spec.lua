@@ -416,7 +416,15 @@ describe("csrc/", function()
     local dir = (os.getenv("CALLGRIND_BUILD") or "build") .. "/obj/profiler"
     local defined, used = object_symbols(dir)
     if not defined then pending("no objects in " .. dir .. " (make), or no nm") return end
-    assert.is_truthy(defined.cg_prof_collect and defined.cg_prof_state, "the profiler's objects in " .. dir)
+    -- every source built, after its last change (else the symbols are old ones)
+    local stale = {}
+    for _, f in ipairs(files) do
+      local stem = f.folder == "profiler" and f.name:match("^(.*)%.c$")
+      if stem and not (defined[stem] and os.execute(("test %s/%s.o -nt %s"):format(dir, stem, f.path))) then
+        stale[#stale + 1] = f.path .. " (make)"
+      end
+    end
+    assert.are.same({}, stale)
     assert.are.same({}, symbol_problems(defined, used, layer_of()))
   end)
 

@@ -123,7 +123,7 @@ typedef struct W {
     int loaded;         /* function -> { {name, module}, ... } */
     int cmod;           /* module -> is a C module */
     int by_file, by_sub, templates; /* module_finder's */
-    int indexed;
+    int indexed, named;
     int srccache, want;
     Fn *fns;
     size_t nfn;
@@ -291,11 +291,10 @@ static void pick(W *w, int cands, int mine, Str own)
 
 /* module_finder's index: the loaded names by the text "?" stands for,
  * and the templates of package.path with one "?" (none: every name). */
-static void finder_index(W *w)
+static void finder_names(W *w)
 {
     lua_State *L = w->L;
-    const char *p;
-    w->indexed = 1;
+    w->named = 1;
     if (package_field(L, "loaded") == LUA_TTABLE) {
         lua_pushnil(L);
         while (lua_next(L, -2)) {
@@ -323,6 +322,14 @@ static void finder_index(W *w)
         }
     }
     lua_pop(L, 1);
+}
+
+/* (the templates first: the names only when a template fits the file) */
+static void finder_index(W *w)
+{
+    lua_State *L = w->L;
+    const char *p;
+    w->indexed = 1;
     package_field(L, "path");
     p = lua_tostring(L, -1);
     while (p != NULL && *p != '\0') {
@@ -410,6 +417,8 @@ static void module_of(W *w, Str f)
             post = lua_tolstring(L, -1, &qlen);
             if (f.len >= plen + qlen && memcmp(f.s, pre, plen) == 0
                 && memcmp(f.s + f.len - qlen, post, qlen) == 0) {
+                if (!w->named)
+                    finder_names(w);
                 lua_pushlstring(L, f.s + plen, f.len - plen - qlen);
                 if (lua_rawget(L, w->by_sub) == LUA_TTABLE)
                     finder_try(w, file, best);
@@ -419,6 +428,8 @@ static void module_of(W *w, Str f)
             lua_pop(L, 3);
         }
     } else {
+        if (!w->named)
+            finder_names(w);
         lua_pushnil(L);
         while (lua_next(L, w->by_sub)) {
             lua_pushvalue(L, -1);
@@ -671,7 +682,7 @@ static void describe(W *w)
 {
     lua_State *L = w->L;
     lua_Integer i, n;
-    int info, set, groups, count, seen;
+    int info, set, groups, count, seen, nset = 0;
     lua_getfield(L, w->data, "info");
     info = lua_gettop(L);
     n = (lua_Integer)lua_rawlen(L, info);
@@ -679,25 +690,25 @@ static void describe(W *w)
     w->fns = (Fn *)lua_newuserdatauv(L, (size_t)n * sizeof(Fn) + 1, 0);
     lua_rawseti(L, w->anchor, (lua_Integer)lua_rawlen(L, w->anchor) + 1);
     memset(w->fns, 0, (size_t)n * sizeof(Fn));
+    /* the functions to look for in package.loaded (not the main chunks:
+     * their names come from their files) */
     lua_newtable(L);
     set = lua_gettop(L);
-    for (i = 1; i <= n; i++) {
-        lua_rawgeti(L, info, i);
-        lua_rawgeti(L, -1, 1);
-        if (lua_type(L, -1) == LUA_TFUNCTION) {
-            lua_pushboolean(L, 1);
-            lua_rawset(L, set);
-        } else {
-            lua_pop(L, 1);
-        }
-        lua_pop(L, 1);
-    }
-    loaded_names(w, set);
     /* the definition lines to read, by source */
     for (i = 1; i <= n; i++) {
         lua_Integer line, last;
         lua_rawgeti(L, info, i);
         describe_one(w, lua_gettop(L), &line, &last);
+        if (strcmp(lua_tostring(L, -1), "main") != 0) {
+            lua_rawgeti(L, -4, 1);
+            if (lua_type(L, -1) == LUA_TFUNCTION) {
+                lua_pushboolean(L, 1);
+                lua_rawset(L, set);
+                nset++;
+            } else {
+                lua_pop(L, 1);
+            }
+        }
         if (strcmp(lua_tostring(L, -1), "Lua") == 0) {
             lua_pushvalue(L, -3);
             if (lua_rawget(L, w->want) == LUA_TNIL) {
@@ -712,6 +723,12 @@ static void describe(W *w)
             lua_pop(L, 1);
         }
         lua_pop(L, 4);
+    }
+    if (nset > 0) {
+        loaded_names(w, set);
+    } else {
+        lua_newtable(L);
+        w->loaded = lua_gettop(L);
     }
     lua_newtable(L);
     groups = lua_gettop(L);
@@ -1230,6 +1247,7 @@ static int describe_and_text(lua_State *L)
     lua_newtable(L);
     w->want = 10;
     w->indexed = 0;
+    w->named = 0;
     describe(w);
     command_line(L);
     cmd = lua_gettop(L);

@@ -11,6 +11,7 @@
  * module table. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_exit.h"
+#include "cg_prof_names.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -735,7 +736,7 @@ static void describe(W *w)
     for (i = 1; i <= n; i++) {
         Fn *fn = &w->fns[i - 1];
         int base = lua_gettop(L), src, what;
-        const char *source;
+        const char *source, *std;
         size_t slen;
         lua_rawgeti(L, info, i);
         lua_rawgeti(L, -1, 2);
@@ -752,11 +753,12 @@ static void describe(W *w)
             lua_pushliteral(L, "[C]");
             fn->file = anchor(w);
             fn->line = 0;
-            core_get(L, "prof_std_name");
             lua_rawgeti(L, base + 1, 1);
-            lua_call(L, 1, 1);
-            if (lua_isnil(L, -1)) {
-                lua_pop(L, 1);
+            std = cg_prof_std_name_of(lua_tocfunction(L, -1));
+            lua_pop(L, 1);
+            if (std != NULL) {
+                lua_pushstring(L, std);
+            } else {
                 lua_rawgeti(L, base + 1, 1);
                 if (lua_rawget(L, w->loaded) == LUA_TTABLE) {
                     Str none = {NULL, 0};

@@ -1450,6 +1450,12 @@ static int l_write(lua_State *L)
     int ctx = lua_upvalueindex(1), nested = 0, stacks;
     const char *sig, *out, *why;
     lua_settop(L, 3);
+    /* sig: a string from the signal's stopper (the sentinel's __gc
+     * passes the sentinel) */
+    if (lua_type(L, 3) != LUA_TSTRING) {
+        lua_pushnil(L);
+        lua_replace(L, 3);
+    }
     lua_getfield(L, ctx, CTX_DONE);
     if (lua_toboolean(L, -1))
         return 0;

@@ -91,6 +91,10 @@ table.sort(t)
 print(table.concat(t, ","), select("#", pcall(error)), core.prof_pid() > 0, math.max(1, 2), tostring(nil))
 local s = ("x"):rep(3):upper()
 print(s, ipairs(t) ~= nil, next({}))
+-- one of each library (the names are taken a library at a time)
+io.write(utf8.char(72, 105), "\n")
+print(debug.getinfo(1, "l").currentline, coroutine.running() ~= nil, os.time() > 0, math.atan(1, 1) > 0)
+print(package.searchpath("nothing.here", "") == nil, rawlen(t), require("string") == string)
 ]],
   oneline = [[
 local a, b = function() return 1 end, function() return 2 end

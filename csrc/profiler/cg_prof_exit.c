@@ -1332,6 +1332,7 @@ static void exit_write(lua_State *L, int data, const char *why,
     lua_pushlightuserdata(L, &w);
     lua_pushvalue(L, data);
     status = lua_pcall(L, 2, 2, 0);
+    cg_prof_std_names_done();
     if (status != LUA_OK) {
         luaL_tolstring(L, -1, NULL);
         lua_pushfstring(L, "error while writing: %s", lua_tostring(L, -1));

@@ -2,10 +2,11 @@
  * exit (cg_prof_exit.c): the answers of core.prof_std_name (cg_prof.c),
  * which reads them from a new Lua state with the standard library opened,
  * so that nothing the program loads or changes renames them. Here the
- * names are taken once per process into a C table (a C function's
- * address is the same in every Lua state of the process), only when a
- * profile has a C function: no Lua string or table of the profiled
- * state is made for the names that are not asked for. */
+ * names go into a C table kept for the process (a C function's address
+ * is the same in every Lua state of the process), a library at a time,
+ * opened in a new state only while a C function of the profile is not
+ * named yet: no Lua string or table of the profiled state is made for
+ * names nobody asks for. */
 #include "cg_prof_names.h"
 
 #include <string.h>
@@ -82,37 +83,72 @@ static void name_fields(lua_State *S, const char *prefix)
     }
 }
 
-static void take_names(void)
+/* The libraries in the order they are opened while a name is missing:
+ * the common first (no C function of one is another's: a lib's names are
+ * complete once it is opened, so the answers are those of a state with
+ * every library) */
+static const struct {
+    const char *name;
+    lua_CFunction open;
+} libs[] = {
+    {LUA_GNAME, luaopen_base}, {LUA_STRLIBNAME, luaopen_string},
+    {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+    {LUA_OSLIBNAME, luaopen_os}, {LUA_IOLIBNAME, luaopen_io},
+    {LUA_COLIBNAME, luaopen_coroutine}, {LUA_UTF8LIBNAME, luaopen_utf8},
+    {LUA_DBLIBNAME, luaopen_debug}, {LUA_LOADLIBNAME, luaopen_package},
+    {NULL, NULL}
+};
+
+/* the state the libraries are opened in (until cg_prof_std_names_done),
+ * and how many are named */
+static lua_State *S;
+static int n_open;
+
+/* Opens the next library in S and names its functions: 0 when all are. */
+static int open_next(void)
 {
-    static const char *const libs[] = {"coroutine", "debug", "io", "math",
-                                       "os", "package", "string", "table",
-                                       "utf8", NULL};
-    lua_State *S = luaL_newstate();
-    int i;
-    n_names = 0;
-    if (S == NULL)
-        return;
-    luaL_openlibs(S);
-    lua_pushglobaltable(S);
-    name_fields(S, NULL);
-    lua_pop(S, 1);
-    for (i = 0; libs[i] != NULL; i++) {
-        if (lua_getglobal(S, libs[i]) == LUA_TTABLE)
-            name_fields(S, libs[i]);
-        lua_pop(S, 1);
+    if (libs[n_open].name == NULL)
+        return 0;
+    if (n_names < 0)
+        n_names = 0;
+    if (S == NULL && (S = luaL_newstate()) == NULL) {
+        n_open = (int)(sizeof libs / sizeof libs[0]) - 1;
+        return 0;
     }
-    lua_close(S);
+    luaL_requiref(S, libs[n_open].name, libs[n_open].open, 1);
+    if (libs[n_open].open == luaopen_base) {
+        name_fields(S, NULL);
+    } else {
+        name_fields(S, libs[n_open].name);
+        if (libs[n_open].open == luaopen_package) {
+            /* require: a global */
+            lua_pushglobaltable(S);
+            name_fields(S, NULL);
+            lua_pop(S, 1);
+        }
+    }
+    lua_pop(S, 1);
+    n_open++;
+    return 1;
 }
 
 const char *cg_prof_std_name_of(lua_CFunction f)
 {
-    int i;
+    int i = 0;
     if (f == NULL)
         return NULL;
-    if (n_names < 0)
-        take_names();
-    for (i = 0; i < n_names; i++)
-        if (names[i].f == f)
-            return names[i].name;
+    do {
+        for (; i < (n_names > 0 ? n_names : 0); i++)
+            if (names[i].f == f)
+                return names[i].name;
+        i = 0;          /* (an open may rename one seen: all again) */
+    } while (open_next());
     return NULL;
+}
+
+void cg_prof_std_names_done(void)
+{
+    if (S != NULL)
+        lua_close(S);
+    S = NULL;
 }

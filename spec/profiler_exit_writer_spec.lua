@@ -73,8 +73,9 @@ return M
 local PROGRAMS = {
   modules = [[
 package.path = DIR .. "/mods/?.lua;" .. package.path
-local m = require "mymod"
-local sub = require "pkg.sub"
+local load_module = require
+local m = load_module "mymod"
+local sub = load_module "pkg.sub"
 print(m.encode("ab"), m.twice(m["for"], 1), m.Obj.new(3):get(), sub.f())
 ]],
   chunks = [[
@@ -94,7 +95,8 @@ print(s, ipairs(t) ~= nil, next({}))
 -- one of each library (the names are taken a library at a time)
 io.write(utf8.char(72, 105), "\n")
 print(debug.getinfo(1, "l").currentline, coroutine.running() ~= nil, os.time() > 0, math.atan(1, 1) > 0)
-print(package.searchpath("nothing.here", "") == nil, rawlen(t), require("string") == string)
+local load_module = require
+print(package.searchpath("nothing.here", "") == nil, rawlen(t), load_module("string") == string)
 ]],
   oneline = [[
 local a, b = function() return 1 end, function() return 2 end
@@ -160,6 +162,12 @@ os.exit(3)
 local function inner() error("the end") end
 local function outer() inner() end
 outer()
+]],
+  proxied = [[
+-- a module whose pairs are its __pairs metamethod's (the writer's pairs)
+local function work() return 1 end
+package.loaded.proxied = setmetatable({}, { __pairs = function() return next, { run = work }, nil end })
+print(work())
 ]],
   dupnames = [[
 local t = {}

@@ -22,16 +22,18 @@ local floors = {
 -- never one of another file of its own layer, never one of a layer above.
 -- A reader starts at the bottom and never meets a name from above.
 local profiler_layers = {
-  { "cg_prof_map", "cg_prof_lua54", "cg_prof_signal",
-    why = "the hash maps, the Lua 5.4 shortcuts, SIGINT and SIGTERM: nothing of the profiler" },
-  { "cg_prof_base", why = "the data (the state's and its records' types), finding the state, "
-    .. "the allocator and the collector handed over while profiling" },
+  { "cg_prof_map", "cg_prof_lua54", "cg_prof_signal", "cg_prof_names",
+    why = "the hash maps, the Lua 5.4 shortcuts, SIGINT and SIGTERM, the standard library's names: "
+      .. "nothing of the profiler" },
+  { "cg_prof_base", "cg_prof_describe", why = "the data (the state's and its records' types), finding the "
+    .. "state, the allocator and the collector handed over; and apart, the names the writer gives functions" },
   { "cg_prof_records", why = "what the engines charge: a function's lines, the call edges, the stack nodes" },
   { "cg_prof_fold", why = "functions: a slot per value seen, a record per definition, the freed folded in" },
   { "cg_prof_direct", "cg_prof_collect",
     why = "the two engines, the counting interpreter's and the debug hook, neither using the other" },
   { "cg_prof_state", why = "the state's life, the engine a start chooses, that engine's start and stop" },
-  { "cg_prof", why = "the Lua face: the core's prof_* functions" },
+  { "cg_prof", "cg_prof_exit", why = "the Lua face: the core's prof_* functions; and apart, a whole run's "
+    .. "start and its profile written at the end in C" },
 }
 
 local MAX_FILE_LINES, MAX_FUNCTION_LINES = 1000, 80

@@ -14,6 +14,7 @@
 #include "cg_lua_visuals.h"
 #include "cg_lua_stacks.h"
 #include "cg_prof.h"
+#include "cg_prof_exit.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),
  * then fields, then, for a string key that gave nil, the Lua layer's
@@ -187,6 +188,7 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     int methods;
     luaL_newlib(L, module_funcs);
     cg_prof_register(L);
+    cg_prof_exit_register(L);
     lua_newtable(L);
     methods = lua_gettop(L);
     /* the hooks table, kept in `methods` while the types are made, then

@@ -22,7 +22,7 @@ local pcall, require, setmetatable = pcall, require, setmetatable
 -- depth (from the bottom of the stack) of the last frame that is not the
 -- profile's.
 -- @usage local nest = exit.nest; print(#nest)
-M.nest = {}
+M.nest = core.prof_nest()
 
 --- The depth of the frame at level (of the caller of depth_of): the
 -- frames from it to the bottom of the stack.

@@ -1,0 +1,21 @@
+/* The standard library's names of C functions (cg_prof_names.c): what
+ * core.prof_std_name answers, without a Lua table per state. Layer 1 of
+ * profiler/ (spec/layout_c_spec.lua): it uses nothing of the profiler. */
+#ifndef CG_PROF_NAMES_H
+#define CG_PROF_NAMES_H
+
+#include "cg_common.h"
+
+#include "lua.h"
+
+/* The standard name of the C function f (its _G name, or lib.name), or
+ * NULL: f is no C function of the standard library. Taken once per
+ * process, a library at a time, opened in a new Lua state while f is not
+ * among those named (the common ones first). */
+CG_HIDDEN const char *cg_prof_std_name_of(lua_CFunction f);
+
+/* Closes the state of cg_prof_std_name_of (the names stay: a later call
+ * opens a new state for the libraries not yet named). */
+CG_HIDDEN void cg_prof_std_names_done(void);
+
+#endif

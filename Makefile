@@ -169,7 +169,7 @@ check: deps-test
 # spec/dump_oracle_spec.lua with every interval and option set (33 pairs
 # of valgrind runs, about 2 minutes; make test runs 11 of them), and
 # spec/truth_spec.lua's slowest surfaces on every profile (make test: on
-# the fresh ones and a third of the corpus's small files; about 2 minutes)
+# the fresh ones and a fourth of the corpus's small files; about 2 minutes)
 # and spec/stacks_prune_spec.lua's invariants on gprof2dot's three large
 # files (make test: on the small ones; about 15 s), spec/compressed_spec.lua's
 # two builds of the core without a library (about 15 s),

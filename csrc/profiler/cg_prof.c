@@ -7,6 +7,7 @@
 #include "cg_prof_state.h"
 #include "cg_prof_fold.h"
 #include "cg_prof_records.h"
+#include "cg_prof_names.h"
 #include "cg_prof_signal.h"
 #include "cg_atomic.h"
 #include "cg_stackrec.h"
@@ -281,106 +282,20 @@ static int l_write_folded(lua_State *L)
 
 /* ---- the standard library's names ---- */
 
-/* Its address keys the registry's table of the standard names. */
-static const char std_key = 'n';
-
-/* Whether s is a Lua name (letters, digits, _; not a digit first). */
-static int is_identifier(const char *s)
-{
-    const char *p = s;
-    if (*p == '\0' || (*p >= '0' && *p <= '9'))
-        return 0;
-    for (; *p != '\0'; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')
-              || (*p >= '0' && *p <= '9') || *p == '_'))
-            return 0;
-    return 1;
-}
-
-/* Names the C functions of the table at -1 of S into the table at -1 of
- * L (the C function -> its name): prefix.key (key alone without a
- * prefix). A function with two names keeps the one without a prefix,
- * else the shorter, else the first in byte order. */
-static void name_fields(lua_State *L, lua_State *S, const char *prefix)
-{
-    lua_pushnil(S);
-    while (lua_next(S, -2)) {
-        lua_CFunction f;
-        if (lua_type(S, -2) == LUA_TSTRING && lua_iscfunction(S, -1)
-            && (f = lua_tocfunction(S, -1)) != NULL
-            && is_identifier(lua_tostring(S, -2))) {
-            const char *old;
-            size_t oldlen, len;
-            if (prefix != NULL)
-                lua_pushfstring(L, "%s.%s", prefix, lua_tostring(S, -2));
-            else
-                lua_pushstring(L, lua_tostring(S, -2));
-            lua_pushcfunction(L, f);
-            lua_rawget(L, -3);
-            old = lua_tolstring(L, -1, &oldlen);
-            len = lua_rawlen(L, -2);
-            if (old == NULL
-                || (strchr(old, '.') != NULL
-                    && (prefix == NULL || len < oldlen
-                        || (len == oldlen && strcmp(lua_tostring(L, -2), old) < 0)))) {
-                lua_pop(L, 1);
-                lua_pushcfunction(L, f);
-                lua_insert(L, -2);
-                lua_rawset(L, -3);
-            } else {
-                lua_pop(L, 2);
-            }
-        }
-        lua_pop(S, 1);
-    }
-}
-
-/* Pushes the table C function -> standard name: _G's own functions
- * (print, pairs) and those of the standard library's tables
- * (table.insert, string.format), read from a new Lua state with the
- * standard library opened, so that nothing the program loads or changes
- * renames them. Made once per state, kept in the registry. */
-static void push_std_names(lua_State *L)
-{
-    static const char *const libs[] = {"coroutine", "debug", "io", "math",
-                                       "os", "package", "string", "table",
-                                       "utf8", NULL};
-    lua_State *S;
-    int i;
-    if (lua_rawgetp(L, LUA_REGISTRYINDEX, &std_key) == LUA_TTABLE)
-        return;
-    lua_pop(L, 1);
-    lua_newtable(L);
-    S = luaL_newstate();
-    if (S != NULL) {
-        luaL_openlibs(S);
-        lua_pushglobaltable(S);
-        name_fields(L, S, NULL);
-        lua_pop(S, 1);
-        for (i = 0; libs[i] != NULL; i++) {
-            if (lua_getglobal(S, libs[i]) == LUA_TTABLE)
-                name_fields(L, S, libs[i]);
-            lua_pop(S, 1);
-        }
-        lua_close(S);
-    }
-    lua_pushvalue(L, -1);
-    lua_rawsetp(L, LUA_REGISTRYINDEX, &std_key);
-}
-
 /* prof_std_name(f) -> the standard library's name of the C function f
  * (its _G name, or lib.name), or nil: f is no C function of the
- * standard library. */
+ * standard library. Read from a new Lua state with the standard library
+ * opened (cg_prof_names.c), so that nothing the program loads or changes
+ * renames them; the names are kept for the process, the state closed. */
 static int l_std_name(lua_State *L)
 {
     lua_CFunction f = lua_tocfunction(L, 1);
-    if (f == NULL) {
+    const char *name = f != NULL ? cg_prof_std_name_of(f) : NULL;
+    cg_prof_std_names_done();
+    if (name != NULL)
+        lua_pushstring(L, name);
+    else
         lua_pushnil(L);
-        return 1;
-    }
-    push_std_names(L);
-    lua_pushcfunction(L, f);
-    lua_rawget(L, -2);
     return 1;
 }
 

@@ -1,8 +1,8 @@
-/* The standard library's names of C functions for the profile written at
- * exit (cg_prof_exit.c): the answers of core.prof_std_name (cg_prof.c),
- * which reads them from a new Lua state with the standard library opened,
- * so that nothing the program loads or changes renames them. Here the
- * names go into a C table kept for the process (a C function's address
+/* The standard library's names of C functions, for the profile written at
+ * exit (cg_prof_exit.c) and core.prof_std_name (cg_prof.c, the Lua
+ * writer's): read from a new Lua state with the standard library opened,
+ * so that nothing the program loads or changes renames them. The names go
+ * into a C table kept for the process (a C function's address
  * is the same in every Lua state of the process), a library at a time,
  * opened in a new state only while a C function of the profile is not
  * named yet: no Lua string or table of the profiled state is made for

@@ -1,5 +1,5 @@
-/* The standard library's names of C functions (cg_prof_names.c): what
- * core.prof_std_name answers, without a Lua table per state. Layer 1 of
+/* The standard library's names of C functions (cg_prof_names.c), what
+ * core.prof_std_name answers, kept in C for the process. Layer 1 of
  * profiler/ (spec/layout_c_spec.lua): it uses nothing of the profiler. */
 #ifndef CG_PROF_NAMES_H
 #define CG_PROF_NAMES_H

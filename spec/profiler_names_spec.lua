@@ -7,6 +7,9 @@
 local helpers = require "spec.support.helpers"
 
 local shq = helpers.shq
+-- helpers.run unsets LD_PRELOAD; the profiled interpreters keep it: under
+-- make check-asan cpath names the ASan build, which needs libasan first
+local PRELOAD = os.getenv("LD_PRELOAD") and ("LD_PRELOAD=" .. shq(os.getenv("LD_PRELOAD")) .. " ") or ""
 local VM = os.getenv("CALLGRIND_VM") or "build/bin/callgrind-lua5.4"
 
 local function have_vm() return helpers.have_vm(VM) end
@@ -55,7 +58,7 @@ local function run(lua)
   local dir = (helpers.run("mktemp -d", "mktemp"):gsub("%s+$", ""))
   helpers.write_file(dir .. "/zmod.lua", ZMOD)
   helpers.write_file(dir .. "/names.lua", SCRIPT)
-  local out = helpers.run(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s %s %s"):format(shq(package.path),
+  local out = helpers.run((PRELOAD .. "LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s %s %s"):format(shq(package.path),
     shq(package.cpath), shq(lua), shq(dir .. "/names.lua"), shq(dir)), lua)
   helpers.run("rm -rf " .. shq(dir), "rm")
   local lines = {}

@@ -11,13 +11,7 @@ local G = require "spec.support.luagen"
 local shq = H.shq
 
 -- The bytes of a file, or nil when there is none.
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = H.read_file_if
 
 -- { { name, interpreter } }: the hook engine, and the counting engine when built
 local function engines()

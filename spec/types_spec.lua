@@ -7,13 +7,7 @@ local help = require "callgrind.api"
 
 local REGEN = "regenerate them: make docs (lua5.4 tools/gen_docs.lua)"
 
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local read = require("spec.support.helpers").read_file_if
 
 describe("the types files", function()
   local files = gen.files()

@@ -37,6 +37,17 @@ function M.read_file(path)
   return s
 end
 
+--- Reads a whole file (binary), or nil when there is none.
+-- @param path the file's name
+-- @return its contents, or nil
+function M.read_file_if(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
 --- Writes text to a file (binary), replacing it; raises when it cannot.
 -- @param path the file's name
 -- @param text its contents

@@ -12,7 +12,7 @@ local floors = {
   { "scan", why = "the line scanner: one for the reader's loader and the model's cursor" },
   { "model", why = "the profile as loaded, its cursor (the scanner again), its queries and graph" },
   { "reader", "writer", why = "bytes into the model, the model out to files: each needs the model, not the other" },
-  { "profiler", lua = true, why = "the Lua debug hook and its Lua face; writes its folded stacks through the writer" },
+  { "profiler", lua = true, why = "the Lua debug hook and its Lua face; its files are written by the binding above" },
   { "binding", lua = true, why = "Lua <-> C only: every floor below made callable, and luaopen_callgrind_core" },
 }
 

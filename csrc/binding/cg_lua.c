@@ -189,6 +189,9 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     luaL_newlib(L, module_funcs);
     cg_prof_register(L);
     cg_prof_exit_register(L);
+    /* the profiler's folded text is written here, beside its record */
+    lua_pushcfunction(L, cgl_prof_write_folded);
+    lua_setfield(L, -2, "prof_write_folded");
     lua_newtable(L);
     methods = lua_gettop(L);
     /* the hooks table, kept in `methods` while the types are made, then

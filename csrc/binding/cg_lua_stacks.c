@@ -1,7 +1,8 @@
 /* The stack record's Lua face (cg_lua_stacks.h): written from the
  * profiler's trie (csrc/writer/cg_stackrec.h), read back
  * (csrc/reader/cg_stackrec_read.h) as the flat array of the profiler's
- * data.stacks, or straight into folded text. */
+ * data.stacks, or straight into folded text; and the folded text of
+ * collected stacks (core.prof_write_folded), beside the record. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_lua_stacks.h"
 #include "cg_lua_handle.h"
@@ -53,6 +54,23 @@ static int written(lua_State *L, int rc, const char *msg)
     }
     lua_pushboolean(L, 1);
     return 1;
+}
+
+/* The stacks argument at 2 of a write: data.stacks (a table: NULL), or
+ * the number of nodes still in the collector's state (the profiler's
+ * live stacks: the state, checked to hold them still). */
+static const Prof *collected_stacks(lua_State *L)
+{
+    const Prof *P;
+    if (lua_type(L, 2) != LUA_TNUMBER) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        return NULL;
+    }
+    P = cg_prof_get(L);
+    luaL_argcheck(L, P != NULL && !P->running && P->stacks
+                         && lua_tointeger(L, 2) == (lua_Integer)P->nnode,
+                  2, "the collected stacks are gone");
+    return P;
 }
 
 /* The nodes into R: the collector's (P) or the data.stacks table at 2. */
@@ -122,14 +140,7 @@ int cgl_write_stack_record(lua_State *L)
     int rc;
     memset(&R, 0, sizeof R);
     luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1, "path contains a NUL byte");
-    if (lua_type(L, 2) == LUA_TNUMBER) {
-        P = cg_prof_get(L);
-        luaL_argcheck(L, P != NULL && !P->running && P->stacks
-                             && lua_tointeger(L, 2) == (lua_Integer)P->nnode,
-                      2, "the collected stacks are gone");
-    } else {
-        luaL_checktype(L, 2, LUA_TTABLE);
-    }
+    P = collected_stacks(L);
     luaL_checktype(L, 3, LUA_TTABLE);
     luaL_checktype(L, 4, LUA_TTABLE);
     luaL_checktype(L, 5, LUA_TTABLE);
@@ -152,6 +163,122 @@ int cgl_write_stack_record(lua_State *L)
     record_nodes(L, P, &R);
     /* no Lua call until the file is written */
     rc = cg_write_atomic_with(path, cg_rec_fill, &R, 0, msg, sizeof msg);
+    return written(L, rc, msg);
+}
+
+/* ---- the folded text of collected stacks ---- */
+
+/* The parent, function and first cost of n nodes into ints[0..n),
+ * ints[n..2n) and costs: the collector's nodes when P is not NULL, else
+ * the data.stacks table at 2 (`width` integers a node). Raises on a node
+ * that is not one of n, nfn names. */
+static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
+                       lua_Integer width, int32_t *ints, int64_t *costs)
+{
+    size_t i;
+    for (i = 0; P != NULL && i < n; i++) {
+        const Node *x = &P->nodes[i];
+        if (x->parent >= (int32_t)i || x->fn < 0 || (size_t)x->fn >= nfn)
+            luaL_error(L, "stacks: node %d has no function name", (int)i + 1);
+        ints[i] = x->parent;
+        ints[n + i] = x->fn;
+        costs[i] = x->self.v[EV_INSTR];
+    }
+    for (i = 0; P == NULL && i < n; i++) {
+        lua_Integer base = (lua_Integer)i * width, p, f, c;
+        int okp, okf, okc;
+        lua_rawgeti(L, 2, base + 1);
+        lua_rawgeti(L, 2, base + 2);
+        lua_rawgeti(L, 2, base + 3);
+        p = lua_tointegerx(L, -3, &okp);
+        f = lua_tointegerx(L, -2, &okf);
+        c = lua_tointegerx(L, -1, &okc);
+        lua_pop(L, 3);
+        if (!okp || !okf || !okc || p < 0 || p > (lua_Integer)i || f < 1
+            || f > (lua_Integer)nfn)
+            luaL_error(L, "stacks: node %d is not parent (an earlier node "
+                       "or 0), function, cost", (int)i + 1);
+        ints[i] = (int32_t)p - 1;
+        ints[n + i] = (int32_t)f - 1;
+        costs[i] = (int64_t)c;
+    }
+}
+
+/* core.prof_write_folded(path, stacks, width, names [, max]) -> true, or nil,
+ * "path: reason", kind (as core.write_file_atomic): writes the folded
+ * stacks of collected data to path, whole or not at all (the core's
+ * atomic write). stacks is data.stacks, `width` integers per node (parent
+ * index, 0: none, which comes before it; function index; its costs), or
+ * (until_exit's data, live_stacks) the number of nodes still in the
+ * state, read there;
+ * names[fn] the function's name as a folded frame (escaped by the
+ * caller). One line `name;name;...;name cost` (the first cost) per node
+ * whose first cost is not 0, in node order: what until_exit writes beside
+ * the profile with stacks = true. Past max bytes (default 256 MiB) it
+ * writes nothing: nil, "path: the folded stacks would take N bytes, over
+ * max_bytes (M) ...", "memory" (the size added up first, one pass). */
+int cgl_prof_write_folded(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    lua_Integer width = luaL_checkinteger(L, 3);
+    lua_Integer max = luaL_optinteger(L, 5, (lua_Integer)256 << 20);
+    size_t n, nfn, i;
+    CgFoldOut F;
+    int32_t *ints;
+    int64_t *costs;
+    CgStr *names;
+    const Prof *P = NULL;
+    char msg[1024];
+    int rc;
+    uint64_t size;
+    luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1,
+                  "path contains a NUL byte");
+    P = collected_stacks(L);
+    luaL_argcheck(L, width >= 3, 3, "a node has at least 3 integers");
+    luaL_checktype(L, 4, LUA_TTABLE);
+    n = P != NULL ? P->nnode : lua_rawlen(L, 2) / (size_t)width;
+    nfn = lua_rawlen(L, 4);
+    if (n > (size_t)INT32_MAX || nfn > (size_t)INT32_MAX)
+        return luaL_error(L, "too many stacks");
+    /* scratch the collector frees: parent, fn, chain and depth, then
+     * costs */
+    ints = (int32_t *)lua_newuserdatauv(L, n * 4 * sizeof *ints + 1, 0);
+    costs = (int64_t *)lua_newuserdatauv(L, n * sizeof *costs + 1, 0);
+    names = (CgStr *)lua_newuserdatauv(L, nfn * sizeof *names + 1, 0);
+    for (i = 0; i < nfn; i++) {
+        lua_rawgeti(L, 4, (lua_Integer)i + 1);
+        if (lua_type(L, -1) != LUA_TSTRING)
+            return luaL_error(L, "names[%d] is not a string", (int)i + 1);
+        names[i].ptr = lua_tolstring(L, -1, &names[i].len);
+        lua_pop(L, 1);          /* still in the table at 4 */
+    }
+    read_nodes(L, P, n, nfn, width, ints, costs);
+    F.n = n;
+    F.parent = ints;
+    F.fn = ints + n;
+    F.chain = ints + 2 * n;
+    F.depth = ints + 3 * n;
+    F.cost = costs;
+    F.stride = 1, F.col = 0;    /* the first cost: Instr */
+    F.names = names;
+    {
+        uint64_t longest = 0;
+        F.len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *F.len + 1, 0);
+        size = cg_fold_size(&F, &longest);
+        if (max >= 0 && size > (uint64_t)max) {
+            lua_pushnil(L);
+            lua_pushfstring(L, "%s: the folded stacks would take %I bytes, over max_bytes (%I): "
+                            "fold the recursion with prof:folded{ collapse_recursion = true }",
+                            path, (lua_Integer)size, max);
+            lua_pushliteral(L, "memory");
+            return 3;
+        }
+        F.path = (char *)lua_newuserdatauv(L, (size_t)longest + 1, 0);
+    }
+    /* no Lua call until the file is written */
+    rc = cg_write_atomic_with(path, cg_fold_fill, &F,
+                              size <= SIZE_MAX ? (size_t)size : 0, msg,
+                              sizeof msg);
     return written(L, rc, msg);
 }
 

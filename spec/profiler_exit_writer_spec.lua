@@ -13,12 +13,7 @@ local shq = H.shq
 -- The bytes of a file, or nil when there is none.
 local read = H.read_file_if
 
--- { { name, interpreter } }: the hook engine, and the counting engine when built
-local function engines()
-  local t = { { "hook", "lua5.4" } }
-  if H.have_vm() then t[#t + 1] = { "vm", H.VM } end
-  return t
-end
+local engines = H.engines
 
 -- Runs script (a path) under lua -lcallgrind.start in dir with env ("VAR=v
 -- ..."); returns nil when the C writer's files and the Lua writer's are

@@ -9,12 +9,7 @@ local H = require "spec.support.helpers"
 local F = require "spec.support.files"
 local shq = H.shq
 
--- { { name, interpreter } }: the hook engine, and the counting engine when built
-local function engines()
-  local t = { { "hook", "lua5.4" } }
-  if H.have_vm() then t[#t + 1] = { "vm", H.VM } end
-  return t
-end
+local engines = H.engines
 
 -- Runs code as a script under lua -lcallgrind.start in dir (env: "VAR=v
 -- ..."); its stdout, stderr, exit code and the profile's path.

@@ -327,13 +327,7 @@ int main(int argc, char **argv)
       return out
     end
 
-    local function read_maybe(path)
-      local f = io.open(path, "rb")
-      if not f then return nil end
-      local text = f:read("a")
-      f:close()
-      return text
-    end
+    local read_maybe = H.read_file_if
 
     -- waits up to `limit` seconds for ok() to hold (an event, polled)
     local function wait_for(ok, limit)

@@ -124,6 +124,15 @@ function M.have_vm(path)
   return f ~= nil
 end
 
+--- The engines a spec runs the profiler under: { { name, interpreter } },
+-- the hook engine (lua5.4), and the counting engine when it is built.
+-- @return the list
+function M.engines()
+  local t = { { "hook", "lua5.4" } }
+  if M.have_vm() then t[#t + 1] = { "vm", M.VM } end
+  return t
+end
+
 --- Runs a Lua chunk in a fresh lua5.4 (busted's interpreter has every
 -- module loaded already) with this checkout's package.path and cpath.
 -- @param body the chunk

@@ -111,12 +111,33 @@ void cg_prof_drop(lua_State *L)
     lua_pop(L, 1);
 }
 
+/* opts.engine: "vm" (the counting interpreter's clock; its default
+ * there), "hook" (the debug hook's counter), nil. */
+static int engine(const Prof *P, lua_State *L, int idx)
+{
+    const char *e = NULL;
+    int vm;
+    if (lua_istable(L, idx)) {
+        lua_getfield(L, idx, "engine");
+        e = lua_tostring(L, -1);
+        lua_pop(L, 1);
+    }
+    if (e != NULL && strcmp(e, "vm") != 0 && strcmp(e, "hook") != 0)
+        luaL_error(L, "engine: \"vm\" or \"hook\", not \"%s\"", e);
+    vm = P->vm_off >= 0 && !P->count_hook && (e == NULL || !strcmp(e, "vm"));
+    if (e != NULL && !strcmp(e, "vm") && !vm)
+        luaL_error(L, "engine \"vm\": %s", P->count_hook
+                   ? "count_hook = true counts with the hook"
+                   : "not the counting interpreter (make vm: build/bin/callgrind-lua5.4)");
+    return vm;
+}
+
 /* The ways a start with the options at opts counts (cg_prof_base.h's
  * Prof fields from count_hook to direct). */
 static void modes(Prof *P, lua_State *L, int opts)
 {
     P->count_hook = cg_prof_flag(L, opts, "count_hook", 0);
-    P->vm = cg_prof_engine(P, L, opts);
+    P->vm = engine(P, L, opts);
     P->count_hook = P->count_hook || (!P->vm && P->l54.hc_off < 0);
     P->clk_off = P->vm ? P->vm_off : P->l54.hc_off;
     P->lines = cg_prof_flag(L, opts, "lines", 1);
@@ -147,28 +168,7 @@ static void calibrate(Prof *P, lua_State *L)
     P->calibrated = 1;
 }
 
-/* ---- the engine and its start and stop ---- */
-
-/* opts.engine: "vm" (the counting interpreter's clock; its default
- * there), "hook" (the debug hook's counter), nil. */
-int cg_prof_engine(const Prof *P, lua_State *L, int idx)
-{
-    const char *e = NULL;
-    int vm;
-    if (lua_istable(L, idx)) {
-        lua_getfield(L, idx, "engine");
-        e = lua_tostring(L, -1);
-        lua_pop(L, 1);
-    }
-    if (e != NULL && strcmp(e, "vm") != 0 && strcmp(e, "hook") != 0)
-        luaL_error(L, "engine: \"vm\" or \"hook\", not \"%s\"", e);
-    vm = P->vm_off >= 0 && !P->count_hook && (e == NULL || !strcmp(e, "vm"));
-    if (e != NULL && !strcmp(e, "vm") && !vm)
-        luaL_error(L, "engine \"vm\": %s", P->count_hook
-                   ? "count_hook = true counts with the hook"
-                   : "not the counting interpreter (make vm: build/bin/callgrind-lua5.4)");
-    return vm;
-}
+/* ---- the chosen engine started and stopped ---- */
 
 int cg_prof_own_hook(lua_State *L, int opts)
 {

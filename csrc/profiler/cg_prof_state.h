@@ -7,10 +7,6 @@
 
 #include "cg_prof_base.h"
 
-/* Whether a start with the options at idx counts with the counting
- * interpreter's clock (opts.engine): 1, or 0 for the hook. Raises on a
- * bad engine, or "vm" where it cannot be. */
-CG_HIDDEN int cg_prof_engine(const Prof *P, lua_State *L, int idx);
 /* The collector's state, made (kept in the registry for the life of the
  * Lua state, freed by its __gc) when there is none. */
 CG_HIDDEN Prof *cg_prof_state(lua_State *L);

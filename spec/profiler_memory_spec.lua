@@ -79,6 +79,28 @@ local _, text = profiler.stop()
 io.write((text:gsub("\npid: %d+", ""):gsub("\n# end digest=%S+", "")))
 ]]
 
+-- Many distinct stacks: five functions of their own definitions calling
+-- each other seven deep (97,656 stacks of a node each, past the VM's
+-- first chunks of 8,192 nodes), then one node calling 40 functions (past
+-- the 3 + 16 children the VM keeps of a node).
+local MANY = [[
+local f = {}
+for i = 1, 5 do
+  f[i] = load([=[local f, i = ... return function(d, acc)
+    if d == 0 then return acc + i end
+    local s = 0
+    for k = 1, 5 do s = s + f[k](d - 1, acc + k) end
+    return s
+  end]=], "=f" .. i)(f, i)
+end
+local t = 0
+for r = 1, 2 do t = t + f[1](7, r) end
+local g = {}
+for i = 1, 40 do g[i] = load("return function(x) return x + " .. i .. " end", "=g" .. i)() end
+for r = 1, 5 do for i = 1, 40 do t = t + g[(i * 7) % 40 + 1](r) end end
+print(t)
+]]
+
 local dir
 
 local function script(name, body)
@@ -104,6 +126,7 @@ setup(function()
   dir = (helpers.run("mktemp -d", "mktemp"):gsub("%s+$", ""))
   script("mem.lua", MEM)
   script("exact.lua", EXACT)
+  script("many.lua", MANY)
 end)
 
 teardown(function()
@@ -164,5 +187,31 @@ describe("the profiler's two engines, functions freed mid-run", function()
     local hook = run("lua5.4", dir .. "/exact.lua", 600, "free", "hook", "stacks")
     local vm = run(VM, dir .. "/exact.lua", 600, "free", "vm", "stacks")
     assert.are.equal(hook:gsub("Engine: hook", "Engine: vm"), vm)
+  end)
+end)
+
+describe("the counting interpreter's stacks past its first chunks of nodes", function()
+  it("are the hook engine's, byte for byte, and its stack record's", function()
+    if not helpers.have_vm() then
+      pending("no " .. VM .. " (make vm)")
+      return
+    end
+    local function folded(lua, mode, out)
+      helpers.run((PRELOAD .. "CALLGRIND_STACKS=%s CALLGRIND_OUT=%s LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s -lcallgrind.start %s > /dev/null")
+        :format(mode, shq(out), shq(package.path), shq(package.cpath), shq(lua), shq(dir .. "/many.lua")), lua)
+    end
+    folded("lua5.4", "folded", dir .. "/many.hook")
+    folded(VM, "folded", dir .. "/many.vm")
+    folded(VM, "1", dir .. "/many.rec")
+    local hook = helpers.read_file(dir .. "/many.hook.folded")
+    local vm = helpers.read_file(dir .. "/many.vm.folded")
+    -- 5^1 + ... + 5^7 stacks under f1's, f1's own, the 40 under the main chunk
+    local _, lines = hook:gsub("\n", "")
+    assert.is_true(lines > 97656, tostring(lines))
+    assert.is_true(hook == vm, "the engines' folded stacks differ")
+    local rec = helpers.read_file(dir .. "/many.rec.stacks")
+    assert.is_true(tonumber(rec:match("\nnodes: (%d+)\n")) > 8192 * 11)
+    assert.is_true(require("callgrind.export.stackrec").folded(dir .. "/many.rec.stacks") == vm,
+      "the record's folded text is not the folded text")
   end)
 end)

@@ -93,7 +93,7 @@ static void record_nodes(lua_State *L, const Prof *P, CgRecOut *R)
             f = x->fn;
             for (e = 0; e < NEV; e++)
                 if (P->ev[e] && (size_t)k < nev)
-                    cost[i * nev + (size_t)k++] = x->self.v[e];
+                    cost[i * nev + (size_t)k++] = P->nself[i].v[e];
         } else {
             lua_Integer base = (lua_Integer)(i * width);
             int okp, okf;
@@ -182,7 +182,7 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
             luaL_error(L, "stacks: node %d has no function name", (int)i + 1);
         ints[i] = x->parent;
         ints[n + i] = x->fn;
-        costs[i] = x->self.v[EV_INSTR];
+        costs[i] = P->nself[i].v[EV_INSTR];
     }
     for (i = 0; P == NULL && i < n; i++) {
         lua_Integer base = (lua_Integer)i * width, p, f, c;

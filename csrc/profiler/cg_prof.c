@@ -141,7 +141,7 @@ static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
             lua_rawseti(L, -2, ++k);
             lua_pushinteger(L, x->fn + 1);
             lua_rawseti(L, -2, ++k);
-            append_costs(L, P, &k, &x->self);
+            append_costs(L, P, &k, &P->nself[i]);
         }
         lua_setfield(L, -2, "stacks");
     }

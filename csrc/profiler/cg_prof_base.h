@@ -109,23 +109,30 @@ typedef struct Thread {
 /* A node of the stack trie: one per distinct call stack (parent, fn). A
  * call finds its node under the caller's node by the callee's one-entry
  * cache (FnCost np, nn), else among the caller node's last children
- * (kid_fn, kid: most recent first; a parser's function calls a few others
+ * (NodeKids: most recent first; a parser's function calls a few others
  * in turn, each also called from elsewhere), else by walking the caller
  * node's children (first, next) while it has at most KID_WALK of them,
  * else by the hash map nodemap, which holds the children of the nodes
  * with more, and the outermost nodes. Nodes are only added, never moved
- * to another index. */
+ * to another index. A node is three parallel arrays, so that the
+ * counting interpreter's run (P->direct), whose VM keeps its own caches
+ * and costs, holds only the links: Node (20 bytes) always; NodeKids
+ * (the hook engine's cache, 32 bytes) only under the hook engine; the
+ * node's own cost (Prof.nself) under the hook engine, and made at stop
+ * from the VM's nodes on the counting interpreter. */
 #define NKID 4
 #define KID_WALK 8
 typedef struct Node {
     int32_t parent, fn;         /* parent -1: outermost */
-    Cost self;
-    int32_t kid_fn[NKID];       /* -1: none */
-    int32_t kid[NKID];
     int32_t first, next;        /* its newest child, its next older
                                    sibling (-1: none) */
     int32_t nkids;              /* its children */
 } Node;
+
+typedef struct NodeKids {
+    int32_t kid_fn[NKID];       /* -1: none */
+    int32_t kid[NKID];
+} NodeKids;
 
 typedef struct Prof {
     int running, count_hook, calibrated;
@@ -160,6 +167,11 @@ typedef struct Prof {
     int lines;                  /* opts.lines: a line hook (default) */
     Node *nodes;
     size_t nnode, capnode;
+    NodeKids *nkid;             /* the hook engine's: NULL when direct */
+    size_t capnkid;
+    Cost *nself;                /* each node's own cost (direct: made at
+                                   stop, NULL before) */
+    size_t capnself;
     Map nodemap;
     int gc_ours;                /* the collector is stepped from the hook */
     int64_t gc_next;            /* at this P->alloc */
@@ -187,6 +199,10 @@ typedef struct Prof {
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
     size_t nvcall, nvfn, nvnode;  /* points into them) */
+    struct VmAt *vat;           /* direct: the chunks of nodes, by address */
+    size_t nvat, capvat;
+    struct VmKids **vkids;      /* direct: the nodes' tables of children, */
+    size_t nvkids, nkids;       /* in chunks */
     struct VmCall **vnone;      /* direct: the calls of frames without a */
     size_t nvnone, nnone;       /* caller, of the functions in nonemap */
     Map nonemap;
@@ -283,7 +299,7 @@ __attribute__((always_inline))  /* on the hook's fast path */
 #endif
 static inline int32_t cg_prof_kid_cached(Prof *P, int32_t parent, int32_t fn)
 {
-    Node *n = &P->nodes[parent];
+    NodeKids *n = &P->nkid[parent];
     int k;
     if (n->kid_fn[0] == fn)     /* the newest already (a recursion, a loop) */
         return n->kid[0];
@@ -305,7 +321,7 @@ static inline int32_t cg_prof_kid_cached(Prof *P, int32_t parent, int32_t fn)
  * children; the oldest leaves. */
 static inline void cg_prof_kid_remember(Prof *P, int32_t parent, int32_t fn, int32_t id)
 {
-    Node *n = &P->nodes[parent];
+    NodeKids *n = &P->nkid[parent];
     int k;
     for (k = NKID - 1; k > 0; k--) {
         n->kid_fn[k] = n->kid_fn[k - 1];

@@ -105,7 +105,7 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
         return;
     cost_add(cg_prof_line_slot(P, L, f->fn, f->line), d);
     if (f->node >= 0)
-        cost_add(&P->nodes[f->node].self, d);
+        cost_add(&P->nself[f->node], d);
     cost_add(&P->G, d);
 }
 
@@ -329,7 +329,7 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
         else
             cg_prof_line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
         if (f->node >= 0)
-            P->nodes[f->node].self.v[EV_INSTR] += d;
+            P->nself[f->node].v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
     }
 }
@@ -863,7 +863,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
             goto slow;
         c->lines[i].v[EV_INSTR] += d;
         if (f->node >= 0)
-            P->nodes[f->node].self.v[EV_INSTR] += d;
+            P->nself[f->node].v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
     }
     T->last = (int32_t)((uint32_t)h + 1u);

@@ -54,9 +54,11 @@ typedef struct VmFn {
                                    children hash &active >> 4 */
 } VmFn;
 
-/* a stack (P->stacks): the VM's CgNode first (its newest children, its
- * instructions, its table of older children); the table is no_kids until
- * it has more children than the node holds (the VM fills it) */
+/* a stack (P->stacks): the VM's CgNode (its newest children, its
+ * instructions, its table of older children), 64 bytes, a cache line;
+ * the table is no_kids until it has more children than the node holds
+ * (the VM fills it). Its index (its Node's) is where it is: its chunk's
+ * first index and its place there (vm_node_id). */
 #define VM_KIN 3
 #define VM_KIDS 16
 typedef struct VmKids {
@@ -71,8 +73,13 @@ typedef struct VmNode {
     struct VmNode *kid[VM_KIN];
     lua_Unsigned self;          /* instructions run on top of it */
     VmKids *kids;
-    int32_t id;                 /* its Node */
 } VmNode;
+
+/* a chunk of nodes at its address: the index of its first node */
+typedef struct VmAt {
+    uintptr_t base;
+    size_t first;
+} VmAt;
 
 static VmKids no_kids;          /* no one writes it */
 
@@ -83,16 +90,24 @@ static VmKids no_kids;          /* no one writes it */
  * page (luacheck's stacks run: 3,203 page faults with all its 44,700
  * nodes on the heap, 2,740 so). The nodes' only: the calls and the
  * functions' counters (one per distinct function and call site, kept
- * small: issue 43) are all in heap chunks of CHUNK. */
+ * small: issue 43) are all in heap chunks of CHUNK. The nodes' tables
+ * of older children are such an array too (a node that needs one takes
+ * the next). */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
 #define SMALL_CHUNKS 32
 #define SMALL (SMALL_CHUNKS * CHUNK)
 
+/* the arrays whose chunks become 2 MiB pages: the nodes and their tables */
+static int big_chunks(size_t size)
+{
+    return size == sizeof(VmNode) || size == sizeof(VmKids);
+}
+
 /* the entries of chunk c of entries of size bytes */
 static size_t chunk_len(size_t c, size_t size)
 {
-    if (c < SMALL_CHUNKS || size != sizeof(VmNode))
+    if (c < SMALL_CHUNKS || !big_chunks(size))
         return CHUNK;
     return CG_BIG_PAGE_FIT / size;
 }
@@ -101,7 +116,7 @@ static size_t chunk_len(size_t c, size_t size)
 static size_t chunk_of(size_t i, size_t size, size_t *at)
 {
     size_t big = CG_BIG_PAGE_FIT / size;
-    if (i < SMALL || size != sizeof(VmNode)) {
+    if (i < SMALL || !big_chunks(size)) {
         *at = i & (CHUNK - 1);
         return i >> CHUNK_BITS;
     }
@@ -186,6 +201,43 @@ static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
     return c;
 }
 
+/* node p's index: its chunk's first node's and its place there */
+static int32_t vm_node_id(const Prof *P, const VmNode *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    size_t lo = 0, hi = P->nvat;
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (P->vat[mid].base <= a)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (int32_t)(P->vat[lo].first + (a - P->vat[lo].base) / sizeof *p);
+}
+
+/* node id, made (zeroed) with its chunk, which P->vat then holds */
+static VmNode *vm_node(Prof *P, lua_State *L, int32_t id)
+{
+    size_t at, c = chunk_of((size_t)id, sizeof(VmNode), &at), i;
+    int fresh = c >= P->nvnode || P->vnode[c] == NULL;
+    VmNode *k;
+    if (fresh && cg_grow((void **)&P->vat, &P->capvat, P->nvat + 1,
+                          sizeof *P->vat) != 0)
+        cg_prof_oom(P, L);
+    k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode,
+                              (size_t)id, sizeof(VmNode));
+    if (fresh) {
+        uintptr_t base = (uintptr_t)(k - at);
+        for (i = P->nvat; i > 0 && P->vat[i - 1].base > base; i--)
+            P->vat[i] = P->vat[i - 1];
+        P->vat[i].base = base;
+        P->vat[i].first = (size_t)id - at;
+        P->nvat++;
+    }
+    return k;
+}
+
 /* The VM's way to a stack's child (csrc/vm/: luaD_cgkid, which keeps
  * it in parent's table): the node of the stack parent (NULL: none)
  * extended by call's callee; parent gets a table of its own. */
@@ -193,19 +245,17 @@ static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
 {
     Prof *P = (Prof *)ud;
     VmNode *p = (VmNode *)parent, *k;
-    int32_t id = cg_prof_node_of(P, L, p != NULL ? p->id : -1,
+    int32_t id = cg_prof_node_of(P, L, p != NULL ? vm_node_id(P, p) : -1,
                                  ((const VmCall *)call)->fn);
-    if (p != NULL && p->key[VM_KIN - 1] != NULL && p->kids == &no_kids
-        && (p->kids = (VmKids *)calloc(1, sizeof(VmKids))) == NULL) {
-        p->kids = &no_kids;
-        cg_prof_oom(P, L);
+    if (p != NULL && p->key[VM_KIN - 1] != NULL && p->kids == &no_kids) {
+        p->kids = (VmKids *)chunk_entry(P, L, (void ***)&P->vkids,
+                                        &P->nvkids, P->nkids,
+                                        sizeof(VmKids));
+        P->nkids++;
     }
-    k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode,
-                              (size_t)id, sizeof(VmNode));
-    if (k->kids == NULL) {
+    k = vm_node(P, L, id);
+    if (k->kids == NULL)
         k->kids = &no_kids;
-        k->id = id;
-    }
     return k;
 }
 
@@ -421,7 +471,7 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
 
 int cg_prof_direct_fits(const CgVm *v)
 {
-    return v->node_size == (int)offsetof(VmNode, id)
+    return v->node_size == (int)sizeof(VmNode)
            && v->kidtab_size == (int)sizeof(VmKids);
 }
 
@@ -439,24 +489,55 @@ size_t cg_prof_direct_bytes(const Prof *P)
     return chunks_bytes((void *const *)P->vcall, P->nvcall, sizeof(VmCall))
            + chunks_bytes((void *const *)P->vfn, P->nvfn, sizeof(VmFn))
            + chunks_bytes((void *const *)P->vnode, P->nvnode, sizeof(VmNode))
+           + chunks_bytes((void *const *)P->vkids, P->nvkids, sizeof(VmKids))
+           + P->capvat * sizeof *P->vat
            + chunks_bytes((void *const *)P->vnone, P->nvnone, sizeof(VmCall))
            + P->nonemap.cap * sizeof(Slot);
 }
 
 void cg_prof_direct_free(Prof *P)
 {
-    size_t c, k, len;
-    for (c = 0; c < P->nvnode; c++)
-        for (k = 0, len = chunk_len(c, sizeof(VmNode));
-             P->vnode[c] != NULL && k < len; k++)
-            if (P->vnode[c][k].kids != &no_kids)
-                free(P->vnode[c][k].kids);
+    chunks_free((void ***)&P->vkids, &P->nvkids, sizeof(VmKids));
+    P->nkids = 0;
+    free(P->vat);
+    P->vat = NULL;
+    P->nvat = P->capvat = 0;
     chunks_free((void ***)&P->vcall, &P->nvcall, sizeof(VmCall));
     chunks_free((void ***)&P->vfn, &P->nvfn, sizeof(VmFn));
     chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
     chunks_free((void ***)&P->vnone, &P->nvnone, sizeof(VmCall));
     cg_pm_free(&P->nonemap);
     P->nnone = 0;
+}
+
+/* The nodes' own costs (P->nself) from the VM's nodes, once the VM no
+ * longer points into them: each chunk of nodes is freed (with its
+ * nodes' tables of children) once read, and P->nself grows as it is
+ * read, so that the two are not resident whole at once. */
+static void nodes_self(Prof *P, lua_State *L)
+{
+    size_t c, k, len, i = 0;
+    chunks_free((void ***)&P->vkids, &P->nvkids, sizeof(VmKids));
+    P->nkids = 0;
+    for (c = 0; i < P->nnode; c++, i += len) {
+        VmNode *x = c < P->nvnode ? P->vnode[c] : NULL;
+        len = chunk_len(c, sizeof(VmNode));
+        if (len > P->nnode - i)
+            len = P->nnode - i;
+        if (CG_BIG_GROW(P->nself, P->capnself, i + len, P->nnode) != 0) {
+            P->nnode = i;       /* the nodes read: a whole trie still */
+            cg_prof_oom(P, L);
+        }
+        for (k = 0; k < len; k++) {
+            memset(&P->nself[i + k], 0, sizeof P->nself[i + k]);
+            if (x != NULL)
+                P->nself[i + k].v[EV_INSTR] = (int64_t)x[k].self;
+        }
+        if (x != NULL) {
+            cg_big_free(x, chunk_len(c, sizeof(VmNode)) * sizeof(VmNode));
+            P->vnode[c] = NULL;
+        }
+    }
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)
@@ -474,19 +555,13 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
         P->edges[i].count += (int64_t)c->calls;
         P->edges[i].incl.v[EV_INSTR] += (int64_t)c->incl;
     }
-    for (i = 0; i < P->nnode; i++) {
-        const VmNode *x = (const VmNode *)chunk_at((void **)P->vnode,
-                                                   P->nvnode, i,
-                                                   sizeof(VmNode));
-        if (x != NULL)
-            P->nodes[i].self.v[EV_INSTR] += (int64_t)x->self;
-    }
     /* the counts before the VM stops telling of the prototypes it frees:
      * folding them allocates (a collection may free one meanwhile) */
     cg_prof_fold_counts(P, L);
     P->vmh.direct(L, 0);
     P->vmh.hook(L, NULL, NULL);
     P->vmh.onfree(L, NULL);
+    nodes_self(P, L);
     cg_prof_direct_free(P);
     P->running = 0;
     P->in_hook = 0;

@@ -439,7 +439,8 @@ static size_t map_bytes(const Map *m)
 size_t cg_prof_fold_bytes(const Prof *P)
 {
     size_t b = P->capfn * sizeof *P->fns + P->caped * sizeof *P->edges
-               + P->capnode * sizeof *P->nodes + P->capps * sizeof *P->ps
+               + P->capnode * sizeof *P->nodes + P->capnkid * sizeof *P->nkid
+               + P->capnself * sizeof *P->nself + P->capps * sizeof *P->ps
                + P->capth * sizeof *P->th, i;
     for (i = 0; i < P->nfn; i++)
         b += P->fns[i].cap * sizeof(Cost);

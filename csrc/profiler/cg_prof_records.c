@@ -239,9 +239,13 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {
     int32_t id = (int32_t)P->nnode, x;
     Node *n;
-    int k;
     if (P->nnode >= (size_t)INT32_MAX
-        || CG_BIG_GROW(P->nodes, P->capnode, P->nnode + 1, CG_BIG_ANY) != 0)
+        || CG_BIG_GROW(P->nodes, P->capnode, P->nnode + 1, CG_BIG_ANY) != 0
+        || (!P->direct
+            && (CG_BIG_GROW(P->nkid, P->capnkid, P->nnode + 1, CG_BIG_ANY)
+                    != 0
+                || CG_BIG_GROW(P->nself, P->capnself, P->nnode + 1,
+                               CG_BIG_ANY) != 0)))
         cg_prof_oom(P, L);
     if (parent >= 0 && P->nodes[parent].nkids == KID_WALK)
         /* one more is too many to walk: its children go into the map */
@@ -250,17 +254,21 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     if (parent < 0 || P->nodes[parent].nkids >= KID_WALK)
         node_index(P, L, parent, fn, id);
     n = &P->nodes[id];
-    memset(n, 0, sizeof *n);
     n->parent = parent;
     n->fn = fn;
-    for (k = 0; k < NKID; k++)
-        n->kid_fn[k] = -1;
     n->first = n->next = -1;
+    n->nkids = 0;
     if (parent >= 0) {
         Node *up = &P->nodes[parent];
         n->next = up->first;
         up->first = id;
         up->nkids++;
+    }
+    if (!P->direct) {
+        int k;
+        for (k = 0; k < NKID; k++)
+            P->nkid[id].kid_fn[k] = P->nkid[id].kid[k] = -1;
+        memset(&P->nself[id], 0, sizeof P->nself[id]);
     }
     P->nnode++;
     return id;
@@ -272,12 +280,14 @@ int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     int32_t id;
     if (!P->stacks || fn < 0)
         return parent;
-    if (parent >= 0 && (id = cg_prof_kid_cached(P, parent, fn)) >= 0)
+    /* the counting interpreter caches a node's children itself */
+    if (!P->direct && parent >= 0
+        && (id = cg_prof_kid_cached(P, parent, fn)) >= 0)
         return id;
     id = cg_prof_find_kid(P, parent, fn);
     if (id < 0)
         id = new_node(P, L, parent, fn);
-    if (parent >= 0)
+    if (!P->direct && parent >= 0)
         cg_prof_kid_remember(P, parent, fn, id);
     return id;
 }

@@ -41,8 +41,12 @@ static void reset_data(Prof *P)
     free(P->fns);
     free(P->edges);
     cg_big_free(P->nodes, P->capnode * sizeof *P->nodes);
+    cg_big_free(P->nkid, P->capnkid * sizeof *P->nkid);
+    cg_big_free(P->nself, P->capnself * sizeof *P->nself);
     P->nodes = NULL;
-    P->nnode = P->capnode = 0;
+    P->nkid = NULL;
+    P->nself = NULL;
+    P->nnode = P->capnode = P->capnkid = P->capnself = 0;
     cg_pm_free(&P->nodemap);
     cg_pm_free(&P->thmap);
     cg_pm_free(&P->fnmap);

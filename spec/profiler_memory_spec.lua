@@ -197,8 +197,10 @@ describe("the counting interpreter's stacks past its first chunks of nodes", fun
       return
     end
     local function folded(lua, mode, out)
-      helpers.run((PRELOAD .. "CALLGRIND_STACKS=%s CALLGRIND_OUT=%s LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s -lcallgrind.start %s > /dev/null")
-        :format(mode, shq(out), shq(package.path), shq(package.cpath), shq(lua), shq(dir .. "/many.lua")), lua)
+      local cmd = PRELOAD .. "CALLGRIND_STACKS=%s CALLGRIND_OUT=%s LUA_PATH_5_4=%s LUA_CPATH_5_4=%s %s"
+        .. " -lcallgrind.start %s > /dev/null"
+      helpers.run(cmd:format(mode, shq(out), shq(package.path), shq(package.cpath), shq(lua),
+        shq(dir .. "/many.lua")), lua)
     end
     folded("lua5.4", "folded", dir .. "/many.hook")
     folded(VM, "folded", dir .. "/many.vm")

@@ -9,7 +9,7 @@
 #include "cg_atomic.h"
 #include "cg_stackrec.h"
 #include "cg_stackrec_read.h"
-#include "cg_prof_base.h"
+#include "cg_prof_state.h"
 #include "cg_stacktree.h"
 
 #include <errno.h>
@@ -73,42 +73,70 @@ static const Prof *collected_stacks(lua_State *L)
     return P;
 }
 
-/* The nodes into R: the collector's (P) or the data.stacks table at 2. */
-static void record_nodes(lua_State *L, const Prof *P, CgRecOut *R)
+/* The collector's nodes, read where they are while the record is
+ * written (cg_rec_fill): their costs in the events it collected. */
+typedef struct ProfNodes {
+    const Prof *P;
+    size_t nev;
+} ProfNodes;
+
+static void prof_node(void *ud, size_t i, int32_t *parent, int32_t *fn,
+                      int64_t *cost)
+{
+    const ProfNodes *pn = (const ProfNodes *)ud;
+    const Node *x = &pn->P->nodes[i];
+    Cost self;
+    size_t e, k = 0;
+    *parent = x->parent;
+    *fn = x->fn;
+    cg_prof_node_cost(pn->P, i, &self);
+    for (e = 0; e < NEV; e++)
+        if (pn->P->ev[e] && k < pn->nev)
+            cost[k++] = self.v[e];
+    for (; k < pn->nev; k++)
+        cost[k] = 0;
+}
+
+/* The nodes into R: the collector's (pn->P, not NULL: read in place,
+ * checked here) or the data.stacks table at 2 (copied). */
+static void record_nodes(lua_State *L, ProfNodes *pn, CgRecOut *R)
 {
     size_t i, e, nev = R->nev, width = 2 + nev;
+    const Prof *P = pn->P;
     int32_t *ints;
     int64_t *cost;
     R->n = P != NULL ? P->nnode : lua_rawlen(L, 2) / width;
     if (R->n > (size_t)INT32_MAX)
         luaL_error(L, "stack record: too many nodes");
+    if (P != NULL) {
+        for (i = 0; i < R->n; i++) {
+            const Node *x = &P->nodes[i];
+            if (x->parent < -1 || x->parent >= (int32_t)i || x->fn < 0
+                || (size_t)x->fn >= R->nfn)
+                luaL_error(L, "stack record: node %d is not parent (an earlier node or none), function", (int)i + 1);
+        }
+        pn->nev = nev;
+        R->node = prof_node;
+        R->node_ud = pn;
+        return;
+    }
     ints = scratch(L, R->n, 2 * sizeof *ints);
     cost = scratch(L, R->n * nev, sizeof *cost);
     for (i = 0; i < R->n; i++) {
+        lua_Integer base = (lua_Integer)(i * width);
         int64_t p, f;
-        if (P != NULL) {
-            const Node *x = &P->nodes[i];
-            int k = 0;
-            p = x->parent;
-            f = x->fn;
-            for (e = 0; e < NEV; e++)
-                if (P->ev[e] && (size_t)k < nev)
-                    cost[i * nev + (size_t)k++] = P->nself[i].v[e];
-        } else {
-            lua_Integer base = (lua_Integer)(i * width);
-            int okp, okf;
-            lua_rawgeti(L, 2, base + 1);
-            lua_rawgeti(L, 2, base + 2);
-            p = (int64_t)lua_tointegerx(L, -2, &okp) - 1;
-            f = (int64_t)lua_tointegerx(L, -1, &okf) - 1;
-            lua_pop(L, 2);
-            if (!okp || !okf)
-                p = f = -2;
-            for (e = 0; e < nev; e++) {
-                lua_rawgeti(L, 2, base + 3 + (lua_Integer)e);
-                cost[i * nev + e] = (int64_t)lua_tointeger(L, -1);
-                lua_pop(L, 1);
-            }
+        int okp, okf;
+        lua_rawgeti(L, 2, base + 1);
+        lua_rawgeti(L, 2, base + 2);
+        p = (int64_t)lua_tointegerx(L, -2, &okp) - 1;
+        f = (int64_t)lua_tointegerx(L, -1, &okf) - 1;
+        lua_pop(L, 2);
+        if (!okp || !okf)
+            p = f = -2;
+        for (e = 0; e < nev; e++) {
+            lua_rawgeti(L, 2, base + 3 + (lua_Integer)e);
+            cost[i * nev + e] = (int64_t)lua_tointeger(L, -1);
+            lua_pop(L, 1);
         }
         if (p < -1 || p >= (int64_t)i || f < 0 || (uint64_t)f >= R->nfn)
             luaL_error(L, "stack record: node %d is not parent (an earlier node or none), function", (int)i + 1);
@@ -133,14 +161,14 @@ int cgl_write_stack_record(lua_State *L)
     const char *path = luaL_checkstring(L, 1);
     size_t dlen;
     const char *digest = luaL_checklstring(L, 6, &dlen);
-    const Prof *P = NULL;
+    ProfNodes pn;
     CgRecOut R;
     CgStr *strs;
     char msg[1024];
     int rc;
     memset(&R, 0, sizeof R);
     luaL_argcheck(L, strlen(path) == lua_rawlen(L, 1), 1, "path contains a NUL byte");
-    P = collected_stacks(L);
+    pn.P = collected_stacks(L);
     luaL_checktype(L, 3, LUA_TTABLE);
     luaL_checktype(L, 4, LUA_TTABLE);
     luaL_checktype(L, 5, LUA_TTABLE);
@@ -160,7 +188,7 @@ int cgl_write_stack_record(lua_State *L)
     R.events = strs;
     R.files = strs + R.nev;
     R.names = strs + R.nev + R.nfn;
-    record_nodes(L, P, &R);
+    record_nodes(L, &pn, &R);
     /* no Lua call until the file is written */
     rc = cg_write_atomic_with(path, cg_rec_fill, &R, 0, msg, sizeof msg);
     return written(L, rc, msg);
@@ -178,11 +206,13 @@ static void read_nodes(lua_State *L, const Prof *P, size_t n, size_t nfn,
     size_t i;
     for (i = 0; P != NULL && i < n; i++) {
         const Node *x = &P->nodes[i];
+        Cost self;
         if (x->parent >= (int32_t)i || x->fn < 0 || (size_t)x->fn >= nfn)
             luaL_error(L, "stacks: node %d has no function name", (int)i + 1);
         ints[i] = x->parent;
         ints[n + i] = x->fn;
-        costs[i] = P->nself[i].v[EV_INSTR];
+        cg_prof_node_cost(P, i, &self);
+        costs[i] = self.v[EV_INSTR];
     }
     for (i = 0; P == NULL && i < n; i++) {
         lua_Integer base = (lua_Integer)i * width, p, f, c;

@@ -137,11 +137,13 @@ static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
         k = 0;
         for (i = 0; i < P->nnode; i++) {
             const Node *x = &P->nodes[i];
+            Cost self;
+            cg_prof_node_cost(P, i, &self);
             lua_pushinteger(L, x->parent + 1);
             lua_rawseti(L, -2, ++k);
             lua_pushinteger(L, x->fn + 1);
             lua_rawseti(L, -2, ++k);
-            append_costs(L, P, &k, &P->nself[i]);
+            append_costs(L, P, &k, &self);
         }
         lua_setfield(L, -2, "stacks");
     }

@@ -495,49 +495,33 @@ size_t cg_prof_direct_bytes(const Prof *P)
            + P->nonemap.cap * sizeof(Slot);
 }
 
-void cg_prof_direct_free(Prof *P)
+/* What only the running VM needs: its calls, its functions' running
+ * frames, its nodes' tables of children. */
+static void free_run(Prof *P)
 {
     chunks_free((void ***)&P->vkids, &P->nvkids, sizeof(VmKids));
     P->nkids = 0;
-    free(P->vat);
-    P->vat = NULL;
-    P->nvat = P->capvat = 0;
     chunks_free((void ***)&P->vcall, &P->nvcall, sizeof(VmCall));
     chunks_free((void ***)&P->vfn, &P->nvfn, sizeof(VmFn));
-    chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
     chunks_free((void ***)&P->vnone, &P->nvnone, sizeof(VmCall));
     cg_pm_free(&P->nonemap);
     P->nnone = 0;
 }
 
-/* The nodes' own costs (P->nself) from the VM's nodes, once the VM no
- * longer points into them: each chunk of nodes is freed (with its
- * nodes' tables of children) once read, and P->nself grows as it is
- * read, so that the two are not resident whole at once. */
-static void nodes_self(Prof *P, lua_State *L)
+void cg_prof_direct_free(Prof *P)
 {
-    size_t c, k, len, i = 0;
-    chunks_free((void ***)&P->vkids, &P->nvkids, sizeof(VmKids));
-    P->nkids = 0;
-    for (c = 0; i < P->nnode; c++, i += len) {
-        VmNode *x = c < P->nvnode ? P->vnode[c] : NULL;
-        len = chunk_len(c, sizeof(VmNode));
-        if (len > P->nnode - i)
-            len = P->nnode - i;
-        if (CG_BIG_GROW(P->nself, P->capnself, i + len, P->nnode) != 0) {
-            P->nnode = i;       /* the nodes read: a whole trie still */
-            cg_prof_oom(P, L);
-        }
-        for (k = 0; k < len; k++) {
-            memset(&P->nself[i + k], 0, sizeof P->nself[i + k]);
-            if (x != NULL)
-                P->nself[i + k].v[EV_INSTR] = (int64_t)x[k].self;
-        }
-        if (x != NULL) {
-            cg_big_free(x, chunk_len(c, sizeof(VmNode)) * sizeof(VmNode));
-            P->vnode[c] = NULL;
-        }
-    }
+    free_run(P);
+    free(P->vat);
+    P->vat = NULL;
+    P->nvat = P->capvat = 0;
+    chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
+}
+
+int64_t cg_prof_direct_self(const Prof *P, size_t i)
+{
+    const VmNode *x = (const VmNode *)chunk_at((void **)P->vnode, P->nvnode,
+                                               i, sizeof(VmNode));
+    return x != NULL ? (int64_t)x->self : 0;
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)
@@ -561,8 +545,7 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
     P->vmh.direct(L, 0);
     P->vmh.hook(L, NULL, NULL);
     P->vmh.onfree(L, NULL);
-    nodes_self(P, L);
-    cg_prof_direct_free(P);
+    free_run(P);
     P->running = 0;
     P->in_hook = 0;
 }

@@ -11,11 +11,15 @@
 
 /* Start: its frames from level down join calls, its hook is set; stop:
  * every frame leaves, the calls go to their edges and the counts to their
- * lines, the profiler stops; free: what it kept (stop does; also a state
- * collected while running). */
+ * lines, the profiler stops, the VM's nodes stay (their costs); free:
+ * what it kept (the next start's reset does; also a state collected
+ * while running). */
 CG_HIDDEN void cg_prof_direct_start(Prof *P, lua_State *L, int level);
 CG_HIDDEN void cg_prof_direct_stop(Prof *P, lua_State *L);
 CG_HIDDEN void cg_prof_direct_free(Prof *P);
+/* Node i's own instructions, from the VM's node: while running, and
+ * after stop until the data is reset (stop frees the rest). */
+CG_HIDDEN int64_t cg_prof_direct_self(const Prof *P, size_t i);
 /* 1 when the VM's nodes and their tables of children have the sizes of
  * the ones here (callgrind_vm_node_size, callgrind_vm_kidtab_size):
  * stacks are the VM's only then. */

@@ -33,6 +33,7 @@
 static void reset_data(Prof *P)
 {
     size_t i;
+    cg_prof_direct_free(P);
     for (i = 0; i < P->nth; i++)
         free(P->th[i].f);
     for (i = 0; i < P->nfn; i++)
@@ -79,6 +80,16 @@ static int state_gc(lua_State *L)
     P->running = 0;
     reset_data(P);
     return 0;
+}
+
+void cg_prof_node_cost(const Prof *P, size_t i, Cost *c)
+{
+    if (P->nself != NULL) {
+        *c = P->nself[i];
+        return;
+    }
+    memset(c, 0, sizeof *c);
+    c->v[EV_INSTR] = cg_prof_direct_self(P, i);
 }
 
 Prof *cg_prof_state(lua_State *L)

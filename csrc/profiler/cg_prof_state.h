@@ -24,6 +24,9 @@ CG_HIDDEN void cg_prof_start(lua_State *L, int opts, int level);
 /* Stops: what ran since the last event charged, every open frame closed,
  * the hook removed. Returns 0 when the hook was replaced. */
 CG_HIDDEN int cg_prof_stop(lua_State *L);
+/* Node i's own cost: the hook engine's, or the counting interpreter's
+ * (its VM's node, Instr). */
+CG_HIDDEN void cg_prof_node_cost(const Prof *P, size_t i, Cost *c);
 /* The bytes the collector's records hold outside the Lua heap (its
  * arrays and maps, their capacities; the VM's calls and nodes). */
 CG_HIDDEN size_t cg_prof_bytes(const Prof *P);

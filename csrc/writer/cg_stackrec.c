@@ -92,10 +92,26 @@ static char *decimal_at(char *p, int64_t v)
     return end;
 }
 
+/* node i of R: its parent and function, its costs (in buf, when R
+ * has no arrays; nev of them) */
+static const int64_t *rec_node(const CgRecOut *R, size_t i, int32_t *parent,
+                               int32_t *fn, int64_t *buf)
+{
+    if (R->node != NULL) {
+        R->node(R->node_ud, i, parent, fn, buf);
+        return buf;
+    }
+    *parent = R->parent[i];
+    *fn = R->fn[i];
+    return R->cost + i * R->nev;
+}
+
 void cg_rec_fill(CgWriter *w, void *ud)
 {
     const CgRecOut *R = (const CgRecOut *)ud;
     size_t i, e;
+    int32_t up, fn;
+    int64_t buf[64];            /* a node's costs (64 events at most) */
     /* one line a node: its distance back to its parent (its own number
      * for a root: nodes count from 1, "no node" is 0), its function (from
      * 1), its costs; lines gathered in chunk, sent a chunk at a time */
@@ -105,10 +121,10 @@ void cg_rec_fill(CgWriter *w, void *ud)
     if (line_max > sizeof chunk) {
         /* not the profiler's (3 events at most): a field at a time */
         for (i = 0; i < R->n; i++) {
-            const int64_t *c = R->cost + i * R->nev;
-            put_dec(w, (int64_t)i - R->parent[i]);
+            const int64_t *c = rec_node(R, i, &up, &fn, buf);
+            put_dec(w, (int64_t)i - up);
             cg_write_raw(w, " ", 1);
-            put_dec(w, (int64_t)R->fn[i] + 1);
+            put_dec(w, (int64_t)fn + 1);
             for (e = 0; e < R->nev; e++) {
                 cg_write_raw(w, " ", 1);
                 put_dec(w, c[e]);
@@ -119,14 +135,14 @@ void cg_rec_fill(CgWriter *w, void *ud)
         return;
     }
     for (i = 0; i < R->n; i++) {
-        const int64_t *c = R->cost + i * R->nev;
+        const int64_t *c = rec_node(R, i, &up, &fn, buf);
         if ((size_t)(chunk + sizeof chunk - p) < line_max) {
             cg_write_raw(w, chunk, (size_t)(p - chunk));
             p = chunk;
         }
-        p = decimal_at(p, (int64_t)i - R->parent[i]);
+        p = decimal_at(p, (int64_t)i - up);
         *p++ = ' ';
-        p = decimal_at(p, (int64_t)R->fn[i] + 1);
+        p = decimal_at(p, (int64_t)fn + 1);
         for (e = 0; e < R->nev; e++) {
             *p++ = ' ';
             p = decimal_at(p, c[e]);

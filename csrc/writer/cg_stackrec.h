@@ -15,8 +15,11 @@
 
 /* A tree to write: n nodes, each after its parent (parent[i] < i, -1: a
  * root); fn[i] indexes files/names (nfn of them); cost[i * nev + e] its
- * own cost in event e. profile: the 16 hex digits of the digest of the
- * profile's file (its end line) the record belongs to. */
+ * own cost in event e. Or, node not NULL, node(node_ud, i, ...) gives
+ * node i's parent, function and nev costs instead of the three arrays
+ * (the profiler's nodes where they are, not copied). profile: the 16 hex
+ * digits of the digest of the profile's file (its end line) the record
+ * belongs to. */
 typedef struct CgRecOut {
     const char *profile;
     size_t nev;
@@ -26,6 +29,9 @@ typedef struct CgRecOut {
     size_t n;
     const int32_t *parent, *fn;
     const int64_t *cost;
+    void (*node)(void *ud, size_t i, int32_t *parent, int32_t *fn,
+                 int64_t *cost);
+    void *node_ud;
 } CgRecOut;
 
 /* Writes the record of ud (a CgRecOut), its end line and digest too. */

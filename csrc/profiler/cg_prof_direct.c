@@ -131,6 +131,24 @@ static void *chunk_at(void **chunks, size_t n, size_t i, size_t size)
     return c < n && chunks[c] != NULL ? (char *)chunks[c] + at * size : NULL;
 }
 
+/* chunk c of entries of size bytes, zeroed: the first SMALL_CHUNKS on
+ * the heap (even the tables of children's 64 KiB: a mapping of their
+ * own took six system calls each), the others in 2 MiB pages */
+static void *chunk_new(size_t c, size_t size)
+{
+    if (c < SMALL_CHUNKS)
+        return calloc(chunk_len(c, size), size);
+    return cg_big_zalloc(chunk_len(c, size) * size);
+}
+
+static void chunk_free(void *chunk, size_t c, size_t size)
+{
+    if (c < SMALL_CHUNKS)
+        free(chunk);
+    else
+        cg_big_free(chunk, chunk_len(c, size) * size);
+}
+
 /* entry i of the chunked array *chunks (n chunks), made zeroed */
 static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
                          size_t i, size_t size)
@@ -145,7 +163,7 @@ static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
         *n = c + 1;
     }
     if ((*chunks)[c] == NULL
-        && ((*chunks)[c] = cg_big_zalloc(chunk_len(c, size) * size)) == NULL)
+        && ((*chunks)[c] = chunk_new(c, size)) == NULL)
         cg_prof_oom(P, L);
     return (char *)(*chunks)[c] + at * size;
 }
@@ -155,7 +173,7 @@ static void chunks_free(void ***chunks, size_t *n, size_t size)
 {
     size_t c;
     for (c = 0; c < *n; c++)
-        cg_big_free((*chunks)[c], chunk_len(c, size) * size);
+        chunk_free((*chunks)[c], c, size);
     free(*chunks);
     *chunks = NULL;
     *n = 0;

@@ -19,6 +19,11 @@ typedef struct Cost {
     int64_t v[NEV];
 } Cost;
 
+/* A line's cost and an edge's are sized to the events collected
+ * (Prof.cw): Instr alone (a run's default) takes one int64_t, v[0] of a
+ * Cost; with Time or Alloc a line takes NEV, and an edge's other two are
+ * apart (Prof.eplus). */
+
 /* A function's record: one per definition (cg_prof_fold.c), shared by
  * every prototype of it, alive or freed. */
 typedef struct FnCost {
@@ -34,11 +39,14 @@ typedef struct FnCost {
     char what;                  /* 'L', 'm' (main chunk), 'C' */
     uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
     uint8_t over;               /* it has lines apart (Prof.over) */
-    int32_t same;               /* the next record of its definition's key
-                                   (another signature), -1: none */
+    int32_t nm;                 /* the name its first sight gave it, in
+                                   the string pool (-1: none): with src,
+                                   defined, last and the signature, its
+                                   definition's key (defmap) */
     uint32_t n, cap;            /* lines (n from lo), their room; a line
                                    far from them is apart (Prof.over) */
-    Cost *lines;
+    int64_t *lines;             /* Prof.cw int64_t a line: line lo + i at
+                                   lines[i * cw] */
 } FnCost;
 
 /* A line of a function far from its span of lines (a main chunk's
@@ -78,7 +86,8 @@ typedef struct CallSeen {
 typedef struct Edge {
     int32_t caller, line, callee;
     int64_t count;
-    Cost incl;
+    int64_t incl;               /* inclusive Instr; Time and Alloc apart
+                                   (Prof.eplus) */
 } Edge;
 
 typedef struct Frame {
@@ -167,7 +176,8 @@ typedef struct Prof {
     FnCost *fns;
     size_t nfn, capfn;
     Map fnmap;                  /* key of a function value -> its slot */
-    Map defmap;                 /* definition -> its record (cg_prof_fold.c) */
+    IMap defmap;                /* a Lua definition -> its record
+                                   (cg_prof_fold.c) */
     OverLine *over;             /* the lines apart, */
     size_t nover, capover;
     Map overmap;                /* by (fn, line) */
@@ -182,7 +192,12 @@ typedef struct Prof {
     lua_CFunction gc_fn;        /* collectgarbage, or NULL */
     Edge *edges;
     size_t ned, caped;
-    Map edmap;
+    int cw;                     /* the int64_t of a line's cost: 1 (Instr
+                                   alone) or NEV (set at start) */
+    int64_t *eplus;             /* cw NEV: the edges' inclusive Time and
+                                   Alloc, 2 an edge; else NULL */
+    size_t capplus;
+    IMap edmap;                 /* (caller, line, callee) -> its edge */
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */

@@ -103,7 +103,7 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
         d->v[EV_INSTR] = 0;
     if ((d->v[0] | d->v[1] | d->v[2]) == 0)
         return;
-    cost_add(cg_prof_line_slot(P, L, f->fn, f->line), d);
+    cg_prof_line_add(P, cg_prof_line_slot(P, L, f->fn, f->line), d);
     if (f->node >= 0)
         cost_add(&P->nodes[f->node].self, d);
     cost_add(&P->G, d);
@@ -126,7 +126,10 @@ static void pop(Prof *P, Thread *T)
             Cost now = thread_clock(P, T);
             int i;
             for (i = 0; i < NEV; i++)
-                e->incl.v[i] += now.v[i] - f->start.v[i];
+                now.v[i] -= f->start.v[i];
+            e->incl += now.v[EV_INSTR];
+            if (P->eplus != NULL)
+                cg_prof_edge_plus(P, f->edge, &now);
         }
     }
     T->n--;
@@ -325,9 +328,9 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line >= c->lo && i < c->n)
-            c->lines[i].v[EV_INSTR] += d;
+            c->lines[i] += d;   /* P->simple: Instr alone, cw 1 */
         else
-            cg_prof_line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+            cg_prof_line_slot(P, L, f->fn, f->line)[EV_INSTR] += d;
         if (f->node >= 0)
             P->nodes[f->node].self.v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
@@ -629,8 +632,8 @@ static inline void pop_instr(Prof *P, Thread *T)
         Edge *e = &P->edges[f->edge];
         e->count++;
         if (c->active == 0)
-            e->incl.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp.v[EV_INSTR]
-                                   - f->start.v[EV_INSTR];
+            e->incl += P->G.v[EV_INSTR] - T->susp.v[EV_INSTR]
+                       - f->start.v[EV_INSTR];
     }
     T->n--;
     T->top--;
@@ -861,7 +864,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line < c->lo || i >= c->n)
             goto slow;
-        c->lines[i].v[EV_INSTR] += d;
+        c->lines[i] += d;       /* P->simple: Instr alone, cw 1 */
         if (f->node >= 0)
             P->nodes[f->node].self.v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
@@ -906,6 +909,7 @@ void cg_prof_collect_begin(Prof *P, lua_State *L, int level)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
     cg_prof_hook_in(P);   /* a collection's finalizers must not reach the hook */
+    P->cw = P->ev[EV_TIME] || P->ev[EV_ALLOC] ? NEV : 1;   /* no records yet */
     P->from_fn = -1;
     P->from_node = -1;
     memset(P->tfor_pc, 0, sizeof P->tfor_pc);

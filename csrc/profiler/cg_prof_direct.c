@@ -472,7 +472,7 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
         if (c == NULL)
             continue;
         P->edges[i].count += (int64_t)c->calls;
-        P->edges[i].incl.v[EV_INSTR] += (int64_t)c->incl;
+        P->edges[i].incl += (int64_t)c->incl;
     }
     for (i = 0; i < P->nnode; i++) {
         const VmNode *x = (const VmNode *)chunk_at((void **)P->vnode,

@@ -25,7 +25,7 @@ typedef struct Cost {
  * apart (Prof.eplus). */
 
 /* A function's record: one per definition (cg_prof_fold.c), shared by
- * every prototype of it, alive or freed. */
+ * every prototype of it, alive or freed. 48 bytes (a pointer of 8). */
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
     int32_t last;               /* last line defined */
@@ -33,18 +33,20 @@ typedef struct FnCost {
     int32_t active;             /* its frames in the running threads */
     int32_t np, nn;             /* stacks: its node nn under node np */
     int32_t lo;                 /* line of lines[0] */
-    uint8_t asked;              /* its call-site name was asked for */
-    uint8_t is_c;               /* a C function: runs no VM instruction */
-    uint8_t co_close;           /* 1: coroutine.close, 2: collectgarbage */
-    char what;                  /* 'L', 'm' (main chunk), 'C' */
-    uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
-    uint8_t over;               /* it has lines apart (Prof.over) */
+    char what;                  /* 'L', 'm' (main chunk), 'C' (a C
+                                   function: runs no VM instruction) */
+    uint8_t nparams, nups;      /* its definition's, with the lines */
+    unsigned co_close : 2;      /* 1: coroutine.close, 2: collectgarbage */
+    unsigned asked : 1;         /* its call-site name was asked for */
+    unsigned vararg : 1;        /* its definition's */
+    unsigned over : 1;          /* it has lines apart (Prof.over) */
     int32_t nm;                 /* the name its first sight gave it, in
                                    the string pool (-1: none): with src,
                                    defined, last and the signature, its
                                    definition's key (defmap) */
-    uint32_t n, cap;            /* lines (n from lo), their room; a line
-                                   far from them is apart (Prof.over) */
+    uint32_t n;                 /* lines (n from lo), their room
+                                   cg_prof_lines_room(n); a line far from
+                                   them is apart (Prof.over) */
     int64_t *lines;             /* Prof.cw int64_t a line: line lo + i at
                                    lines[i * cw] */
 } FnCost;
@@ -181,7 +183,7 @@ typedef struct Prof {
     OverLine *over;             /* the lines apart, */
     size_t nover, capover;
     Map overmap;                /* by (fn, line) */
-    Map strmap;                 /* the string pool's strings, by hash */
+    IMap strmap;                /* the string pool's strings, by hash */
     int32_t nstr;
     PSlot *ps;                  /* the function values seen */
     size_t nps, capps;

@@ -99,7 +99,7 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
     Frame *f = top(T);
     if (f->fn < 0)
         return;
-    if (P->fns[f->fn].is_c)
+    if (P->fns[f->fn].what == 'C')
         d->v[EV_INSTR] = 0;
     if ((d->v[0] | d->v[1] | d->v[2]) == 0)
         return;
@@ -168,7 +168,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
-    f->lua = fn >= 0 && !P->fns[fn].is_c;
+    f->lua = fn >= 0 && P->fns[fn].what != 'C';
     if (T->n == 1 || !P->stacks) {
         f->node = T->n == 1 ? -1 : f[-1].node;
     } else {
@@ -324,7 +324,7 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     const Frame *f = top(T);
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
     /* a C function on top ran none */
-    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
+    if (d != 0 && f->fn >= 0 && P->fns[f->fn].what != 'C') {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line >= c->lo && i < c->n)
@@ -562,7 +562,7 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
     f->edge = e->edge;
     f->node = P->stacks ? d->nn : caller->node;
     f->tail = 0;
-    f->lua = !d->is_c;
+    f->lua = d->what != 'C';
     d->active++;
     /* not memset: it can become a slow `rep stos` here */
     f->start.v[EV_TIME] = f->start.v[EV_ALLOC] = 0;
@@ -860,7 +860,7 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         goto slow;
     h = read_hookcount(P, L);
     d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - 1;
-    if (d != 0 && f->fn >= 0 && !(c = &P->fns[f->fn])->is_c) {
+    if (d != 0 && f->fn >= 0 && (c = &P->fns[f->fn])->what != 'C') {
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line < c->lo || i >= c->n)
             goto slow;

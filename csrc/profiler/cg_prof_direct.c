@@ -258,7 +258,7 @@ static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
 {
     const void *pc, *proto;
     uint64_t key;
-    if (P->fns[fn].is_c || !P->lines)
+    if (P->fns[fn].what == 'C' || !P->lines)
         return P->fns[fn].defined;
     if (tailpc) {
         memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);

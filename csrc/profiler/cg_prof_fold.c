@@ -78,33 +78,64 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
+/* The pool's map (an IMap): its strings are in the pool's table (S.s,
+ * index k + 1), at index t of L's stack. */
+typedef struct PoolKey {
+    lua_State *L;
+    int t;
+    const char *s;              /* the string looked for, n bytes */
+    size_t n;
+} PoolKey;
+
+static int pool_same(const void *ud, int32_t k, const void *key)
+{
+    const PoolKey *p = (const PoolKey *)key;
+    size_t len;
+    const char *t;
+    int same;
+    (void)ud;
+    lua_rawgeti(p->L, p->t, k + 1);
+    t = lua_tolstring(p->L, -1, &len);
+    same = t != NULL && len == p->n && memcmp(t, p->s, p->n) == 0;
+    lua_pop(p->L, 1);
+    return same;
+}
+
+static uint64_t pool_rehash(const void *ud, int32_t k)
+{
+    const PoolKey *p = (const PoolKey *)ud;
+    size_t len;
+    const char *t;
+    uint64_t h;
+    lua_rawgeti(p->L, p->t, k + 1);
+    t = lua_tolstring(p->L, -1, &len);
+    h = hash_bytes(t, len);
+    lua_pop(p->L, 1);
+    return h;
+}
+
 /* The index in the pool of the string s (n bytes), added when new. */
 static int32_t pool_index(Prof *P, lua_State *L, const char *s, size_t n)
 {
     uint64_t h = hash_bytes(s, n);
-    uint64_t k2;
+    PoolKey key;
     int32_t k;
     push_sub(L, "s", 0);
-    for (k2 = (uint64_t)n << 8;; k2++) {   /* collisions: the next k2 */
-        size_t len;
-        const char *t;
-        k = cg_pm_get(&P->strmap, h, k2);
-        if (k < 0)
-            break;
-        lua_rawgeti(L, -1, k + 1);
-        t = lua_tolstring(L, -1, &len);
+    key.L = L;
+    key.t = lua_gettop(L);
+    key.s = s;
+    key.n = n;
+    k = cg_im_get(&P->strmap, h, pool_same, NULL, &key);
+    if (k >= 0) {
         lua_pop(L, 1);
-        if (t != NULL && len == n && memcmp(t, s, n) == 0) {
-            lua_pop(L, 1);
-            return k;
-        }
+        return k;
     }
     k = P->nstr;
     lua_pushlstring(L, s, n);
     lua_rawseti(L, -2, k + 1);
-    lua_pop(L, 1);
-    if (cg_pm_put(&P->strmap, h, k2, k) != 0)
+    if (cg_im_put(&P->strmap, h, k, pool_rehash, &key) != 0)
         cg_prof_oom(P, L);
+    lua_pop(L, 1);
     P->nstr++;
     return k;
 }
@@ -164,7 +195,7 @@ void cg_prof_fold_free(Prof *P)
     P->psfree = -1;
     P->nstr = 0;
     cg_im_free(&P->defmap);
-    cg_pm_free(&P->strmap);
+    cg_im_free(&P->strmap);
 }
 
 /* ---- records ---- */
@@ -236,7 +267,7 @@ static int32_t define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
         dk.last = ar->lastlinedefined;
         dk.nparams = ar->nparams;
         dk.nups = ar->nups;
-        dk.vararg = (uint8_t)ar->isvararg;
+        dk.vararg = ar->isvararg != 0;
         h = def_hash(&dk);
         id = cg_im_get(&P->defmap, h, def_same, P, &dk);
     }
@@ -252,12 +283,11 @@ static int32_t define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
         P->fns[id].nm = is_c ? -1 : dk.nm;
         P->fns[id].nparams = ar->nparams;
         P->fns[id].nups = ar->nups;
-        P->fns[id].vararg = (uint8_t)ar->isvararg;
+        P->fns[id].vararg = ar->isvararg != 0;
         P->fns[id].np = -2;     /* no node yet */
         P->fns[id].defined = is_c ? 0 : ar->linedefined;
         P->fns[id].last = is_c ? 0 : ar->lastlinedefined;
         P->fns[id].src = is_c ? -1 : dk.src;
-        P->fns[id].is_c = (uint8_t)is_c;
         P->fns[id].what = ar->what[0];
         if (is_c) {
             lua_CFunction f = lua_tocfunction(L, -1);
@@ -332,7 +362,7 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     id = cg_pm_get(&P->fnmap, k1, k2);
     if (id >= 0) {
         id = P->ps[id].fn;
-        if (P->fns[id].defined == 0 && !P->fns[id].is_c)
+        if (P->fns[id].defined == 0 && P->fns[id].what != 'C')
             cg_prof_sig_rearm();    /* a main chunk: see below */
         if (with_name && !P->fns[id].asked)
             cg_prof_name_from_call(P, L, ar, id);
@@ -423,7 +453,7 @@ void cg_prof_weak_check(Prof *P, lua_State *L)
         /* an atomic phase since the canary: the dead closures' entries
          * are cleared; their prototypes may be freed */
         for (s = 0; s < P->nps; s++)
-            if (P->ps[s].fn >= 0 && !P->fns[P->ps[s].fn].is_c) {
+            if (P->ps[s].fn >= 0 && P->fns[P->ps[s].fn].what != 'C') {
                 lua_rawgeti(L, -2, (lua_Integer)s + 1);
                 if (lua_isnil(L, -1)) {
                     slot_free(P, (int32_t)s);
@@ -486,11 +516,12 @@ size_t cg_prof_fold_bytes(const Prof *P)
                + P->capth * sizeof *P->th
                + P->capplus * 2 * sizeof *P->eplus, i;
     for (i = 0; i < P->nfn; i++)
-        b += P->fns[i].cap * (size_t)P->cw * sizeof(int64_t);
+        b += cg_prof_lines_room(P->fns[i].n) * (size_t)P->cw
+             * sizeof(int64_t);
     for (i = 0; i < P->nth; i++)
         b += P->th[i].cap * sizeof(Frame);
     b += map_bytes(&P->fnmap) + imap_bytes(&P->defmap)
-         + map_bytes(&P->strmap) + imap_bytes(&P->edmap)
+         + imap_bytes(&P->strmap) + imap_bytes(&P->edmap)
          + map_bytes(&P->nodemap)
          + map_bytes(&P->thmap) + map_bytes(&P->overmap)
          + P->capover * sizeof *P->over;
@@ -516,7 +547,7 @@ void cg_prof_push_fninfo(Prof *P, lua_State *L)
     for (i = 0; i < P->nfn; i++) {
         const FnCost *f = &P->fns[i];
         lua_createtable(L, 2, 0);
-        if (f->is_c) {
+        if (f->what == 'C') {
             lua_rawgeti(L, c, (lua_Integer)i + 1);
         } else {
             lua_createtable(L, 4, 0);
@@ -537,7 +568,7 @@ void cg_prof_push_fninfo(Prof *P, lua_State *L)
     /* a live closure of a record (its slot's) stands for it: the names
      * of loaded modules' functions are found by value */
     for (i = 0; i < P->nps; i++)
-        if (P->ps[i].fn >= 0 && !P->fns[P->ps[i].fn].is_c) {
+        if (P->ps[i].fn >= 0 && P->fns[P->ps[i].fn].what != 'C') {
             lua_rawgeti(L, w, (lua_Integer)i + 1);
             if (lua_isfunction(L, -1)) {
                 lua_rawgeti(L, info, P->ps[i].fn + 1);

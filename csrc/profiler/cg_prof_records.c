@@ -46,21 +46,29 @@ void cg_prof_line_add(const Prof *P, int64_t *c, const Cost *d)
         c[e] += d->v[e];
 }
 
-/* c's lines made room for need of them: exactly at first (most functions
- * keep one or a few lines), then by half again. */
+size_t cg_prof_lines_room(size_t n)
+{
+    size_t step = 1;
+    if (n <= 8)
+        return n;
+    while ((n >> 2) >= step * 2)
+        step *= 2;
+    return (n + step - 1) & ~(step - 1);
+}
+
+/* c's lines made room for need of them (cg_prof_lines_room: exactly up
+ * to 8, most functions keep one or a few lines, then by an eighth to a
+ * fourth: the room keeps no field of its own). */
 static void lines_room(Prof *P, lua_State *L, FnCost *c, size_t need)
 {
-    size_t cap = c->cap == 0 ? need : c->cap + (size_t)c->cap / 2;
+    size_t cap = cg_prof_lines_room(need);
     int64_t *p;
-    if (need <= c->cap)
+    if (cap <= cg_prof_lines_room(c->n))
         return;
-    if (cap < need)
-        cap = need;
     if (cap > UINT32_MAX
         || (p = (int64_t *)realloc(c->lines, cap * line_size(P))) == NULL)
         cg_prof_oom(P, L);
     c->lines = p;
-    c->cap = (uint32_t)cap;
 }
 
 /* fn's span grown to hold line. */
@@ -110,7 +118,7 @@ static void over_into_span(Prof *P, FnCost *c, int32_t fn)
             left = 1;
         }
     }
-    c->over = (uint8_t)left;
+    c->over = left != 0;
 }
 
 int64_t *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)

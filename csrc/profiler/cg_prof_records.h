@@ -10,6 +10,9 @@
 /* cg_grow by half again (records: one per function, per call site). */
 CG_HIDDEN int cg_prof_grow(void **arr, size_t *cap, size_t need,
                            size_t elem);
+/* The lines a function's array has room for when it holds n: n up to 8,
+ * then n rounded up to its 3 leading bits (at most a fourth more). */
+CG_HIDDEN size_t cg_prof_lines_room(size_t n);
 /* The cost of fn's line (made, zeroed, when new): P->cw int64_t, the
  * events of a Cost from v[0]. */
 CG_HIDDEN int64_t *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,

@@ -156,13 +156,16 @@ for _, engine in ipairs({ { "hook", "lua5.4" }, { "vm", VM } }) do
       assert.is_true(b2 - b1 <= 64 * 1024, ("grew by %d bytes"):format(b2 - b1))
     end)
 
-    it("keeps at most 512 bytes per distinct function", function()
+    -- records in maps of 4-byte indexes, costs of 8 bytes (Instr alone):
+    -- 211 bytes (hook) and 289 (vm, its calls' counters too) where 418 and
+    -- 495 were kept before (bench/README.md)
+    it("keeps at most 300 bytes per distinct function", function()
       if skip() then return end
       local b1, r1 = mem(lua, 20000, 100, name)
       local b2, r2 = mem(lua, 20000, 2100, name)
       assert.are.equal(r1 + 2000 * 4, r2)
       local per = (b2 - b1) / (r2 - r1)
-      assert.is_true(per <= 512, ("%.0f bytes per function"):format(per))
+      assert.is_true(per <= 300, ("%.0f bytes per function"):format(per))
     end)
 
     it("gives the numbers of the same program keeping its functions, coroutines collected mid-run", function()

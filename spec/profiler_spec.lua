@@ -465,6 +465,40 @@ describe("callgrind.profile", function()
     end
   end)
 
+  it("keeps each call's Time and Alloc with it over 300 call sites, and the Instr of a run without them", function()
+    -- 300 leaf functions, each called once from its own line and
+    -- allocating its own amount: a leaf's call includes exactly its self
+    local src = {}
+    for i = 1, 300 do
+      src[#src + 1] = ("function f%d() local t = {} for k = 1, %d do t[k] = k end return t end")
+        :format(i, i)
+    end
+    for i = 1, 300 do src[#src + 1] = ("f%d()"):format(i) end
+    local run = assert(load(table.concat(src, "\n"), "=leaves", "t", {}))
+    local wide = callgrind.profile(run, { time = true, alloc = true })
+    local plain = callgrind.profile(run)
+    local alloc = {}
+    for c in wide:calls() do
+      local i = tonumber(c.callee.name:match("^f(%d+)$"))
+      if i then
+        assert.are.equal(1, c.count)
+        assert.are.equal(c.callee:self("Alloc"), c:cost("Alloc"))
+        assert.are.equal(c.callee:inclusive("Instr"), c:cost("Instr"))
+        assert.is_true(c:cost("Time") > 0)
+        alloc[i] = c:cost("Alloc")
+      end
+    end
+    for i = 1, 300 do
+      local name = "f" .. i
+      assert.are.same(lines_of(plain:func(name)), lines_of(wide:func(name)))
+      local n, instr = calls_between(plain, "main chunk", name)
+      assert.are.equal(1, n)
+      assert.are.same({ n, instr }, { calls_between(wide, "main chunk", name) })
+    end
+    -- a table of 300 integers takes more than one of 10
+    assert.is_true(alloc[300] > alloc[10] and alloc[10] > 0)
+  end)
+
   it("stops on an error in fn and raises it again", function()
     local e = {}
     local ok, err = pcall(callgrind.profile, function() error(e) end)

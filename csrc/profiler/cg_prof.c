@@ -104,6 +104,7 @@ static void push_data(lua_State *L, int live_stacks)
     k = 0;
     for (i = 0; i < P->ned; i++) {
         const Edge *x = &P->edges[i];
+        Cost incl;
         if (x->count == 0)
             continue;           /* a call still open nowhere: cannot be */
         lua_pushinteger(L, x->caller + 1);
@@ -114,7 +115,8 @@ static void push_data(lua_State *L, int live_stacks)
         lua_rawseti(L, -2, ++k);
         lua_pushinteger(L, x->count);
         lua_rawseti(L, -2, ++k);
-        append_costs(L, P, &k, &x->incl);
+        incl = cg_prof_edge_incl(P, (int32_t)i);
+        append_costs(L, P, &k, &incl);
     }
     lua_setfield(L, -2, "edges");
     push_stacks(L, P, live_stacks, nev);

@@ -19,8 +19,13 @@ typedef struct Cost {
     int64_t v[NEV];
 } Cost;
 
+/* A line's cost and an edge's are sized to the events collected
+ * (Prof.cw): Instr alone (a run's default) takes one int64_t, v[0] of a
+ * Cost; with Time or Alloc a line takes NEV, and an edge's other two are
+ * apart (Prof.eplus). */
+
 /* A function's record: one per definition (cg_prof_fold.c), shared by
- * every prototype of it, alive or freed. */
+ * every prototype of it, alive or freed. 48 bytes (a pointer of 8). */
 typedef struct FnCost {
     int32_t defined;            /* line defined (0: main chunk, C) */
     int32_t last;               /* last line defined */
@@ -28,17 +33,22 @@ typedef struct FnCost {
     int32_t active;             /* its frames in the running threads */
     int32_t np, nn;             /* stacks: its node nn under node np */
     int32_t lo;                 /* line of lines[0] */
-    uint8_t asked;              /* its call-site name was asked for */
-    uint8_t is_c;               /* a C function: runs no VM instruction */
-    uint8_t co_close;           /* 1: coroutine.close, 2: collectgarbage */
-    char what;                  /* 'L', 'm' (main chunk), 'C' */
-    uint8_t nparams, nups, vararg;  /* its definition's, with the lines */
-    uint8_t over;               /* it has lines apart (Prof.over) */
-    int32_t same;               /* the next record of its definition's key
-                                   (another signature), -1: none */
-    uint32_t n, cap;            /* lines (n from lo), their room; a line
-                                   far from them is apart (Prof.over) */
-    Cost *lines;
+    char what;                  /* 'L', 'm' (main chunk), 'C' (a C
+                                   function: runs no VM instruction) */
+    uint8_t nparams, nups;      /* its definition's, with the lines */
+    unsigned co_close : 2;      /* 1: coroutine.close, 2: collectgarbage */
+    unsigned asked : 1;         /* its call-site name was asked for */
+    unsigned vararg : 1;        /* its definition's */
+    unsigned over : 1;          /* it has lines apart (Prof.over) */
+    int32_t nm;                 /* the name its first sight gave it, in
+                                   the string pool (-1: none): with src,
+                                   defined, last and the signature, its
+                                   definition's key (defmap) */
+    uint32_t n;                 /* lines (n from lo), their room
+                                   cg_prof_lines_room(n); a line far from
+                                   them is apart (Prof.over) */
+    int64_t *lines;             /* Prof.cw int64_t a line: line lo + i at
+                                   lines[i * cw] */
 } FnCost;
 
 /* A line of a function far from its span of lines (a main chunk's
@@ -78,7 +88,8 @@ typedef struct CallSeen {
 typedef struct Edge {
     int32_t caller, line, callee;
     int64_t count;
-    Cost incl;
+    int64_t incl;               /* inclusive Instr; Time and Alloc apart
+                                   (Prof.eplus) */
 } Edge;
 
 typedef struct Frame {
@@ -179,11 +190,12 @@ typedef struct Prof {
     FnCost *fns;
     size_t nfn, capfn;
     Map fnmap;                  /* key of a function value -> its slot */
-    Map defmap;                 /* definition -> its record (cg_prof_fold.c) */
+    IMap defmap;                /* a Lua definition -> its record
+                                   (cg_prof_fold.c) */
     OverLine *over;             /* the lines apart, */
     size_t nover, capover;
     Map overmap;                /* by (fn, line) */
-    Map strmap;                 /* the string pool's strings, by hash */
+    IMap strmap;                /* the string pool's strings, by hash */
     int32_t nstr;
     PSlot *ps;                  /* the function values seen */
     size_t nps, capps;
@@ -194,7 +206,12 @@ typedef struct Prof {
     lua_CFunction gc_fn;        /* collectgarbage, or NULL */
     Edge *edges;
     size_t ned, caped;
-    Map edmap;
+    int cw;                     /* the int64_t of a line's cost: 1 (Instr
+                                   alone) or NEV (set at start) */
+    int64_t *eplus;             /* cw NEV: the edges' inclusive Time and
+                                   Alloc, 2 an edge; else NULL */
+    size_t capplus;
+    IMap edmap;                 /* (caller, line, callee) -> its edge */
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
     struct VmFn **vfn;          /* the functions' running frames, */
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */

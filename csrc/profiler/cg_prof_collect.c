@@ -99,11 +99,11 @@ static void charge(Prof *P, lua_State *L, Thread *T, Cost *d)
     Frame *f = top(T);
     if (f->fn < 0)
         return;
-    if (P->fns[f->fn].is_c)
+    if (P->fns[f->fn].what == 'C')
         d->v[EV_INSTR] = 0;
     if ((d->v[0] | d->v[1] | d->v[2]) == 0)
         return;
-    cost_add(cg_prof_line_slot(P, L, f->fn, f->line), d);
+    cg_prof_line_add(P, cg_prof_line_slot(P, L, f->fn, f->line), d);
     if (f->node >= 0)
         cost_add(&P->nself[f->node], d);
     cost_add(&P->G, d);
@@ -126,7 +126,10 @@ static void pop(Prof *P, Thread *T)
             Cost now = thread_clock(P, T);
             int i;
             for (i = 0; i < NEV; i++)
-                e->incl.v[i] += now.v[i] - f->start.v[i];
+                now.v[i] -= f->start.v[i];
+            e->incl += now.v[EV_INSTR];
+            if (P->eplus != NULL)
+                cg_prof_edge_plus(P, f->edge, &now);
         }
     }
     T->n--;
@@ -165,7 +168,7 @@ static void push(Prof *P, lua_State *L, Thread *T, const void *ci,
     f->line = line;
     f->edge = edge;
     f->tail = 0;
-    f->lua = fn >= 0 && !P->fns[fn].is_c;
+    f->lua = fn >= 0 && P->fns[fn].what != 'C';
     if (T->n == 1 || !P->stacks) {
         f->node = T->n == 1 ? -1 : f[-1].node;
     } else {
@@ -321,13 +324,13 @@ static inline void charge_instr(Prof *P, lua_State *L, Thread *T, int keep)
     const Frame *f = top(T);
     T->last = (int32_t)((uint32_t)h + (uint32_t)keep);
     /* a C function on top ran none */
-    if (d != 0 && f->fn >= 0 && !P->fns[f->fn].is_c) {
+    if (d != 0 && f->fn >= 0 && P->fns[f->fn].what != 'C') {
         FnCost *c = &P->fns[f->fn];
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line >= c->lo && i < c->n)
-            c->lines[i].v[EV_INSTR] += d;
+            c->lines[i] += d;   /* P->simple: Instr alone, cw 1 */
         else
-            cg_prof_line_slot(P, L, f->fn, f->line)->v[EV_INSTR] += d;
+            cg_prof_line_slot(P, L, f->fn, f->line)[EV_INSTR] += d;
         if (f->node >= 0)
             P->nself[f->node].v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
@@ -559,7 +562,7 @@ static inline int fast_push(Prof *P, Thread *T, Frame *caller,
     f->edge = e->edge;
     f->node = P->stacks ? d->nn : caller->node;
     f->tail = 0;
-    f->lua = !d->is_c;
+    f->lua = d->what != 'C';
     d->active++;
     /* not memset: it can become a slow `rep stos` here */
     f->start.v[EV_TIME] = f->start.v[EV_ALLOC] = 0;
@@ -629,8 +632,8 @@ static inline void pop_instr(Prof *P, Thread *T)
         Edge *e = &P->edges[f->edge];
         e->count++;
         if (c->active == 0)
-            e->incl.v[EV_INSTR] += P->G.v[EV_INSTR] - T->susp.v[EV_INSTR]
-                                   - f->start.v[EV_INSTR];
+            e->incl += P->G.v[EV_INSTR] - T->susp.v[EV_INSTR]
+                       - f->start.v[EV_INSTR];
     }
     T->n--;
     T->top--;
@@ -857,11 +860,11 @@ static void prof_hook(lua_State *L, lua_Debug *ar)
         goto slow;
     h = read_hookcount(P, L);
     d = (int64_t)(uint32_t)((uint32_t)T->last - (uint32_t)h) - 1;
-    if (d != 0 && f->fn >= 0 && !(c = &P->fns[f->fn])->is_c) {
+    if (d != 0 && f->fn >= 0 && (c = &P->fns[f->fn])->what != 'C') {
         size_t i = (size_t)((int64_t)f->line - c->lo);
         if (f->line < c->lo || i >= c->n)
             goto slow;
-        c->lines[i].v[EV_INSTR] += d;
+        c->lines[i] += d;       /* P->simple: Instr alone, cw 1 */
         if (f->node >= 0)
             P->nself[f->node].v[EV_INSTR] += d;
         P->G.v[EV_INSTR] += d;
@@ -906,6 +909,7 @@ void cg_prof_collect_begin(Prof *P, lua_State *L, int level)
         luaL_error(L, "a debug hook is already set (debug.sethook); the "
                       "profiler does not chain hooks: remove it first");
     cg_prof_hook_in(P);   /* a collection's finalizers must not reach the hook */
+    P->cw = P->ev[EV_TIME] || P->ev[EV_ALLOC] ? NEV : 1;   /* no records yet */
     P->from_fn = -1;
     P->from_node = -1;
     memset(P->tfor_pc, 0, sizeof P->tfor_pc);

@@ -326,7 +326,7 @@ static int32_t call_line(const Prof *P, const lua_State *L, int32_t fn,
 {
     const void *pc, *proto;
     uint64_t key;
-    if (P->fns[fn].is_c || !P->lines)
+    if (P->fns[fn].what == 'C' || !P->lines)
         return P->fns[fn].defined;
     if (tailpc) {
         memcpy(&pc, (const char *)L + P->vmh.tailpc_off, sizeof pc);
@@ -555,7 +555,7 @@ void cg_prof_direct_stop(Prof *P, lua_State *L)
         if (c == NULL)
             continue;
         P->edges[i].count += (int64_t)c->calls;
-        P->edges[i].incl.v[EV_INSTR] += (int64_t)c->incl;
+        P->edges[i].incl += (int64_t)c->incl;
     }
     /* the counts before the VM stops telling of the prototypes it frees:
      * folding them allocates (a collection may free one meanwhile) */

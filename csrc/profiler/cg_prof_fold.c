@@ -78,33 +78,64 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h;
 }
 
+/* The pool's map (an IMap): its strings are in the pool's table (S.s,
+ * index k + 1), at index t of L's stack. */
+typedef struct PoolKey {
+    lua_State *L;
+    int t;
+    const char *s;              /* the string looked for, n bytes */
+    size_t n;
+} PoolKey;
+
+static int pool_same(const void *ud, int32_t k, const void *key)
+{
+    const PoolKey *p = (const PoolKey *)key;
+    size_t len;
+    const char *t;
+    int same;
+    (void)ud;
+    lua_rawgeti(p->L, p->t, k + 1);
+    t = lua_tolstring(p->L, -1, &len);
+    same = t != NULL && len == p->n && memcmp(t, p->s, p->n) == 0;
+    lua_pop(p->L, 1);
+    return same;
+}
+
+static uint64_t pool_rehash(const void *ud, int32_t k)
+{
+    const PoolKey *p = (const PoolKey *)ud;
+    size_t len;
+    const char *t;
+    uint64_t h;
+    lua_rawgeti(p->L, p->t, k + 1);
+    t = lua_tolstring(p->L, -1, &len);
+    h = hash_bytes(t, len);
+    lua_pop(p->L, 1);
+    return h;
+}
+
 /* The index in the pool of the string s (n bytes), added when new. */
 static int32_t pool_index(Prof *P, lua_State *L, const char *s, size_t n)
 {
     uint64_t h = hash_bytes(s, n);
-    uint64_t k2;
+    PoolKey key;
     int32_t k;
     push_sub(L, "s", 0);
-    for (k2 = (uint64_t)n << 8;; k2++) {   /* collisions: the next k2 */
-        size_t len;
-        const char *t;
-        k = cg_pm_get(&P->strmap, h, k2);
-        if (k < 0)
-            break;
-        lua_rawgeti(L, -1, k + 1);
-        t = lua_tolstring(L, -1, &len);
+    key.L = L;
+    key.t = lua_gettop(L);
+    key.s = s;
+    key.n = n;
+    k = cg_im_get(&P->strmap, h, pool_same, NULL, &key);
+    if (k >= 0) {
         lua_pop(L, 1);
-        if (t != NULL && len == n && memcmp(t, s, n) == 0) {
-            lua_pop(L, 1);
-            return k;
-        }
+        return k;
     }
     k = P->nstr;
     lua_pushlstring(L, s, n);
     lua_rawseti(L, -2, k + 1);
-    lua_pop(L, 1);
-    if (cg_pm_put(&P->strmap, h, k2, k) != 0)
+    if (cg_im_put(&P->strmap, h, k, pool_rehash, &key) != 0)
         cg_prof_oom(P, L);
+    lua_pop(L, 1);
     P->nstr++;
     return k;
 }
@@ -163,63 +194,100 @@ void cg_prof_fold_free(Prof *P)
     P->nps = P->capps = 0;
     P->psfree = -1;
     P->nstr = 0;
-    cg_pm_free(&P->defmap);
-    cg_pm_free(&P->strmap);
+    cg_im_free(&P->defmap);
+    cg_im_free(&P->strmap);
 }
 
 /* ---- records ---- */
 
-/* Whether record id has ar's signature. */
-static int same_sig(const FnCost *c, const lua_Debug *ar)
+/* A Lua definition's key (defmap: an IMap, the key in the record): its
+ * source and the name its first sight gave it in the string pool, its
+ * lines and its signature (functions defined on one line). */
+typedef struct DefKey {
+    int32_t src, nm, defined, last;
+    uint8_t nparams, nups, vararg;
+} DefKey;
+
+static uint64_t def_hash(const DefKey *k)
 {
-    return c->nparams == ar->nparams && c->nups == ar->nups
-           && c->vararg == (uint8_t)ar->isvararg;
+    uint64_t d1 = (uint64_t)(uint32_t)k->src
+                  | (uint64_t)(uint32_t)(k->nm + 1) << 32;
+    uint64_t d2 = ((uint64_t)(uint32_t)k->defined << 32)
+                  | (uint32_t)k->last;
+    uint64_t sig = (uint64_t)k->nparams | (uint64_t)k->nups << 8
+                   | (uint64_t)k->vararg << 16;
+    return cg_im_hash(cg_im_hash(d1, d2), sig);
+}
+
+static void def_key(const FnCost *c, DefKey *k)
+{
+    k->src = c->src;
+    k->nm = c->nm;
+    k->defined = c->defined;
+    k->last = c->last;
+    k->nparams = c->nparams;
+    k->nups = c->nups;
+    k->vararg = c->vararg;
+}
+
+static int def_same(const void *ud, int32_t id, const void *key)
+{
+    const FnCost *c = &((const Prof *)ud)->fns[id];
+    const DefKey *k = (const DefKey *)key;
+    return c->src == k->src && c->nm == k->nm && c->defined == k->defined
+           && c->last == k->last && c->nparams == k->nparams
+           && c->nups == k->nups && c->vararg == k->vararg;
+}
+
+static uint64_t def_rehash(const void *ud, int32_t id)
+{
+    DefKey k;
+    def_key(&((const Prof *)ud)->fns[id], &k);
+    return def_hash(&k);
 }
 
 /* The record of a function value seen first (ar's "S" and "u" filled,
- * the value on top of the stack): its definition's (source, lines,
- * signature, and the name its first call gives it), made when new; the
- * value gets a slot keyed (k1, k2). */
+ * the value on top of the stack): a Lua function's is its definition's
+ * (source, lines, signature, and the name its first call gives it), made
+ * when new; a C function's is new (its key, the C function, is seen
+ * first: C functions keep their slots). The value gets a slot keyed
+ * (k1, k2). */
 static int32_t define(Prof *P, lua_State *L, lua_Debug *ar, uint64_t k1,
                       uint64_t k2, const char *name)
 {
     int is_c = ar->what[0] == 'C';
-    int32_t src = -1, id, s, first, nm;
-    uint64_t d1 = k1, d2 = k2;
+    int32_t id = -1, s;
+    DefKey dk;
+    uint64_t h = 0;
+    memset(&dk, 0, sizeof dk);
     if (!is_c) {
-        /* source, name and lines; the signature tells apart functions
-         * defined on one line (a record's same) */
-        src = pool_index(P, L, ar->source, strlen(ar->source));
-        nm = name != NULL ? pool_index(P, L, name, strlen(name)) : -1;
-        d1 = (uint64_t)(uint32_t)src | (uint64_t)(uint32_t)(nm + 1) << 32;
-        d2 = ((uint64_t)1 << 63)
-             | ((uint64_t)(uint32_t)ar->linedefined << 32)
-             | (uint32_t)ar->lastlinedefined;
+        dk.src = pool_index(P, L, ar->source, strlen(ar->source));
+        dk.nm = name != NULL ? pool_index(P, L, name, strlen(name)) : -1;
+        dk.defined = ar->linedefined;
+        dk.last = ar->lastlinedefined;
+        dk.nparams = ar->nparams;
+        dk.nups = ar->nups;
+        dk.vararg = ar->isvararg != 0;
+        h = def_hash(&dk);
+        id = cg_im_get(&P->defmap, h, def_same, P, &dk);
     }
-    first = id = cg_pm_get(&P->defmap, d1, d2);
-    while (id >= 0 && !is_c && !same_sig(&P->fns[id], ar))
-        id = P->fns[id].same;
     if (id < 0) {
-        if (cg_prof_grow((void **)&P->fns, &P->capfn, P->nfn + 1,
-                         sizeof *P->fns) != 0
-            || (first < 0
-                && cg_pm_put(&P->defmap, d1, d2, (int32_t)P->nfn) != 0))
+        if (P->nfn >= (size_t)INT32_MAX
+            || cg_prof_grow((void **)&P->fns, &P->capfn, P->nfn + 1,
+                            sizeof *P->fns) != 0
+            || (!is_c && cg_im_put(&P->defmap, h, (int32_t)P->nfn,
+                                   def_rehash, P) != 0))
             cg_prof_oom(P, L);
         id = (int32_t)P->nfn++;
         memset(&P->fns[id], 0, sizeof P->fns[id]);
-        P->fns[id].same = -1;
-        if (first >= 0) {       /* after the first of its key */
-            P->fns[id].same = P->fns[first].same;
-            P->fns[first].same = id;
-        }
+        P->fns[id].nm = is_c ? -1 : dk.nm;
         P->fns[id].nparams = ar->nparams;
         P->fns[id].nups = ar->nups;
-        P->fns[id].vararg = (uint8_t)ar->isvararg;
+        P->fns[id].vararg = ar->isvararg != 0;
         P->fns[id].np = -2;     /* no node yet */
         P->fns[id].defined = is_c ? 0 : ar->linedefined;
         P->fns[id].last = is_c ? 0 : ar->lastlinedefined;
-        P->fns[id].src = src;
-        P->fns[id].is_c = (uint8_t)is_c;
+        P->fns[id].src = is_c ? -1 : dk.src;
         P->fns[id].what = ar->what[0];
         if (is_c) {
             lua_CFunction f = lua_tocfunction(L, -1);
@@ -294,7 +362,7 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     id = cg_pm_get(&P->fnmap, k1, k2);
     if (id >= 0) {
         id = P->ps[id].fn;
-        if (P->fns[id].defined == 0 && !P->fns[id].is_c)
+        if (P->fns[id].defined == 0 && P->fns[id].what != 'C')
             cg_prof_sig_rearm();    /* a main chunk: see below */
         if (with_name && !P->fns[id].asked)
             cg_prof_name_from_call(P, L, ar, id);
@@ -327,7 +395,7 @@ static void fold_proto(Prof *P, lua_State *L, int32_t fn, const void *proto,
         if (count[pc] != 0)
             cg_prof_line_slot(P, L, fn, P->lines ? lines[pc]
                                                  : P->fns[fn].defined)
-                ->v[EV_INSTR] += (int64_t)count[pc];
+                [EV_INSTR] += (int64_t)count[pc];
 }
 
 void cg_prof_fold_counts(Prof *P, lua_State *L)
@@ -385,7 +453,7 @@ void cg_prof_weak_check(Prof *P, lua_State *L)
         /* an atomic phase since the canary: the dead closures' entries
          * are cleared; their prototypes may be freed */
         for (s = 0; s < P->nps; s++)
-            if (P->ps[s].fn >= 0 && !P->fns[P->ps[s].fn].is_c) {
+            if (P->ps[s].fn >= 0 && P->fns[P->ps[s].fn].what != 'C') {
                 lua_rawgeti(L, -2, (lua_Integer)s + 1);
                 if (lua_isnil(L, -1)) {
                     slot_free(P, (int32_t)s);
@@ -436,18 +504,26 @@ static size_t map_bytes(const Map *m)
     return m->cap * sizeof *m->s;
 }
 
+static size_t imap_bytes(const IMap *m)
+{
+    return m->cap * sizeof *m->s;
+}
+
 size_t cg_prof_fold_bytes(const Prof *P)
 {
     size_t b = P->capfn * sizeof *P->fns + P->caped * sizeof *P->edges
                + P->capnode * sizeof *P->nodes + P->capnkid * sizeof *P->nkid
                + P->capnself * sizeof *P->nself + P->capps * sizeof *P->ps
-               + P->capth * sizeof *P->th, i;
+               + P->capth * sizeof *P->th
+               + P->capplus * 2 * sizeof *P->eplus, i;
     for (i = 0; i < P->nfn; i++)
-        b += P->fns[i].cap * sizeof(Cost);
+        b += cg_prof_lines_room(P->fns[i].n) * (size_t)P->cw
+             * sizeof(int64_t);
     for (i = 0; i < P->nth; i++)
         b += P->th[i].cap * sizeof(Frame);
-    b += map_bytes(&P->fnmap) + map_bytes(&P->defmap) + map_bytes(&P->strmap)
-         + map_bytes(&P->edmap) + map_bytes(&P->nodemap)
+    b += map_bytes(&P->fnmap) + imap_bytes(&P->defmap)
+         + imap_bytes(&P->strmap) + imap_bytes(&P->edmap)
+         + map_bytes(&P->nodemap)
          + map_bytes(&P->thmap) + map_bytes(&P->overmap)
          + P->capover * sizeof *P->over;
     return b;
@@ -472,7 +548,7 @@ void cg_prof_push_fninfo(Prof *P, lua_State *L)
     for (i = 0; i < P->nfn; i++) {
         const FnCost *f = &P->fns[i];
         lua_createtable(L, 2, 0);
-        if (f->is_c) {
+        if (f->what == 'C') {
             lua_rawgeti(L, c, (lua_Integer)i + 1);
         } else {
             lua_createtable(L, 4, 0);
@@ -493,7 +569,7 @@ void cg_prof_push_fninfo(Prof *P, lua_State *L)
     /* a live closure of a record (its slot's) stands for it: the names
      * of loaded modules' functions are found by value */
     for (i = 0; i < P->nps; i++)
-        if (P->ps[i].fn >= 0 && !P->fns[P->ps[i].fn].is_c) {
+        if (P->ps[i].fn >= 0 && P->fns[P->ps[i].fn].what != 'C') {
             lua_rawgeti(L, w, (lua_Integer)i + 1);
             if (lua_isfunction(L, -1)) {
                 lua_rawgeti(L, info, P->ps[i].fn + 1);

@@ -1,5 +1,6 @@
-/* The collector's hash maps: open addressing with linear probing and
- * backward-shift deletion, keyed by two 64-bit words (cg_prof_map.h). */
+/* The collector's hash maps: open addressing with linear probing, keyed
+ * by two 64-bit words with backward-shift deletion (Map), or holding
+ * record indexes alone (IMap; cg_prof_map.h). */
 #include "cg_prof_map.h"
 
 #include <stdlib.h>
@@ -88,6 +89,65 @@ void cg_pm_del(Map *m, uint64_t k1, uint64_t k2)
 }
 
 void cg_pm_free(Map *m)
+{
+    free(m->s);
+    m->s = NULL;
+    m->cap = m->n = 0;
+}
+
+/* ---- maps of record indexes ---- */
+
+uint64_t cg_im_hash(uint64_t k1, uint64_t k2)
+{
+    return mix(k1, k2);
+}
+
+int32_t cg_im_get(const IMap *m, uint64_t h, cg_im_same same,
+                  const void *ud, const void *key)
+{
+    size_t i, mask = m->cap - 1;
+    if (m->cap == 0)
+        return -1;
+    for (i = h & mask; m->s[i] >= 0; i = (i + 1) & mask)
+        if (same(ud, m->s[i], key))
+            return m->s[i];
+    return -1;
+}
+
+static void imap_insert(IMap *m, uint64_t h, int32_t val)
+{
+    size_t i, mask = m->cap - 1;
+    for (i = h & mask; m->s[i] >= 0; i = (i + 1) & mask)
+        ;
+    m->s[i] = val;
+    m->n++;
+}
+
+/* At most 3/4 full, as a Map: at 4 bytes a slot, 5 to 11 bytes a
+ * record. */
+int cg_im_put(IMap *m, uint64_t h, int32_t val, cg_im_rehash hash,
+              const void *ud)
+{
+    if ((m->n + 1) * 4 > m->cap * 3) {
+        size_t cap = m->cap ? m->cap * 2 : 64, i, oldcap = m->cap;
+        int32_t *old = m->s, *s = malloc(cap * sizeof *s);
+        if (s == NULL)
+            return -1;
+        for (i = 0; i < cap; i++)
+            s[i] = -1;
+        m->s = s;
+        m->cap = cap;
+        m->n = 0;
+        for (i = 0; i < oldcap; i++)
+            if (old[i] >= 0)
+                imap_insert(m, hash(ud, old[i]), old[i]);
+        free(old);
+    }
+    imap_insert(m, h, val);
+    return 0;
+}
+
+void cg_im_free(IMap *m)
 {
     free(m->s);
     m->s = NULL;

@@ -33,21 +33,42 @@ static int cost_any(const Cost *c)
     return (c->v[0] | c->v[1] | c->v[2]) != 0;
 }
 
-/* c's lines made room for need of them: exactly at first (most functions
- * keep one or a few lines), then by half again. */
+/* The bytes of a line's cost. */
+static size_t line_size(const Prof *P)
+{
+    return (size_t)P->cw * sizeof(int64_t);
+}
+
+void cg_prof_line_add(const Prof *P, int64_t *c, const Cost *d)
+{
+    int e;
+    for (e = 0; e < P->cw; e++)
+        c[e] += d->v[e];
+}
+
+size_t cg_prof_lines_room(size_t n)
+{
+    size_t step = 1;
+    if (n <= 8)
+        return n;
+    while ((n >> 2) >= step * 2)
+        step *= 2;
+    return (n + step - 1) & ~(step - 1);
+}
+
+/* c's lines made room for need of them (cg_prof_lines_room: exactly up
+ * to 8, most functions keep one or a few lines, then by an eighth to a
+ * fourth: the room keeps no field of its own). */
 static void lines_room(Prof *P, lua_State *L, FnCost *c, size_t need)
 {
-    size_t cap = c->cap == 0 ? need : c->cap + (size_t)c->cap / 2;
-    Cost *p;
-    if (need <= c->cap)
+    size_t cap = cg_prof_lines_room(need);
+    int64_t *p;
+    if (cap <= cg_prof_lines_room(c->n))
         return;
-    if (cap < need)
-        cap = need;
     if (cap > UINT32_MAX
-        || (p = (Cost *)realloc(c->lines, cap * sizeof *p)) == NULL)
+        || (p = (int64_t *)realloc(c->lines, cap * line_size(P))) == NULL)
         cg_prof_oom(P, L);
     c->lines = p;
-    c->cap = (uint32_t)cap;
 }
 
 /* fn's span grown to hold line. */
@@ -58,15 +79,17 @@ static void span_take(Prof *P, lua_State *L, FnCost *c, int32_t line)
     } else if (line < c->lo) {
         size_t shift = (size_t)(c->lo - line);
         lines_room(P, L, c, c->n + shift);
-        memmove(c->lines + shift, c->lines, c->n * sizeof *c->lines);
-        memset(c->lines, 0, shift * sizeof *c->lines);
+        memmove(c->lines + shift * (size_t)P->cw, c->lines,
+                c->n * line_size(P));
+        memset(c->lines, 0, shift * line_size(P));
         c->n += (uint32_t)shift;
         c->lo = line;
     }
     if ((size_t)(line - c->lo) >= c->n) {
         size_t need = (size_t)(line - c->lo) + 1;
         lines_room(P, L, c, need);
-        memset(c->lines + c->n, 0, (need - c->n) * sizeof *c->lines);
+        memset(c->lines + c->n * (size_t)P->cw, 0,
+               (need - c->n) * line_size(P));
         c->n = (uint32_t)need;
     }
 }
@@ -86,24 +109,25 @@ static void over_into_span(Prof *P, FnCost *c, int32_t fn)
         if (o->fn != fn)
             continue;
         if (o->line >= c->lo && (uint32_t)(o->line - c->lo) < c->n) {
-            for (e = 0; e < NEV; e++)
-                c->lines[o->line - c->lo].v[e] += o->c.v[e];
+            for (e = 0; e < P->cw; e++)   /* the others: 0 */
+                c->lines[(size_t)(o->line - c->lo) * (size_t)P->cw + e]
+                    += o->c.v[e];
             cg_pm_del(&P->overmap, over_key(fn, o->line), 0);
             o->fn = -1;
         } else {
             left = 1;
         }
     }
-    c->over = (uint8_t)left;
+    c->over = left != 0;
 }
 
-Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
+int64_t *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
 {
     FnCost *c = &P->fns[fn];
     if (line < 0)
         line = 0;
     if (c->n > 0 && line >= c->lo && (uint32_t)(line - c->lo) < c->n)
-        return &c->lines[line - c->lo];
+        return &c->lines[(size_t)(line - c->lo) * (size_t)P->cw];
     if (c->n > 0 && (line < c->lo ? (int64_t)c->lo - line
                                   : (int64_t)line - c->lo - c->n + 1)
                         > LINE_GAP) {
@@ -123,12 +147,12 @@ Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn, int32_t line)
             c->over = 1;
         }
         if (P->direct || ++P->over[x].hits <= LINE_HOT)
-            return &P->over[x].c;
+            return P->over[x].c.v;
     }
     span_take(P, L, c, line);
     if (c->over)
         over_into_span(P, c, fn);
-    return &c->lines[line - c->lo];
+    return &c->lines[(size_t)(line - c->lo) * (size_t)P->cw];
 }
 
 static int over_cmp(const void *a, const void *b)
@@ -165,13 +189,34 @@ int cg_prof_fn_lines(const Prof *P, int32_t fn,
                 each(ud, apart[2 * k], o);
             k++;
         } else {
-            if (cost_any(&c->lines[j]))
-                each(ud, dl, &c->lines[j]);
+            Cost l;
+            memset(&l, 0, sizeof l);
+            memcpy(l.v, c->lines + j * (size_t)P->cw, line_size(P));
+            if (cost_any(&l))
+                each(ud, dl, &l);
             j++;
         }
     }
     free(apart);
     return 0;
+}
+
+Cost cg_prof_edge_incl(const Prof *P, int32_t id)
+{
+    Cost c;
+    memset(&c, 0, sizeof c);
+    c.v[EV_INSTR] = P->edges[id].incl;
+    if (P->eplus != NULL) {
+        c.v[EV_TIME] = P->eplus[2 * (size_t)id];
+        c.v[EV_ALLOC] = P->eplus[2 * (size_t)id + 1];
+    }
+    return c;
+}
+
+void cg_prof_edge_plus(Prof *P, int32_t id, const Cost *d)
+{
+    P->eplus[2 * (size_t)id] += d->v[EV_TIME];
+    P->eplus[2 * (size_t)id + 1] += d->v[EV_ALLOC];
 }
 
 void cg_prof_over_free(Prof *P)
@@ -195,19 +240,6 @@ int cg_prof_grow(void **arr, size_t *cap, size_t need, size_t elem)
     *arr = p;
     *cap = ncap;
     return 0;
-}
-
-/* A new record (zeroed) at the end of the array *arr of *n, keyed by
- * (k1, k2) in m (known to be absent): its index. */
-static int32_t add_record(Prof *P, lua_State *L, Map *m, uint64_t k1,
-                          uint64_t k2, void **arr, size_t *n, size_t *cap,
-                          size_t elem)
-{
-    if (cg_prof_grow(arr, cap, *n + 1, elem) != 0
-        || cg_pm_put(m, k1, k2, (int32_t)*n) != 0)
-        cg_prof_oom(P, L);
-    memset((char *)*arr + *n * elem, 0, elem);
-    return (int32_t)(*n)++;
 }
 
 /* Puts node id, fn's under parent, into nodemap. */
@@ -292,21 +324,55 @@ int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     return id;
 }
 
+/* The edges' map (an IMap: the key is the edge's caller, line, callee). */
+static uint64_t edge_hash(int32_t caller, int32_t line, int32_t callee)
+{
+    return cg_im_hash(((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee,
+                      (uint32_t)line);
+}
+
+static int edge_same(const void *ud, int32_t id, const void *key)
+{
+    const Edge *e = &((const Prof *)ud)->edges[id];
+    const int32_t *k = (const int32_t *)key;
+    return e->caller == k[0] && e->line == k[1] && e->callee == k[2];
+}
+
+static uint64_t edge_rehash(const void *ud, int32_t id)
+{
+    const Edge *e = &((const Prof *)ud)->edges[id];
+    return edge_hash(e->caller, e->line, e->callee);
+}
+
 int32_t cg_prof_edge_id(Prof *P, lua_State *L, int32_t caller, int32_t line,
                        int32_t callee)
 {
-    uint64_t k1 = ((uint64_t)(uint32_t)caller << 32) | (uint32_t)callee;
-    uint64_t k2 = (uint32_t)line;
-    int32_t id = cg_pm_get(&P->edmap, k1, k2);
+    int32_t key[3], id;
+    uint64_t h;
     Edge *e;
+    key[0] = caller;
+    key[1] = line < 0 ? 0 : line;
+    key[2] = callee;
+    h = edge_hash(key[0], key[1], key[2]);
+    id = cg_im_get(&P->edmap, h, edge_same, P, key);
     if (id >= 0)
         return id;
-    id = add_record(P, L, &P->edmap, k1, k2, (void **)&P->edges, &P->ned,
-                    &P->caped, sizeof *P->edges);
+    if (P->ned >= (size_t)INT32_MAX
+        || cg_prof_grow((void **)&P->edges, &P->caped, P->ned + 1,
+                        sizeof *P->edges) != 0
+        || (P->cw > 1
+            && cg_prof_grow((void **)&P->eplus, &P->capplus, P->ned + 1,
+                            2 * sizeof *P->eplus) != 0)
+        || cg_im_put(&P->edmap, h, (int32_t)P->ned, edge_rehash, P) != 0)
+        cg_prof_oom(P, L);
+    id = (int32_t)P->ned++;
     e = &P->edges[id];
-    e->caller = caller;
-    e->line = line < 0 ? 0 : line;
-    e->callee = callee;
+    memset(e, 0, sizeof *e);
+    if (P->cw > 1)
+        P->eplus[2 * (size_t)id] = P->eplus[2 * (size_t)id + 1] = 0;
+    e->caller = key[0];
+    e->line = key[1];
+    e->callee = key[2];
     return id;
 }
 

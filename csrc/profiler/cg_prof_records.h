@@ -10,9 +10,19 @@
 /* cg_grow by half again (records: one per function, per call site). */
 CG_HIDDEN int cg_prof_grow(void **arr, size_t *cap, size_t need,
                            size_t elem);
-/* The cost of fn's line (made, zeroed, when new). */
-CG_HIDDEN Cost *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
-                                  int32_t line);
+/* The lines a function's array has room for when it holds n: n up to 8,
+ * then n rounded up to its 3 leading bits (at most a fourth more). */
+CG_HIDDEN size_t cg_prof_lines_room(size_t n);
+/* The cost of fn's line (made, zeroed, when new): P->cw int64_t, the
+ * events of a Cost from v[0]. */
+CG_HIDDEN int64_t *cg_prof_line_slot(Prof *P, lua_State *L, int32_t fn,
+                                     int32_t line);
+/* Adds the events of d (the first P->cw) to the line's cost c. */
+CG_HIDDEN void cg_prof_line_add(const Prof *P, int64_t *c, const Cost *d);
+/* The inclusive cost of edge id, every event (0 where not collected). */
+CG_HIDDEN Cost cg_prof_edge_incl(const Prof *P, int32_t id);
+/* Adds the Time and Alloc of d to edge id's inclusive cost (P->cw NEV). */
+CG_HIDDEN void cg_prof_edge_plus(Prof *P, int32_t id, const Cost *d);
 /* Calls each(ud, line, cost) for each line of fn with a cost, in
  * order of line. Returns -1 out of memory (nothing called). */
 CG_HIDDEN int cg_prof_fn_lines(const Prof *P, int32_t fn,

@@ -41,6 +41,7 @@ static void reset_data(Prof *P)
     free(P->th);
     free(P->fns);
     free(P->edges);
+    free(P->eplus);
     cg_big_free(P->nodes, P->capnode * sizeof *P->nodes);
     cg_big_free(P->nkid, P->capnkid * sizeof *P->nkid);
     cg_big_free(P->nself, P->capnself * sizeof *P->nself);
@@ -51,12 +52,14 @@ static void reset_data(Prof *P)
     cg_pm_free(&P->nodemap);
     cg_pm_free(&P->thmap);
     cg_pm_free(&P->fnmap);
-    cg_pm_free(&P->edmap);
+    cg_im_free(&P->edmap);
     cg_prof_fold_free(P);
     cg_prof_over_free(P);
     P->th = NULL;
     P->fns = NULL;
     P->edges = NULL;
+    P->eplus = NULL;
+    P->capplus = 0;
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
     P->cur = P->prev = P->prev2 = -1;
     P->fast = NULL;

@@ -514,7 +514,9 @@ size_t cg_prof_direct_bytes(const Prof *P)
 }
 
 /* What only the running VM needs: its calls, its functions' running
- * frames, its nodes' tables of children. */
+ * frames, its nodes' tables of children (the nodes that stay keep their
+ * pointers to them and to each other, which no one reads after stop:
+ * only their costs are). */
 static void free_run(Prof *P)
 {
     chunks_free((void ***)&P->vkids, &P->nvkids, sizeof(VmKids));

@@ -745,7 +745,7 @@ static void describe_c(W *w, Fn *fn, int base)
     fn->file = anchor(w);
     fn->line = 0;
     lua_rawgeti(L, base + 1, 1);
-    std = cg_prof_std_name_of(lua_tocfunction(L, -1));
+    std = cg_prof_std_name_of(L, lua_tocfunction(L, -1));
     lua_pop(L, 1);
     if (std != NULL) {
         lua_pushstring(L, std);
@@ -802,7 +802,8 @@ static void describe_lua(W *w, Fn *fn, int base, lua_Integer i, int groups)
 }
 
 /* The set of the functions to look for in package.loaded (w->set: not
- * the main chunks, whose names come from their files) and the definition
+ * the main chunks, whose names come from their files, nor the standard
+ * library's C functions, whose names are theirs) and the definition
  * lines to read, by source (w->want). */
 static void describe_prepare(W *w, int info, lua_Integer n)
 {
@@ -817,7 +818,11 @@ static void describe_prepare(W *w, int info, lua_Integer n)
         describe_one(w, lua_gettop(L), &line, &last);
         if (strcmp(lua_tostring(L, -1), "main") != 0) {
             lua_rawgeti(L, -4, 1);
-            if (lua_type(L, -1) == LUA_TFUNCTION) {
+            /* (a C function of the standard library keeps its standard
+             * name: package.loaded is not asked for it) */
+            if (lua_type(L, -1) == LUA_TFUNCTION
+                && !(lua_iscfunction(L, -1)
+                     && cg_prof_std_name_of(L, lua_tocfunction(L, -1)) != NULL)) {
                 lua_pushboolean(L, 1);
                 lua_rawset(L, w->set);
                 w->nset++;

@@ -6,7 +6,11 @@
  * is the same in every Lua state of the process), a library at a time,
  * opened in a new state only while a C function of the profile is not
  * named yet: no Lua string or table of the profiled state is made for
- * names nobody asks for. */
+ * names nobody asks for. Which library to open first is a guess read
+ * from the profiled state: the library whose table in its package.loaded
+ * holds the function now (raw reads, nothing called); the guess only
+ * orders the opening, the name always comes from the new state (a wrong
+ * guess costs one library opened in vain). */
 #include "cg_prof_names.h"
 
 #include <string.h>
@@ -100,27 +104,27 @@ static const struct {
 };
 
 /* the state the libraries are opened in (until cg_prof_std_names_done),
- * and how many are named */
+ * and which are opened (and named) */
 static lua_State *S;
-static int n_open;
+static unsigned char opened[sizeof libs / sizeof libs[0]];
 
-/* Opens the next library in S and names its functions: 0 when all are. */
-static int open_next(void)
+/* Opens library i in S and names its functions: 0 when it cannot (no
+ * state) or is opened already. */
+static int open_lib(int i)
 {
-    if (libs[n_open].name == NULL)
-        return 0;
     if (n_names < 0)
         n_names = 0;
-    if (S == NULL && (S = luaL_newstate()) == NULL) {
-        n_open = (int)(sizeof libs / sizeof libs[0]) - 1;
+    if (opened[i])
         return 0;
-    }
-    luaL_requiref(S, libs[n_open].name, libs[n_open].open, 1);
-    if (libs[n_open].open == luaopen_base) {
+    if (S == NULL && (S = luaL_newstate()) == NULL)
+        return 0;
+    opened[i] = 1;
+    luaL_requiref(S, libs[i].name, libs[i].open, 1);
+    if (libs[i].open == luaopen_base) {
         name_fields(S, NULL);
     } else {
-        name_fields(S, libs[n_open].name);
-        if (libs[n_open].open == luaopen_package) {
+        name_fields(S, libs[i].name);
+        if (libs[i].open == luaopen_package) {
             /* require: a global */
             lua_pushglobaltable(S);
             name_fields(S, NULL);
@@ -128,21 +132,75 @@ static int open_next(void)
         }
     }
     lua_pop(S, 1);
-    n_open++;
     return 1;
 }
 
-const char *cg_prof_std_name_of(lua_CFunction f)
+/* Whether the table at -1 of L has a field (raw) whose value is the C
+ * function f. */
+static int holds(lua_State *L, lua_CFunction f)
 {
-    int i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, -2)) {
+        if (lua_iscfunction(L, -1) && lua_tocfunction(L, -1) == f) {
+            lua_pop(L, 2);
+            return 1;
+        }
+        lua_pop(L, 1);
+    }
+    return 0;
+}
+
+/* The library not opened yet whose table in L's package.loaded (raw)
+ * holds f now (_G, the largest, looked at last), or -1. */
+static int guess(lua_State *L, lua_CFunction f)
+{
+    int i, found = -1, n = (int)(sizeof libs / sizeof libs[0]) - 1;
+    if (L == NULL || !lua_checkstack(L, 4))
+        return -1;
+    lua_pushliteral(L, LUA_LOADED_TABLE);
+    if (lua_rawget(L, LUA_REGISTRYINDEX) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    for (i = 1; i <= n && found < 0; i++) {
+        int k = i % n;          /* _G (0) last */
+        if (opened[k])
+            continue;
+        lua_pushstring(L, libs[k].name);
+        if (lua_rawget(L, -2) == LUA_TTABLE && holds(L, f))
+            found = k;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return found;
+}
+
+/* The name taken of f, or NULL. */
+static const char *named(lua_CFunction f)
+{
+    int i;
+    for (i = 0; i < n_names; i++)
+        if (names[i].f == f)
+            return names[i].name;
+    return NULL;
+}
+
+const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f)
+{
+    const char *name;
+    int i, g;
     if (f == NULL)
         return NULL;
-    do {
-        for (; i < (n_names > 0 ? n_names : 0); i++)
-            if (names[i].f == f)
-                return names[i].name;
-        i = 0;          /* (an open may rename one seen: all again) */
-    } while (open_next());
+    if ((name = named(f)) != NULL)
+        return name;
+    /* the guessed library first: no C function of one library is
+     * another's, so its names of f are all of them */
+    g = guess(L, f);
+    if (g >= 0 && open_lib(g) && (name = named(f)) != NULL)
+        return name;
+    for (i = 0; libs[i].name != NULL; i++)
+        if (open_lib(i) && (name = named(f)) != NULL)
+            return name;
     return NULL;
 }
 

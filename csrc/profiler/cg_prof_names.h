@@ -11,8 +11,10 @@
 /* The standard name of the C function f (its _G name, or lib.name), or
  * NULL: f is no C function of the standard library. Taken once per
  * process, a library at a time, opened in a new Lua state while f is not
- * among those named (the common ones first). */
-CG_HIDDEN const char *cg_prof_std_name_of(lua_CFunction f);
+ * among those named: first the library whose table in L's package.loaded
+ * holds f (L: the profiled state, read raw; NULL: no guess), then the
+ * common ones first. */
+CG_HIDDEN const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f);
 
 /* Closes the state of cg_prof_std_name_of (the names stay: a later call
  * opens a new state for the libraries not yet named). */

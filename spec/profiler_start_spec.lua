@@ -31,7 +31,7 @@ describe("-lcallgrind.start's start-up", function()
   teardown(function() F.remove(dir) end)
 
   for _, e in ipairs(engines()) do
-    it("loads the starter and the core alone until the profile is written (" .. e[1] .. ")", function()
+    it("loads the starter alone (the core through its starter entry) until the profile is written (" .. e[1] .. ")", function()
       local stdout, stderr, code, out = start(dir, e[2], [[
 local t = {}
 for name in pairs(package.loaded) do
@@ -44,7 +44,9 @@ print(work(10))
 ]], "CALLGRIND_STACKS=1")
       assert.are.equal("", stderr)
       assert.are.equal(0, code)
-      assert.are.equal("callgrind.core callgrind.start\n55\n", stdout)
+      -- (the core is loaded, through luaopen_callgrind_core_starter: not
+      -- as callgrind.core, whose hundreds of functions are not registered)
+      assert.are.equal("callgrind.start\n55\n", stdout)
       -- the core wrote the profile and its stacks at the end
       local prof = assert(H.load(out))
       local work = assert(prof:func("work"))

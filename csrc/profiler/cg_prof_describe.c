@@ -21,6 +21,13 @@ void cg_prof_core_keep(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &core_key);
 }
 
+int cg_prof_core_kept(lua_State *L)
+{
+    int t = lua_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
+    lua_pop(L, 1);
+    return t == LUA_TTABLE;
+}
+
 /* Pushes core[name]. */
 void cg_prof_core_get(lua_State *L, const char *name)
 {

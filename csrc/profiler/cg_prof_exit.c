@@ -886,6 +886,11 @@ static int l_autostart(lua_State *L)
     return 1;
 }
 
+int cg_prof_autostart(lua_State *L)
+{
+    return l_autostart(L);
+}
+
 void cg_prof_exit_register(lua_State *L)
 {
     static const luaL_Reg funcs[] = {

@@ -6,7 +6,10 @@
  * is the same in every Lua state of the process), a library at a time,
  * opened in a new state only while a C function of the profile is not
  * named yet: no Lua string or table of the profiled state is made for
- * names nobody asks for. Which library to open first is a guess read
+ * names nobody asks for. The libraries whose opening makes their table
+ * and nothing else (table, math, os, coroutine, utf8, debug) are opened
+ * in the profiled state itself (their tables dropped at once), which
+ * saves the new state where no other library is needed. Which library to open first is a guess read
  * from the profiled state: the library whose table in its package.loaded
  * holds the function now (raw reads, nothing called); the guess only
  * orders the opening, the name always comes from the new state (a wrong
@@ -94,13 +97,17 @@ static void name_fields(lua_State *S, const char *prefix)
 static const struct {
     const char *name;
     lua_CFunction open;
+    /* pure: its luaopen makes its table and nothing else (no global,
+     * registry entry or metatable set), so it can be opened in the
+     * profiled state itself, without a new one: the table is dropped */
+    int pure;
 } libs[] = {
-    {LUA_GNAME, luaopen_base}, {LUA_STRLIBNAME, luaopen_string},
-    {LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
-    {LUA_OSLIBNAME, luaopen_os}, {LUA_IOLIBNAME, luaopen_io},
-    {LUA_COLIBNAME, luaopen_coroutine}, {LUA_UTF8LIBNAME, luaopen_utf8},
-    {LUA_DBLIBNAME, luaopen_debug}, {LUA_LOADLIBNAME, luaopen_package},
-    {NULL, NULL}
+    {LUA_GNAME, luaopen_base, 0}, {LUA_STRLIBNAME, luaopen_string, 0},
+    {LUA_TABLIBNAME, luaopen_table, 1}, {LUA_MATHLIBNAME, luaopen_math, 1},
+    {LUA_OSLIBNAME, luaopen_os, 1}, {LUA_IOLIBNAME, luaopen_io, 0},
+    {LUA_COLIBNAME, luaopen_coroutine, 1}, {LUA_UTF8LIBNAME, luaopen_utf8, 1},
+    {LUA_DBLIBNAME, luaopen_debug, 1}, {LUA_LOADLIBNAME, luaopen_package, 0},
+    {NULL, NULL, 0}
 };
 
 /* the state the libraries are opened in (until cg_prof_std_names_done),
@@ -108,14 +115,24 @@ static const struct {
 static lua_State *S;
 static unsigned char opened[sizeof libs / sizeof libs[0]];
 
-/* Opens library i in S and names its functions: 0 when it cannot (no
+/* Opens library i and names its functions: a pure one in L (the
+ * profiled state, when not NULL: its luaopen called as a C function, no
+ * call the profiler could see), the others in S. 0 when it cannot (no
  * state) or is opened already. */
-static int open_lib(int i)
+static int open_lib(lua_State *L, int i)
 {
     if (n_names < 0)
         n_names = 0;
     if (opened[i])
         return 0;
+    if (libs[i].pure && L != NULL && lua_checkstack(L, 8)) {
+        int top = lua_gettop(L);
+        opened[i] = 1;
+        libs[i].open(L);
+        name_fields(L, libs[i].name);
+        lua_settop(L, top);
+        return 1;
+    }
     if (S == NULL && (S = luaL_newstate()) == NULL)
         return 0;
     opened[i] = 1;
@@ -196,10 +213,10 @@ const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f)
     /* the guessed library first: no C function of one library is
      * another's, so its names of f are all of them */
     g = guess(L, f);
-    if (g >= 0 && open_lib(g) && (name = named(f)) != NULL)
+    if (g >= 0 && open_lib(L, g) && (name = named(f)) != NULL)
         return name;
     for (i = 0; libs[i].name != NULL; i++)
-        if (open_lib(i) && (name = named(f)) != NULL)
+        if (open_lib(L, i) && (name = named(f)) != NULL)
             return name;
     return NULL;
 }

@@ -56,11 +56,20 @@ static void reset_data(Prof *P)
     P->cur = P->prev = P->prev2 = -1;
     P->fast = NULL;
     memset(&P->G, 0, sizeof P->G);
-    if (!P->cc_clean) {
-        for (i = 0; i < CALL_CACHE; i++)
-            P->cc[i].caller = -1;
-        P->cc_clean = 1;
-    }
+}
+
+/* Empties the call cache when a run may have filled it: at a start, not
+ * at every drop (a stop's drop before the process ends would clear 96
+ * KiB in vain; a new state's pages are zero, and a zero entry is empty:
+ * no callee's key is 0). */
+static void clean_call_cache(Prof *P)
+{
+    size_t i;
+    if (P->cc_clean)
+        return;
+    for (i = 0; i < CALL_CACHE; i++)
+        P->cc[i].caller = -1;
+    P->cc_clean = 1;
 }
 
 static int state_gc(lua_State *L)
@@ -205,6 +214,7 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (!P->calibrated)
         calibrate(P, L);
     cg_prof_drop(L);
+    clean_call_cache(P);
     modes(P, L, opts);
     P->cc_clean = 0;            /* (the run may make entries) */
     cg_prof_collect_begin(P, L, level);

@@ -255,9 +255,9 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
 /* callgrind.start's entry, loaded with package.loadlib (not require): the
  * start of a whole run's profile without the hundreds of functions and
  * the types of callgrind.core. It registers in a table of its own only
- * what the start and the write at exit call (the profiler's functions,
- * the writer's emitter, the atomic write, the stack record's and folded
- * text's writers), keeps it as the core the profiler calls through (a
+ * what the start and the write at exit call through it (five of the
+ * profiler's functions, the stack record's and the folded text's
+ * writers), keeps it as the core the profiler calls through (a
  * later require of callgrind.core keeps the whole module instead), and
  * runs prof_autostart in its own frame: returns the sentinel. When the
  * core is loaded already, its table is kept: prof_autostart alone. */
@@ -267,15 +267,14 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core_starter(
     lua_State *L)
 {
     if (!cg_prof_core_kept(L)) {
-        lua_createtable(L, 0, 20);
-        cg_prof_register(L);
+        lua_createtable(L, 0, 8);
+        cg_prof_register_start(L);
         cg_prof_exit_register(L);
         lua_pushcfunction(L, cgl_prof_write_folded);
         lua_setfield(L, -2, "prof_write_folded");
-        lua_createtable(L, 0, 4);
+        lua_createtable(L, 0, 1);
         lua_pushcfunction(L, cgl_write_stack_record);
         lua_setfield(L, -2, "write_stack_record");
-        cgl_write_register(L, lua_absindex(L, -2), lua_gettop(L));
         lua_setfield(L, -2, "internal");
         lua_pop(L, 1);
     }

@@ -497,3 +497,16 @@ void cg_prof_register(lua_State *L)
     };
     luaL_setfuncs(L, funcs, 0);
 }
+
+void cg_prof_register_start(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {
+        {"prof_start", l_start},
+        {"prof_stopper", l_stopper},
+        {"prof_running", l_running},
+        {"prof_own_hook", l_own_hook},
+        {"prof_source_lines", l_source_lines},
+        {NULL, NULL}
+    };
+    luaL_setfuncs(L, funcs, 0);
+}

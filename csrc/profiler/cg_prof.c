@@ -157,7 +157,7 @@ static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
 static int l_std_name(lua_State *L)
 {
     lua_CFunction f = lua_tocfunction(L, 1);
-    const char *name = f != NULL ? cg_prof_std_name_of(L, f) : NULL;
+    const char *name = f != NULL ? cg_prof_std_name_of(L, f, NULL) : NULL;
     cg_prof_std_names_done();
     if (name != NULL)
         lua_pushstring(L, name);

@@ -752,7 +752,7 @@ static void describe_c(W *w, Fn *fn, int base)
     fn->file = anchor(w);
     fn->line = 0;
     lua_rawgeti(L, base + 1, 1);
-    std = cg_prof_std_name_of(L, lua_tocfunction(L, -1));
+    std = cg_prof_std_name_of(L, lua_tocfunction(L, -1), fn->callname.s);
     lua_pop(L, 1);
     if (std != NULL) {
         lua_pushstring(L, std);
@@ -824,12 +824,16 @@ static void describe_prepare(W *w, int info, lua_Integer n)
         lua_rawgeti(L, info, i);
         describe_one(w, lua_gettop(L), &line, &last);
         if (strcmp(lua_tostring(L, -1), "main") != 0) {
+            const char *callname;
+            lua_rawgeti(L, -4, 2);
+            callname = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            lua_pop(L, 1);      /* (the info keeps it) */
             lua_rawgeti(L, -4, 1);
             /* (a C function of the standard library keeps its standard
              * name: package.loaded is not asked for it) */
             if (lua_type(L, -1) == LUA_TFUNCTION
                 && !(lua_iscfunction(L, -1)
-                     && cg_prof_std_name_of(L, lua_tocfunction(L, -1)) != NULL)) {
+                     && cg_prof_std_name_of(L, lua_tocfunction(L, -1), callname) != NULL)) {
                 lua_pushboolean(L, 1);
                 lua_rawset(L, w->set);
                 w->nset++;

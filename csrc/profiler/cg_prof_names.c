@@ -167,11 +167,22 @@ static int holds(lua_State *L, lua_CFunction f)
     return 0;
 }
 
-/* The library not opened yet whose table in L's package.loaded (raw)
- * holds f now (_G, the largest, looked at last), or -1. */
-static int guess(lua_State *L, lua_CFunction f)
+/* Whether the table at -1 of L has the C function f at key (raw). */
+static int holds_at(lua_State *L, lua_CFunction f, const char *key)
 {
-    int i, found = -1, n = (int)(sizeof libs / sizeof libs[0]) - 1;
+    int r;
+    lua_pushstring(L, key);
+    r = lua_rawget(L, -2) == LUA_TFUNCTION && lua_tocfunction(L, -1) == f;
+    lua_pop(L, 1);
+    return r;
+}
+
+/* The library not opened yet whose table in L's package.loaded (raw)
+ * holds f now (_G, the largest, looked at last), or -1: at key first
+ * (the name f was called by, or NULL), then in all their fields. */
+static int guess(lua_State *L, lua_CFunction f, const char *key)
+{
+    int i, pass, found = -1, n = (int)(sizeof libs / sizeof libs[0]) - 1;
     if (L == NULL || !lua_checkstack(L, 4))
         return -1;
     lua_pushliteral(L, LUA_LOADED_TABLE);
@@ -179,14 +190,17 @@ static int guess(lua_State *L, lua_CFunction f)
         lua_pop(L, 1);
         return -1;
     }
-    for (i = 1; i <= n && found < 0; i++) {
-        int k = i % n;          /* _G (0) last */
-        if (opened[k])
-            continue;
-        lua_pushstring(L, libs[k].name);
-        if (lua_rawget(L, -2) == LUA_TTABLE && holds(L, f))
-            found = k;
-        lua_pop(L, 1);
+    for (pass = key != NULL ? 0 : 1; pass < 2 && found < 0; pass++) {
+        for (i = 1; i <= n && found < 0; i++) {
+            int k = i % n;      /* _G (0) last */
+            if (opened[k])
+                continue;
+            lua_pushstring(L, libs[k].name);
+            if (lua_rawget(L, -2) == LUA_TTABLE
+                && (pass == 0 ? holds_at(L, f, key) : holds(L, f)))
+                found = k;
+            lua_pop(L, 1);
+        }
     }
     lua_pop(L, 1);
     return found;
@@ -202,7 +216,8 @@ static const char *named(lua_CFunction f)
     return NULL;
 }
 
-const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f)
+const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f,
+                                const char *key)
 {
     const char *name;
     int i, g;
@@ -212,7 +227,7 @@ const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f)
         return name;
     /* the guessed library first: no C function of one library is
      * another's, so its names of f are all of them */
-    g = guess(L, f);
+    g = guess(L, f, key);
     if (g >= 0 && open_lib(L, g) && (name = named(f)) != NULL)
         return name;
     for (i = 0; libs[i].name != NULL; i++)

@@ -12,9 +12,11 @@
  * NULL: f is no C function of the standard library. Taken once per
  * process, a library at a time, opened in a new Lua state while f is not
  * among those named: first the library whose table in L's package.loaded
- * holds f (L: the profiled state, read raw; NULL: no guess), then the
+ * holds f (L: the profiled state, read raw; NULL: no guess), looked for
+ * at key first (the name f is called by, a hint; NULL: none), then the
  * common ones first. */
-CG_HIDDEN const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f);
+CG_HIDDEN const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f,
+                                          const char *key);
 
 /* Closes the state of cg_prof_std_name_of (the names stay: a later call
  * opens a new state for the libraries not yet named). */

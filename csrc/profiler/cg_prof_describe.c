@@ -329,39 +329,62 @@ static void finder_names(W *w)
     lua_pop(L, 1);
 }
 
-/* (the templates first: the names only when a template fits the file) */
+/* package.path's templates with one "?" each: where their text before
+ * and after the "?" lies in the path (anchored), no Lua string made. */
+typedef struct Templates {
+    const char *path;
+    size_t n;
+    struct {
+        size_t pre, pre_len, post, post_len;
+    } t[1];
+} Templates;
+
+/* (the templates first: the names only when a template fits the file)
+ * w->templates: a Templates userdata, or nil when a template has two
+ * "?" (every loaded name is then tried) */
 static void finder_index(W *w)
 {
     lua_State *L = w->L;
-    const char *p;
+    const char *p, *path;
+    size_t n = 0, plen;
+    Templates *tp;
     w->indexed = 1;
     cg_prof_package_field(L, "path");
-    p = lua_tostring(L, -1);
-    while (p != NULL && *p != '\0') {
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "");
+    }
+    path = anchor(w).s;
+    plen = strlen(path);
+    for (p = path; *p != '\0'; p++)
+        n += *p == ';';
+    tp = (Templates *)lua_newuserdatauv(L, sizeof *tp + n * sizeof tp->t[0], 0);
+    tp->path = path;
+    tp->n = 0;
+    for (p = path; p < path + plen;) {
         const char *end = strchr(p, ';'), *q, *q2;
         size_t len;
         if (end == NULL)
-            end = p + strlen(p);
+            end = path + plen;
         len = (size_t)(end - p);
         if (len > 0) {
             q = memchr(p, '?', len);
             q2 = q != NULL ? memchr(q + 1, '?', (size_t)(end - q - 1)) : NULL;
             if (q != NULL && q2 == NULL) {
-                lua_createtable(L, 2, 0);
-                lua_pushlstring(L, p, (size_t)(q - p));
-                lua_rawseti(L, -2, 1);
-                lua_pushlstring(L, q + 1, (size_t)(end - q - 1));
-                lua_rawseti(L, -2, 2);
-                lua_rawseti(L, w->templates, (lua_Integer)lua_rawlen(L, w->templates) + 1);
+                tp->t[tp->n].pre = (size_t)(p - path);
+                tp->t[tp->n].pre_len = (size_t)(q - p);
+                tp->t[tp->n].post = (size_t)(q + 1 - path);
+                tp->t[tp->n].post_len = (size_t)(end - q - 1);
+                tp->n++;
             } else if (q != NULL) {
+                lua_pop(L, 1);
                 lua_pushnil(L);
-                lua_replace(L, w->templates);
                 break;
             }
         }
-        p = *end != '\0' ? end + 1 : end;
+        p = end + 1;
     }
-    lua_pop(L, 1);
+    lua_replace(L, w->templates);
 }
 
 /* Considers the names of the array on top as the module of the file at
@@ -410,16 +433,13 @@ static void module_of(W *w, Str f)
         finder_index(w);
     lua_pushboolean(L, 0);
     best = lua_gettop(L);
-    if (lua_istable(L, w->templates)) {
-        lua_Integer i, n = (lua_Integer)lua_rawlen(L, w->templates);
-        for (i = 1; i <= n; i++) {
-            size_t plen, qlen;
-            const char *pre, *post;
-            lua_rawgeti(L, w->templates, i);
-            lua_rawgeti(L, -1, 1);
-            lua_rawgeti(L, -2, 2);
-            pre = lua_tolstring(L, -2, &plen);
-            post = lua_tolstring(L, -1, &qlen);
+    if (lua_type(L, w->templates) == LUA_TUSERDATA) {
+        const Templates *tp = (const Templates *)lua_touserdata(L, w->templates);
+        size_t i;
+        for (i = 0; i < tp->n; i++) {
+            size_t plen = tp->t[i].pre_len, qlen = tp->t[i].post_len;
+            const char *pre = tp->path + tp->t[i].pre;
+            const char *post = tp->path + tp->t[i].post;
             if (f.len >= plen + qlen && memcmp(f.s, pre, plen) == 0
                 && memcmp(f.s + f.len - qlen, post, qlen) == 0) {
                 if (!w->named)
@@ -430,7 +450,6 @@ static void module_of(W *w, Str f)
                 else
                     lua_pop(L, 1);
             }
-            lua_pop(L, 3);
         }
     } else {
         if (!w->named)

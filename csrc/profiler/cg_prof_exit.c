@@ -477,7 +477,7 @@ static int describe_and_text(lua_State *L)
     w->by_file = 6;
     lua_newtable(L);
     w->by_sub = 7;
-    lua_newtable(L);
+    lua_pushnil(L);             /* (made by the first module_of) */
     w->templates = 8;
     lua_newtable(L);
     w->srccache = 9;

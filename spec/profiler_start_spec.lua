@@ -31,7 +31,8 @@ describe("-lcallgrind.start's start-up", function()
   teardown(function() F.remove(dir) end)
 
   for _, e in ipairs(engines()) do
-    it("loads the starter alone (the core through its starter entry) until the profile is written (" .. e[1] .. ")", function()
+    it("loads the starter alone (the core through its starter entry) until the profile is written (" .. e[1]
+      .. ")", function()
       local stdout, stderr, code, out = start(dir, e[2], [[
 local t = {}
 for name in pairs(package.loaded) do

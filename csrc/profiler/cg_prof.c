@@ -151,9 +151,10 @@ static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
 
 /* prof_std_name(f) -> the standard library's name of the C function f
  * (its _G name, or lib.name), or nil: f is no C function of the
- * standard library. Read from a new Lua state with the standard library
- * opened (cg_prof_names.c), so that nothing the program loads or changes
- * renames them; the names are kept for the process, the state closed. */
+ * standard library. Read from fresh copies of the libraries
+ * (cg_prof_names.c), so that nothing the program loads or changes renames
+ * them; the names are kept for the process, the new state (if one was
+ * needed) closed. */
 static int l_std_name(lua_State *L)
 {
     lua_CFunction f = lua_tocfunction(L, 1);

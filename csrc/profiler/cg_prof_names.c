@@ -1,19 +1,21 @@
 /* The standard library's names of C functions, for the profile written at
  * exit (cg_prof_exit.c) and core.prof_std_name (cg_prof.c, the Lua
- * writer's): read from a new Lua state with the standard library opened,
- * so that nothing the program loads or changes renames them. The names go
- * into a C table kept for the process (a C function's address
- * is the same in every Lua state of the process), a library at a time,
- * opened in a new state only while a C function of the profile is not
- * named yet: no Lua string or table of the profiled state is made for
- * names nobody asks for. The libraries whose opening makes their table
- * and nothing else (table, math, os, coroutine, utf8, debug) are opened
- * in the profiled state itself (their tables dropped at once), which
- * saves the new state where no other library is needed. Which library to open first is a guess read
- * from the profiled state: the library whose table in its package.loaded
- * holds the function now (raw reads, nothing called); the guess only
- * orders the opening, the name always comes from the new state (a wrong
- * guess costs one library opened in vain). */
+ * writer's): read from a fresh copy of each library, so that nothing the
+ * program loads or changes renames them. The names go into a C table
+ * kept for the process (a C function's address is the same in every Lua
+ * state of the process), a library at a time, opened only while a C
+ * function of the profile is not named yet: no Lua string of the profiled
+ * state is made for names nobody asks for. The libraries whose opening
+ * makes their table and nothing else (table, math, os, coroutine, utf8,
+ * debug) are opened in the profiled state itself, their new table
+ * dropped at once; the others (_G, string, io, package: they set
+ * globals, a metatable or registry entries) in a new Lua state, made at
+ * the first of them. Which library to open first is a guess read from
+ * the profiled state: the one whose table in its package.loaded holds
+ * the function now (raw reads, nothing called), under the name it was
+ * called by first. The guess only orders the opening: the name always
+ * comes from the fresh library (a wrong guess costs one library opened
+ * in vain). */
 #include "cg_prof_names.h"
 
 #include <string.h>

@@ -10,8 +10,10 @@
 
 /* The standard name of the C function f (its _G name, or lib.name), or
  * NULL: f is no C function of the standard library. Taken once per
- * process, a library at a time, opened in a new Lua state while f is not
- * among those named: first the library whose table in L's package.loaded
+ * process from fresh copies of the libraries, one at a time while f is
+ * not among those named (table, math, os, coroutine, utf8 and debug in L
+ * itself, their tables dropped; the others in a new Lua state): first
+ * the library whose table in L's package.loaded
  * holds f (L: the profiled state, read raw; NULL: no guess), looked for
  * at key first (the name f is called by, a hint; NULL: none), then the
  * common ones first. */

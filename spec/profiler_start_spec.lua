@@ -193,7 +193,7 @@ describe("an empty script's instructions under -lcallgrind.start (valgrind)", fu
   end
 
   for _, e in ipairs(engines()) do
-    it(("costs at most %.1fx at the start and %.1fx in all its interpreter's instructions (%s)")
+    it(("costs at most %gx at the start and %gx in all its interpreter's instructions (%s)")
       :format(START, WHOLE, e[1]), function()
       if not F.have("valgrind") then pending("no valgrind") return end
       -- the bounds are the plain build's, and valgrind cannot run the ASan

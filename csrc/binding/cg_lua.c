@@ -1,5 +1,6 @@
 /* The Lua binding's registration: the method tables, the metatables,
- * and luaopen_callgrind_core, the module's one exported symbol. The other
+ * and the module's two exported symbols: luaopen_callgrind_core, and
+ * luaopen_callgrind_core_starter, what callgrind.start loads. The other
  * cg_lua_*.c files convert between C and Lua (cg_binding.h). */
 #include "cg_lua_handle.h"
 #include "cg_lua_cost.h"
@@ -14,6 +15,7 @@
 #include "cg_lua_visuals.h"
 #include "cg_lua_stacks.h"
 #include "cg_prof.h"
+#include "cg_prof_describe.h"
 #include "cg_prof_exit.h"
 
 /* __index of every handle type: methods first (Lua modules add to them),
@@ -248,4 +250,33 @@ __attribute__((visibility("default"))) int luaopen_callgrind_core(
     cgl_write_register(L, lua_absindex(L, -2), lua_gettop(L));
     lua_setfield(L, -2, "internal");
     return 1;
+}
+
+/* callgrind.start's entry, loaded with package.loadlib (not require): the
+ * start of a whole run's profile without the hundreds of functions and
+ * the types of callgrind.core. It registers in a table of its own only
+ * what the start and the write at exit call through it (five of the
+ * profiler's functions, the stack record's and the folded text's
+ * writers), keeps it as the core the profiler calls through (a
+ * later require of callgrind.core keeps the whole module instead), and
+ * runs prof_autostart in its own frame: returns the sentinel. When the
+ * core is loaded already, its table is kept: prof_autostart alone. */
+int luaopen_callgrind_core_starter(lua_State *L);
+
+__attribute__((visibility("default"))) int luaopen_callgrind_core_starter(
+    lua_State *L)
+{
+    if (!cg_prof_core_kept(L)) {
+        lua_createtable(L, 0, 8);
+        cg_prof_register_start(L);
+        cg_prof_exit_register(L);
+        lua_pushcfunction(L, cgl_prof_write_folded);
+        lua_setfield(L, -2, "prof_write_folded");
+        lua_createtable(L, 0, 1);
+        lua_pushcfunction(L, cgl_write_stack_record);
+        lua_setfield(L, -2, "write_stack_record");
+        lua_setfield(L, -2, "internal");
+        lua_pop(L, 1);
+    }
+    return cg_prof_autostart(L);
 }

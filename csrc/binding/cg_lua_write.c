@@ -8,6 +8,7 @@
 #include "cg_atomic.h"
 #include "cg_write.h"
 
+#include <stddef.h>
 #include <string.h>
 
 static const char *const kind_names[] = { "", "format", "memory", "io",
@@ -550,7 +551,10 @@ static int cgl_emitter(lua_State *L)
     LEmit *e;
     lua_settop(L, 2);
     e = (LEmit *)lua_newuserdatauv(L, sizeof *e, 1);
-    memset(e, 0, sizeof *e);
+    /* not cost (32 KiB), which every method fills before it reads */
+    memset(e, 0, offsetof(LEmit, cost));
+    memset(e->posname, 0, sizeof e->posname);
+    memset(e->poskind, 0, sizeof e->poskind);
     luaL_setmetatable(L, EMITTER);
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);

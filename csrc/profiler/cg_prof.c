@@ -155,13 +155,14 @@ static void push_stacks(lua_State *L, const Prof *P, int live_stacks, int nev)
 
 /* prof_std_name(f) -> the standard library's name of the C function f
  * (its _G name, or lib.name), or nil: f is no C function of the
- * standard library. Read from a new Lua state with the standard library
- * opened (cg_prof_names.c), so that nothing the program loads or changes
- * renames them; the names are kept for the process, the state closed. */
+ * standard library. Read from fresh copies of the libraries
+ * (cg_prof_names.c), so that nothing the program loads or changes renames
+ * them; the names are kept for the process, the new state (if one was
+ * needed) closed. */
 static int l_std_name(lua_State *L)
 {
     lua_CFunction f = lua_tocfunction(L, 1);
-    const char *name = f != NULL ? cg_prof_std_name_of(f) : NULL;
+    const char *name = f != NULL ? cg_prof_std_name_of(L, f, NULL) : NULL;
     cg_prof_std_names_done();
     if (name != NULL)
         lua_pushstring(L, name);
@@ -497,6 +498,19 @@ void cg_prof_register(lua_State *L)
         {"prof_std_name", l_std_name},
         {"prof_source_lines", l_source_lines},
         {"prof_memory", l_memory},
+        {NULL, NULL}
+    };
+    luaL_setfuncs(L, funcs, 0);
+}
+
+void cg_prof_register_start(lua_State *L)
+{
+    static const luaL_Reg funcs[] = {
+        {"prof_start", l_start},
+        {"prof_stopper", l_stopper},
+        {"prof_running", l_running},
+        {"prof_own_hook", l_own_hook},
+        {"prof_source_lines", l_source_lines},
         {NULL, NULL}
     };
     luaL_setfuncs(L, funcs, 0);

@@ -16,8 +16,10 @@ const char cg_prof_key = 'p';          /* its address keys the registry */
 Prof *cg_prof_get(lua_State *L)
 {
     Prof *P;
+    Prof **box;
     lua_rawgetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
-    P = (Prof *)lua_touserdata(L, -1);
+    box = (Prof **)lua_touserdata(L, -1);
+    P = box != NULL ? *box : NULL;
     lua_pop(L, 1);
     return P;
 }

@@ -203,6 +203,8 @@ typedef struct Prof {
     int weak;                   /* the hook engine holds Lua functions
                                    weakly (its collector steps) */
     int cc_stale;               /* a function freed: the call cache goes */
+    int cc_clean;               /* the call cache is empty (all zero or
+                                 * reset) since no start made entries */
     lua_CFunction gc_fn;        /* collectgarbage, or NULL */
     Edge *edges;
     size_t ned, caped;

@@ -21,6 +21,13 @@ void cg_prof_core_keep(lua_State *L)
     lua_rawsetp(L, LUA_REGISTRYINDEX, &core_key);
 }
 
+int cg_prof_core_kept(lua_State *L)
+{
+    int t = lua_rawgetp(L, LUA_REGISTRYINDEX, &core_key);
+    lua_pop(L, 1);
+    return t == LUA_TTABLE;
+}
+
 /* Pushes core[name]. */
 void cg_prof_core_get(lua_State *L, const char *name)
 {
@@ -322,39 +329,62 @@ static void finder_names(W *w)
     lua_pop(L, 1);
 }
 
-/* (the templates first: the names only when a template fits the file) */
+/* package.path's templates with one "?" each: where their text before
+ * and after the "?" lies in the path (anchored), no Lua string made. */
+typedef struct Templates {
+    const char *path;
+    size_t n;
+    struct {
+        size_t pre, pre_len, post, post_len;
+    } t[1];
+} Templates;
+
+/* (the templates first: the names only when a template fits the file)
+ * w->templates: a Templates userdata, or nil when a template has two
+ * "?" (every loaded name is then tried) */
 static void finder_index(W *w)
 {
     lua_State *L = w->L;
-    const char *p;
+    const char *p, *path;
+    size_t n = 0, plen;
+    Templates *tp;
     w->indexed = 1;
     cg_prof_package_field(L, "path");
-    p = lua_tostring(L, -1);
-    while (p != NULL && *p != '\0') {
+    if (lua_type(L, -1) != LUA_TSTRING) {
+        lua_pop(L, 1);
+        lua_pushliteral(L, "");
+    }
+    path = anchor(w).s;
+    plen = strlen(path);
+    for (p = path; *p != '\0'; p++)
+        n += *p == ';';
+    tp = (Templates *)lua_newuserdatauv(L, sizeof *tp + n * sizeof tp->t[0], 0);
+    tp->path = path;
+    tp->n = 0;
+    for (p = path; p < path + plen;) {
         const char *end = strchr(p, ';'), *q, *q2;
         size_t len;
         if (end == NULL)
-            end = p + strlen(p);
+            end = path + plen;
         len = (size_t)(end - p);
         if (len > 0) {
             q = memchr(p, '?', len);
             q2 = q != NULL ? memchr(q + 1, '?', (size_t)(end - q - 1)) : NULL;
             if (q != NULL && q2 == NULL) {
-                lua_createtable(L, 2, 0);
-                lua_pushlstring(L, p, (size_t)(q - p));
-                lua_rawseti(L, -2, 1);
-                lua_pushlstring(L, q + 1, (size_t)(end - q - 1));
-                lua_rawseti(L, -2, 2);
-                lua_rawseti(L, w->templates, (lua_Integer)lua_rawlen(L, w->templates) + 1);
+                tp->t[tp->n].pre = (size_t)(p - path);
+                tp->t[tp->n].pre_len = (size_t)(q - p);
+                tp->t[tp->n].post = (size_t)(q + 1 - path);
+                tp->t[tp->n].post_len = (size_t)(end - q - 1);
+                tp->n++;
             } else if (q != NULL) {
+                lua_pop(L, 1);
                 lua_pushnil(L);
-                lua_replace(L, w->templates);
                 break;
             }
         }
-        p = *end != '\0' ? end + 1 : end;
+        p = end + 1;
     }
-    lua_pop(L, 1);
+    lua_replace(L, w->templates);
 }
 
 /* Considers the names of the array on top as the module of the file at
@@ -403,16 +433,13 @@ static void module_of(W *w, Str f)
         finder_index(w);
     lua_pushboolean(L, 0);
     best = lua_gettop(L);
-    if (lua_istable(L, w->templates)) {
-        lua_Integer i, n = (lua_Integer)lua_rawlen(L, w->templates);
-        for (i = 1; i <= n; i++) {
-            size_t plen, qlen;
-            const char *pre, *post;
-            lua_rawgeti(L, w->templates, i);
-            lua_rawgeti(L, -1, 1);
-            lua_rawgeti(L, -2, 2);
-            pre = lua_tolstring(L, -2, &plen);
-            post = lua_tolstring(L, -1, &qlen);
+    if (lua_type(L, w->templates) == LUA_TUSERDATA) {
+        const Templates *tp = (const Templates *)lua_touserdata(L, w->templates);
+        size_t i;
+        for (i = 0; i < tp->n; i++) {
+            size_t plen = tp->t[i].pre_len, qlen = tp->t[i].post_len;
+            const char *pre = tp->path + tp->t[i].pre;
+            const char *post = tp->path + tp->t[i].post;
             if (f.len >= plen + qlen && memcmp(f.s, pre, plen) == 0
                 && memcmp(f.s + f.len - qlen, post, qlen) == 0) {
                 if (!w->named)
@@ -423,7 +450,6 @@ static void module_of(W *w, Str f)
                 else
                     lua_pop(L, 1);
             }
-            lua_pop(L, 3);
         }
     } else {
         if (!w->named)
@@ -745,7 +771,7 @@ static void describe_c(W *w, Fn *fn, int base)
     fn->file = anchor(w);
     fn->line = 0;
     lua_rawgeti(L, base + 1, 1);
-    std = cg_prof_std_name_of(lua_tocfunction(L, -1));
+    std = cg_prof_std_name_of(L, lua_tocfunction(L, -1), fn->callname.s);
     lua_pop(L, 1);
     if (std != NULL) {
         lua_pushstring(L, std);
@@ -802,7 +828,8 @@ static void describe_lua(W *w, Fn *fn, int base, lua_Integer i, int groups)
 }
 
 /* The set of the functions to look for in package.loaded (w->set: not
- * the main chunks, whose names come from their files) and the definition
+ * the main chunks, whose names come from their files, nor the standard
+ * library's C functions, whose names are theirs) and the definition
  * lines to read, by source (w->want). */
 static void describe_prepare(W *w, int info, lua_Integer n)
 {
@@ -816,8 +843,16 @@ static void describe_prepare(W *w, int info, lua_Integer n)
         lua_rawgeti(L, info, i);
         describe_one(w, lua_gettop(L), &line, &last);
         if (strcmp(lua_tostring(L, -1), "main") != 0) {
+            const char *callname;
+            lua_rawgeti(L, -4, 2);
+            callname = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+            lua_pop(L, 1);      /* (the info keeps it) */
             lua_rawgeti(L, -4, 1);
-            if (lua_type(L, -1) == LUA_TFUNCTION) {
+            /* (a C function of the standard library keeps its standard
+             * name: package.loaded is not asked for it) */
+            if (lua_type(L, -1) == LUA_TFUNCTION
+                && !(lua_iscfunction(L, -1)
+                     && cg_prof_std_name_of(L, lua_tocfunction(L, -1), callname) != NULL)) {
                 lua_pushboolean(L, 1);
                 lua_rawset(L, w->set);
                 w->nset++;

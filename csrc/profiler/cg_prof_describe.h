@@ -45,6 +45,8 @@ CG_HIDDEN void cg_prof_core_keep(lua_State *L);
 
 /* Pushes core[name]. */
 CG_HIDDEN void cg_prof_core_get(lua_State *L, const char *name);
+/* Whether a core table is kept (cg_prof_core_keep) in L. */
+CG_HIDDEN int cg_prof_core_kept(lua_State *L);
 
 /* Pushes the global package table's field (nil when package is none);
  * returns its type. */

@@ -13,6 +13,8 @@
 #include "cg_prof_exit.h"
 #include "cg_prof_describe.h"
 #include "cg_prof_names.h"
+#include "cg_atomic.h"
+#include "cg_emit.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -117,19 +119,17 @@ static const char *long_name(const char *ev)
     return NULL;
 }
 
-/* Calls e:method with the n values on top; pops them, keeps no result. */
-static void emit(lua_State *L, int e, const char *method, int n)
+static CgStr cg_str(const char *s, size_t len)
 {
-    lua_getfield(L, e, method);
-    lua_insert(L, -n - 1);
-    lua_pushvalue(L, e);
-    lua_insert(L, -n - 1);
-    lua_call(L, n + 1, 0);
+    CgStr c;
+    c.ptr = s;
+    c.len = len;
+    return c;
 }
 
-static void push_str(lua_State *L, Str s)
+static CgStr of_str(Str s)
 {
-    lua_pushlstring(L, s.s, s.len);
+    return cg_str(s.s, s.len);
 }
 
 /* The calls of the edges (at ed, stride integers each) by caller:
@@ -171,89 +171,146 @@ static void text_calls(W *w, int ed, lua_Integer stride, lua_Integer ncall,
     lua_pop(L, 1);
 }
 
-/* Pushes the table of the emitter's part: pid, command line (at cmd),
- * events (at events) with their long names, the engine. */
-static void text_part(W *w, int events, int nev, int cmd)
+/* The integer t[i] (t at idx); raises when it is none. */
+static int64_t int_at(lua_State *L, int idx, lua_Integer i)
 {
-    lua_State *L = w->L;
-    int i;
-    lua_createtable(L, 0, 7);
-    lua_getfield(L, w->data, "pid");
-    lua_setfield(L, -2, "pid");
-    lua_pushvalue(L, cmd);
-    lua_setfield(L, -2, "cmd");
-    lua_createtable(L, 1, 0);
-    lua_pushliteral(L, "line");
-    lua_rawseti(L, -2, 1);
-    lua_setfield(L, -2, "positions");
-    lua_pushvalue(L, events);
-    lua_setfield(L, -2, "events");
-    lua_createtable(L, nev, 0);
-    for (i = 1; i <= nev; i++) {
-        lua_createtable(L, 0, 2);
-        lua_rawgeti(L, events, i);
-        lua_pushstring(L, long_name(lua_tostring(L, -1)));
-        lua_setfield(L, -3, "long_name");
-        lua_setfield(L, -2, "name");
-        lua_rawseti(L, -2, i);
-    }
-    lua_setfield(L, -2, "event_lines");
-    if (lua_getfield(L, w->data, "engine") != LUA_TNIL && lua_toboolean(L, -1)) {
-        lua_createtable(L, 1, 0);
-        lua_createtable(L, 2, 0);
-        lua_pushliteral(L, "Engine");
-        lua_rawseti(L, -2, 1);
-        lua_pushvalue(L, -3);
-        lua_rawseti(L, -2, 2);
-        lua_rawseti(L, -2, 1);
-        lua_setfield(L, -3, "desc");
-    }
+    int ok;
+    int64_t v;
+    lua_rawgeti(L, idx, i);
+    v = (int64_t)lua_tointegerx(L, -1, &ok);
+    if (!ok)
+        luaL_error(L, "the profile's data holds a value that is no integer");
     lua_pop(L, 1);
+    return v;
 }
 
-/* e:call(nil, file, name, count, line defined, line, cost) of the call
- * x (its edge at ed). */
-static void text_call(W *w, int e, int ed, int nev, const Call *x)
+/* The most events a profile of the profiler has (Instr, Time, Alloc) */
+#define TEXT_EVENTS 8
+#define EXIT_TEXT "callgrind.ExitText"
+
+static int text_gc(lua_State *L)
+{
+    cg_writer_free((CgWriter *)lua_touserdata(L, 1));
+    return 0;
+}
+
+/* Pushes a writer into memory (compressed names), freed when collected
+ * (an error on the way leaks nothing). */
+static CgWriter *new_text(lua_State *L)
+{
+    CgWriter *tw = (CgWriter *)lua_newuserdatauv(L, sizeof *tw, 0);
+    cg_writer_init_mem(tw, 1);
+    if (luaL_newmetatable(L, EXIT_TEXT)) {
+        lua_pushcfunction(L, text_gc);
+        lua_setfield(L, -2, "__gc");
+    }
+    lua_setmetatable(L, -2);
+    return tw;
+}
+
+/* The part's header: pid, the command line (at cmd), the events (at
+ * events) with their long names, the engine (a desc: line); what the Lua
+ * writer gives its emitter's part. */
+static void text_part(W *w, CgWriter *tw, int events, int nev, int cmd)
+{
+    lua_State *L = w->L;
+    CgWritePart h;
+    CgStr evs[TEXT_EVENTS], posname = cg_str("line", 4);
+    CgWriteEvent evl[TEXT_EVENTS];
+    CgWriteDesc desc;
+    uint8_t poskind = CG_POS_LINE;
+    int i, top = lua_gettop(L);
+    memset(&h, 0, sizeof h);
+    lua_getfield(L, w->data, "pid");
+    h.pid = (int64_t)lua_tointegerx(L, -1, &h.has_pid);
+    if (!lua_isnil(L, cmd))
+        h.cmd.ptr = lua_tolstring(L, cmd, &h.cmd.len);
+    if (lua_getfield(L, w->data, "engine") != LUA_TNIL && lua_toboolean(L, -1)) {
+        desc.type = cg_str("Engine", 6);
+        desc.value.ptr = luaL_checklstring(L, -1, &desc.value.len);
+        h.desc = &desc;
+        h.ndesc = 1;
+    }
+    h.npos = 1;
+    h.posname = &posname;
+    h.poskind = &poskind;
+    for (i = 0; i < nev; i++) {
+        const char *ln;
+        lua_rawgeti(L, events, i + 1);
+        evs[i].ptr = luaL_checklstring(L, -1, &evs[i].len);
+        lua_pop(L, 1);          /* (the events table keeps it) */
+        evl[i].name = evs[i];
+        ln = long_name(evs[i].ptr);
+        evl[i].long_name = cg_str(ln, ln != NULL ? strlen(ln) : 0);
+        evl[i].formula = cg_str(NULL, 0);
+    }
+    h.events = evs;
+    h.nev = (size_t)nev;
+    h.event_lines = evl;
+    h.nevent_lines = (size_t)nev;
+    cg_write_part(tw, &h);
+    lua_settop(L, top);
+}
+
+/* The cost lines of a function (flat at -1: line, its nev costs, ...),
+ * their costs added to totals. */
+static void text_lines(lua_State *L, CgWriter *tw, int nev, int64_t *totals)
+{
+    int t = lua_gettop(L), j;
+    lua_Integer n = (lua_Integer)lua_rawlen(L, t), k;
+    uint64_t pos[CG_MAX_POSITIONS] = {0};
+    int64_t cost[TEXT_EVENTS];
+    for (k = 1; k + nev <= n && tw->status == CG_OK; k += nev + 1) {
+        pos[0] = (uint64_t)int_at(L, t, k);
+        for (j = 0; j < nev; j++) {
+            cost[j] = int_at(L, t, k + 1 + j);
+            totals[j] += cost[j];
+        }
+        cg_write_line(tw, pos, cost, (size_t)nev);
+    }
+}
+
+/* The call x (its edge at ed): callee, count, its line, inclusive cost. */
+static void text_call(W *w, CgWriter *tw, int ed, int nev, const Call *x)
 {
     lua_State *L = w->L;
     const Fn *callee = &w->fns[x->callee - 1];
-    lua_pushnil(L);
-    push_str(L, callee->file);
-    push_str(L, callee->name);
-    lua_rawgeti(L, ed, x->k + 3);
-    lua_pushinteger(L, callee->line);
-    lua_pushinteger(L, x->line);
-    if (nev == 1) {
-        lua_rawgeti(L, ed, x->k + 4);
-    } else {
-        int v;
-        lua_createtable(L, nev, 0);
-        for (v = 0; v < nev; v++) {
-            lua_rawgeti(L, ed, x->k + 4 + v);
-            lua_rawseti(L, -2, v + 1);
-        }
-    }
-    emit(L, e, "call", 7);
+    CgWriteFn f;
+    uint64_t pos[CG_MAX_POSITIONS] = {0}, tgt[CG_MAX_POSITIONS] = {0};
+    int64_t cost[TEXT_EVENTS];
+    int v;
+    f.obj = cg_str(NULL, 0);
+    f.file = of_str(callee->file);
+    f.name = of_str(callee->name);
+    f.hint = 0;
+    tgt[0] = (uint64_t)callee->line;
+    pos[0] = (uint64_t)x->line;
+    for (v = 0; v < nev; v++)
+        cost[v] = int_at(L, ed, x->k + 4 + v);
+    cg_write_call(tw, &f, (uint64_t)int_at(L, ed, x->k + 3), tgt, pos, cost,
+                  (size_t)nev);
 }
 
-/* to_text(data, cmd at cmd): the text pushed. */
+/* to_text(data, cmd at cmd): the text pushed, written through the
+ * emitter (cg_emit.h) as the Lua writer's emitter writes it. */
 static void to_text(W *w, int cmd)
 {
     lua_State *L = w->L;
-    int events, nev, e, ed, lines, totals, i;
+    int events, nev, ed, lines, i;
     lua_Integer ned, stride, ncall;
     Call *calls;
-    size_t *first, *cnt;
+    size_t *first, *cnt, len;
+    CgWriter *tw;
+    int64_t totals[TEXT_EVENTS];
+    const char *text;
     lua_getfield(L, w->data, "events");
     events = lua_gettop(L);
     nev = (int)lua_rawlen(L, events);
-    internal_get(L, "emitter");
-    lua_pushboolean(L, 1);
-    lua_pushliteral(L, "callgrind.lua profiler");
-    lua_call(L, 2, 1);
-    e = lua_gettop(L);
-    text_part(w, events, nev, cmd);
-    emit(L, e, "part", 1);
+    if (nev < 1 || nev > TEXT_EVENTS)
+        luaL_error(L, "the profile has %d events", nev);
+    tw = new_text(L);
+    cg_write_begin(tw, cg_str("callgrind.lua profiler", 22));
+    text_part(w, tw, events, nev, cmd);
     lua_getfield(L, w->data, "edges");
     ed = lua_gettop(L);
     lua_getfield(L, w->data, "lines");
@@ -266,40 +323,35 @@ static void to_text(W *w, int cmd)
     first = (size_t *)lua_newuserdatauv(L, (w->nfn + 2) * sizeof(size_t), 0);
     cnt = (size_t *)lua_newuserdatauv(L, (w->nfn + 2) * sizeof(size_t), 0);
     text_calls(w, ed, stride, ncall, calls, first, cnt);
-    lua_createtable(L, nev, 0);
-    totals = lua_gettop(L);
-    for (i = 1; i <= nev; i++) {
-        lua_pushinteger(L, 0);
-        lua_rawseti(L, totals, i);
-    }
+    for (i = 0; i < nev; i++)
+        totals[i] = 0;
     for (i = 1; (size_t)i <= w->nfn; i++) {
         Fn *fn = &w->fns[i - 1];
         size_t m = cnt[i], c;
         lua_rawgeti(L, lines, i);
         if (lua_rawlen(L, -1) > 0 || m > 0) {
-            lua_pushnil(L);
-            push_str(L, fn->file);
-            push_str(L, fn->name);
-            emit(L, e, "fn", 3);
-            lua_pushvalue(L, -1);
-            lua_pushinteger(L, nev);
-            lua_pushvalue(L, totals);
-            emit(L, e, "lines", 3);
+            CgWriteFn f;
+            f.obj = cg_str(NULL, 0);
+            f.file = of_str(fn->file);
+            f.name = of_str(fn->name);
+            f.hint = 0;
+            cg_write_fn(tw, &f);
+            text_lines(L, tw, nev, totals);
             qsort(calls + first[i], m, sizeof(Call), call_cmp);
-            for (c = 0; c < m; c++) {
-                text_call(w, e, ed, nev, &calls[first[i] + c]);
-            }
+            for (c = 0; c < m; c++)
+                text_call(w, tw, ed, nev, &calls[first[i] + c]);
         }
         lua_pop(L, 1);
     }
-    lua_pushvalue(L, totals);
-    emit(L, e, "totals", 1);
-    lua_getfield(L, e, "finish");
-    lua_pushvalue(L, e);
-    lua_call(L, 1, 2);
-    if (lua_isnil(L, -2))
+    cg_write_totals(tw, totals);
+    cg_write_end(tw);
+    if (tw->status != CG_OK) {
+        lua_pushstring(L, tw->status == CG_ENOMEM ? "out of memory" : "write failed");
         lua_error(L);
-    lua_pop(L, 1);
+    }
+    text = cg_writer_data(tw, &len);
+    lua_pushlstring(L, text != NULL ? text : "", len);
+    cg_writer_free(tw);
     lua_replace(L, events);
     lua_settop(L, events);
 }
@@ -331,16 +383,21 @@ static void complain(const char *path, const char *cause)
     fflush(stderr);
 }
 
-/* The cause of a failed core write (nil, "path: cause") without its path. */
-static const char *cause_of(lua_State *L, const char *path, int idx)
+/* The cause of a failed write ("path: cause") without its path. */
+static const char *cause_in(const char *path, const char *err)
 {
-    const char *err = lua_tostring(L, idx);
     size_t plen = strlen(path);
     if (err == NULL)
         return "unknown error";
     if (strncmp(err, path, plen) == 0 && err[plen] == ':' && err[plen + 1] == ' ')
         return err + plen + 2;
     return err;
+}
+
+/* The cause of a failed core write (nil, "path: cause") without its path. */
+static const char *cause_of(lua_State *L, const char *path, int idx)
+{
+    return cause_in(path, lua_tostring(L, idx));
 }
 
 /* The writer's safe(s) pushed: control bytes as \xHH, a blank at the
@@ -420,7 +477,7 @@ static int describe_and_text(lua_State *L)
     w->by_file = 6;
     lua_newtable(L);
     w->by_sub = 7;
-    lua_newtable(L);
+    lua_pushnil(L);             /* (made by the first module_of) */
     w->templates = 8;
     lua_newtable(L);
     w->srccache = 9;
@@ -518,17 +575,17 @@ static void exit_write(lua_State *L, int data, const char *why,
         lua_settop(L, top);
         return;
     }
-    /* text at top - 1, anchor at top */
-    cg_prof_core_get(L, "write_file_atomic");
-    lua_pushstring(L, path);
-    lua_pushvalue(L, top + 1);
-    status = lua_pcall(L, 2, 2, 0);
-    if (status != LUA_OK || !lua_toboolean(L, -2)) {
-        complain(path, status != LUA_OK ? lua_tostring(L, -1) : cause_of(L, path, -1));
-        lua_settop(L, top);
-        return;
+    /* text at top + 1, anchor at top + 2 */
+    {
+        size_t len;
+        const char *text = lua_tolstring(L, top + 1, &len);
+        char msg[1024];
+        if (cg_write_file_atomic(path, text, len, msg, sizeof msg) != CG_OK) {
+            complain(path, cause_in(path, msg));
+            lua_settop(L, top);
+            return;
+        }
     }
-    lua_pop(L, 2);
     if (sig != NULL) {
         fprintf(stderr, "callgrind.profiler: %s: profile written to %s\n", sig, path);
         fflush(stderr);
@@ -884,6 +941,11 @@ static int l_autostart(lua_State *L)
     lua_call(L, 3, 0);
     lua_settop(L, 3);
     return 1;
+}
+
+int cg_prof_autostart(lua_State *L)
+{
+    return l_autostart(L);
 }
 
 void cg_prof_exit_register(lua_State *L)

@@ -13,4 +13,9 @@
  * of the stack (kept in the registry for the writer at exit). */
 CG_HIDDEN void cg_prof_exit_register(lua_State *L);
 
+/* core.prof_autostart itself, for the core's starter entry
+ * (luaopen_callgrind_core_starter, cg_lua.c), which calls it in its own
+ * frame: (none) -> the sentinel; raises as prof_autostart does. */
+CG_HIDDEN int cg_prof_autostart(lua_State *L);
+
 #endif

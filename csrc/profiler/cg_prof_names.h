@@ -10,9 +10,15 @@
 
 /* The standard name of the C function f (its _G name, or lib.name), or
  * NULL: f is no C function of the standard library. Taken once per
- * process, a library at a time, opened in a new Lua state while f is not
- * among those named (the common ones first). */
-CG_HIDDEN const char *cg_prof_std_name_of(lua_CFunction f);
+ * process from fresh copies of the libraries, one at a time while f is
+ * not among those named (table, math, os, coroutine, utf8 and debug in L
+ * itself, their tables dropped; the others in a new Lua state): first
+ * the library whose table in L's package.loaded
+ * holds f (L: the profiled state, read raw; NULL: no guess), looked for
+ * at key first (the name f is called by, a hint; NULL: none), then the
+ * common ones first. */
+CG_HIDDEN const char *cg_prof_std_name_of(lua_State *L, lua_CFunction f,
+                                          const char *key);
 
 /* Closes the state of cg_prof_std_name_of (the names stay: a later call
  * opens a new state for the libraries not yet named). */

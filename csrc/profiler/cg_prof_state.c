@@ -64,13 +64,28 @@ static void reset_data(Prof *P)
     P->cur = P->prev = P->prev2 = -1;
     P->fast = NULL;
     memset(&P->G, 0, sizeof P->G);
+}
+
+/* Empties the call cache when a run may have filled it: at a start, not
+ * at every drop (a stop's drop before the process ends would clear 96
+ * KiB in vain; a new state's pages are zero, and a zero entry is empty:
+ * no callee's key is 0). */
+static void clean_call_cache(Prof *P)
+{
+    size_t i;
+    if (P->cc_clean)
+        return;
     for (i = 0; i < CALL_CACHE; i++)
         P->cc[i].caller = -1;
+    P->cc_clean = 1;
 }
 
 static int state_gc(lua_State *L)
 {
-    Prof *P = (Prof *)luaL_checkudata(L, 1, PROF_STATE);
+    Prof **box = (Prof **)luaL_checkudata(L, 1, PROF_STATE);
+    Prof *P = *box;
+    if (P == NULL)
+        return 0;
     cg_prof_sig_disarm(L);      /* no handler may reach a closed state */
     if (P->running && P->direct) {
         /* the VM's frames point into what the profiler frees */
@@ -82,6 +97,8 @@ static int state_gc(lua_State *L)
     cg_prof_restore_alloc(P, L);
     P->running = 0;
     reset_data(P);
+    *box = NULL;
+    cg_big_free(P, sizeof *P);
     return 0;
 }
 
@@ -97,21 +114,29 @@ void cg_prof_node_cost(const Prof *P, size_t i, Cost *c)
 
 Prof *cg_prof_state(lua_State *L)
 {
+    Prof **box;
     Prof *P = cg_prof_get(L);
     if (P != NULL)
         return P;
-    P = (Prof *)lua_newuserdatauv(L, sizeof *P, 1);
-    memset(P, 0, sizeof *P);
-    P->cur = P->prev = P->prev2 = -1;
-    P->psfree = -1;
-    P->l54.hc_off = -1;
-    P->l54.proto_off = -1;
-    P->vm_off = P->clk_off = -1;
+    /* the state in zeroed pages (cg_mem.h: 97 KiB, most of it the call
+     * cache, whose all-zero entries are empty: no key is 0), not cleared
+     * by hand; the userdata holds its address */
+    box = (Prof **)lua_newuserdatauv(L, sizeof *box, 1);
+    *box = NULL;
     if (luaL_newmetatable(L, PROF_STATE)) {
         lua_pushcfunction(L, state_gc);
         lua_setfield(L, -2, "__gc");
     }
     lua_setmetatable(L, -2);
+    if ((P = (Prof *)cg_big_zalloc(sizeof *P)) == NULL)
+        luaL_error(L, "not enough memory for the profiler's state");
+    *box = P;
+    P->cc_clean = 1;
+    P->cur = P->prev = P->prev2 = -1;
+    P->psfree = -1;
+    P->l54.hc_off = -1;
+    P->l54.proto_off = -1;
+    P->vm_off = P->clk_off = -1;
     lua_newtable(L);
     lua_setiuservalue(L, -2, 1);
     lua_rawsetp(L, LUA_REGISTRYINDEX, &cg_prof_key);
@@ -207,7 +232,9 @@ void cg_prof_start(lua_State *L, int opts, int level)
     if (!P->calibrated)
         calibrate(P, L);
     cg_prof_drop(L);
+    clean_call_cache(P);
     modes(P, L, opts);
+    P->cc_clean = 0;            /* (the run may make entries) */
     cg_prof_collect_begin(P, L, level);
     if (P->direct)
         cg_prof_direct_start(P, L, level);

@@ -1,24 +1,13 @@
---- `lua5.4 -lcallgrind.start script.lua args...`: profiles the whole
--- script with callgrind.profiler and writes `callgrind.out.<pid>` (or
--- `$CALLGRIND_OUT`) when it ends, also by `os.exit` or an error; when it
--- cannot, one line on stderr says why (no partial file is left).
--- `CALLGRIND_EVENTS=Time,Alloc` adds those events to `Instr`;
--- `CALLGRIND_LINES=0` collects functions and calls only (faster);
--- `CALLGRIND_STACKS=1` records whole stacks too, written beside the
--- profile as its stack record `FILE.stacks` (the library's flame graph,
--- folded stacks, pprof export and report of FILE take them from there;
--- `callgrind-lua folded FILE` gives their folded text);
--- `CALLGRIND_STACKS=folded` writes folded text `FILE.folded` instead.
--- Requiring this module starts the profiler: that is its purpose. The
--- C core does the work (core.prof_autostart: the variables, the start,
--- the profile written in C at the end): no other Lua module is loaded,
--- unless the script nests a profile of callgrind.profiler in this one
--- (then the Lua writer merges them at the end).
+--- `lua5.4 -lcallgrind.start script.lua`: profiles the whole script and
+-- writes `callgrind.out.<pid>` or `$CALLGRIND_OUT` at its end
+-- (docs/profiling-lua.md). The C core does it, loaded through its starter
+-- entry (csrc/binding/cg_lua.c). Every profiled process parses this file.
 -- @module callgrind.start
 -- @usage lua5.4 -lcallgrind.start script.lua
-if _VERSION ~= "Lua 5.4" then
-  error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0)
-end
-
+if _VERSION ~= "Lua 5.4" then error("callgrind needs Lua 5.4; this is " .. tostring(_VERSION), 0) end
+-- the starter entry where the core is a file not loaded yet, else the core
+local p = package
+local s = not p.loaded["callgrind.core"] and p.searchpath("callgrind.core", p.cpath)
+s = s and p.loadlib(s, "luaopen_callgrind_core_starter")
 --- The object that writes the profile when the Lua state closes.
-return { writer = require("callgrind.core").prof_autostart() }
+return { writer = s and s() or require("callgrind.core").prof_autostart() }

@@ -161,8 +161,8 @@ describe("an empty script's instructions under -lcallgrind.start (valgrind)", fu
   -- compression libraries mapped with the core); then 2.3x and 6.0x to
   -- 6.3x (the writer parsed at the end); then, with the starter and the
   -- writer at exit in C (core.prof_autostart, csrc/profiler/cg_prof_exit.c),
-  -- 1.72x to 1.74x and 2.29x to 2.30x; now 1.41x to 1.44x and 1.53x to
-  -- 1.55x (measured; the bounds add a small margin): the core loaded
+  -- 1.72x to 1.74x and 2.29x to 2.30x; now 1.40x to 1.43x and 1.52x to
+  -- 1.54x (measured; the bounds add a small margin): the core loaded
   -- through its starter entry (a few functions registered), the
   -- collector's state in zeroed pages, the standard names without a new
   -- Lua state for this script's os.difftime, the text written from C. The

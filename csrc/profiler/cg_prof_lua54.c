@@ -19,32 +19,23 @@ void *cg_l54_alloc_ud_api(lua_State *L, lua_Alloc f)
 
 #if LUA_VERSION_NUM == 504
 
-/* Finds the prototype pointer inside a Lua closure (after its GC header
- * and upvalue count): two closures of one prototype share it, a closure of
- * another prototype has another. Returns -1 when no offset says so. */
-static int find_proto(lua_State *L)
+/* The offset of the prototype pointer inside a Lua closure (after its GC
+ * header and upvalue count), from three closures: c[0] and c[1] of one
+ * prototype, which they share, c[2] of another. -1 when no offset says
+ * so. */
+static int proto_offset(const void *const c[3])
 {
     static const int offs[] = {24, 16, 32};
-    const void *c[3];
     size_t i;
-    int j, found = -1;
-    if (luaL_loadstring(L, "local function mk() return function() end end "
-                           "return mk(), mk(), function() end") != LUA_OK
-        || lua_pcall(L, 0, 3, 0) != LUA_OK) {
-        lua_pop(L, 1);
-        return -1;
-    }
-    for (j = 0; j < 3; j++)
-        c[j] = lua_topointer(L, j - 3);
-    for (i = 0; i < sizeof offs / sizeof offs[0] && found < 0; i++) {
+    int j;
+    for (i = 0; i < sizeof offs / sizeof offs[0]; i++) {
         const void *p[3];
         for (j = 0; j < 3; j++)
             memcpy(&p[j], (const char *)c[j] + offs[i], sizeof p[j]);
         if (p[0] != NULL && p[0] == p[1] && p[0] != p[2] && p[2] != NULL)
-            found = offs[i];
+            return offs[i];
     }
-    lua_pop(L, 3);
-    return found;
+    return -1;
 }
 
 /* The key lua_getinfo gives for level lev (the reference the CallInfo
@@ -60,15 +51,21 @@ static int ref_key(const CgL54 *k, lua_State *L, lua_Debug *ar, uint64_t *key)
     return 1;
 }
 
-/* Checks cg_l54_ci_key against lua_getinfo on the three kinds of
- * function: itself (a C closure), its caller (a Lua chunk), the C function
- * that called that (a light C function); and cg_l54_ci_prev against
- * lua_getstack one level up. Returns both verdicts. */
+/* The probe, called from a Lua chunk with three closures (proto_offset's):
+ * sets k->proto_off, then checks cg_l54_ci_key against lua_getinfo on
+ * the three kinds of function: itself (a C closure), its caller (a Lua
+ * chunk), the C function that called that (a light C function); and
+ * cg_l54_ci_prev against lua_getstack one level up. Returns both
+ * verdicts. */
 static int ci_probe(lua_State *L)
 {
-    const CgL54 *k = (const CgL54 *)lua_touserdata(L, lua_upvalueindex(1));
+    CgL54 *k = (CgL54 *)lua_touserdata(L, lua_upvalueindex(1));
+    const void *c[3];
     int lev, ok = 1, prev_ok = 1;
-    for (lev = 0; lev < 3 && ok; lev++) {
+    for (lev = 0; lev < 3; lev++)
+        c[lev] = lua_topointer(L, lev + 1);
+    k->proto_off = proto_offset(c);
+    for (lev = 0; lev < 3 && ok && k->proto_off >= 0; lev++) {
         lua_Debug ar, up;
         uint64_t want, got;
         ok = lua_getstack(L, lev, &ar);
@@ -82,18 +79,21 @@ static int ci_probe(lua_State *L)
         else if (lev < 2)
             prev_ok = 0;
     }
-    lua_pushboolean(L, ok);
-    lua_pushboolean(L, ok && prev_ok);
+    lua_pushboolean(L, ok && k->proto_off >= 0);
+    lua_pushboolean(L, ok && prev_ok && k->proto_off >= 0);
     return 2;
 }
 
-/* Sets k->ci_ok and k->prev_ok. */
-static void check_ci(CgL54 *k, lua_State *L)
+/* Sets k->proto_off, k->ci_ok and k->prev_ok: one chunk parsed, which
+ * makes the closures and calls the probe (not as a tail call: the chunk
+ * is the probe's caller). */
+static void probe_closures(CgL54 *k, lua_State *L)
 {
+    k->proto_off = -1;
     k->ci_ok = k->prev_ok = 0;
-    if (k->proto_off < 0)
-        return;
-    if (luaL_loadstring(L, "local probe = ... local a, b = probe() return a, b") != LUA_OK) {
+    if (luaL_loadstring(L, "local probe = ... local function mk() return "
+                           "function() end end local a, b = probe(mk(), "
+                           "mk(), function() end) return a, b") != LUA_OK) {
         lua_pop(L, 1);
         return;
     }
@@ -199,8 +199,7 @@ static int check_allocf(lua_State *L)
 
 void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
 {
-    k->proto_off = find_proto(L);
-    check_ci(k, L);
+    probe_closures(k, L);
     k->hc_off = find_hookcount(L, hook);
     if (check_allocf(L))
         cg_l54_g_ok = 1;

@@ -275,6 +275,54 @@ describe("the two engines and a count hook", function()
     for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
   end)
 
+  it("keeps one record of a function whose first closure was collected while another of it ran", function()
+    -- seed 2000162: each f makes a closure of the handler; the second
+    -- f's handler runs collectgarbage, which collects the first f's (the
+    -- closure the hook engine held its prototype's slot by, weakly): the
+    -- slot left while another closure of the prototype ran, and the
+    -- handler's next call, by error's (no name, where its first call was
+    -- a Lua function's, the __add of line 4), made a second record: the
+    -- inner call, a recursion, counted its 6 in its edge (I gen:5 48).
+    -- By hand (luac -l): the main chunk 9 (VARARGPREP runs before the
+    -- call hook); f 6 a call; line 4's function LOADNIL ADDI MMBINI (3);
+    -- the handler's outer call 12 (line 6: 3; line 7: GETUPVAL GTI, its
+    -- JMP inline; line 8: 2; line 9: 4; line 10: LT), its inner one 6
+    -- (3, then GETUPVAL GTI RETURN1); __lt GETTABUP LOADK CALL (3): the
+    -- handler 12 + 3 + 6 = 21 a call, the inner call inside it.
+    local src = table.concat({
+      "local MT = { __lt = function(a, b) error(\"y\") end }",
+      "local function f()",
+      "  local n = 0",
+      "  xpcall(function() local _ = 1 + nil end,",
+      "  function(m)",
+      "    n = n + 1",
+      "    if n > 1 then return m end",
+      "    collectgarbage()",
+      "    local o = setmetatable({}, MT)",
+      "    local _ = o < o",
+      "    return m",
+      "  end)",
+      "end",
+      "f()",
+      "f()",
+    }, "\n") .. "\n"
+    local d = dumps_of(src)
+    local want = {
+      "T 69", "F gen:0 9", "F gen:2 12", "F gen:4 6", "F gen:5 36", "F gen:1 6",
+      "C gen:4 4 gen:5 2 42", "C [C]:error 0 gen:5 2 0", "C gen:5 10 gen:1 2 18", "C gen:1 1 [C]:error 2 12",
+      "I gen:5 42", "I gen:2 60", "S gen:0;gen:2;[C]:xpcall;gen:4;gen:5;gen:1;[C]:error;gen:5 12",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    -- one record per definition: the main chunk, __lt, f and its two
+    local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
+    local lua = {}
+    for fn in prof:functions() do
+      if fn.file == "gen" then lua[#lua + 1] = fn.name .. " " .. fn:self("Instr") end
+    end
+    table.sort(lua)
+    assert.are.same({ "add 36", "anonymous@gen:4 6", "f 12", "lt 6", "main chunk 9" }, lua)
+  end)
+
   it("closes a suspended coroutine's frames at coroutine.close, its __close methods called by the closer", function()
     -- body(1) resumes body(0) in a coroutine of its own and closes it
     -- there: body(0)'s frame closes at the close, while body(1) runs, so

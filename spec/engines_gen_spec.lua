@@ -233,6 +233,96 @@ describe("the two engines and a count hook", function()
     for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
   end)
 
+  it("calls the __close of a coroutine killed by another's error from the wrap function that resets it", function()
+    -- seed 1000223: f's second call of its dead wrap raises in the
+    -- coroutine of the wrap at line 9, whose wrap function raises it
+    -- again in the coroutine of w (line 7): it dies with cl pending, and
+    -- w's wrap function (line 11) resets it: cl's __close runs in that
+    -- coroutine with no frame below it, called by w's wrap function
+    -- (debug.traceback of the main thread from the __close: the wrap
+    -- function at line 11, under the function at line 6, xpcall and the
+    -- main chunk). The count hook's oracle took the last event's thread
+    -- (the dead coroutine of line 9) for the closer and put the __close
+    -- on its frames; both engines were right. The handler runs where w's
+    -- wrap function raises the error again, in the main thread. By hand
+    -- (luac -l): the main chunk 9 (VARARGPREP runs before the call hook;
+    -- EXTRAARG is NEWTABLE's); f 13 (line 3: 4, line 4: 4 to the loop,
+    -- then MOVE CALL FORLOOP and MOVE CALL); the empty body 1; the body
+    -- at line 7: 5 + 5; the function at line 6: 3 + 1 + 6 (LOADI x 3,
+    -- FORPREP, MOVE, CALL); __close 1; the handler 1. w's wrap function:
+    -- 24 (the body at line 7 with f's 14) + __close 1 + handler 1.
+    local d = dumps_of(table.concat({
+      "local MT = { __close = function(o, e) end }",
+      "local function f()",
+      "  local w = coroutine.wrap(function() end)",
+      "  for i = 1, 3 do w() end",
+      "end",
+      "xpcall(function()",
+      "  local w = coroutine.wrap(function()",
+      "    local cl <close> = setmetatable({}, MT)",
+      "    coroutine.wrap(f)()",
+      "  end)",
+      "  for i = 1, 3 do w() end",
+      "end, function(m) return m end)",
+    }, "\n") .. "\n")
+    local want = {
+      "T 45", "F gen:0 9", "F gen:2 13", "F gen:3 1", "F gen:6 10", "F gen:7 10", "F gen:1 1", "F gen:12 1",
+      "C [C]:? 0 gen:1 1 1", "C [C]:? 0 gen:12 1 1", "C gen:6 11 [C]:? 1 26", "C [C]:? 0 gen:7 1 24",
+      "I gen:7 24", "I gen:6 36",
+      "S gen:0;[C]:xpcall;gen:6;[C]:?;gen:1 1", "S gen:0;[C]:xpcall;gen:6;[C]:?;gen:12 1",
+      "S gen:0;[C]:xpcall;gen:6;[C]:?;gen:7;[C]:?;gen:2 13",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+  end)
+
+  it("keeps one record of a function whose first closure was collected while another of it ran", function()
+    -- seed 2000162: each f makes a closure of the handler; the second
+    -- f's handler runs collectgarbage, which collects the first f's (the
+    -- closure the hook engine held its prototype's slot by, weakly): the
+    -- slot left while another closure of the prototype ran, and the
+    -- handler's next call, by error's (no name, where its first call was
+    -- a Lua function's, the __add of line 4), made a second record: the
+    -- inner call, a recursion, counted its 6 in its edge (I gen:5 48).
+    -- By hand (luac -l): the main chunk 9 (VARARGPREP runs before the
+    -- call hook); f 6 a call; line 4's function LOADNIL ADDI MMBINI (3);
+    -- the handler's outer call 12 (line 6: 3; line 7: GETUPVAL GTI, its
+    -- JMP inline; line 8: 2; line 9: 4; line 10: LT), its inner one 6
+    -- (3, then GETUPVAL GTI RETURN1); __lt GETTABUP LOADK CALL (3): the
+    -- handler 12 + 3 + 6 = 21 a call, the inner call inside it.
+    local src = table.concat({
+      "local MT = { __lt = function(a, b) error(\"y\") end }",
+      "local function f()",
+      "  local n = 0",
+      "  xpcall(function() local _ = 1 + nil end,",
+      "  function(m)",
+      "    n = n + 1",
+      "    if n > 1 then return m end",
+      "    collectgarbage()",
+      "    local o = setmetatable({}, MT)",
+      "    local _ = o < o",
+      "    return m",
+      "  end)",
+      "end",
+      "f()",
+      "f()",
+    }, "\n") .. "\n"
+    local d = dumps_of(src)
+    local want = {
+      "T 69", "F gen:0 9", "F gen:2 12", "F gen:4 6", "F gen:5 36", "F gen:1 6",
+      "C gen:4 4 gen:5 2 42", "C [C]:error 0 gen:5 2 0", "C gen:5 10 gen:1 2 18", "C gen:1 1 [C]:error 2 12",
+      "I gen:5 42", "I gen:2 60", "S gen:0;gen:2;[C]:xpcall;gen:4;gen:5;gen:1;[C]:error;gen:5 12",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    -- one record per definition: the main chunk, __lt, f and its two
+    local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
+    local lua = {}
+    for fn in prof:functions() do
+      if fn.file == "gen" then lua[#lua + 1] = fn.name .. " " .. fn:self("Instr") end
+    end
+    table.sort(lua)
+    assert.are.same({ "add 36", "anonymous@gen:4 6", "f 12", "lt 6", "main chunk 9" }, lua)
+  end)
+
   it("closes a suspended coroutine's frames at coroutine.close, its __close methods called by the closer", function()
     -- body(1) resumes body(0) in a coroutine of its own and closes it
     -- there: body(0)'s frame closes at the close, while body(1) runs, so

@@ -61,12 +61,13 @@ typedef struct OverLine {
 
 /* A function value seen (a prototype, a C function), by its key: its
  * record, and (P->direct) the VM's per-pc counts of its prototype.
- * fn -1: a free slot (next: the next free one). */
+ * fn -1: a free slot (next: the next free one). gone: the hook engine's
+ * closure of it was collected, its prototype may live (cg_prof_fold.c). */
 typedef struct PSlot {
     uint64_t k1, k2;
     int32_t fn, next;
     lua_Unsigned *count;
-    int32_t ncount;
+    int32_t ncount, gone;
 } PSlot;
 
 /* The call cache: a call site (caller, line, callee key) seen before ->

@@ -22,12 +22,17 @@
  *   the atomic phase of a cycle, before it frees its prototype, and the
  *   hook engine steps the collector itself (cg_prof_gc_step), so after a
  *   step whose cycle passed its atomic phase (a canary table in S.w is
- *   gone) the cleared entries leave their slots before any Lua code runs
- *   again; so does the return of collectgarbage. A slot that leaves while
- *   another closure of its prototype lives is found again at its next
- *   call, with the same record. Where the collector runs on its own (the
- *   profiled code restarted it), the table stops being weak: functions
- *   stay alive as before.
+ *   gone) the cleared entries' slots are marked gone before any Lua code
+ *   runs again; so does the return of collectgarbage. A gone slot keeps
+ *   its key: another closure of its prototype may live, and its next
+ *   call finds the slot again, with the same record, and holds the slot
+ *   (a record found again by its definition could be another, its first
+ *   call giving no name or another: an error handler called first by a
+ *   Lua function's error, then by error's); a function of another
+ *   definition at its key frees it. Past GONE_MAX gone slots they are all
+ *   freed (their prototypes, or most, freed). Where the collector runs on
+ *   its own (the profiled code restarted it), the table stops being
+ *   weak: functions stay alive as before.
  *
  * The call cache (P->cc) and the generic for's lines (P->tfor_pc) are
  * keyed by prototypes' addresses: they are forgotten when a slot leaves.
@@ -351,6 +356,29 @@ void cg_prof_name_from_call(Prof *P, lua_State *L, lua_Debug *ar, int32_t id)
     lua_pop(L, 1);
 }
 
+/* Gone slot s (its closure collected) seen again, the function on top
+ * of L: another closure of its prototype, of the same definition, holds
+ * the slot again (1); a function of another definition at its key frees
+ * it (0). */
+static int slot_back(Prof *P, lua_State *L, lua_Debug *ar, int32_t s)
+{
+    const FnCost *c = &P->fns[P->ps[s].fn];
+    lua_getinfo(L, "Su", ar);
+    P->ps[s].gone = 0;
+    if (c->what == 'C' || c->defined != ar->linedefined
+        || c->last != ar->lastlinedefined || c->nparams != ar->nparams
+        || c->nups != ar->nups || c->vararg != (ar->isvararg != 0)
+        || c->src != pool_index(P, L, ar->source, strlen(ar->source))) {
+        slot_free(P, s);
+        return 0;
+    }
+    push_sub(L, "w", P->weak || P->direct);
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -2, s + 1);
+    lua_pop(L, 1);
+    return 1;
+}
+
 /* The function of ar: its slot's record, the slot made on first sight
  * (cg_prof_fold.c: the record is its definition's; nothing keeps it
  * alive). Leaves ar's "S" fields filled in only on first sight. */
@@ -360,6 +388,8 @@ int32_t cg_prof_resolve(Prof *P, lua_State *L, lua_Debug *ar, int with_name)
     int32_t id;
     k1 = slow_key(P, L, ar, &k2);
     id = cg_pm_get(&P->fnmap, k1, k2);
+    if (id >= 0 && P->ps[id].gone && !slot_back(P, L, ar, id))
+        id = -1;
     if (id >= 0) {
         id = P->ps[id].fn;
         if (P->fns[id].defined == 0 && P->fns[id].what != 'C')
@@ -442,24 +472,36 @@ void cg_prof_freed(Prof *P, lua_State *L, const void *proto,
 
 /* ---- the hook engine's weak slots ---- */
 
+/* Gone slots at most (cg_prof_weak_check): past them all are freed. */
+#define GONE_MAX 256
+
 void cg_prof_weak_check(Prof *P, lua_State *L)
 {
-    size_t s;
+    size_t s, ngone = 0;
     int gone = 0;
     if (P->direct || P->nps == 0)
         return;
     push_sub(L, "w", P->weak);
     if (lua_getfield(L, -1, "canary") == LUA_TNIL) {
         /* an atomic phase since the canary: the dead closures' entries
-         * are cleared; their prototypes may be freed */
+         * are cleared; their prototypes may be freed, or live on in
+         * other closures: their slots are gone, keeping their keys */
         for (s = 0; s < P->nps; s++)
             if (P->ps[s].fn >= 0 && P->fns[P->ps[s].fn].what != 'C') {
-                lua_rawgeti(L, -2, (lua_Integer)s + 1);
-                if (lua_isnil(L, -1)) {
-                    slot_free(P, (int32_t)s);
-                    gone = 1;
+                if (!P->ps[s].gone) {
+                    lua_rawgeti(L, -2, (lua_Integer)s + 1);
+                    if (lua_isnil(L, -1)) {
+                        P->ps[s].gone = 1;
+                        gone = 1;
+                    }
+                    lua_pop(L, 1);
                 }
-                lua_pop(L, 1);
+                ngone += P->ps[s].gone != 0;
+            }
+        for (s = 0; ngone > GONE_MAX && s < P->nps; s++)
+            if (P->ps[s].fn >= 0 && P->ps[s].gone) {
+                P->ps[s].gone = 0;
+                slot_free(P, (int32_t)s);
             }
         lua_newtable(L);
         lua_setfield(L, -3, "canary");

@@ -575,6 +575,7 @@ function M.oracle(fn, callgrind)
   local from_key, from_path
   local dropped               -- the last record left was dropped: from_key is its root
   local switched              -- this event switched threads
+  local unwound               -- ... from a coroutine an error killed, to the one the error reached
 
   local function clock(T) return G - T.susp end
   local function path_of(f, k)
@@ -614,6 +615,7 @@ function M.oracle(fn, callgrind)
   local function switch(th)
     if not dropped then from_key, from_path = nil, nil end
     dropped = false
+    unwound = false
     if cur then
       local top = cur.frames[#cur.frames] or cur.root
       from_key, from_path = top.key, top.path
@@ -630,6 +632,7 @@ function M.oracle(fn, callgrind)
           drop(r)
           r = r.resumer
         until not r or r.th == th or threads[r.th] ~= r or status(r.th) ~= "dead"
+        unwound = r ~= nil and r.th == th
       end
     end
     local left = cur
@@ -698,10 +701,13 @@ function M.oracle(fn, callgrind)
         -- the bottom of a coroutine where a dead one had frames (the
         -- __close of a closed one): they close, the call is the closer's
         -- (a wrap function that an error came back to resets its
-        -- coroutine with no event in between: the one that resumed it)
+        -- coroutine with no event in between: the one that resumed it,
+        -- also when the error came from a coroutine this one resumed,
+        -- whose last event was the one before; coroutine.close's call
+        -- is an event of the closer's thread)
         close_all(T)
         local R = T.resumer
-        if R and R ~= T and threads[R.th] == R and not switched then
+        if R and R ~= T and threads[R.th] == R and (not switched or unwound) then
           local c = top(R)
           T.root.key, T.root.path = c.key, c.path or ""
         else

@@ -174,6 +174,11 @@ typedef struct Prof {
     size_t nth, capth;
     int32_t cur, from_fn, from_node;
     int32_t prev, prev2;        /* the threads that ran before cur, or -1 */
+    int32_t dead_from;          /* the resumer of the last coroutine whose
+                                   body returned (cur is -1 then): it may
+                                   have died since, with no event (a wrap
+                                   function's __close run at its reset,
+                                   the error raised again), or -1 */
     Map thmap;
     int stacks;                 /* opts.stacks: a trie of call stacks */
     int lines;                  /* opts.lines: a line hook (default) */

@@ -246,6 +246,7 @@ static void drop_thread(Prof *P, lua_State *L, Thread *T)
  * killed): the next one is called by its closer too (T's root). */
 static void body_done(Prof *P, lua_State *L, Thread *T)
 {
+    P->dead_from = T->resumer;
     P->from_fn = T->f[0].fn;
     P->from_node = T->f[0].node;
     drop_thread(P, L, T);
@@ -388,7 +389,12 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
         leave(P, L, T);
         if (T->L == NULL)
             leave_dead(P, r, L);
+    } else if (P->dead_from >= 0) {
+        /* the last thread's body returned (a __close its reset ran): the
+         * threads an error took from its closer on close now too */
+        leave_dead(P, P->dead_from, L);
     }
+    P->dead_from = -1;
     from = P->cur;
     i = thread_is(P, P->prev, L) ? P->prev
         : thread_is(P, P->prev2, L) ? P->prev2 : thread_index(P, L);
@@ -927,6 +933,7 @@ void cg_prof_collect_begin(Prof *P, lua_State *L, int level)
     lua_pop(L, 2);
     T = add_thread(P, L, -1);
     P->cur = 0;
+    P->dead_from = -1;
     if (level > 0 && !P->direct)
         initial_stack(P, L, T, level);
     cg_prof_hook_out(P);

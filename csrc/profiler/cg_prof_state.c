@@ -61,7 +61,7 @@ static void reset_data(Prof *P)
     P->eplus = NULL;
     P->capplus = 0;
     P->nth = P->capth = P->nfn = P->capfn = P->ned = P->caped = 0;
-    P->cur = P->prev = P->prev2 = -1;
+    P->cur = P->prev = P->prev2 = P->dead_from = -1;
     P->fast = NULL;
     memset(&P->G, 0, sizeof P->G);
 }
@@ -132,7 +132,7 @@ Prof *cg_prof_state(lua_State *L)
         luaL_error(L, "not enough memory for the profiler's state");
     *box = P;
     P->cc_clean = 1;
-    P->cur = P->prev = P->prev2 = -1;
+    P->cur = P->prev = P->prev2 = P->dead_from = -1;
     P->psfree = -1;
     P->l54.hc_off = -1;
     P->l54.proto_off = -1;

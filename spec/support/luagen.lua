@@ -576,6 +576,7 @@ function M.oracle(fn, callgrind)
   local dropped               -- the last record left was dropped: from_key is its root
   local switched              -- this event switched threads
   local unwound               -- ... from a coroutine an error killed, to the one the error reached
+  local dead_from             -- the resumer of the last coroutine whose body returned (cur is nil then)
 
   local function clock(T) return G - T.susp end
   local function path_of(f, k)
@@ -634,7 +635,19 @@ function M.oracle(fn, callgrind)
         until not r or r.th == th or threads[r.th] ~= r or status(r.th) ~= "dead"
         unwound = r ~= nil and r.th == th
       end
+    elseif dead_from then
+      -- the last thread's body returned (a __close its reset ran, called
+      -- by its closer): the closer's thread may have died since, of an
+      -- error raised again with no event of its own, and those the error
+      -- went through on the way to th
+      local r = dead_from
+      while r and r.th ~= th and threads[r.th] == r and status(r.th) == "dead" do
+        close_all(r)
+        drop(r)
+        r = r.resumer
+      end
     end
+    dead_from = nil
     local left = cur
     local T = threads[th]
     if not T then
@@ -770,6 +783,7 @@ function M.oracle(fn, callgrind)
       -- thread, a second __close of a closed coroutine, starts a record
       -- called by its closer, this one's root)
       if #T.frames == 0 and T ~= threads.main then
+        dead_from = T.resumer
         drop(T)
         from_key, from_path, dropped = T.root.key, T.root.path, true
       end

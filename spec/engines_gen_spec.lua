@@ -275,6 +275,38 @@ describe("the two engines and a count hook", function()
     for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
   end)
 
+  it("closes a coroutine killed by the error its wrap function raises again, after the __close of the reset, at once", function()
+    -- seeds 3000208 and 3000216 of make fuzz-lua: w's body dies of an
+    -- error with cl pending; w's wrap function, in co, resets it (cl's
+    -- __close runs in w's coroutine, called by the wrap function) and
+    -- raises the error again, which kills co. The __close's return was
+    -- the last event: the hook engine and the count hook's oracle had
+    -- then no thread current, and never closed co's frames at the next
+    -- event (main's): they closed at stop, with the main chunk's RETURN
+    -- in them (the wrap function 13, co's body 19, one more than the
+    -- resume that ran it); the counting engine was right. By hand (luac
+    -- -l): the main chunk 12 (VARARGPREP runs before the call hook;
+    -- EXTRAARG is NEWTABLE's); co's body 6 (its RETURN0 never runs); w's
+    -- body 8 (EXTRAARG; no RETURN); __close 4 (LOADI LOADI LOADNIL
+    -- RETURN1). The wrap function 8 + 4, co's body 6 + 12: the resume's.
+    local d = dumps_of(table.concat({
+      "local MT = { __close = function(o, e) local a, b = 1, 2 return nil end }",
+      "local co = coroutine.create(function()",
+      "  local w = coroutine.wrap(function() local cl <close> = setmetatable({}, MT) error(\"x\") end)",
+      "  w()",
+      "end)",
+      "coroutine.resume(co)",
+    }, "\n") .. "\n")
+    local want = {
+      "T 30", "F gen:0 12", "F gen:2 6", "F gen:3 8", "F gen:1 4",
+      "C [C]:? 0 gen:3 1 8", "C [C]:? 0 gen:1 1 4", "C gen:2 4 [C]:? 1 12",
+      "C [C]:coroutine.resume 0 gen:2 1 18", "C gen:0 6 [C]:coroutine.resume 1 18",
+      "I gen:2 18", "I [C]:coroutine.resume 18",
+      "S gen:0;[C]:coroutine.resume;gen:2;[C]:?;gen:1 4",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+  end)
+
   it("keeps one record of a function whose first closure was collected while another of it ran", function()
     -- seed 2000162: each f makes a closure of the handler; the second
     -- f's handler runs collectgarbage, which collects the first f's (the

@@ -275,7 +275,7 @@ describe("the two engines and a count hook", function()
     for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
   end)
 
-  it("closes a coroutine killed by the error its wrap function raises again, after the __close of the reset, at once", function()
+  it("closes a coroutine its wrap function's error killed after the reset's __close at the next event", function()
     -- seeds 3000208 and 3000216 of make fuzz-lua: w's body dies of an
     -- error with cl pending; w's wrap function, in co, resets it (cl's
     -- __close runs in w's coroutine, called by the wrap function) and

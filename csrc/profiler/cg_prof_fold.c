@@ -22,7 +22,9 @@
  *   the atomic phase of a cycle, before it frees its prototype, and the
  *   hook engine steps the collector itself (cg_prof_gc_step), so after a
  *   step whose cycle passed its atomic phase (a canary table in S.w is
- *   gone) the cleared entries' slots are marked gone before any Lua code
+ *   gone; no copy of it is left on a thread's stack, where a Lua frame's
+ *   registers, marked up to its top, would keep it: unstack) the
+ *   cleared entries' slots are marked gone before any Lua code
  *   runs again; so does the return of collectgarbage. A gone slot keeps
  *   its key: another closure of its prototype may live, and its next
  *   call finds the slot again, with the same record, and holds the slot

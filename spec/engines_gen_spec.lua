@@ -355,6 +355,51 @@ describe("the two engines and a count hook", function()
     assert.are.same({ "add 36", "anonymous@gen:4 6", "f 12", "lt 6", "main chunk 9" }, lua)
   end)
 
+  it("tells a loaded chunk from another at its freed prototype's address", function()
+    -- seeds 3002516, 3002519, 3002522: the hook engine knows an atomic
+    -- phase passed (the collected closures' slots are gone) by its canary
+    -- leaving its weak table; the copy of the canary it left just above
+    -- the stack's top, at collectgarbage's return (line 9), lay in h's
+    -- registers (line 2 makes h's frame big; lines 3-4 write only 3 of
+    -- them): its GC step at line 4's hook (the concatenation's 2 MB), a
+    -- whole cycle, marked it. The cycle collected a, freed its prototype,
+    -- and the slot stayed: b, at a's freed prototype's address, took a's
+    -- record (C gen:6 13 a:0 1 2, F a:0 4). (It cannot fail where freed
+    -- memory is not reused at once, under ASan.) By hand (luac -l): a and
+    -- b 2 each (LOADI RETURN; VARARGPREP runs before the call hook); h 6
+    -- (line 2: EQK, its JMP inline; line 3: MOVE MOVE CONCAT; line 4:
+    -- LEN RETURN1); f 19 (line 7: 4, 8: 2, 9: 2, 10: 1, 11: 3, 12: 4,
+    -- 13: 2, 14: 1), 29 with its callees; the main chunk 10 (CLOSURE x 2,
+    -- line 15: 8).
+    local d = dumps_of(table.concat({
+      "local function h(big)",
+      "  if big == nil then big(1, 2, 3, 4, 5, 6, 7, 8, 9, 10) end",
+      "  local s = big .. big",
+      "  return #s",
+      "end",
+      "local function f(big)",
+      "  local a = load(\"return 1\", \"=a\")",
+      "  a()",
+      "  collectgarbage()",
+      "  a = nil",
+      "  h(big)",
+      "  local b = load(\"return 2\", \"=b\")",
+      "  b()",
+      "end",
+      "f(string.rep(\"x\", 1 << 20))",
+    }, "\n") .. "\n")
+    local want = {
+      "T 39", "F gen:0 10", "F gen:6 19", "F gen:1 6", "F a:0 2", "F b:0 2",
+      "C gen:6 8 a:0 1 2", "C gen:6 13 b:0 1 2", "C gen:6 11 gen:1 1 6", "C gen:0 15 gen:6 1 29",
+      "L gen:1 2 1", "L gen:1 3 3", "L gen:1 4 2", "L a:0 1 2", "L b:0 1 2",
+      "I gen:6 29", "I gen:0 39", "S gen:0;gen:6;a:0 2", "S gen:0;gen:6;b:0 2",
+    }
+    for _, what in ipairs { "hook", "oracle", "vm" } do
+      has_lines(d[what], want, what)
+      assert.is_nil(d[what]:find("\nF a:0 4\n", 1, true), what)
+    end
+  end)
+
   it("closes a suspended coroutine's frames at coroutine.close, its __close methods called by the closer", function()
     -- body(1) resumes body(0) in a coroutine of its own and closes it
     -- there: body(0)'s frame closes at the close, while body(1) runs, so

@@ -22,7 +22,9 @@
  *   the atomic phase of a cycle, before it frees its prototype, and the
  *   hook engine steps the collector itself (cg_prof_gc_step), so after a
  *   step whose cycle passed its atomic phase (a canary table in S.w is
- *   gone) the cleared entries' slots are marked gone before any Lua code
+ *   gone; no copy of it is left on a thread's stack, where a Lua frame's
+ *   registers, marked up to its top, would keep it: unstack) the
+ *   cleared entries' slots are marked gone before any Lua code
  *   runs again; so does the return of collectgarbage. A gone slot keeps
  *   its key: another closure of its prototype may live, and its next
  *   call finds the slot again, with the same record, and holds the slot
@@ -475,21 +477,34 @@ void cg_prof_freed(Prof *P, lua_State *L, const void *proto,
 /* Gone slots at most (cg_prof_weak_check): past them all are freed. */
 #define GONE_MAX 256
 
+/* The slot just above L's top (where the canary was, the value popped)
+ * set to nil: no copy of the canary stays there for a Lua frame made
+ * later over it to keep alive (the collector marks a frame's registers,
+ * stale ones too, up to its top). */
+static void unstack(lua_State *L)
+{
+    lua_pushnil(L);
+    lua_pop(L, 1);
+}
+
 void cg_prof_weak_check(Prof *P, lua_State *L)
 {
     size_t s, ngone = 0;
-    int gone = 0;
+    int gone = 0, canary;
     if (P->direct || P->nps == 0)
         return;
     push_sub(L, "w", P->weak);
-    if (lua_getfield(L, -1, "canary") == LUA_TNIL) {
+    canary = lua_getfield(L, -1, "canary");
+    lua_pop(L, 1);
+    unstack(L);
+    if (canary == LUA_TNIL) {
         /* an atomic phase since the canary: the dead closures' entries
          * are cleared; their prototypes may be freed, or live on in
          * other closures: their slots are gone, keeping their keys */
         for (s = 0; s < P->nps; s++)
             if (P->ps[s].fn >= 0 && P->fns[P->ps[s].fn].what != 'C') {
                 if (!P->ps[s].gone) {
-                    lua_rawgeti(L, -2, (lua_Integer)s + 1);
+                    lua_rawgeti(L, -1, (lua_Integer)s + 1);
                     if (lua_isnil(L, -1)) {
                         P->ps[s].gone = 1;
                         gone = 1;
@@ -504,9 +519,9 @@ void cg_prof_weak_check(Prof *P, lua_State *L)
                 slot_free(P, (int32_t)s);
             }
         lua_newtable(L);
-        lua_setfield(L, -3, "canary");
+        lua_setfield(L, -2, "canary");
+        unstack(L);
     }
-    lua_pop(L, 1);
     if (P->weak && lua_gc(L, LUA_GCISRUNNING)) {
         /* the collector runs on its own now: the functions stay */
         P->weak = 0;

@@ -60,6 +60,12 @@ local function has_lines(dump, want, what)
   for _, l in ipairs(want) do assert.is_true(set[l] ~= nil, what .. " lacks " .. l .. "\n" .. dump) end
 end
 
+-- each of the three dumps of a program (hook, oracle, vm) holds every
+-- line of want
+local function all_have(d, want)
+  for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+end
+
 describe("the two engines and a count hook", function()
   if not have_vm() then
     pending("the counting interpreter could not be built (make vm): " .. VM .. " is missing")
@@ -114,7 +120,7 @@ describe("the two engines and a count hook", function()
       "C gen:4 4 gen:1 1 5", "C gen:1 2 [C]:error 1 0",
       "I gen:1 5", "I gen:4 8", "I gen:0 200021",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("closes the frames of every coroutine an error killed on its way out, when it reaches a live one", function()
@@ -143,7 +149,7 @@ describe("the two engines and a count hook", function()
       "C gen:0 8 [C]:coroutine.resume 1 11", "C [C]:coroutine.resume 0 gen:4 1 11",
       "C gen:4 6 [C]:? 1 5", "C [C]:? 0 gen:5 1 5", "C gen:5 5 gen:1 1 3", "C gen:1 2 [C]:error 1 0",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("never takes a new coroutine for a collected suspended one at the same address", function()
@@ -178,7 +184,7 @@ describe("the two engines and a count hook", function()
       "C [C]:coroutine.resume 0 gen:1 6 297", "C gen:0 12 [C]:coroutine.resume 3 207",
       "L gen:1 3 144", "L gen:1 4 6", "L gen:1 8 24",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("closes a collected suspended coroutine's frames as at stop, not while others of their function run", function()
@@ -198,7 +204,7 @@ describe("the two engines and a count hook", function()
       "end",
     }, "\n") .. "\n")
     local want = { "T 47", "F gen:2 18", "I gen:2 18", "C [C]:? 0 gen:2 3 18", "C gen:0 6 [C]:? 3 18" }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("charges the __close a coroutine.wrap function runs, resetting its dead coroutine, to it", function()
@@ -230,7 +236,7 @@ describe("the two engines and a count hook", function()
       "C [C]:? 0 gen:1 1 1", "C [C]:pcall 0 [C]:? 1 23", "C gen:0 10 [C]:pcall 1 23",
       "S gen:0;[C]:pcall;[C]:?;gen:1 1", "I gen:5 22",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("calls the __close of a coroutine killed by another's error from the wrap function that resets it", function()
@@ -272,7 +278,7 @@ describe("the two engines and a count hook", function()
       "S gen:0;[C]:xpcall;gen:6;[C]:?;gen:1 1", "S gen:0;[C]:xpcall;gen:6;[C]:?;gen:12 1",
       "S gen:0;[C]:xpcall;gen:6;[C]:?;gen:7;[C]:?;gen:2 13",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("closes a coroutine its wrap function's error killed after the reset's __close at the next event", function()
@@ -304,7 +310,7 @@ describe("the two engines and a count hook", function()
       "I gen:2 18", "I [C]:coroutine.resume 18",
       "S gen:0;[C]:coroutine.resume;gen:2;[C]:?;gen:1 4",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("keeps one record of a function whose first closure was collected while another of it ran", function()
@@ -344,7 +350,7 @@ describe("the two engines and a count hook", function()
       "C gen:4 4 gen:5 2 42", "C [C]:error 0 gen:5 2 0", "C gen:5 10 gen:1 2 18", "C gen:1 1 [C]:error 2 12",
       "I gen:5 42", "I gen:2 60", "S gen:0;gen:2;[C]:xpcall;gen:4;gen:5;gen:1;[C]:error;gen:5 12",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
     -- one record per definition: the main chunk, __lt, f and its two
     local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
     local lua = {}
@@ -439,7 +445,7 @@ describe("the two engines and a count hook", function()
       "C [C]:coroutine.close 0 gen:1 2 2", "C gen:0 20 [C]:coroutine.close 1 2",
       "S gen:0;[C]:coroutine.close;gen:1 2", "I [C]:coroutine.resume 58",
     }
-    for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
+    all_have(d, want)
   end)
 
   it("gives a generic for's first call of its iterator the line Lua reports for it", function()

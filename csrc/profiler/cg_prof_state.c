@@ -93,10 +93,9 @@ static int state_gc(lua_State *L)
         P->vmh.hook(L, NULL, NULL);
         P->vmh.onfree(L, NULL);
     }
-    cg_prof_direct_free(P);
     cg_prof_restore_alloc(P, L);
     P->running = 0;
-    reset_data(P);
+    reset_data(P);              /* the counting engine's records too */
     *box = NULL;
     cg_big_free(P, sizeof *P);
     return 0;

@@ -17,11 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Scratch that lives as long as a userdata on the stack. */
+/* Scratch for n items of size bytes that lives as long as a userdata on
+ * the stack. */
 static void *scratch(lua_State *L, size_t n, size_t size)
 {
     if (n > ((size_t)-1 - 1) / (size ? size : 1))
-        luaL_error(L, "stack record: too many nodes");
+        luaL_error(L, "too many stacks");
     return lua_newuserdatauv(L, n * size + 1, 0);
 }
 
@@ -272,9 +273,9 @@ int cgl_prof_write_folded(lua_State *L)
         return luaL_error(L, "too many stacks");
     /* scratch the collector frees: parent, fn, chain and depth, then
      * costs */
-    ints = (int32_t *)lua_newuserdatauv(L, n * 4 * sizeof *ints + 1, 0);
-    costs = (int64_t *)lua_newuserdatauv(L, n * sizeof *costs + 1, 0);
-    names = (CgStr *)lua_newuserdatauv(L, nfn * sizeof *names + 1, 0);
+    ints = (int32_t *)scratch(L, n, 4 * sizeof *ints);
+    costs = (int64_t *)scratch(L, n, sizeof *costs);
+    names = (CgStr *)scratch(L, nfn, sizeof *names);
     for (i = 0; i < nfn; i++) {
         lua_rawgeti(L, 4, (lua_Integer)i + 1);
         if (lua_type(L, -1) != LUA_TSTRING)
@@ -293,7 +294,7 @@ int cgl_prof_write_folded(lua_State *L)
     F.names = names;
     {
         uint64_t longest = 0;
-        F.len = (uint64_t *)lua_newuserdatauv(L, n * sizeof *F.len + 1, 0);
+        F.len = (uint64_t *)scratch(L, n, sizeof *F.len);
         size = cg_fold_size(&F, &longest);
         if (max >= 0 && size > (uint64_t)max) {
             lua_pushnil(L);
@@ -303,7 +304,9 @@ int cgl_prof_write_folded(lua_State *L)
             lua_pushliteral(L, "memory");
             return 3;
         }
-        F.path = (char *)lua_newuserdatauv(L, (size_t)longest + 1, 0);
+        if (longest >= SIZE_MAX)
+            return luaL_error(L, "too many stacks");
+        F.path = (char *)scratch(L, (size_t)longest, 1);
     }
     /* no Lua call until the file is written */
     rc = cg_write_atomic_with(path, cg_fold_fill, &F,

@@ -453,7 +453,8 @@ end
 local function write_record(path, data, fns, text)
   local files, names = {}, {}
   for i, fn in ipairs(fns) do files[i], names[i] = safe(fn.file), safe(fn.name) end
-  local digest = text:match("# end digest=fnv1a64:(%x+)\n$")
+  -- the end line only (a search from the start tries every byte)
+  local digest = text:match("# end digest=fnv1a64:(%x+)\n$", math.max(1, #text - 63))
   return written(path, core.internal.write_stack_record(path, data.stacks, data.events, files, names, digest))
 end
 

@@ -81,21 +81,17 @@ typedef struct ProfNodes {
     size_t nev;
 } ProfNodes;
 
-static void prof_node(void *ud, size_t i, int32_t *parent, int32_t *fn,
-                      int64_t *cost)
+static void prof_nodes(void *ud, size_t from, size_t n, int32_t *parent,
+                       int32_t *fn, int64_t *cost)
 {
     const ProfNodes *pn = (const ProfNodes *)ud;
-    const Node *x = &pn->P->nodes[i];
-    Cost self;
-    size_t e, k = 0;
-    *parent = x->parent;
-    *fn = x->fn;
-    cg_prof_node_cost(pn->P, i, &self);
-    for (e = 0; e < NEV; e++)
-        if (pn->P->ev[e] && k < pn->nev)
-            cost[k++] = self.v[e];
-    for (; k < pn->nev; k++)
-        cost[k] = 0;
+    const Node *x = &pn->P->nodes[from];
+    size_t i;
+    for (i = 0; i < n; i++) {
+        parent[i] = x[i].parent;
+        fn[i] = x[i].fn;
+    }
+    cg_prof_node_costs(pn->P, from, n, cost, pn->nev);
 }
 
 /* The nodes into R: the collector's (pn->P, not NULL: read in place,
@@ -117,7 +113,7 @@ static void record_nodes(lua_State *L, ProfNodes *pn, CgRecOut *R)
                 luaL_error(L, "stack record: node %d is not parent (an earlier node or none), function", (int)i + 1);
         }
         pn->nev = nev;
-        R->node = prof_node;
+        R->nodes = prof_nodes;
         R->node_ud = pn;
         return;
     }

@@ -20,6 +20,9 @@ CG_HIDDEN void cg_prof_direct_free(Prof *P);
 /* Node i's own instructions, from the VM's node: while running, and
  * after stop until the data is reset (stop frees the rest). */
 CG_HIDDEN int64_t cg_prof_direct_self(const Prof *P, size_t i);
+/* The instructions of VM nodes [from, from + n) at out[k * stride]. */
+CG_HIDDEN void cg_prof_direct_selves(const Prof *P, size_t from, size_t n,
+                                     int64_t *out, size_t stride);
 /* 1 when the VM's nodes and their tables of children have the sizes of
  * the ones here (callgrind_vm_node_size, callgrind_vm_kidtab_size):
  * stacks are the VM's only then. */

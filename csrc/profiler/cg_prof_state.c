@@ -111,6 +111,27 @@ void cg_prof_node_cost(const Prof *P, size_t i, Cost *c)
     c->v[EV_INSTR] = cg_prof_direct_self(P, i);
 }
 
+void cg_prof_node_costs(const Prof *P, size_t from, size_t n, int64_t *cost,
+                        size_t nev)
+{
+    size_t i, e, k;
+    memset(cost, 0, n * nev * sizeof *cost);
+    if (P->nself == NULL) {
+        /* the counting interpreter's: Instr alone, its column */
+        for (e = 0, k = 0; e != EV_INSTR; e++)
+            k += P->ev[e] != 0;
+        if (P->ev[EV_INSTR] && k < nev)
+            cg_prof_direct_selves(P, from, n, cost + k, nev);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const Cost *c = &P->nself[from + i];
+        for (e = 0, k = 0; e < NEV && k < nev; e++)
+            if (P->ev[e])
+                cost[i * nev + k++] = c->v[e];
+    }
+}
+
 Prof *cg_prof_state(lua_State *L)
 {
     Prof **box;

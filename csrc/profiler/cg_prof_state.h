@@ -27,6 +27,10 @@ CG_HIDDEN int cg_prof_stop(lua_State *L);
 /* Node i's own cost: the hook engine's, or the counting interpreter's
  * (its VM's node, Instr). */
 CG_HIDDEN void cg_prof_node_cost(const Prof *P, size_t i, Cost *c);
+/* The own costs of nodes [from, from + n), in the events collected (the
+ * first nev of them, 0 past those): cost[k * nev + e], node from + k. */
+CG_HIDDEN void cg_prof_node_costs(const Prof *P, size_t from, size_t n,
+                                  int64_t *cost, size_t nev);
 /* The bytes the collector's records hold outside the Lua heap (its
  * arrays and maps, their capacities; the VM's calls and nodes). */
 CG_HIDDEN size_t cg_prof_bytes(const Prof *P);

@@ -62,19 +62,10 @@ static const char two_digits[] =
     "68697071727374757677787980818283848586878889909192939495969798"
     "99";
 
-/* v in decimal at p (up to 20 digits and a sign); returns its end. */
-static char *decimal_at(char *p, int64_t v)
+/* u in decimal at p, n digits (n >= 1); returns its end. */
+static char *digits_at(char *p, uint64_t u, int n)
 {
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v, t = u;
-    int n = 1;
-    char *end;
-    if (v < 0)
-        *p++ = '-';
-    while (t >= 10) {
-        t /= 10;
-        n++;
-    }
-    end = p + n;
+    char *end = p + n;
     p = end;
     while (u >= 100) {
         unsigned d = (unsigned)(u % 100) * 2;
@@ -92,62 +83,80 @@ static char *decimal_at(char *p, int64_t v)
     return end;
 }
 
-/* node i of R: its parent and function, its costs (in buf, when R
- * has no arrays; nev of them) */
-static const int64_t *rec_node(const CgRecOut *R, size_t i, int32_t *parent,
-                               int32_t *fn, int64_t *buf)
+/* v in decimal at p (up to 20 digits and a sign); returns its end. Most
+ * of a record's numbers are below 100 (a parent's distance, a cost of
+ * 0): those without the count of digits. */
+static char *decimal_at(char *p, int64_t v)
 {
-    if (R->node != NULL) {
-        R->node(R->node_ud, i, parent, fn, buf);
-        return buf;
+    uint64_t u, t;
+    int n;
+    if (v >= 0 && v < 10) {
+        *p = (char)('0' + v);
+        return p + 1;
     }
-    *parent = R->parent[i];
-    *fn = R->fn[i];
-    return R->cost + i * R->nev;
+    if (v >= 10 && v < 100) {
+        p[0] = two_digits[2 * v];
+        p[1] = two_digits[2 * v + 1];
+        return p + 2;
+    }
+    u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    if (v < 0)
+        *p++ = '-';
+    if (u < 10000)
+        return digits_at(p, u, u < 10 ? 1 : u < 100 ? 2 : u < 1000 ? 3 : 4);
+    for (t = u / 10000, n = 5; t >= 10; t /= 10)
+        n++;
+    return digits_at(p, u, n);
+}
+
+/* REC_BATCH nodes at a time, as many costs (nev <= REC_COSTS / REC_BATCH) */
+#define REC_BATCH 64
+#define REC_COSTS (REC_BATCH * 64)
+
+/* nodes [from, from + n) of R: their parents, functions and costs (nev
+ * each), from R's callback or its arrays */
+static void rec_nodes(const CgRecOut *R, size_t from, size_t n,
+                      int32_t *parent, int32_t *fn, int64_t *cost)
+{
+    if (R->nodes != NULL) {
+        R->nodes(R->node_ud, from, n, parent, fn, cost);
+        return;
+    }
+    memcpy(parent, R->parent + from, n * sizeof *parent);
+    memcpy(fn, R->fn + from, n * sizeof *fn);
+    memcpy(cost, R->cost + from * R->nev, n * R->nev * sizeof *cost);
 }
 
 void cg_rec_fill(CgWriter *w, void *ud)
 {
     const CgRecOut *R = (const CgRecOut *)ud;
-    size_t i, e;
-    int32_t up, fn;
-    int64_t buf[64];            /* a node's costs (64 events at most) */
+    size_t i, e, b, nb;
+    int32_t up[REC_BATCH], fn[REC_BATCH];
+    int64_t cost[REC_COSTS];
     /* one line a node: its distance back to its parent (its own number
      * for a root: nodes count from 1, "no node" is 0), its function (from
      * 1), its costs; lines gathered in chunk, sent a chunk at a time */
     char chunk[8192], *p = chunk;
-    size_t line_max = 22 * (2 + R->nev) + 2;
+    size_t line_max = 22 * (2 + R->nev) + 2;   /* nev <= 64: < chunk */
     rec_head(w, R);
-    if (line_max > sizeof chunk) {
-        /* not the profiler's (3 events at most): a field at a time */
-        for (i = 0; i < R->n; i++) {
-            const int64_t *c = rec_node(R, i, &up, &fn, buf);
-            put_dec(w, (int64_t)i - up);
-            cg_write_raw(w, " ", 1);
-            put_dec(w, (int64_t)fn + 1);
-            for (e = 0; e < R->nev; e++) {
-                cg_write_raw(w, " ", 1);
-                put_dec(w, c[e]);
+    for (i = 0; i < R->n; i += nb) {
+        nb = R->n - i < REC_BATCH ? R->n - i : REC_BATCH;
+        rec_nodes(R, i, nb, up, fn, cost);
+        for (b = 0; b < nb; b++) {
+            const int64_t *c = cost + b * R->nev;
+            if ((size_t)(chunk + sizeof chunk - p) < line_max) {
+                cg_write_raw(w, chunk, (size_t)(p - chunk));
+                p = chunk;
             }
-            cg_write_raw(w, "\n", 1);
-        }
-        cg_write_end(w);
-        return;
-    }
-    for (i = 0; i < R->n; i++) {
-        const int64_t *c = rec_node(R, i, &up, &fn, buf);
-        if ((size_t)(chunk + sizeof chunk - p) < line_max) {
-            cg_write_raw(w, chunk, (size_t)(p - chunk));
-            p = chunk;
-        }
-        p = decimal_at(p, (int64_t)i - up);
-        *p++ = ' ';
-        p = decimal_at(p, (int64_t)fn + 1);
-        for (e = 0; e < R->nev; e++) {
+            p = decimal_at(p, (int64_t)(i + b) - up[b]);
             *p++ = ' ';
-            p = decimal_at(p, c[e]);
+            p = decimal_at(p, (int64_t)fn[b] + 1);
+            for (e = 0; e < R->nev; e++) {
+                *p++ = ' ';
+                p = decimal_at(p, c[e]);
+            }
+            *p++ = '\n';
         }
-        *p++ = '\n';
     }
     cg_write_raw(w, chunk, (size_t)(p - chunk));
     cg_write_end(w);

@@ -15,9 +15,9 @@
 
 /* A tree to write: n nodes, each after its parent (parent[i] < i, -1: a
  * root); fn[i] indexes files/names (nfn of them); cost[i * nev + e] its
- * own cost in event e. Or, node not NULL, node(node_ud, i, ...) gives
- * node i's parent, function and nev costs instead of the three arrays
- * (the profiler's nodes where they are, not copied). profile: the 16 hex
+ * own cost in event e. Or, nodes not NULL, nodes(node_ud, from, n, ...)
+ * gives the parents, functions and nev costs of n nodes at a time instead
+ * of the three arrays (the profiler's nodes where they are, not copied). profile: the 16 hex
  * digits of the digest of the profile's file (its end line) the record
  * belongs to. */
 typedef struct CgRecOut {
@@ -29,8 +29,10 @@ typedef struct CgRecOut {
     size_t n;
     const int32_t *parent, *fn;
     const int64_t *cost;
-    void (*node)(void *ud, size_t i, int32_t *parent, int32_t *fn,
-                 int64_t *cost);
+    /* or nodes [from, from + n) from a callback (n <= 64): parent[k],
+     * fn[k] and cost[k * nev + e] of node from + k */
+    void (*nodes)(void *ud, size_t from, size_t n, int32_t *parent,
+                  int32_t *fn, int64_t *cost);
     void *node_ud;
 } CgRecOut;
 

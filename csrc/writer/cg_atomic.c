@@ -393,8 +393,8 @@ static int write_all(int fd, const char *buf, size_t len)
     return 0;
 }
 
-/* The least size worth reserving: more than one writer buffer. */
-#define RESERVE_MIN CG_WRITE_BUF
+/* The least size worth reserving (1 MiB). */
+#define RESERVE_MIN ((size_t)1 << 20)
 
 /* Reserves the disk blocks of len bytes the temporary is about to get,
  * before they are written: ext4 then allocates them in one go instead

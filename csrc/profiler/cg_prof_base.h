@@ -225,7 +225,9 @@ typedef struct Prof {
     struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
     size_t nvcall, nvfn, nvnode;  /* points into them) */
     struct VmAt *vat;           /* direct: the chunks of nodes, by address */
-    size_t nvat, capvat;
+    size_t nvat, capvat, vlast; /* (vlast: the last one found there) */
+    struct VmNode *vnext, *vend;  /* direct: where node nvnext is made, */
+    size_t nvnext;              /* to its chunk's end */
     struct VmKids **vkids;      /* direct: the nodes' tables of children, */
     size_t nvkids, nkids;       /* in chunks */
     struct VmCall **vnone;      /* direct: the calls of frames without a */

@@ -75,53 +75,58 @@ typedef struct VmNode {
     VmKids *kids;
 } VmNode;
 
-/* a chunk of nodes at its address: the index of its first node */
+/* a chunk of nodes at its address (to its end): the index of its first
+ * node */
 typedef struct VmAt {
-    uintptr_t base;
+    uintptr_t base, end;
     size_t first;
 } VmAt;
 
 static VmKids no_kids;          /* no one writes it */
 
-/* A chunked array (the calls, the functions' counters, the nodes): its
- * first SMALL_CHUNKS chunks hold CHUNK entries each, on the heap (a
- * small profile's), the others as many as fill one 2 MiB page
- * (cg_big_zalloc), made resident at once rather than a fault at a 4 KiB
- * page (luacheck's stacks run: 3,203 page faults with all its 44,700
- * nodes on the heap, 2,740 so). The nodes' only: the calls and the
- * functions' counters (one per distinct function and call site, kept
- * small: issue 43) are all in heap chunks of CHUNK. The nodes' tables
- * of older children are such an array too (a node that needs one takes
- * the next). */
+/* A chunked array (the calls, the functions' counters, the nodes and
+ * their tables of older children): its first chunks hold CHUNK entries
+ * each, on the heap, and for the nodes and their tables only the others
+ * hold as many as fill one 2 MiB page (cg_big_zalloc), made resident at
+ * once rather than a fault at each 4 KiB page. Those two have their first
+ * 64 KiB on the heap (a small profile's), no more: on these guests a
+ * fault at a 4 KiB page took 12 microseconds, when a 2 MiB page made
+ * resident took 0.2 to 2 ms (bench/README.md, "2026-12-06, night"), and
+ * luacheck's stacks run faulted 250 pages in 2 MiB of heap chunks. The
+ * calls and the functions' counters (one per distinct function and call
+ * site, kept small: issue 43) are all in heap chunks of CHUNK. A node
+ * that needs a table takes the next. */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
-#define SMALL_CHUNKS 32
-#define SMALL (SMALL_CHUNKS * CHUNK)
 
-/* the arrays whose chunks become 2 MiB pages: the nodes and their tables */
-static int big_chunks(size_t size)
+/* the heap chunks of the array of entries of size bytes, before its
+ * 2 MiB ones: the nodes' 64 KiB, their tables' 64 KiB, all the others' */
+static size_t small_chunks(size_t size)
 {
-    return size == sizeof(VmNode) || size == sizeof(VmKids);
+    if (size == sizeof(VmNode))
+        return 4;
+    if (size == sizeof(VmKids))
+        return 1;
+    return (size_t)-1 >> (CHUNK_BITS + 1);
 }
 
 /* the entries of chunk c of entries of size bytes */
 static size_t chunk_len(size_t c, size_t size)
 {
-    if (c < SMALL_CHUNKS || !big_chunks(size))
-        return CHUNK;
-    return CG_BIG_PAGE_FIT / size;
+    return c < small_chunks(size) ? CHUNK : CG_BIG_PAGE_FIT / size;
 }
 
 /* entry i's chunk, its place there in *at */
 static size_t chunk_of(size_t i, size_t size, size_t *at)
 {
-    size_t big = CG_BIG_PAGE_FIT / size;
-    if (i < SMALL || !big_chunks(size)) {
+    size_t s = small_chunks(size), small = s << CHUNK_BITS, big;
+    if (i < small) {
         *at = i & (CHUNK - 1);
         return i >> CHUNK_BITS;
     }
-    *at = (i - SMALL) % big;
-    return SMALL_CHUNKS + (i - SMALL) / big;
+    big = CG_BIG_PAGE_FIT / size;
+    *at = (i - small) % big;
+    return s + (i - small) / big;
 }
 
 /* entry i of the chunked array chunks (n chunks), or NULL: not made */
@@ -131,19 +136,27 @@ static void *chunk_at(void **chunks, size_t n, size_t i, size_t size)
     return c < n && chunks[c] != NULL ? (char *)chunks[c] + at * size : NULL;
 }
 
-/* chunk c of entries of size bytes, zeroed: the first SMALL_CHUNKS on
- * the heap (even the tables of children's 64 KiB: a mapping of their
- * own took six system calls each), the others in 2 MiB pages */
+/* chunk c of entries of size bytes, zeroed: on the heap (even the tables
+ * of children's 64 KiB: a mapping of their own took six system calls
+ * each), or in 2 MiB pages. Both start at a cache line (cg_big_zalloc's
+ * pages at 64 bytes past one): a node is one line, not two halves
+ * (calloc's 16 bytes put 3 nodes in 4 across two, and the first nodes,
+ * the run's outermost stacks, are the ones every call near the top
+ * touches). */
 static void *chunk_new(size_t c, size_t size)
 {
-    if (c < SMALL_CHUNKS)
-        return calloc(chunk_len(c, size), size);
-    return cg_big_zalloc(chunk_len(c, size) * size);
+    void *p;
+    size_t bytes = chunk_len(c, size) * size;
+    if (c >= small_chunks(size))
+        return cg_big_zalloc(bytes);
+    if (posix_memalign(&p, 64, bytes) != 0)
+        return NULL;
+    return memset(p, 0, bytes);
 }
 
 static void chunk_free(void *chunk, size_t c, size_t size)
 {
-    if (c < SMALL_CHUNKS)
+    if (c < small_chunks(size))
         free(chunk);
     else
         cg_big_free(chunk, chunk_len(c, size) * size);
@@ -219,39 +232,61 @@ static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
     return c;
 }
 
-/* node p's index: its chunk's first node's and its place there */
-static int32_t vm_node_id(const Prof *P, const VmNode *p)
+/* node p's index: its chunk's first node's and its place there; the
+ * chunk of the last one found first (a new node's parent is mostly in
+ * the chunk of the one before's) */
+static int32_t vm_node_id(Prof *P, const VmNode *p)
 {
     uintptr_t a = (uintptr_t)p;
-    size_t lo = 0, hi = P->nvat;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (P->vat[mid].base <= a)
-            lo = mid;
-        else
-            hi = mid;
+    size_t lo = P->vlast, hi = P->nvat;
+    if (lo >= hi || P->vat[lo].base > a || a >= P->vat[lo].end) {
+        lo = 0;
+        while (hi - lo > 1) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (P->vat[mid].base <= a)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        P->vlast = lo;
     }
     return (int32_t)(P->vat[lo].first + (a - P->vat[lo].base) / sizeof *p);
 }
 
-/* node id, made (zeroed) with its chunk, which P->vat then holds */
+/* node id, made (zeroed) with its chunk, which P->vat then holds; the
+ * next new node is at P->vnext until its chunk's end (nodes are made in
+ * the order of their ids) */
 static VmNode *vm_node(Prof *P, lua_State *L, int32_t id)
 {
-    size_t at, c = chunk_of((size_t)id, sizeof(VmNode), &at), i;
-    int fresh = c >= P->nvnode || P->vnode[c] == NULL;
+    size_t at, c, i, len;
+    int fresh;
     VmNode *k;
+    if ((size_t)id == P->nvnext && P->vnext < P->vend) {
+        P->nvnext++;
+        return P->vnext++;
+    }
+    c = chunk_of((size_t)id, sizeof(VmNode), &at);
+    fresh = c >= P->nvnode || P->vnode[c] == NULL;
     if (fresh && cg_grow((void **)&P->vat, &P->capvat, P->nvat + 1,
                           sizeof *P->vat) != 0)
         cg_prof_oom(P, L);
     k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode,
                               (size_t)id, sizeof(VmNode));
+    len = chunk_len(c, sizeof(VmNode));
     if (fresh) {
         uintptr_t base = (uintptr_t)(k - at);
         for (i = P->nvat; i > 0 && P->vat[i - 1].base > base; i--)
             P->vat[i] = P->vat[i - 1];
         P->vat[i].base = base;
+        P->vat[i].end = base + len * sizeof *k;
         P->vat[i].first = (size_t)id - at;
         P->nvat++;
+        P->vlast = 0;
+    }
+    if ((size_t)id + 1 == P->nnode) {
+        P->vnext = k + 1;
+        P->vend = k - at + len;
+        P->nvnext = (size_t)id + 1;
     }
     return k;
 }
@@ -533,7 +568,9 @@ void cg_prof_direct_free(Prof *P)
     free_run(P);
     free(P->vat);
     P->vat = NULL;
-    P->nvat = P->capvat = 0;
+    P->nvat = P->capvat = P->vlast = 0;
+    P->vnext = P->vend = NULL;
+    P->nvnext = 0;
     chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
 }
 
@@ -542,6 +579,28 @@ int64_t cg_prof_direct_self(const Prof *P, size_t i)
     const VmNode *x = (const VmNode *)chunk_at((void **)P->vnode, P->nvnode,
                                                i, sizeof(VmNode));
     return x != NULL ? (int64_t)x->self : 0;
+}
+
+void cg_prof_direct_selves(const Prof *P, size_t from, size_t n,
+                           int64_t *out, size_t stride)
+{
+    size_t i = 0, k, m, at, c;
+    while (i < n) {
+        const VmNode *x;
+        c = chunk_of(from + i, sizeof(VmNode), &at);
+        m = chunk_len(c, sizeof(VmNode)) - at;
+        if (m > n - i)
+            m = n - i;
+        if (c >= P->nvnode || P->vnode[c] == NULL) {
+            for (k = 0; k < m; k++)
+                out[(i + k) * stride] = 0;
+        } else {
+            x = (const VmNode *)P->vnode[c] + at;
+            for (k = 0; k < m; k++)
+                out[(i + k) * stride] = (int64_t)x[k].self;
+        }
+        i += m;
+    }
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)

@@ -311,8 +311,15 @@ static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
 {
     Prof *P = (Prof *)ud;
     VmNode *p = (VmNode *)parent, *k;
-    int32_t id = cg_prof_node_of(P, L, p != NULL ? vm_node_id(P, p) : -1,
-                                 ((const VmCall *)call)->fn);
+    int32_t up = p != NULL ? vm_node_id(P, p) : -1, id,
+            fn = ((const VmCall *)call)->fn;
+    /* a node with fewer children than the VM keeps (VM_KIN in the node,
+     * VM_KIDS in its table: luaD_cgkid loses none of so few) has not this
+     * one: the VM would have found it */
+    if (up >= 0 && fn >= 0 && P->nodes[up].nkids < VM_KIN + VM_KIDS)
+        id = cg_prof_node_new(P, L, up, fn);
+    else
+        id = cg_prof_node_of(P, L, up, fn);
     if (p != NULL && p->key[VM_KIN - 1] != NULL && p->kids == &no_kids) {
         p->kids = (VmKids *)chunk_entry(P, L, (void ***)&P->vkids,
                                         &P->nvkids, P->nkids,

@@ -306,6 +306,11 @@ static int32_t new_node(Prof *P, lua_State *L, int32_t parent, int32_t fn)
     return id;
 }
 
+int32_t cg_prof_node_new(Prof *P, lua_State *L, int32_t parent, int32_t fn)
+{
+    return new_node(P, L, parent, fn);
+}
+
 /* The node of the stack `parent` extended by fn (-1 without stacks). */
 int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent, int32_t fn)
 {

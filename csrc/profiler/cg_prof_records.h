@@ -40,6 +40,10 @@ CG_HIDDEN void cg_prof_rebase(Prof *P, lua_State *L, Thread *T,
 /* fn's node under parent from its children (-1: none yet). */
 CG_HIDDEN int32_t cg_prof_find_kid(Prof *P, int32_t parent, int32_t fn);
 /* The node of the stack `parent` extended by fn (-1 without stacks). */
+/* A new node for fn under parent, which has none yet (the counting
+ * interpreter's caches say so): its index. */
+CG_HIDDEN int32_t cg_prof_node_new(Prof *P, lua_State *L, int32_t parent,
+                                   int32_t fn);
 CG_HIDDEN int32_t cg_prof_node_of(Prof *P, lua_State *L, int32_t parent,
                                   int32_t fn);
 /* The edge from caller's line to callee (made when new). */

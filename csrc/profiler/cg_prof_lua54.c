@@ -236,40 +236,95 @@ void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
         cg_l54_g_ok = 1;
 }
 
-int cg_l54_vm_clock(void)
+/* An entry of the counting interpreter's callgrind_vm_ways (csrc/vm/,
+ * ldebug.c): a function's fn, or an offset's or size's value. */
+typedef void (*VmFn)(void);
+typedef struct VmWay {
+    const char *name;
+    VmFn fn;
+    size_t value;
+} VmWay;
+
+/* The counting interpreter's table of ways, or NULL: an interpreter
+ * without one (then each way is a dlsym of its own, as before it). */
+static const VmWay *vm_ways(void)
 {
-    const size_t *off = (const size_t *)dlsym(RTLD_DEFAULT,
-                                              "callgrind_vm_clock_offset");
-    return off != NULL && *off < 4096 ? (int)*off : -1;
+    return (const VmWay *)dlsym(RTLD_DEFAULT, "callgrind_vm_ways");
+}
+
+/* The entry of name in ways: at *i first (the table's order is the
+ * reader's), else searched; *i moves past it. */
+static const VmWay *vm_way(const VmWay *ways, size_t *i, const char *name)
+{
+    size_t j;
+    if (ways[*i].name != NULL && strcmp(ways[*i].name, name) == 0)
+        return &ways[(*i)++];
+    for (j = 0; ways[j].name != NULL; j++)
+        if (strcmp(ways[j].name, name) == 0) {
+            *i = j + 1;
+            return &ways[j];
+        }
+    return NULL;
+}
+
+/* The function name of the counting interpreter, or NULL. */
+static VmFn vm_fn(const VmWay *ways, size_t *i, const char *name)
+{
+    const VmWay *w;
+    VmFn f;
+    if (ways == NULL) {
+        *(void **)&f = dlsym(RTLD_DEFAULT, name);
+        return f;
+    }
+    w = vm_way(ways, i, name);
+    return w != NULL ? w->fn : NULL;
 }
 
 /* an exported offset of the counting interpreter, or -1 */
-static int vm_offset(const char *name)
+static int vm_offset(const VmWay *ways, size_t *i, const char *name)
 {
-    const size_t *off = (const size_t *)dlsym(RTLD_DEFAULT, name);
+    const size_t *off;
+    const VmWay *w;
+    if (ways == NULL) {
+        off = (const size_t *)dlsym(RTLD_DEFAULT, name);
+    } else {
+        w = vm_way(ways, i, name);
+        off = w != NULL ? &w->value : NULL;
+    }
     return off != NULL && *off < 4096 ? (int)*off : -1;
+}
+
+int cg_l54_vm_clock(void)
+{
+    size_t i = 0;
+    return vm_offset(vm_ways(), &i, "callgrind_vm_clock_offset");
 }
 
 int cg_l54_vm(CgVm *v)
 {
-    *(void **)&v->hook = dlsym(RTLD_DEFAULT, "callgrind_vm_hook");
-    *(void **)&v->counts = dlsym(RTLD_DEFAULT, "callgrind_vm_counts");
-    *(void **)&v->line = dlsym(RTLD_DEFAULT, "callgrind_vm_line");
-    v->savedpc_off = vm_offset("callgrind_vm_savedpc_offset");
-    v->tailpc_off = vm_offset("callgrind_vm_tailpc_offset");
-    *(void **)&v->direct = dlsym(RTLD_DEFAULT, "callgrind_vm_direct");
-    *(void **)&v->frame = dlsym(RTLD_DEFAULT, "callgrind_vm_frame");
-    *(void **)&v->stacks = dlsym(RTLD_DEFAULT, "callgrind_vm_stacks");
-    v->node_size = vm_offset("callgrind_vm_node_size");
-    v->kidtab_size = vm_offset("callgrind_vm_kidtab_size");
-    *(void **)&v->call_of = dlsym(RTLD_DEFAULT, "callgrind_vm_call_of");
-    *(void **)&v->close = dlsym(RTLD_DEFAULT, "callgrind_vm_close");
-    *(void **)&v->ud = dlsym(RTLD_DEFAULT, "callgrind_vm_ud");
-    *(void **)&v->lines = dlsym(RTLD_DEFAULT, "callgrind_vm_lines");
-    v->root_off = vm_offset("callgrind_vm_root_offset");
-    v->from_off = vm_offset("callgrind_vm_from_offset");
-    *(void **)&v->onfree = dlsym(RTLD_DEFAULT, "callgrind_vm_onfree");
-    v->tailp_off = vm_offset("callgrind_vm_tailp_offset");
+    const VmWay *w = vm_ways();
+    size_t i = 0;
+#define FN(field, name) \
+    v->field = (__typeof__(v->field))vm_fn(w, &i, "callgrind_vm_" name)
+    FN(hook, "hook");
+    FN(counts, "counts");
+    FN(line, "line");
+    v->savedpc_off = vm_offset(w, &i, "callgrind_vm_savedpc_offset");
+    v->tailpc_off = vm_offset(w, &i, "callgrind_vm_tailpc_offset");
+    FN(direct, "direct");
+    FN(frame, "frame");
+    FN(stacks, "stacks");
+    v->node_size = vm_offset(w, &i, "callgrind_vm_node_size");
+    v->kidtab_size = vm_offset(w, &i, "callgrind_vm_kidtab_size");
+    FN(call_of, "call_of");
+    FN(close, "close");
+    FN(ud, "ud");
+    FN(lines, "lines");
+    v->root_off = vm_offset(w, &i, "callgrind_vm_root_offset");
+    v->from_off = vm_offset(w, &i, "callgrind_vm_from_offset");
+    FN(onfree, "onfree");
+    v->tailp_off = vm_offset(w, &i, "callgrind_vm_tailp_offset");
+#undef FN
     if (v->direct == NULL || v->frame == NULL || v->call_of == NULL
         || v->close == NULL || v->ud == NULL || v->root_off < 0
         || v->from_off < 0 || v->onfree == NULL || v->tailp_off < 0)

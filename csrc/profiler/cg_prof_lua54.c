@@ -1,9 +1,6 @@
 /* The probes that find or check the Lua 5.4 shortcuts of
  * cg_prof_lua54.h (see there for each one and the versions checked). */
-#define _GNU_SOURCE             /* RTLD_DEFAULT */
 #include "cg_prof_lua54.h"
-
-#include <dlfcn.h>
 
 #include <stdlib.h>
 
@@ -245,12 +242,12 @@ typedef struct VmWay {
     size_t value;
 } VmWay;
 
-/* The counting interpreter's table of ways, or NULL: an interpreter
- * without one (then each way is a dlsym of its own, as before it). */
-static const VmWay *vm_ways(void)
-{
-    return (const VmWay *)dlsym(RTLD_DEFAULT, "callgrind_vm_ways");
-}
+/* The counting interpreter's table of ways, a weak reference the dynamic
+ * linker binds when it loads the core: NULL in another interpreter (a
+ * dlsym that finds nothing cost 5 thousand instructions at every start,
+ * one that finds a thousand). */
+extern const VmWay callgrind_vm_ways[]
+    __attribute__((weak, visibility("default")));
 
 /* The entry of name in ways: at *i first (the table's order is the
  * reader's), else searched; *i moves past it. */
@@ -268,62 +265,55 @@ static const VmWay *vm_way(const VmWay *ways, size_t *i, const char *name)
 }
 
 /* The function name of the counting interpreter, or NULL. */
-static VmFn vm_fn(const VmWay *ways, size_t *i, const char *name)
+static VmFn vm_fn(size_t *i, const char *name)
 {
-    const VmWay *w;
-    VmFn f;
-    if (ways == NULL) {
-        *(void **)&f = dlsym(RTLD_DEFAULT, name);
-        return f;
-    }
-    w = vm_way(ways, i, name);
+    const VmWay *w = vm_way(callgrind_vm_ways, i, name);
     return w != NULL ? w->fn : NULL;
 }
 
-/* an exported offset of the counting interpreter, or -1 */
-static int vm_offset(const VmWay *ways, size_t *i, const char *name)
+/* an offset or size of the counting interpreter, or -1 */
+static int vm_offset(size_t *i, const char *name)
 {
-    const size_t *off;
-    const VmWay *w;
-    if (ways == NULL) {
-        off = (const size_t *)dlsym(RTLD_DEFAULT, name);
-    } else {
-        w = vm_way(ways, i, name);
-        off = w != NULL ? &w->value : NULL;
-    }
-    return off != NULL && *off < 4096 ? (int)*off : -1;
+    const VmWay *w = vm_way(callgrind_vm_ways, i, name);
+    return w != NULL && w->value < 4096 ? (int)w->value : -1;
 }
 
 int cg_l54_vm_clock(void)
 {
     size_t i = 0;
-    return vm_offset(vm_ways(), &i, "callgrind_vm_clock_offset");
+    return callgrind_vm_ways != NULL
+               ? vm_offset(&i, "callgrind_vm_clock_offset") : -1;
 }
 
 int cg_l54_vm(CgVm *v)
 {
-    const VmWay *w = vm_ways();
     size_t i = 0;
+    if (callgrind_vm_ways == NULL) {
+        memset(v, 0, sizeof *v);
+        v->savedpc_off = v->tailpc_off = v->tailp_off = -1;
+        v->root_off = v->from_off = v->node_size = v->kidtab_size = -1;
+        return 0;
+    }
 #define FN(field, name) \
-    v->field = (__typeof__(v->field))vm_fn(w, &i, "callgrind_vm_" name)
+    v->field = (__typeof__(v->field))vm_fn(&i, "callgrind_vm_" name)
     FN(hook, "hook");
     FN(counts, "counts");
     FN(line, "line");
-    v->savedpc_off = vm_offset(w, &i, "callgrind_vm_savedpc_offset");
-    v->tailpc_off = vm_offset(w, &i, "callgrind_vm_tailpc_offset");
+    v->savedpc_off = vm_offset(&i, "callgrind_vm_savedpc_offset");
+    v->tailpc_off = vm_offset(&i, "callgrind_vm_tailpc_offset");
     FN(direct, "direct");
     FN(frame, "frame");
     FN(stacks, "stacks");
-    v->node_size = vm_offset(w, &i, "callgrind_vm_node_size");
-    v->kidtab_size = vm_offset(w, &i, "callgrind_vm_kidtab_size");
+    v->node_size = vm_offset(&i, "callgrind_vm_node_size");
+    v->kidtab_size = vm_offset(&i, "callgrind_vm_kidtab_size");
     FN(call_of, "call_of");
     FN(close, "close");
     FN(ud, "ud");
     FN(lines, "lines");
-    v->root_off = vm_offset(w, &i, "callgrind_vm_root_offset");
-    v->from_off = vm_offset(w, &i, "callgrind_vm_from_offset");
+    v->root_off = vm_offset(&i, "callgrind_vm_root_offset");
+    v->from_off = vm_offset(&i, "callgrind_vm_from_offset");
     FN(onfree, "onfree");
-    v->tailp_off = vm_offset(w, &i, "callgrind_vm_tailp_offset");
+    v->tailp_off = vm_offset(&i, "callgrind_vm_tailp_offset");
 #undef FN
     if (v->direct == NULL || v->frame == NULL || v->call_of == NULL
         || v->close == NULL || v->ud == NULL || v->root_off < 0

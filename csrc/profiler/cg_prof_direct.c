@@ -85,41 +85,54 @@ typedef struct VmAt {
 static VmKids no_kids;          /* no one writes it */
 
 /* A chunked array (the calls, the functions' counters, the nodes and
- * their tables of older children): its first chunks hold CHUNK entries
- * each, on the heap, and for the nodes and their tables only the others
- * hold as many as fill one 2 MiB page (cg_big_zalloc), made resident at
- * once rather than a fault at each 4 KiB page. Those two have their first
- * 64 KiB on the heap (a small profile's), no more: on these guests a
- * fault at a 4 KiB page took 12 microseconds, when a 2 MiB page made
- * resident took 0.2 to 2 ms (bench/README.md, "2026-12-06, night"), and
- * luacheck's stacks run faulted 250 pages in 2 MiB of heap chunks. The
- * calls and the functions' counters (one per distinct function and call
- * site, kept small: issue 43) are all in heap chunks of CHUNK. A node
- * that needs a table takes the next. */
+ * their tables of older children). The calls and the functions' counters
+ * (one per distinct function and call site, kept small: issue 43) are
+ * all in heap chunks of REC entries, smaller: every profiled process
+ * zeroes a first chunk of three of them (in chunks of CHUNK, 20 KiB and
+ * 21 thousand instructions). The nodes and their tables have their first
+ * 64 KiB in heap chunks of CHUNK (a small profile's), the others hold as
+ * many as fill one 2 MiB page (cg_big_zalloc), made resident at once
+ * rather than a fault at each 4 KiB page: on these guests a fault at a
+ * 4 KiB page took 12 microseconds, when a 2 MiB page made resident took
+ * 0.2 to 2 ms (bench/README.md, "2026-12-06, night"), and luacheck's
+ * stacks run faulted 250 pages in 2 MiB of heap chunks. A node that
+ * needs a table takes the next. */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
+#define REC_BITS 5
+#define REC (1 << REC_BITS)
 
-/* the heap chunks of the array of entries of size bytes, before its
- * 2 MiB ones: the nodes' 64 KiB, their tables' 64 KiB, all the others' */
+/* the arrays whose chunks become 2 MiB pages: the nodes and their tables */
+static int big_chunks(size_t size)
+{
+    return size == sizeof(VmNode) || size == sizeof(VmKids);
+}
+
+/* the heap chunks (of CHUNK) of the nodes' or their tables' array,
+ * before its 2 MiB ones: 64 KiB */
 static size_t small_chunks(size_t size)
 {
-    if (size == sizeof(VmNode))
-        return 4;
-    if (size == sizeof(VmKids))
-        return 1;
-    return (size_t)-1 >> (CHUNK_BITS + 1);
+    return size == sizeof(VmNode) ? 4 : 1;
 }
 
 /* the entries of chunk c of entries of size bytes */
 static size_t chunk_len(size_t c, size_t size)
 {
+    if (!big_chunks(size))
+        return REC;
     return c < small_chunks(size) ? CHUNK : CG_BIG_PAGE_FIT / size;
 }
 
 /* entry i's chunk, its place there in *at */
 static size_t chunk_of(size_t i, size_t size, size_t *at)
 {
-    size_t s = small_chunks(size), small = s << CHUNK_BITS, big;
+    size_t s, small, big;
+    if (!big_chunks(size)) {
+        *at = i & (REC - 1);
+        return i >> REC_BITS;
+    }
+    s = small_chunks(size);
+    small = s << CHUNK_BITS;
     if (i < small) {
         *at = i & (CHUNK - 1);
         return i >> CHUNK_BITS;
@@ -147,7 +160,7 @@ static void *chunk_new(size_t c, size_t size)
 {
     char *raw, *p;
     size_t bytes = chunk_len(c, size) * size;
-    if (c >= small_chunks(size))
+    if (big_chunks(size) && c >= small_chunks(size))
         return cg_big_zalloc(bytes);
     if (size != sizeof(VmNode))
         return calloc(chunk_len(c, size), size);
@@ -165,7 +178,7 @@ static void *chunk_new(size_t c, size_t size)
 static void chunk_free(void *chunk, size_t c, size_t size)
 {
     char *raw;
-    if (c >= small_chunks(size)) {
+    if (big_chunks(size) && c >= small_chunks(size)) {
         cg_big_free(chunk, chunk_len(c, size) * size);
     } else if (size != sizeof(VmNode)) {
         free(chunk);

@@ -1,9 +1,6 @@
 /* The probes that find or check the Lua 5.4 shortcuts of
  * cg_prof_lua54.h (see there for each one and the versions checked). */
-#define _GNU_SOURCE             /* RTLD_DEFAULT */
 #include "cg_prof_lua54.h"
-
-#include <dlfcn.h>
 
 #include <stdlib.h>
 
@@ -84,18 +81,49 @@ static int ci_probe(lua_State *L)
     return 2;
 }
 
-/* Sets k->proto_off, k->ci_ok and k->prev_ok: one chunk parsed, which
- * makes the closures and calls the probe (not as a tail call: the chunk
- * is the probe's caller). */
+/* The probe's chunk: it makes the closures and calls the probe (not as
+ * a tail call: the chunk is the probe's caller). */
+#define PROBE_SRC "local probe = ... local function mk() return " \
+                  "function() end end local a, b = probe(mk(), " \
+                  "mk(), function() end) return a, b"
+
+/* PROBE_SRC compiled, string.dump(load(PROBE_SRC), true) of Lua 5.4 on
+ * 64-bit little-endian (8-byte integers and floats): loading it costs a
+ * few thousand instructions where the parse cost 35 thousand, at every
+ * profiled process's start. Lua 5.4.0 to 5.4.7 share the format and the
+ * opcodes; an interpreter of other sizes refuses the header, and the
+ * source is parsed instead. spec/profiler_start_spec.lua checks the bytes
+ * against string.dump. */
+static const unsigned char probe_bc[] = {
+      0x1b, 0x4c, 0x75, 0x61, 0x54, 0x00, 0x19, 0x93, 0x0d, 0x0a, 0x1a, 0x0a,
+      0x04, 0x08, 0x08, 0x78, 0x56, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+      0x00, 0x00, 0x00, 0x00, 0x28, 0x77, 0x40, 0x01, 0x80, 0x80, 0x80, 0x00,
+      0x01, 0x06, 0x8e, 0x51, 0x00, 0x00, 0x00, 0x50, 0x00, 0x00, 0x02, 0xcf,
+      0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x80, 0x01, 0x01, 0x00, 0xc4,
+      0x01, 0x01, 0x02, 0x00, 0x02, 0x01, 0x00, 0x44, 0x02, 0x01, 0x02, 0xcf,
+      0x82, 0x00, 0x00, 0x44, 0x01, 0x04, 0x03, 0x00, 0x02, 0x02, 0x00, 0x80,
+      0x02, 0x03, 0x00, 0x46, 0x02, 0x03, 0x01, 0x46, 0x02, 0x01, 0x01, 0x80,
+      0x81, 0x01, 0x00, 0x00, 0x82, 0x80, 0x81, 0x81, 0x00, 0x00, 0x02, 0x83,
+      0x4f, 0x00, 0x00, 0x00, 0x48, 0x00, 0x02, 0x00, 0x47, 0x00, 0x01, 0x00,
+      0x80, 0x80, 0x81, 0x80, 0x81, 0x81, 0x00, 0x00, 0x02, 0x81, 0x47, 0x00,
+      0x01, 0x00, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+      0x80, 0x80, 0x81, 0x81, 0x00, 0x00, 0x02, 0x81, 0x47, 0x00, 0x01, 0x00,
+      0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80
+};
+
+/* Sets k->proto_off, k->ci_ok and k->prev_ok: the probe's chunk loaded
+ * (its bytes, else its source) and run. */
 static void probe_closures(CgL54 *k, lua_State *L)
 {
     k->proto_off = -1;
     k->ci_ok = k->prev_ok = 0;
-    if (luaL_loadstring(L, "local probe = ... local function mk() return "
-                           "function() end end local a, b = probe(mk(), "
-                           "mk(), function() end) return a, b") != LUA_OK) {
+    if (luaL_loadbufferx(L, (const char *)probe_bc, sizeof probe_bc,
+                         "=probe", "b") != LUA_OK) {
         lua_pop(L, 1);
-        return;
+        if (luaL_loadstring(L, PROBE_SRC) != LUA_OK) {
+            lua_pop(L, 1);
+            return;
+        }
     }
     lua_pushlightuserdata(L, k);
     lua_pushcclosure(L, ci_probe, 1);
@@ -205,40 +233,88 @@ void cg_l54_probe(lua_State *L, lua_Hook hook, CgL54 *k)
         cg_l54_g_ok = 1;
 }
 
-int cg_l54_vm_clock(void)
+/* An entry of the counting interpreter's callgrind_vm_ways (csrc/vm/,
+ * ldebug.c): a function's fn, or an offset's or size's value. */
+typedef void (*VmFn)(void);
+typedef struct VmWay {
+    const char *name;
+    VmFn fn;
+    size_t value;
+} VmWay;
+
+/* The counting interpreter's table of ways, a weak reference the dynamic
+ * linker binds when it loads the core: NULL in another interpreter (a
+ * dlsym that finds nothing cost 5 thousand instructions at every start,
+ * one that finds a thousand). */
+extern const VmWay callgrind_vm_ways[]
+    __attribute__((weak, visibility("default")));
+
+/* The entry of name in ways: at *i first (the table's order is the
+ * reader's), else searched; *i moves past it. */
+static const VmWay *vm_way(const VmWay *ways, size_t *i, const char *name)
 {
-    const size_t *off = (const size_t *)dlsym(RTLD_DEFAULT,
-                                              "callgrind_vm_clock_offset");
-    return off != NULL && *off < 4096 ? (int)*off : -1;
+    size_t j;
+    if (ways[*i].name != NULL && strcmp(ways[*i].name, name) == 0)
+        return &ways[(*i)++];
+    for (j = 0; ways[j].name != NULL; j++)
+        if (strcmp(ways[j].name, name) == 0) {
+            *i = j + 1;
+            return &ways[j];
+        }
+    return NULL;
 }
 
-/* an exported offset of the counting interpreter, or -1 */
-static int vm_offset(const char *name)
+/* The function name of the counting interpreter, or NULL. */
+static VmFn vm_fn(size_t *i, const char *name)
 {
-    const size_t *off = (const size_t *)dlsym(RTLD_DEFAULT, name);
-    return off != NULL && *off < 4096 ? (int)*off : -1;
+    const VmWay *w = vm_way(callgrind_vm_ways, i, name);
+    return w != NULL ? w->fn : NULL;
+}
+
+/* an offset or size of the counting interpreter, or -1 */
+static int vm_offset(size_t *i, const char *name)
+{
+    const VmWay *w = vm_way(callgrind_vm_ways, i, name);
+    return w != NULL && w->value < 4096 ? (int)w->value : -1;
+}
+
+int cg_l54_vm_clock(void)
+{
+    size_t i = 0;
+    return callgrind_vm_ways != NULL
+               ? vm_offset(&i, "callgrind_vm_clock_offset") : -1;
 }
 
 int cg_l54_vm(CgVm *v)
 {
-    *(void **)&v->hook = dlsym(RTLD_DEFAULT, "callgrind_vm_hook");
-    *(void **)&v->counts = dlsym(RTLD_DEFAULT, "callgrind_vm_counts");
-    *(void **)&v->line = dlsym(RTLD_DEFAULT, "callgrind_vm_line");
-    v->savedpc_off = vm_offset("callgrind_vm_savedpc_offset");
-    v->tailpc_off = vm_offset("callgrind_vm_tailpc_offset");
-    *(void **)&v->direct = dlsym(RTLD_DEFAULT, "callgrind_vm_direct");
-    *(void **)&v->frame = dlsym(RTLD_DEFAULT, "callgrind_vm_frame");
-    *(void **)&v->stacks = dlsym(RTLD_DEFAULT, "callgrind_vm_stacks");
-    v->node_size = vm_offset("callgrind_vm_node_size");
-    v->kidtab_size = vm_offset("callgrind_vm_kidtab_size");
-    *(void **)&v->call_of = dlsym(RTLD_DEFAULT, "callgrind_vm_call_of");
-    *(void **)&v->close = dlsym(RTLD_DEFAULT, "callgrind_vm_close");
-    *(void **)&v->ud = dlsym(RTLD_DEFAULT, "callgrind_vm_ud");
-    *(void **)&v->lines = dlsym(RTLD_DEFAULT, "callgrind_vm_lines");
-    v->root_off = vm_offset("callgrind_vm_root_offset");
-    v->from_off = vm_offset("callgrind_vm_from_offset");
-    *(void **)&v->onfree = dlsym(RTLD_DEFAULT, "callgrind_vm_onfree");
-    v->tailp_off = vm_offset("callgrind_vm_tailp_offset");
+    size_t i = 0;
+    if (callgrind_vm_ways == NULL) {
+        memset(v, 0, sizeof *v);
+        v->savedpc_off = v->tailpc_off = v->tailp_off = -1;
+        v->root_off = v->from_off = v->node_size = v->kidtab_size = -1;
+        return 0;
+    }
+#define FN(field, name) \
+    v->field = (__typeof__(v->field))vm_fn(&i, "callgrind_vm_" name)
+    FN(hook, "hook");
+    FN(counts, "counts");
+    FN(line, "line");
+    v->savedpc_off = vm_offset(&i, "callgrind_vm_savedpc_offset");
+    v->tailpc_off = vm_offset(&i, "callgrind_vm_tailpc_offset");
+    FN(direct, "direct");
+    FN(frame, "frame");
+    FN(stacks, "stacks");
+    v->node_size = vm_offset(&i, "callgrind_vm_node_size");
+    v->kidtab_size = vm_offset(&i, "callgrind_vm_kidtab_size");
+    FN(call_of, "call_of");
+    FN(close, "close");
+    FN(ud, "ud");
+    FN(lines, "lines");
+    v->root_off = vm_offset(&i, "callgrind_vm_root_offset");
+    v->from_off = vm_offset(&i, "callgrind_vm_from_offset");
+    FN(onfree, "onfree");
+    v->tailp_off = vm_offset(&i, "callgrind_vm_tailp_offset");
+#undef FN
     if (v->direct == NULL || v->frame == NULL || v->call_of == NULL
         || v->close == NULL || v->ud == NULL || v->root_off < 0
         || v->from_off < 0 || v->onfree == NULL || v->tailp_off < 0)

@@ -26,7 +26,8 @@ typedef struct CgL54 {
     int prev_ok;                /* cg_l54_ci_prev agrees with lua_getstack */
 } CgL54;
 
-/* The counting interpreter's ways in (csrc/vm/, exported by the patch):
+/* The counting interpreter's ways in (csrc/vm/, the one table the patch
+ * exports, callgrind_vm_ways):
  * its profiler hook at the calls it does not keep itself, apart from the
  * user's debug.sethook (hook(L, h, ud); NULL removes it), the per-pc
  * instruction counts
@@ -77,7 +78,7 @@ CG_HIDDEN int cg_l54_vm(CgVm *v);
 
 /* The counting interpreter (make vm, csrc/vm/): the place of its
  * instruction clock in lua_State (an int counting down at every VM
- * instruction fetch, exported as callgrind_vm_clock_offset), or -1 in
+ * instruction fetch, callgrind_vm_clock_offset in its table), or -1 in
  * another interpreter. */
 CG_HIDDEN int cg_l54_vm_clock(void);
 

@@ -12,11 +12,16 @@
 # - +stacks: the run with CALLGRIND_STACKS=1 over the same run without,
 #   the median of the per-pair cpu ratios (pairs in turn); target 1.1x
 #   (bench/lua_vm.sh gives the same column on every workload of bench/lua/).
-# "!" marks a number over its target. LUA, CC and BUILD as for run.sh.
+# "!" marks a number over its target. First, what fresh memory costs on
+# this machine (bench/page_cost.c, one round of 10 MiB): the stacks' share
+# of +stacks grows with it. LUA, CC and BUILD as for run.sh.
 . "$(dirname "$0")/lua_common.sh"
 PAIRS=${LUA_BENCH_PAIRS:-9}
 VM=${CALLGRIND_VM:-$BUILD/bin/callgrind-lua5.4}
 [ -x "$VM" ] || { echo "bench: no $VM (make vm)" >&2; exit 1; }
+"$CC" -std=c99 -O2 -Wall -Wextra -o "$BUILD/bench/page_cost" bench/page_cost.c
+echo "fresh memory here (bench/page_cost.c):"
+"$BUILD/bench/page_cost" 10 1 | sed 's/^/  /'
 src=${PENLIGHT_SRC:-$BUILD/penlight/src}
 [ -d "$src" ] || { echo "bench: no Penlight source in $src (sh tools/penlight_src.sh $BUILD)" >&2; exit 1; }
 w=bench/luacheck_dir.lua

@@ -93,10 +93,10 @@ static VmKids no_kids;          /* no one writes it */
  * 64 KiB in heap chunks of CHUNK (a small profile's), the others hold as
  * many as fill one 2 MiB page (cg_big_zalloc), made resident at once
  * rather than a fault at each 4 KiB page: on these guests a fault at a
- * 4 KiB page took 12 microseconds, when a 2 MiB page made resident took
- * 0.2 to 2 ms (bench/README.md, "2026-12-06, night"), and luacheck's
- * stacks run faulted 250 pages in 2 MiB of heap chunks. A node that
- * needs a table takes the next. */
+ * 4 KiB page took 13 to 16 microseconds of cpu, when a 2 MiB page took
+ * 0.13 to 0.19 ms (bench/page_cost.c; bench/README.md, "2026-12-06,
+ * night"), and luacheck's stacks run faulted 250 pages in the 2 MiB of
+ * heap chunks it had before. A node that needs a table takes the next. */
 #define CHUNK_BITS 8
 #define CHUNK (1 << CHUNK_BITS)
 #define REC_BITS 5

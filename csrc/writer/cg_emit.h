@@ -91,9 +91,10 @@ enum { CG_WOUT_MEM = 0, CG_WOUT_FD = 1, CG_WOUT_FILE = 2 };
 
 /* Buffer size of a file target: writes go out in pieces of this size.
  * 64 KiB, one buffer reused: a 1 MiB one was fresh memory at each file,
- * and on these guests a 4 KiB page faulted in takes 12 microseconds (the
- * 671 KB stack record of luacheck's run: 170 faults, 2 ms); a write(2)
- * of 64 KiB costs its copy into the page cache, as one of 1 MiB does. */
+ * and on these guests a 4 KiB page faulted in takes 13 to 16
+ * microseconds (bench/page_cost.c; the 671 KB stack record of luacheck's
+ * run: 170 faults, 2 ms); a write(2) of 64 KiB costs its copy into the
+ * page cache, as one of 1 MiB does. */
 #define CG_WRITE_BUF ((size_t)64 << 10)
 
 /* A name -> id table of one kind (private to cg_emit.c). */

@@ -184,6 +184,7 @@ check-long: deps-test
 	CALLGRIND_DUMP_ORACLE=full $(BUSTED) --lua=$(LUA) spec/dump_oracle_spec.lua
 	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua spec/stacks_prune_spec.lua
 	CALLGRIND_RECORD=full $(BUSTED) --lua=$(LUA) spec/stack_record_spec.lua
+	CALLGRIND_WRITER=full $(BUSTED) --lua=$(LUA) spec/writer_spec.lua
 	CALLGRIND_BUILDS=full $(BUSTED) --lua=$(LUA) spec/compressed_spec.lua
 
 check-werror:

@@ -197,6 +197,11 @@ describe("prof:write", function()
 
   describe("round trip over the conformance corpus", function()
     local oracle = { "%.expected$", "%.exp$", "%.exp_map$", "%.exp_stacks$", "PROVENANCE%.md$" }
+    -- a file of over 1 MB took 7 s of make test's 3 minutes
+    -- (googlecode-issue34, 1.3 MB: two round trips, each dumped twice in
+    -- Lua, and callgrind_annotate): make test round-trips it once, make
+    -- check-long (CALLGRIND_WRITER=full) as the others
+    local FULL = os.getenv("CALLGRIND_WRITER") == "full"
     for _, path in ipairs(find_files(CORPUS, ".")) do
       local skip = false
       for _, o in ipairs(oracle) do if path:match(o) then skip = true end end
@@ -211,8 +216,10 @@ describe("prof:write", function()
           if path:match("xapian%.callgrind$") then load_opts = { position_rule = "kcachegrind" } end
           if callgrind.load(path, load_opts) then
             local prof, _, out = round_trip(path, nil, load_opts)
-            same_annotation(prof, path, out)
-            round_trip(path, { compress = false }, load_opts)
+            if FULL or #H.read_file(path) <= 1000000 then
+              same_annotation(prof, path, out)
+              round_trip(path, { compress = false }, load_opts)
+            end
           end
         end)
       end

@@ -174,7 +174,7 @@ int cgl_write_stack_record(lua_State *L)
     R.profile = digest;
     R.nev = lua_rawlen(L, 3);
     R.nfn = lua_rawlen(L, 4);
-    luaL_argcheck(L, R.nev >= 1 && R.nev <= 64, 3, "1 to 64 events");
+    luaL_argcheck(L, R.nev >= 1 && R.nev <= CG_REC_MAX_EV, 3, "1 to 64 events");
     luaL_argcheck(L, lua_rawlen(L, 5) == R.nfn, 5, "as many names as files");
     if (R.nfn > (size_t)INT32_MAX)
         return luaL_error(L, "stack record: too many functions");

@@ -109,9 +109,9 @@ static char *decimal_at(char *p, int64_t v)
     return digits_at(p, u, n);
 }
 
-/* REC_BATCH nodes at a time, as many costs (nev <= REC_COSTS / REC_BATCH) */
+/* REC_BATCH nodes at a time, their costs (CG_REC_MAX_EV each at most) */
 #define REC_BATCH 64
-#define REC_COSTS (REC_BATCH * 64)
+#define REC_COSTS (REC_BATCH * CG_REC_MAX_EV)
 
 /* nodes [from, from + n) of R: their parents, functions and costs (nev
  * each), from R's callback or its arrays */
@@ -137,7 +137,11 @@ void cg_rec_fill(CgWriter *w, void *ud)
      * for a root: nodes count from 1, "no node" is 0), its function (from
      * 1), its costs; lines gathered in chunk, sent a chunk at a time */
     char chunk[8192], *p = chunk;
-    size_t line_max = 22 * (2 + R->nev) + 2;   /* nev <= 64: < chunk */
+    size_t line_max = 22 * (2 + R->nev) + 2;   /* < chunk */
+    if (R->nev < 1 || R->nev > CG_REC_MAX_EV) {
+        cg_writer_fail(w, CG_ELIMIT, 0);
+        return;
+    }
     rec_head(w, R);
     for (i = 0; i < R->n; i += nb) {
         nb = R->n - i < REC_BATCH ? R->n - i : REC_BATCH;

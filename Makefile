@@ -112,12 +112,10 @@ deps-bench:
 
 # The specs, against this checkout (.busted points lpath/cpath at lua/ and
 # $(BUILD)/): each spec file its own busted process, JOBS at once (the
-# number of cores and one: a spec that waits, on a FIFO, a child or a
-# disk, leaves its core to the next; 2 cores: 162 s with 3, 181 s with
-# 2), a line per file as it ends, then busted's summary
+# number of cores), a line per file as it ends, then busted's summary
 # summed (tools/test_parallel.sh). BUSTED_ARGS given: one busted with
 # them, as before (make test BUSTED_ARGS="spec/tree_spec.lua").
-JOBS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 2) + 1 )))
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 test: deps-test
 	@$(MAKE) --no-print-directory all
 	@$(MAKE) --no-print-directory vm

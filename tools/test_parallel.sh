@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make test: every spec file in JOBS processes of busted at once (default:
-# the number of cores and one), the longest first, so the run takes about the
+# the number of cores), the longest first, so the run takes about the
 # longest file or the total divided by JOBS, whichever is more. Prints a
 # line per file as it ends (file, seconds, result), then the details of
 # every failure and one busted-style summary line summed over the files
@@ -23,7 +23,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-JOBS=${JOBS:-$(( $(nproc 2>/dev/null || echo 2) + 1 ))}
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 LUA=${LUA:-lua5.4}
 BUSTED=${BUSTED:-busted}
 BUILD=${BUILD:-build}

@@ -183,6 +183,7 @@ check-long: deps-test
 	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua spec/stacks_prune_spec.lua
 	CALLGRIND_RECORD=full $(BUSTED) --lua=$(LUA) spec/stack_record_spec.lua
 	CALLGRIND_WRITER=full $(BUSTED) --lua=$(LUA) spec/writer_spec.lua
+	CALLGRIND_DEEP=full $(BUSTED) --lua=$(LUA) spec/walks_deep_spec.lua
 	CALLGRIND_BUILDS=full $(BUSTED) --lua=$(LUA) spec/compressed_spec.lua
 
 check-werror:

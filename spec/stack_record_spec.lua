@@ -167,6 +167,12 @@ describe("a stack record", function()
       err_of("main;f 10\n"))
     assert.are.equal(path .. ":1: a stack record of version 2: this library reads version 1",
       err_of(good:gsub("record 1\n", "record 2\n", 1)))
+    -- more events than a writer takes (the fuzzer's find: it read, then could not be written again)
+    local names = {}
+    for i = 1, 65 do names[i] = "E" .. i end
+    local events_line = select(2, good:match("^(.-\n)events:"):gsub("\n", "")) + 1
+    assert.are.equal(("%s:%d: 65 events: a stack record has at most 64"):format(path, events_line),
+      err_of(H.with_digest((head:gsub("\nevents:[^\n]*\n", "\nevents: " .. table.concat(names, " ") .. "\n")))))
     -- prof:stacks names it; the views estimate
     local prof = assert(callgrind.load(out))
     H.write_file(path, good:sub(1, 100))

@@ -34,6 +34,8 @@ enum {
 #define CG_MAX_ID 16777215          /* largest (N) compression id */
 #define CG_MAX_NAME 1048576         /* bytes in one name */
 #define CG_MAX_FUNCS 0x7fffffff     /* distinct functions (int32 indices) */
+#define CG_REC_MAX_EV 64            /* events in a stack record (its writer's
+                                       batches hold 64 nodes' costs) */
 
 /* Position column kinds. */
 enum { CG_POS_INSTR = 0, CG_POS_BB = 1, CG_POS_LINE = 2, CG_POS_OTHER = 3 };

@@ -132,6 +132,8 @@ static int head(Cur *c)
         return bad(c, "not 'events:' and the names of the events");
     for (i = 0; i < vlen; i++)
         r->nev += v[i] == ' ' && (i + 1 == vlen || v[i + 1] != ' ');
+    if (r->nev > CG_REC_MAX_EV)
+        return bad(c, "%zu events: a stack record has at most %d", r->nev, CG_REC_MAX_EV);
     r->events = calloc(r->nev ? r->nev : 1, sizeof *r->events);
     if (r->events == NULL)
         return CG_ENOMEM;

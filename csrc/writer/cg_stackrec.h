@@ -36,9 +36,6 @@ typedef struct CgRecOut {
     void *node_ud;
 } CgRecOut;
 
-/* The most events a record's writer takes (a node's line fits its chunk). */
-#define CG_REC_MAX_EV 64
-
 /* Writes the record of ud (a CgRecOut, 1 to CG_REC_MAX_EV events: else the
  * writer fails, CG_ELIMIT), its end line and digest too. */
 CG_HIDDEN void cg_rec_fill(CgWriter *w, void *ud);

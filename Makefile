@@ -169,12 +169,15 @@ check: deps-test
 # spec/dump_oracle_spec.lua with every interval and option set (33 pairs
 # of valgrind runs, about 2 minutes; make test runs 11 of them), and
 # spec/truth_spec.lua's slowest surfaces on every profile (make test: on
-# the fresh ones and a fourth of the corpus's small files; about 2 minutes)
+# the fresh ones and a tenth of the corpus's small files; about 2 minutes)
 # and spec/stacks_prune_spec.lua's invariants on gprof2dot's three large
 # files (make test: on the small ones; about 15 s), spec/compressed_spec.lua's
 # two builds of the core without a library (about 15 s),
-# and spec/stack_record_spec.lua's round trip on every bench workload with
-# both engines (make test: 6 of the 16; about 30 s).
+# spec/stack_record_spec.lua's round trip on every bench workload with
+# both engines (make test: 6 of the 16; about 30 s), spec/writer_spec.lua's
+# round trip of the corpus's files over 1 MB (make test: one) and
+# spec/writer_dot_spec.lua's writers killed at 16 random points (make
+# test: 4), and spec/walks_deep_spec.lua's recursion 150,000 calls deep.
 .PHONY: check-long
 check-long: deps-test
 	@$(MAKE) --no-print-directory all
@@ -182,7 +185,7 @@ check-long: deps-test
 	CALLGRIND_DUMP_ORACLE=full $(BUSTED) --lua=$(LUA) spec/dump_oracle_spec.lua
 	CALLGRIND_TRUTH=full $(BUSTED) --lua=$(LUA) spec/truth_spec.lua spec/stacks_prune_spec.lua
 	CALLGRIND_RECORD=full $(BUSTED) --lua=$(LUA) spec/stack_record_spec.lua
-	CALLGRIND_WRITER=full $(BUSTED) --lua=$(LUA) spec/writer_spec.lua
+	CALLGRIND_WRITER=full $(BUSTED) --lua=$(LUA) spec/writer_spec.lua spec/writer_dot_spec.lua
 	CALLGRIND_DEEP=full $(BUSTED) --lua=$(LUA) spec/walks_deep_spec.lua
 	CALLGRIND_BUILDS=full $(BUSTED) --lua=$(LUA) spec/compressed_spec.lua
 

@@ -203,7 +203,7 @@ local function sorted(t) table.sort(t); return t end
 -- The profiles of the five slowest surfaces (the command line's json and
 -- the HTML report, each a Python per profile; folded stacks, pprof, the
 -- flame graph and DOT, in this process): make test (about 100 s of them
--- on a 2-core machine with all) takes the fresh profiles and every fifth
+-- on a 2-core machine with all) takes the fresh profiles and every tenth
 -- file of the corpus under 100 KB; CALLGRIND_TRUTH=full (make check-long,
 -- which CI runs) all of them. Every profile still goes through the other
 -- surfaces in make test.
@@ -220,7 +220,7 @@ local function slow_set()
       f:close()
       if size < 100 * 1024 then
         k = k + 1
-        if k % 5 == 1 then out[#out + 1] = pp end
+        if k % 10 == 1 then out[#out + 1] = pp end
       end
     end
   end

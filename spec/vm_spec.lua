@@ -166,6 +166,32 @@ print(lpeg.version(), table.concat(list:match("12,5,800,7"), " "), lpeg.match(lp
     assert.is_truthy(out:find("ERROR SUMMARY: 0 errors", 1, true), out)
   end)
 
+  it("concatenates past a __concat metamethod that moves the stack, profiled or not", function()
+    -- Debian 12's lua5.4 (its fix of CVE-2022-33099) pops the operands from
+    -- where the stack was before the metamethod ran: a coroutine's small
+    -- stack, grown by the metamethod's recursion, left L->top in the freed
+    -- one (a crash, or a live closure collected; make fuzz-lua found it).
+    -- Lua 5.4.7 pops from the stack's top as it is; the 5.4.4 patch does
+    -- so too.
+    local prog = [[
+      local function deep(n) if n == 0 then return 0 end return 1 + deep(n - 1) end
+      local t = setmetatable({}, { __concat = function(a, b) deep(5000) return "x" .. #tostring(b) end })
+      local function run()
+        return coroutine.wrap(function()
+          local s = "a" .. "b" .. t .. "cd"
+          collectgarbage()
+          return s .. "!"
+        end)()
+      end
+      print(run())
+      local callgrind = require "callgrind"
+      local got
+      local prof = callgrind.profile(function() got = run() end, { stacks = true })
+      print(got, prof.engine)
+    ]]
+    assert.are.equal("abx2!\nabx2!\tvm\n", vm_run("-e " .. shq(prog)))
+  end)
+
   it("runs a script under callgrind-lua exec, with its arguments, profile and exit code", function()
     local dir = tmpdir()
     local script = dir .. "/s.lua"

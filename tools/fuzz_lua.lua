@@ -17,23 +17,60 @@ local LUA = "lua5.4"
 
 local function shq(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
 
+-- the output of p, and how its command ended: nil when it exited 0, else
+-- "exit N" or "signal N"
 local function read_all(p)
   local out = p:read("a")
-  p:close()
-  return out
+  local ok, how, code = p:close()
+  if ok then return out, nil end
+  if how == "exit" and code > 128 then   -- the shell's way of saying a signal
+    return out, ("signal %d (exit %d)"):format(code - 128, code)
+  end
+  return out, how .. " " .. tostring(code)
 end
 
--- the hook and vm dumps of seeds a..b, the two interpreters side by side
+-- the commands of the two interpreters' children for seeds a..b
+local function child(which, a, b)
+  local lua = which == "vm" and shq(VM) or LUA
+  return ("%s spec/support/luagen.lua %s %d %d"):format(lua, which, a, b)
+end
+
+-- the hook and vm dumps of seeds a..b, the two interpreters side by side;
+-- then the children that did not exit 0, each with how it ended
 local function batch(a, b)
-  local ph = assert(io.popen(("%s spec/support/luagen.lua hook %d %d 2>&1"):format(LUA, a, b)))
-  local pv = assert(io.popen(("%s spec/support/luagen.lua vm %d %d 2>&1"):format(shq(VM), a, b)))
-  local h, v = read_all(ph), read_all(pv)
+  local ph = assert(io.popen(child("hook", a, b) .. " 2>&1"))
+  local pv = assert(io.popen(child("vm", a, b) .. " 2>&1"))
+  local h, hend = read_all(ph)
+  local v, vend = read_all(pv)
   local dh, dv = G.parse(h), G.parse(v)
   for name, t in pairs(dv) do
     dh[name] = dh[name] or {}
     dh[name].vm = t.vm
   end
-  return dh, h .. v
+  return dh, h .. v, { hook = hend, vm = vend }
+end
+
+-- A child that died on seeds a..b (its output lost): the shortest run of
+-- seeds ending at the first that fails when run after the ones before it
+-- (a crash may need the state an earlier program left, as a stack grown
+-- or a collection cycle's timing); nil when each of them passes alone
+-- and together they do not fail again.
+local function crashing_run(which, a, b)
+  local function fails(x, y)
+    local _, how = read_all(assert(io.popen(child(which, x, y) .. " >/dev/null 2>&1")))
+    return how ~= nil
+  end
+  if not fails(a, b) then return nil end
+  local lo, hi = a, b        -- a..hi fails; find the least such hi
+  while lo < hi do
+    local mid = (lo + hi) // 2
+    if fails(a, mid) then hi = mid else lo = mid + 1 end
+  end
+  local first = a            -- first..hi fails; find the greatest such first
+  for x = hi, a, -1 do
+    if fails(x, hi) then first = x break end
+  end
+  return first, hi
 end
 
 -- which pair differs: "hook/oracle", "hook/vm", or nil
@@ -107,12 +144,22 @@ local done = 0
 local t0 = os.time()
 for a = FROM, FROM + N - 1, BATCH do
   local b = math.min(a + BATCH - 1, FROM + N - 1)
-  local d, raw = batch(a, b)
+  local d, raw, ends = batch(a, b)
+  local died = {}
+  for _, which in ipairs({ "hook", "vm" }) do
+    if ends[which] then
+      local x, y = crashing_run(which, a, b)
+      died[#died + 1] = ("the %s child of seeds %d to %d ended with %s; %s"):format(which, a, b, ends[which],
+        x and ("seeds %d to %d fail together, run alone: %s"):format(x, y, child(which, x, y))
+          or "no run of them fails again alone")
+    end
+  end
+  if #died > 0 then print(table.concat(died, "\n")) end
   for seed = a, b do
     local v = verdict(d[tostring(seed)])
     if v == "missing" then
       failed = failed + 1
-      print(("seed %d: no dump (the child failed?)\n%s"):format(seed, raw:sub(-2000)))
+      print(("seed %d: no dump%s"):format(seed, #died > 0 and " (above)" or "\n" .. raw:sub(-2000)))
     elseif v then
       failed = failed + 1
       local src = shrink(seed, v)

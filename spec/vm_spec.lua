@@ -167,7 +167,7 @@ print(lpeg.version(), table.concat(list:match("12,5,800,7"), " "), lpeg.match(lp
   end)
 
   it("concatenates past a __concat metamethod that moves the stack, profiled or not", function()
-    -- Debian 12's lua5.4 (its fix of CVE-2022-33099) pops the operands from
+    -- Debian 12's lua5.4 (the fix of CVE-2022-33099 it applies) pops the operands from
     -- where the stack was before the metamethod ran: a coroutine's small
     -- stack, grown by the metamethod's recursion, left L->top in the freed
     -- one (a crash, or a live closure collected; make fuzz-lua found it).

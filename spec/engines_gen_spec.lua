@@ -361,6 +361,55 @@ describe("the two engines and a count hook", function()
     assert.are.same({ "add 36", "anonymous@gen:4 6", "f 12", "lt 6", "main chunk 9" }, lua)
   end)
 
+  it("keeps one record of a running function whose slot's key would go with the 256 gone", function()
+    -- seed 20048875: past 256 gone keys (closures the collector took
+    -- while the hook engine held them weakly) the hook engine let them all
+    -- go, and with them the key of a function that ran: g's first
+    -- closure, dead, held its slot while f, another closure of it, ran.
+    -- Its next call, pcall's (no name, where its first was g's), made a
+    -- second record, whose frames the recursion test of the first did not
+    -- count: the inner call, inside the outer one, counted its 2 in its
+    -- edge (C [C]:pcall 0 gen:2 1 2, I gen:2 3621). A function with a
+    -- frame on a stack lives: its key stays. By hand (luac -l): the main
+    -- chunk 14 (VARARGPREP runs before the call hook; line 10 CLOSURE,
+    -- 11: 6, 12: 2, 13: 5); mk 2 a call (CLOSURE RETURN1); the function of
+    -- line 2 with n == 0 2 (EQI RETURN0), with n == 1 3015 (line 3 EQI,
+    -- its JMP inline; line 4 NEWTABLE, its EXTRAARG skipped; line 5: 4,
+    -- and 10 a turn; 6: 1; 7: 2; 8: 5; 9: 1); each chunk c 2 (LOADI
+    -- RETURN1): f's call 3015 + 600 + 2.
+    local src = table.concat({
+      "local function mk()",
+      "  return function(self, n)",
+      "    if n == 0 then return end",
+      "    local t = {}",
+      "    for i = 1, 300 do t[i] = load(\"return \" .. i, \"=c\") t[i]() end",
+      "    t = nil",
+      "    collectgarbage()",
+      "    pcall(self, self, 0)",
+      "  end",
+      "end",
+      "do local g = mk() g(g, 0) end",
+      "local f = mk()",
+      "f(f, 1)",
+    }, "\n") .. "\n"
+    local d = dumps_of(src)
+    local want = {
+      "T 3637", "F gen:0 14", "F gen:1 4", "F gen:2 3019", "F c:0 600",
+      "L gen:2 3 5", "L gen:2 4 1", "L gen:2 5 3004", "L gen:2 8 5",
+      "C gen:0 11 gen:2 1 2", "C gen:0 13 gen:2 1 3617", "C [C]:pcall 0 gen:2 1 0", "C gen:2 5 c:0 300 600",
+      "I gen:2 3619", "I gen:0 3637", "S gen:0;gen:2;[C]:pcall;gen:2 2",
+    }
+    all_have(d, want)
+    -- one record of the function of line 2: g's
+    local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
+    local lua = {}
+    for fn in prof:functions() do
+      if fn.file == "gen" then lua[#lua + 1] = fn.name .. " " .. fn:self("Instr") end
+    end
+    table.sort(lua)
+    assert.are.same({ "g 3019", "main chunk 14", "mk 4" }, lua)
+  end)
+
   it("tells a loaded chunk from another at its freed prototype's address", function()
     -- seeds 3002516, 3002519, 3002522: the hook engine knows an atomic
     -- phase passed (the collected closures' slots are gone) by its canary

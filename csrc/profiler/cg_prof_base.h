@@ -40,6 +40,8 @@ typedef struct FnCost {
     unsigned asked : 1;         /* its call-site name was asked for */
     unsigned vararg : 1;        /* its definition's */
     unsigned over : 1;          /* it has lines apart (Prof.over) */
+    unsigned stacked : 1;       /* a frame of it is on a thread's stack
+                                   (set only in cg_prof_weak_check) */
     int32_t nm;                 /* the name its first sight gave it, in
                                    the string pool (-1: none): with src,
                                    defined, last and the signature, its

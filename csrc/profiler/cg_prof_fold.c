@@ -32,7 +32,12 @@
  *   call giving no name or another: an error handler called first by a
  *   Lua function's error, then by error's); a function of another
  *   definition at its key frees it. Past GONE_MAX gone slots they are all
- *   freed (their prototypes, or most, freed). Where the collector runs on
+ *   freed (their prototypes, or most, freed), but those of the records
+ *   with a frame on a thread's stack: a function running, or suspended
+ *   in a coroutine, lives (its slot freed, a call of it from C while it
+ *   runs, a handler's from error's, would make another record of it,
+ *   and the recursion would go unseen: one record's frames are not the
+ *   other's). Where the collector runs on
  *   its own (the profiled code restarted it), the table stops being
  *   weak: functions stay alive as before.
  *
@@ -487,6 +492,17 @@ static void unstack(lua_State *L)
     lua_pop(L, 1);
 }
 
+/* Sets (on 1) or clears the mark of the records with a frame on a
+ * thread's stack, running or suspended (the roots too). */
+static void mark_stacked(Prof *P, unsigned on)
+{
+    size_t i, k;
+    for (i = 0; i < P->nth; i++)
+        for (k = 0; P->th[i].L != NULL && k < P->th[i].n; k++)
+            if (P->th[i].f[k].fn >= 0)
+                P->fns[P->th[i].f[k].fn].stacked = on;
+}
+
 void cg_prof_weak_check(Prof *P, lua_State *L)
 {
     size_t s, ngone = 0;
@@ -513,11 +529,20 @@ void cg_prof_weak_check(Prof *P, lua_State *L)
                 }
                 ngone += P->ps[s].gone != 0;
             }
-        for (s = 0; ngone > GONE_MAX && s < P->nps; s++)
-            if (P->ps[s].fn >= 0 && P->ps[s].gone) {
-                P->ps[s].gone = 0;
-                slot_free(P, (int32_t)s);
-            }
+        if (ngone > GONE_MAX) {
+            /* a function with a frame on a stack lives: its slot stays
+             * (freed, its next call, by another name or none, would make
+             * another record of it, whose frames the recursion test of
+             * the first one's would not count) */
+            mark_stacked(P, 1);
+            for (s = 0; s < P->nps; s++)
+                if (P->ps[s].fn >= 0 && P->ps[s].gone
+                    && !P->fns[P->ps[s].fn].stacked) {
+                    P->ps[s].gone = 0;
+                    slot_free(P, (int32_t)s);
+                }
+            mark_stacked(P, 0);
+        }
         lua_newtable(L);
         lua_setfield(L, -2, "canary");
         unstack(L);

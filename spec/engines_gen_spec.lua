@@ -313,6 +313,45 @@ describe("the two engines and a count hook", function()
     all_have(d, want)
   end)
 
+  it("closes a coroutine its wrap function's error killed after two __close of the reset at the next event", function()
+    -- seeds 50035192 and 50035244 of make fuzz-lua: as above, with two
+    -- to-be-closed variables. The first __close's return dropped the
+    -- dead coroutine's record; the second __close started a new one
+    -- with no resumer (none was current), so at its return the hook
+    -- engine and the count hook lost the closer, co, which the error
+    -- raised again then killed: co's frames closed at stop, with the
+    -- main chunk's last three instructions in them (the wrap function
+    -- 24, co's body 30, three more than the resume that ran it); the
+    -- counting engine was right. By hand (luac -l): the main chunk 14
+    -- (VARARGPREP runs before the call hook, EXTRAARG is NEWTABLE's,
+    -- MULK skips its MMBINK); co's body 6 (its RETURN0 never runs); w's
+    -- body 13 (two EXTRAARG; no RETURN); __close 4 (LOADI LOADI LOADNIL
+    -- RETURN1), twice. The wrap function 13 + 8, co's body 6 + 21: the
+    -- resume's.
+    local d = dumps_of(table.concat({
+      "local MT = { __close = function(o, e) local a, b = 1, 2 return nil end }",
+      "local co = coroutine.create(function()",
+      "  local w = coroutine.wrap(function()",
+      "    local c1 <close> = setmetatable({}, MT)",
+      "    local c2 <close> = setmetatable({}, MT)",
+      "    error(\"x\")",
+      "  end)",
+      "  w()",
+      "end)",
+      "coroutine.resume(co)",
+      "local y = 1",
+      "y = y * 2",
+    }, "\n") .. "\n")
+    local want = {
+      "T 41", "F gen:0 14", "F gen:2 6", "F gen:3 13", "F gen:1 8",
+      "C [C]:? 0 gen:3 1 13", "C [C]:? 0 gen:1 2 8", "C gen:2 8 [C]:? 1 21",
+      "C [C]:coroutine.resume 0 gen:2 1 27", "C gen:0 10 [C]:coroutine.resume 1 27",
+      "I gen:2 27", "I [C]:coroutine.resume 27", "I gen:0 41",
+      "S gen:0;[C]:coroutine.resume;gen:2;[C]:?;gen:1 8",
+    }
+    all_have(d, want)
+  end)
+
   it("keeps one record of a function whose first closure was collected while another of it ran", function()
     -- seed 2000162: each f makes a closure of the handler; the second
     -- f's handler runs collectgarbage, which collects the first f's (the

@@ -374,7 +374,7 @@ static int thread_is(const Prof *P, int32_t i, const lua_State *L)
 static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
 {
     Thread *T = P->cur >= 0 ? &P->th[P->cur] : NULL;
-    int32_t i, from;
+    int32_t i, from, dead = P->dead_from;
     if (T != NULL && T->L == L) {
         charge_since(P, L, T, now, keep, 1);
         return T;
@@ -396,6 +396,11 @@ static Thread *enter(Prof *P, lua_State *L, int64_t now, int keep)
     }
     P->dead_from = -1;
     from = P->cur;
+    /* no thread current: the last one's body returned (a __close of a
+     * closed coroutine), its resumer runs on (the closer: the resumer of
+     * a second __close's record, which the error raised again may kill) */
+    if (from < 0 && dead >= 0 && (size_t)dead < P->nth && P->th[dead].L != NULL)
+        from = dead;
     i = thread_is(P, P->prev, L) ? P->prev
         : thread_is(P, P->prev2, L) ? P->prev2 : thread_index(P, L);
     if (i != P->prev)

@@ -658,8 +658,12 @@ function M.oracle(fn, callgrind)
         r = r.resumer
       end
     end
-    dead_from = nil
+    -- no thread left (the last one's body returned: a __close of a closed
+    -- coroutine): its resumer runs on, the closer, which resumes the next
+    -- record (a second __close's), and which the error raised again may kill
     local left = cur
+    if not left and dead_from and threads[dead_from.th] == dead_from then left = dead_from end
+    dead_from = nil
     local T = threads[th]
     if not T then
       T = new_thread(th, from_key, from_path)

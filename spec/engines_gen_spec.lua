@@ -62,6 +62,18 @@ end
 
 -- each of the three dumps of a program (hook, oracle, vm) holds every
 -- line of want
+-- The hook engine's records of the program src's own functions (file
+-- "gen"), each its name and self cost, sorted: one a definition.
+local function hook_records(src)
+  local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
+  local lua = {}
+  for fn in prof:functions() do
+    if fn.file == "gen" then lua[#lua + 1] = fn.name .. " " .. fn:self("Instr") end
+  end
+  table.sort(lua)
+  return lua
+end
+
 local function all_have(d, want)
   for _, what in ipairs { "hook", "oracle", "vm" } do has_lines(d[what], want, what) end
 end
@@ -391,13 +403,7 @@ describe("the two engines and a count hook", function()
     }
     all_have(d, want)
     -- one record per definition: the main chunk, __lt, f and its two
-    local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
-    local lua = {}
-    for fn in prof:functions() do
-      if fn.file == "gen" then lua[#lua + 1] = fn.name .. " " .. fn:self("Instr") end
-    end
-    table.sort(lua)
-    assert.are.same({ "add 36", "anonymous@gen:4 6", "f 12", "lt 6", "main chunk 9" }, lua)
+    assert.are.same({ "add 36", "anonymous@gen:4 6", "f 12", "lt 6", "main chunk 9" }, hook_records(src))
   end)
 
   it("keeps one record of a running function whose slot's key would go with the 256 gone", function()
@@ -440,13 +446,7 @@ describe("the two engines and a count hook", function()
     }
     all_have(d, want)
     -- one record of the function of line 2: g's
-    local prof = require("callgrind").profile(load(src, "=gen"), { engine = "hook" })
-    local lua = {}
-    for fn in prof:functions() do
-      if fn.file == "gen" then lua[#lua + 1] = fn.name .. " " .. fn:self("Instr") end
-    end
-    table.sort(lua)
-    assert.are.same({ "g 3019", "main chunk 14", "mk 4" }, lua)
+    assert.are.same({ "g 3019", "main chunk 14", "mk 4" }, hook_records(src))
   end)
 
   it("tells a loaded chunk from another at its freed prototype's address", function()

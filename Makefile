@@ -179,7 +179,9 @@ check: deps-test
 # both engines (make test: 6 of the 16; about 30 s), spec/writer_spec.lua's
 # round trip of the corpus's files over 1 MB (make test: one) and
 # spec/writer_dot_spec.lua's writers killed at 16 random points (make
-# test: 4), and spec/walks_deep_spec.lua's recursion 150,000 calls deep.
+# test: 4), spec/walks_deep_spec.lua's recursion 150,000 calls deep, and
+# spec/inclusive_spec.lua's profile of cc1 (gcc -O2, 14 s under callgrind;
+# make test: python3's and lua5.4's).
 .PHONY: check-long
 check-long: deps-test
 	@$(MAKE) --no-print-directory all
@@ -189,6 +191,7 @@ check-long: deps-test
 	CALLGRIND_RECORD=full $(BUSTED) --lua=$(LUA) spec/stack_record_spec.lua
 	CALLGRIND_WRITER=full $(BUSTED) --lua=$(LUA) spec/writer_spec.lua spec/writer_dot_spec.lua
 	CALLGRIND_DEEP=full $(BUSTED) --lua=$(LUA) spec/walks_deep_spec.lua
+	CALLGRIND_INCLUSIVE=full $(BUSTED) --lua=$(LUA) spec/inclusive_spec.lua
 	CALLGRIND_BUILDS=full $(BUSTED) --lua=$(LUA) spec/compressed_spec.lua
 
 check-werror:

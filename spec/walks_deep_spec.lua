@@ -4,10 +4,11 @@
 -- under max_bytes), with no recursion: a Lua recursion 20,000 and
 -- 150,000 calls deep profiled with stacks = true, and a callgrind file
 -- of a 50,000-function call chain (main -> f1 -> ... -> f50000, one
--- calls= line each); the 150,000-deep one in make check-long only. Each profile is made in a fresh lua5.4 that runs
--- every output in turn and says, for each, what it returned, its cpu
--- time and the peak of its resident memory (VmHWM, reset before each
--- through /proc/self/clear_refs). The 150,000-deep recursion and the
+-- calls= line each; the 150,000-deep one in make check-long only).
+-- Each profile is made in a fresh lua5.4 that runs every output in turn
+-- and says, for each, what it returned, its cpu time and the peak of
+-- its resident memory (VmHWM, reset before each through
+-- /proc/self/clear_refs). The 150,000-deep recursion and the
 -- chain: under 5 s and 200 MB each, the profile itself included.
 --
 -- Before: pprof of the 20,000-deep recursion took 13 s and 990 MB, of

@@ -192,6 +192,7 @@ check-long: deps-test
 	CALLGRIND_WRITER=full $(BUSTED) --lua=$(LUA) spec/writer_spec.lua spec/writer_dot_spec.lua
 	CALLGRIND_DEEP=full $(BUSTED) --lua=$(LUA) spec/walks_deep_spec.lua
 	CALLGRIND_INCLUSIVE=full $(BUSTED) --lua=$(LUA) spec/inclusive_spec.lua
+	CALLGRIND_VM_LONG=full $(BUSTED) --lua=$(LUA) --filter="2.32" spec/vm_spec.lua
 	CALLGRIND_BUILDS=full $(BUSTED) --lua=$(LUA) spec/compressed_spec.lua
 
 check-werror:

@@ -192,6 +192,32 @@ print(lpeg.version(), table.concat(list:match("12,5,800,7"), " "), lpeg.match(lp
     assert.are.equal("abx2!\nabx2!\tvm\n", vm_run("-e " .. shq(prog)))
   end)
 
+  -- A stack's count in the VM's 32-byte node is 64 bits (csrc/vm/: CgNode,
+  -- cgcharge), checked past 2^32 (about 9 s: make check-long). spin(n)
+  -- runs n + 5 instructions (luac -l: LOADI, MOVE, LOADI, FORPREP, n
+  -- FORLOOPs, RETURN0); its stack's count is checked against that sum and
+  -- against its self cost in the profile, which the per-pc counts give.
+  if os.getenv("CALLGRIND_VM_LONG") == "full" then
+    it("keeps a stack's count past 2^32 instructions (make check-long)", function()
+      local calls = { 1 << 31, 1 << 31 }
+      local prog = ([[
+        local function spin(n) for _ = 1, n do end end
+        local callgrind = require "callgrind"
+        local prof = callgrind.profile(function() for _, n in ipairs({ %s }) do spin(n) end end,
+          { stacks = true })
+        print(prof.engine, prof:func("spin"):self("Instr"))
+        io.write((prof:folded("Instr")))
+      ]]):format(table.concat(calls, ", "))
+      local want = 0
+      for _, n in ipairs(calls) do want = want + n + 5 end
+      local out = vm_run("-e " .. shq(prog))
+      local engine, self = out:match("^(%S+)\t(%d+)\n")
+      assert.are.equal("vm", engine)
+      assert.are.equal(want, tonumber(self))
+      assert.are.equal(want, tonumber(out:match("\n[^\n]*;spin (%d+)\n")), out)
+    end)
+  end
+
   it("runs a script under callgrind-lua exec, with its arguments, profile and exit code", function()
     local dir = tmpdir()
     local script = dir .. "/s.lua"

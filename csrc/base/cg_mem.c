@@ -248,6 +248,72 @@ void cg_big_free(void *p, size_t size)
         free(p);
 }
 
+/* A fixed array (cg_mem.h): its first FIXED_SMALL bytes in small pages,
+ * just below a 2 MiB boundary, the rest in whole 2 MiB stretches from
+ * there, each made resident in one call when the array reaches it (a
+ * profile's stacks: luacheck over Penlight's source makes 10 MB of
+ * nodes; a short run's fit in the small pages), or, not resident, where
+ * they are first touched. Its reservation halves
+ * where the address space is limited (ulimit -v), down to 64 MiB. */
+#define FIXED_SMALL ((size_t)64 << 10)
+
+int cg_fixed_init(CgFixed *a, size_t max)
+{
+    size_t r = round_up(max < MIN_RESERVE ? MIN_RESERVE : max, LARGE_PAGE);
+    char *m, *b;
+    memset(a, 0, sizeof *a);
+    while ((m = reserve(r)) == NULL) {
+        if (r <= MIN_RESERVE)
+            return -1;
+        r /= 2;
+    }
+    /* the span is r + 2 MiB: the first boundary at FIXED_SMALL or more
+     * past m leaves r - FIXED_SMALL at least */
+    b = m + (round_up((size_t)(uintptr_t)m + FIXED_SMALL, LARGE_PAGE)
+             - FIXED_SMALL - (size_t)(uintptr_t)m);
+    a->base = b;
+    a->map = m;
+    a->span = r + LARGE_PAGE;
+    a->cap = (size_t)(m + a->span - b);
+    return 0;
+}
+
+int cg_fixed_grow(CgFixed *a, size_t need, int resident)
+{
+    size_t to;
+    if (need <= a->size)
+        return 0;
+    if (need > a->cap)
+        return -1;
+    to = need <= FIXED_SMALL
+             ? FIXED_SMALL
+             : FIXED_SMALL + round_up(need - FIXED_SMALL, LARGE_PAGE);
+    if (to > a->cap)
+        to = a->cap;
+    if (mprotect(a->base + a->size, to - a->size, PROT_READ | PROT_WRITE)
+        != 0)
+        return -1;
+#ifdef MADV_HUGEPAGE
+    if (resident && to > FIXED_SMALL) {
+        size_t from = a->size > FIXED_SMALL ? a->size : FIXED_SMALL;
+        (void)madvise(a->base + from, to - from, MADV_HUGEPAGE);
+    }
+#endif
+#ifdef MADV_POPULATE_WRITE
+    if (resident)
+        (void)madvise(a->base + a->size, to - a->size, MADV_POPULATE_WRITE);
+#endif
+    a->size = to;
+    return 0;
+}
+
+void cg_fixed_free(CgFixed *a)
+{
+    if (a->map != NULL)
+        munmap(a->map, a->span);
+    memset(a, 0, sizeof *a);
+}
+
 #else                            /* elsewhere: the heap alone */
 
 #define BIG_STEPS 0              /* realloc copies: by doubling */
@@ -273,6 +339,33 @@ void cg_big_free(void *p, size_t size)
 {
     (void)size;
     free(p);
+}
+
+/* A fixed array on the heap: FIXED_HEAP bytes at most, zeroed at once
+ * (calloc's large blocks are fresh mappings) */
+#define FIXED_HEAP ((size_t)64 << 20)
+
+int cg_fixed_init(CgFixed *a, size_t max)
+{
+    memset(a, 0, sizeof *a);
+    a->cap = max < FIXED_HEAP ? max : FIXED_HEAP;
+    if ((a->base = (char *)calloc(1, a->cap)) == NULL)
+        return -1;
+    a->map = a->base;
+    a->size = a->cap;
+    return 0;
+}
+
+int cg_fixed_grow(CgFixed *a, size_t need, int resident)
+{
+    (void)resident;
+    return need <= a->cap ? 0 : -1;
+}
+
+void cg_fixed_free(CgFixed *a)
+{
+    free(a->map);
+    memset(a, 0, sizeof *a);
 }
 
 #endif

@@ -69,4 +69,26 @@ CG_HIDDEN int cg_big_grow(void **arr, size_t *cap, size_t need, size_t elem,
                      : cg_big_grow((void **)&(arr), &(cap), (need),        \
                                    sizeof *(arr), (expect)))
 
+/* A fixed array: one that grows in place and never moves (the counting
+ * interpreter keeps indices into the profiler's stacks, which it adds to
+ * the array's address). It is a reservation of address space of up to
+ * max bytes (cap: what was had), of which the first size bytes are
+ * readable, writable and zeroed. Builds
+ * with AddressSanitizer, and systems but Linux, have 64 MiB at most, on
+ * the heap. */
+typedef struct CgFixed {
+    char *base;                 /* the array */
+    size_t size, cap;           /* usable, reserved (from base) */
+    char *map;                  /* the reservation, of span bytes */
+    size_t span;
+} CgFixed;
+/* Reserves the array (empty): 0, or -1 when no reservation was had. */
+CG_HIDDEN int cg_fixed_init(CgFixed *a, size_t max);
+/* Makes its first need bytes usable: 0, or -1 (past cap, or no memory);
+ * resident at once (in 2 MiB pages past its first 64 KiB), or where they
+ * are first touched (an array mostly read as zeros, if at all). */
+CG_HIDDEN int cg_fixed_grow(CgFixed *a, size_t need, int resident);
+/* Frees it (an array never made, zeroed: nothing). */
+CG_HIDDEN void cg_fixed_free(CgFixed *a);
+
 #endif

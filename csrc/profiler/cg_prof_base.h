@@ -8,6 +8,7 @@
 #ifndef CG_PROF_BASE_H
 #define CG_PROF_BASE_H
 
+#include "cg_mem.h"
 #include "cg_prof_lua54.h"
 #include "cg_prof_map.h"
 
@@ -223,15 +224,13 @@ typedef struct Prof {
     size_t capplus;
     IMap edmap;                 /* (caller, line, callee) -> its edge */
     struct VmCall **vcall;      /* direct: the calls of the edges, and */
-    struct VmFn **vfn;          /* the functions' running frames, */
-    struct VmNode **vnode;      /* the stacks' costs, in chunks (the VM */
-    size_t nvcall, nvfn, nvnode;  /* points into them) */
-    struct VmAt *vat;           /* direct: the chunks of nodes, by address */
-    size_t nvat, capvat, vlast; /* (vlast: the last one found there) */
-    struct VmNode *vnext, *vend;  /* direct: where node nvnext is made, */
-    size_t nvnext;              /* to its chunk's end */
-    struct VmKids **vkids;      /* direct: the nodes' tables of children, */
-    size_t nvkids, nkids;       /* in chunks */
+    struct VmFn **vfn;          /* the functions' running frames */
+    size_t nvcall, nvfn;
+    CgFixed vnode;              /* direct: the stacks' costs (the VM's
+                                   nodes: it adds their indices to its
+                                   address, which never moves), */
+    CgFixed vkids;              /* their tables of children (table 0: */
+    size_t nkids;               /* none), tables made */
     struct VmCall **vnone;      /* direct: the calls of frames without a */
     size_t nvnone, nnone;       /* caller, of the functions in nonemap */
     Map nonemap;

@@ -29,8 +29,9 @@
  * node's table of older ones (VmKids, the VM's CgKids), else here
  * (direct_kid: cg_prof_node_of). A coroutine's frames move under the node
  * of each new resumer (the VM's luaD_cgbase), as the hook engine's
- * cg_prof_rebase. The calls, the functions' counters and the nodes are in
- * chunks that never move: the VM points into them. */
+ * cg_prof_rebase. The calls and the functions' counters are in chunks
+ * that never move, the nodes and their tables in fixed arrays (cg_mem.h):
+ * the VM points into them, or adds its indices to their addresses. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_direct.h"
 #include "cg_prof_fold.h"
@@ -41,158 +42,72 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* a call: the VM's CgCall (lstate.h of the patch) first */
+/* a call: the VM's CgCall (lstate.h of the patch) first; its key is
+ * its callee's in the nodes' children (fn + 1: 0 is none) */
 typedef struct VmCall {
     lua_Unsigned calls, incl;
     lua_Integer *active;        /* its callee's VmFn.active */
+    uint32_t key;
     int32_t fn, edge;           /* its callee; its edge, -1: none */
 } VmCall;
 
 typedef struct VmFn {
     lua_Integer active;         /* its frames running */
-    lua_Integer pad;            /* 16 bytes: the VM's tables of a node's
-                                   children hash &active >> 4 */
 } VmFn;
 
-/* a stack (P->stacks): the VM's CgNode (its newest children, its
- * instructions, its table of older children), 64 bytes, a cache line;
- * the table is no_kids until it has more children than the node holds
- * (the VM fills it). Its index (its Node's) is where it is: its chunk's
- * first index and its place there (vm_node_id). */
+/* a stack (P->stacks): the VM's CgNode, 32 bytes, two to a cache line:
+ * its newest children (their callees' keys, their nodes' offsets in
+ * bytes in P->vnode: 4 GiB, VM_NODES_MAX nodes, at most), three, or two
+ * and in its last place its table of older ones (key VM_TAB, kid the
+ * table's index in P->vkids; table 0 is no one's, the VM filling the
+ * others), and its instructions. Its index (its Node's) is where it is
+ * in P->vnode. */
 #define VM_KIN 3
 #define VM_KIDS 16
+#define VM_TAB 0xffffffffu
 typedef struct VmKids {
     struct {
-        const void *key;
-        struct VmNode *kid;
+        uint32_t key, kid;      /* kid: an offset, as in a node */
     } e[VM_KIDS];
 } VmKids;
 
 typedef struct VmNode {
-    const void *key[VM_KIN];
-    struct VmNode *kid[VM_KIN];
+    uint32_t key[VM_KIN];
+    uint32_t kid[VM_KIN];
     lua_Unsigned self;          /* instructions run on top of it */
-    VmKids *kids;
 } VmNode;
 
-/* a chunk of nodes at its address (to its end): the index of its first
- * node */
-typedef struct VmAt {
-    uintptr_t base, end;
-    size_t first;
-} VmAt;
+/* The fixed arrays of nodes and tables: 2^27 nodes (4 GiB of address
+ * space), 2^24 tables (2 GiB); where the address space is limited, less
+ * (cg_fixed_init) */
+#define VM_NODES_MAX ((size_t)1 << 27)
+#define VM_KIDS_MAX ((size_t)1 << 24)
 
-static VmKids no_kids;          /* no one writes it */
-
-/* A chunked array (the calls, the functions' counters, the nodes and
- * their tables of older children). The calls and the functions' counters
- * (one per distinct function and call site, kept small: issue 43) are
- * all in heap chunks of REC entries, smaller: every profiled process
- * zeroes a first chunk of three of them (in chunks of CHUNK, 20 KiB and
- * 21 thousand instructions). The nodes and their tables have their first
- * 64 KiB in heap chunks of CHUNK (a small profile's), the others hold as
- * many as fill one 2 MiB page (cg_big_zalloc), made resident at once
- * rather than a fault at each 4 KiB page: on these guests a fault at a
- * 4 KiB page took 13 to 16 microseconds of cpu, when a 2 MiB page took
- * 0.13 to 0.19 ms (bench/page_cost.c; bench/README.md, "2026-12-06,
- * night"), and luacheck's stacks run faulted 250 pages in the 2 MiB of
- * heap chunks it had before. A node that needs a table takes the next. */
-#define CHUNK_BITS 8
-#define CHUNK (1 << CHUNK_BITS)
+/* A chunked array (the calls, the functions' counters), in heap chunks
+ * of REC entries that never move: every profiled process zeroes a first
+ * chunk of three of them. */
 #define REC_BITS 5
 #define REC (1 << REC_BITS)
 
-/* the arrays whose chunks become 2 MiB pages: the nodes and their tables */
-static int big_chunks(size_t size)
-{
-    return size == sizeof(VmNode) || size == sizeof(VmKids);
-}
-
-/* the heap chunks (of CHUNK) of the nodes' or their tables' array,
- * before its 2 MiB ones: 64 KiB */
-static size_t small_chunks(size_t size)
-{
-    return size == sizeof(VmNode) ? 4 : 1;
-}
-
-/* the entries of chunk c of entries of size bytes */
-static size_t chunk_len(size_t c, size_t size)
-{
-    if (!big_chunks(size))
-        return REC;
-    return c < small_chunks(size) ? CHUNK : CG_BIG_PAGE_FIT / size;
-}
-
 /* entry i's chunk, its place there in *at */
-static size_t chunk_of(size_t i, size_t size, size_t *at)
+static size_t chunk_of(size_t i, size_t *at)
 {
-    size_t s, small, big;
-    if (!big_chunks(size)) {
-        *at = i & (REC - 1);
-        return i >> REC_BITS;
-    }
-    s = small_chunks(size);
-    small = s << CHUNK_BITS;
-    if (i < small) {
-        *at = i & (CHUNK - 1);
-        return i >> CHUNK_BITS;
-    }
-    big = CG_BIG_PAGE_FIT / size;
-    *at = (i - small) % big;
-    return s + (i - small) / big;
+    *at = i & (REC - 1);
+    return i >> REC_BITS;
 }
 
 /* entry i of the chunked array chunks (n chunks), or NULL: not made */
 static void *chunk_at(void **chunks, size_t n, size_t i, size_t size)
 {
-    size_t at, c = chunk_of(i, size, &at);
+    size_t at, c = chunk_of(i, &at);
     return c < n && chunks[c] != NULL ? (char *)chunks[c] + at * size : NULL;
-}
-
-/* chunk c of entries of size bytes, zeroed: on the heap (even the tables
- * of children's 64 KiB: a mapping of their own took six system calls
- * each), or in 2 MiB pages. The nodes' start at a cache line (and
- * cg_big_zalloc's pages at 64 bytes past one): a node is one line, not
- * two halves (calloc's 16 bytes put 3 nodes in 4 across two, and the
- * first nodes, the run's outermost stacks, are the ones every call near
- * the top touches). */
-static void *chunk_new(size_t c, size_t size)
-{
-    char *raw, *p;
-    size_t bytes = chunk_len(c, size) * size;
-    if (big_chunks(size) && c >= small_chunks(size))
-        return cg_big_zalloc(bytes);
-    if (size != sizeof(VmNode))
-        return calloc(chunk_len(c, size), size);
-    /* calloc's block at its first line past 8 bytes, which keep the
-     * block's address (posix_memalign: one more symbol to bind at each
-     * load of the core, 4,600 instructions) */
-    if ((raw = (char *)calloc(1, bytes + 64 + sizeof raw)) == NULL)
-        return NULL;
-    p = raw + sizeof raw + 63;
-    p -= (uintptr_t)p & 63;
-    memcpy(p - sizeof raw, &raw, sizeof raw);
-    return p;
-}
-
-static void chunk_free(void *chunk, size_t c, size_t size)
-{
-    char *raw;
-    if (big_chunks(size) && c >= small_chunks(size)) {
-        cg_big_free(chunk, chunk_len(c, size) * size);
-    } else if (size != sizeof(VmNode)) {
-        free(chunk);
-    } else if (chunk != NULL) {
-        memcpy(&raw, (char *)chunk - sizeof raw, sizeof raw);
-        free(raw);
-    }
 }
 
 /* entry i of the chunked array *chunks (n chunks), made zeroed */
 static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
                          size_t i, size_t size)
 {
-    size_t at, c = chunk_of(i, size, &at);
+    size_t at, c = chunk_of(i, &at);
     if (c >= *n) {
         void **grown = (void **)realloc(*chunks, (c + 1) * sizeof *grown);
         if (grown == NULL)
@@ -202,17 +117,17 @@ static void *chunk_entry(Prof *P, lua_State *L, void ***chunks, size_t *n,
         *n = c + 1;
     }
     if ((*chunks)[c] == NULL
-        && ((*chunks)[c] = chunk_new(c, size)) == NULL)
+        && ((*chunks)[c] = calloc(REC, size)) == NULL)
         cg_prof_oom(P, L);
     return (char *)(*chunks)[c] + at * size;
 }
 
-/* frees the n chunks of *chunks (entries of size bytes) */
-static void chunks_free(void ***chunks, size_t *n, size_t size)
+/* frees the n chunks of *chunks */
+static void chunks_free(void ***chunks, size_t *n)
 {
     size_t c;
     for (c = 0; c < *n; c++)
-        chunk_free((*chunks)[c], c, size);
+        free((*chunks)[c]);
     free(*chunks);
     *chunks = NULL;
     *n = 0;
@@ -241,6 +156,7 @@ static VmCall *vm_none(Prof *P, lua_State *L, int32_t fn)
     if (c->active == NULL) {
         c->active = &vm_fn(P, L, fn)->active;
         c->fn = fn;
+        c->key = (uint32_t)fn + 1;
         c->edge = -1;
     }
     return c;
@@ -252,97 +168,50 @@ static VmCall *vm_call(Prof *P, lua_State *L, int32_t edge)
                                       (size_t)edge, sizeof(VmCall));
     if (c->active == NULL) {
         c->fn = P->edges[edge].callee;
+        c->key = (uint32_t)c->fn + 1;
         c->edge = edge;
         c->active = &vm_fn(P, L, c->fn)->active;
     }
     return c;
 }
 
-/* node p's index: its chunk's first node's and its place there; the
- * chunk of the last one found first (a new node's parent is mostly in
- * the chunk of the one before's) */
-static int32_t vm_node_id(Prof *P, const VmNode *p)
+/* node p's index */
+static int32_t vm_node_id(const Prof *P, const VmNode *p)
 {
-    uintptr_t a = (uintptr_t)p;
-    size_t lo = P->vlast, hi = P->nvat;
-    if (lo >= hi || P->vat[lo].base > a || a >= P->vat[lo].end) {
-        lo = 0;
-        while (hi - lo > 1) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (P->vat[mid].base <= a)
-                lo = mid;
-            else
-                hi = mid;
-        }
-        P->vlast = lo;
-    }
-    return (int32_t)(P->vat[lo].first + (a - P->vat[lo].base) / sizeof *p);
-}
-
-/* node id, made (zeroed) with its chunk, which P->vat then holds; the
- * next new node is at P->vnext until its chunk's end (nodes are made in
- * the order of their ids) */
-static VmNode *vm_node(Prof *P, lua_State *L, int32_t id)
-{
-    size_t at, c, i, len;
-    int fresh;
-    VmNode *k;
-    if ((size_t)id == P->nvnext && P->vnext < P->vend) {
-        P->nvnext++;
-        return P->vnext++;
-    }
-    c = chunk_of((size_t)id, sizeof(VmNode), &at);
-    fresh = c >= P->nvnode || P->vnode[c] == NULL;
-    if (fresh && cg_grow((void **)&P->vat, &P->capvat, P->nvat + 1,
-                          sizeof *P->vat) != 0)
-        cg_prof_oom(P, L);
-    k = (VmNode *)chunk_entry(P, L, (void ***)&P->vnode, &P->nvnode,
-                              (size_t)id, sizeof(VmNode));
-    len = chunk_len(c, sizeof(VmNode));
-    if (fresh) {
-        uintptr_t base = (uintptr_t)(k - at);
-        for (i = P->nvat; i > 0 && P->vat[i - 1].base > base; i--)
-            P->vat[i] = P->vat[i - 1];
-        P->vat[i].base = base;
-        P->vat[i].end = base + len * sizeof *k;
-        P->vat[i].first = (size_t)id - at;
-        P->nvat++;
-        P->vlast = 0;
-    }
-    if ((size_t)id + 1 == P->nnode) {
-        P->vnext = k + 1;
-        P->vend = k - at + len;
-        P->nvnext = (size_t)id + 1;
-    }
-    return k;
+    return (int32_t)(p - (const VmNode *)P->vnode.base);
 }
 
 /* The VM's way to a stack's child (csrc/vm/: luaD_cgkid, which keeps
- * it in parent's table): the node of the stack parent (NULL: none)
- * extended by call's callee; parent gets a table of its own. */
+ * it in parent's places or table): the node of the stack parent (NULL:
+ * none) extended by call's callee, made zeroed. */
 static void *direct_kid(void *ud, lua_State *L, void *parent, void *call)
 {
     Prof *P = (Prof *)ud;
-    VmNode *p = (VmNode *)parent, *k;
+    VmNode *p = (VmNode *)parent;
     int32_t up = p != NULL ? vm_node_id(P, p) : -1, id,
             fn = ((const VmCall *)call)->fn;
-    /* a node with fewer children than the VM keeps (VM_KIN in the node,
-     * VM_KIDS in its table: luaD_cgkid loses none of so few) has not this
-     * one: the VM would have found it */
-    if (up >= 0 && fn >= 0 && P->nodes[up].nkids < VM_KIN + VM_KIDS)
+    /* a node with fewer children than the VM keeps (VM_KIN - 1 in the
+     * node and VM_KIDS in its table: luaD_cgkid loses none of so few) has
+     * not this one: the VM would have found it */
+    if (up >= 0 && fn >= 0 && P->nodes[up].nkids < VM_KIN - 1 + VM_KIDS)
         id = cg_prof_node_new(P, L, up, fn);
     else
         id = cg_prof_node_of(P, L, up, fn);
-    if (p != NULL && p->key[VM_KIN - 1] != NULL && p->kids == &no_kids) {
-        p->kids = (VmKids *)chunk_entry(P, L, (void ***)&P->vkids,
-                                        &P->nvkids, P->nkids,
-                                        sizeof(VmKids));
-        P->nkids++;
-    }
-    k = vm_node(P, L, id);
-    if (k->kids == NULL)
-        k->kids = &no_kids;
-    return k;
+    if ((size_t)id >= VM_NODES_MAX
+        || cg_fixed_grow(&P->vnode, ((size_t)id + 1) * sizeof(VmNode), 1)
+               != 0)
+        cg_prof_oom(P, L);
+    return (VmNode *)P->vnode.base + id;
+}
+
+/* The VM's way to a new table of a node's children: its index. */
+static unsigned int direct_tab(void *ud, lua_State *L)
+{
+    Prof *P = (Prof *)ud;
+    if (P->nkids >= VM_KIDS_MAX
+        || cg_fixed_grow(&P->vkids, (P->nkids + 1) * sizeof(VmKids), 1) != 0)
+        cg_prof_oom(P, L);
+    return (unsigned int)P->nkids++;
 }
 
 static VmCall *call_of(const Prof *P, const void *ci, lua_Unsigned *start)
@@ -533,8 +402,21 @@ void cg_prof_direct_start(Prof *P, lua_State *L, int level)
     int32_t caller = -1, line = 0, root = -1;
     lua_Debug ar;
     vm_ud = P->vmh.ud;
+    if (P->stacks
+        && ((P->vnode.map == NULL
+             && cg_fixed_init(&P->vnode, VM_NODES_MAX * sizeof(VmNode)) != 0)
+            || (P->vkids.map == NULL
+                && (cg_fixed_init(&P->vkids, VM_KIDS_MAX * sizeof(VmKids))
+                        != 0
+                    || cg_fixed_grow(&P->vkids, sizeof(VmKids), 1) != 0)))) {
+        cg_prof_direct_free(P);
+        cg_prof_oom(P, L);
+    }
+    if (P->nkids == 0)
+        P->nkids = 1;           /* table 0: no one's */
     if (P->vmh.stacks != NULL)
-        P->vmh.stacks(L, P->stacks ? direct_kid : NULL, P);
+        P->vmh.stacks(L, P->stacks ? direct_kid : NULL, direct_tab, P,
+                      P->vnode.base, P->vkids.base);
     P->vmh.direct(L, 1);
     memcpy((char *)L + P->vmh.root_off, &root, sizeof root);
     while (level > 0 && lua_getstack(L, level + n, &ar))
@@ -566,7 +448,7 @@ static size_t chunks_bytes(void *const *chunks, size_t n, size_t size)
     size_t c, b = n * sizeof *chunks;
     for (c = 0; c < n; c++)
         if (chunks[c] != NULL)
-            b += chunk_len(c, size) * size;
+            b += REC * size;
     return b;
 }
 
@@ -574,24 +456,21 @@ size_t cg_prof_direct_bytes(const Prof *P)
 {
     return chunks_bytes((void *const *)P->vcall, P->nvcall, sizeof(VmCall))
            + chunks_bytes((void *const *)P->vfn, P->nvfn, sizeof(VmFn))
-           + chunks_bytes((void *const *)P->vnode, P->nvnode, sizeof(VmNode))
-           + chunks_bytes((void *const *)P->vkids, P->nvkids, sizeof(VmKids))
-           + P->capvat * sizeof *P->vat
+           + P->vnode.size + P->vkids.size
            + chunks_bytes((void *const *)P->vnone, P->nvnone, sizeof(VmCall))
            + P->nonemap.cap * sizeof(Slot);
 }
 
 /* What only the running VM needs: its calls, its functions' running
  * frames, its nodes' tables of children (the nodes that stay keep their
- * pointers to them and to each other, which no one reads after stop:
- * only their costs are). */
+ * indices in them, which no one reads after stop: only their costs are). */
 static void free_run(Prof *P)
 {
-    chunks_free((void ***)&P->vkids, &P->nvkids, sizeof(VmKids));
+    cg_fixed_free(&P->vkids);
     P->nkids = 0;
-    chunks_free((void ***)&P->vcall, &P->nvcall, sizeof(VmCall));
-    chunks_free((void ***)&P->vfn, &P->nvfn, sizeof(VmFn));
-    chunks_free((void ***)&P->vnone, &P->nvnone, sizeof(VmCall));
+    chunks_free((void ***)&P->vcall, &P->nvcall);
+    chunks_free((void ***)&P->vfn, &P->nvfn);
+    chunks_free((void ***)&P->vnone, &P->nvnone);
     cg_pm_free(&P->nonemap);
     P->nnone = 0;
 }
@@ -599,41 +478,22 @@ static void free_run(Prof *P)
 void cg_prof_direct_free(Prof *P)
 {
     free_run(P);
-    free(P->vat);
-    P->vat = NULL;
-    P->nvat = P->capvat = P->vlast = 0;
-    P->vnext = P->vend = NULL;
-    P->nvnext = 0;
-    chunks_free((void ***)&P->vnode, &P->nvnode, sizeof(VmNode));
+    cg_fixed_free(&P->vnode);
 }
 
 int64_t cg_prof_direct_self(const Prof *P, size_t i)
 {
-    const VmNode *x = (const VmNode *)chunk_at((void **)P->vnode, P->nvnode,
-                                               i, sizeof(VmNode));
-    return x != NULL ? (int64_t)x->self : 0;
+    return (i + 1) * sizeof(VmNode) <= P->vnode.size
+               ? (int64_t)((const VmNode *)P->vnode.base)[i].self
+               : 0;
 }
 
 void cg_prof_direct_selves(const Prof *P, size_t from, size_t n,
                            int64_t *out, size_t stride)
 {
-    size_t i = 0, k, m, at, c;
-    while (i < n) {
-        const VmNode *x;
-        c = chunk_of(from + i, sizeof(VmNode), &at);
-        m = chunk_len(c, sizeof(VmNode)) - at;
-        if (m > n - i)
-            m = n - i;
-        if (c >= P->nvnode || P->vnode[c] == NULL) {
-            for (k = 0; k < m; k++)
-                out[(i + k) * stride] = 0;
-        } else {
-            x = (const VmNode *)P->vnode[c] + at;
-            for (k = 0; k < m; k++)
-                out[(i + k) * stride] = (int64_t)x[k].self;
-        }
-        i += m;
-    }
+    size_t i;
+    for (i = 0; i < n; i++)
+        out[i * stride] = cg_prof_direct_self(P, from + i);
 }
 
 void cg_prof_direct_stop(Prof *P, lua_State *L)

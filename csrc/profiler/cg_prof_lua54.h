@@ -49,16 +49,20 @@ typedef struct CgVm {
      * at it; close(L, skip) makes every frame of every thread leave, but
      * skip's; ud(L) the data set with the hook; where lua_State keeps
      * the thread's root (its bottom's caller here, -2 not known yet) and
-     * its resumer. stacks(L, kid, ud), before direct(L, 1), has the VM
-     * keep the stack of each frame too, kid(ud, L, node, call) giving the
-     * child of a node (NULL: the outermost) for a call's callee (NULL in
-     * an interpreter without: it then takes the debug hook and its clock),
-     * node_size and kidtab_size the sizes of a node and of its table of
-     * children (-1: none). */
+     * its resumer. stacks(L, kid, tab, ud, nodes, kids), before
+     * direct(L, 1), has the VM keep the stack of each frame too, kid(ud,
+     * L, node, call) giving the child of a node (NULL: the outermost) for
+     * a call's callee, tab(ud, L) a new table of a node's children (its
+     * index), nodes and kids the arrays of nodes and of tables whose
+     * offsets and indices it keeps (NULL in an interpreter without: it
+     * then takes the debug hook and its clock), node_size and kidtab_size
+     * the sizes of a node and of its table of children (-1: none). */
     void (*direct)(lua_State *L, int on);
     void (*stacks)(lua_State *L,
                    void *(*kid)(void *ud, lua_State *L, void *node,
-                                void *call), void *ud);
+                                void *call),
+                   unsigned int (*tab)(void *ud, lua_State *L),
+                   void *ud, void *nodes, void *kids);
     void (*frame)(lua_State *L, void *ci, void *call, int how);
     void *(*call_of)(const void *ci, lua_Unsigned *start);
     void (*close)(lua_State *L, const void *skip);

@@ -251,10 +251,10 @@ void cg_big_free(void *p, size_t size)
 /* A fixed array (cg_mem.h): its first FIXED_SMALL bytes in small pages,
  * just below a 2 MiB boundary, the rest in whole 2 MiB stretches from
  * there, each made resident in one call when the array reaches it (a
- * profile's stacks: luacheck over Penlight's source makes 10 MB of
- * nodes; a short run's fit in the small pages), or, not resident, where
- * they are first touched. Its reservation halves
- * where the address space is limited (ulimit -v), down to 64 MiB. */
+ * profile's stacks: luacheck over Penlight's source makes 8 MB of nodes;
+ * a short run's fit in the small pages), or, not resident, where they
+ * are first touched. Its reservation halves where the address space is
+ * limited (ulimit -v), down to 64 MiB. */
 #define FIXED_SMALL ((size_t)64 << 10)
 
 int cg_fixed_init(CgFixed *a, size_t max)

@@ -70,12 +70,11 @@ CG_HIDDEN int cg_big_grow(void **arr, size_t *cap, size_t need, size_t elem,
                                    sizeof *(arr), (expect)))
 
 /* A fixed array: one that grows in place and never moves (the counting
- * interpreter keeps indices into the profiler's stacks, which it adds to
+ * interpreter keeps offsets into the profiler's stacks, which it adds to
  * the array's address). It is a reservation of address space of up to
  * max bytes (cap: what was had), of which the first size bytes are
- * readable, writable and zeroed. Builds
- * with AddressSanitizer, and systems but Linux, have 64 MiB at most, on
- * the heap. */
+ * readable, writable and zeroed. Builds with AddressSanitizer, and
+ * systems but Linux, have 64 MiB at most, on the heap. */
 typedef struct CgFixed {
     char *base;                 /* the array */
     size_t size, cap;           /* usable, reserved (from base) */

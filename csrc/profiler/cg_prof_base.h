@@ -227,7 +227,7 @@ typedef struct Prof {
     struct VmFn **vfn;          /* the functions' running frames */
     size_t nvcall, nvfn;
     CgFixed vnode;              /* direct: the stacks' costs (the VM's
-                                   nodes: it adds their indices to its
+                                   nodes: it adds their offsets to its
                                    address, which never moves), */
     CgFixed vkids;              /* their tables of children (table 0: */
     size_t nkids;               /* none), tables made */

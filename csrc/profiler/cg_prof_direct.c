@@ -31,7 +31,7 @@
  * of each new resumer (the VM's luaD_cgbase), as the hook engine's
  * cg_prof_rebase. The calls and the functions' counters are in chunks
  * that never move, the nodes and their tables in fixed arrays (cg_mem.h):
- * the VM points into them, or adds its indices to their addresses. */
+ * the VM points into them, or adds its offsets to their addresses. */
 #define _POSIX_C_SOURCE 200809L
 #include "cg_prof_direct.h"
 #include "cg_prof_fold.h"

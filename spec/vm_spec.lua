@@ -192,6 +192,70 @@ print(lpeg.version(), table.concat(list:match("12,5,800,7"), " "), lpeg.match(lp
     assert.are.equal("abx2!\nabx2!\tvm\n", vm_run("-e " .. shq(prog)))
   end)
 
+  -- A C function's frame makes its stack's node only when it calls Lua
+  -- (csrc/vm/: cgjoinC, luaD_cgresolve): string.len, which runs no Lua,
+  -- has a node of cost 0 in the hook engine's stack record and none in the
+  -- counting interpreter's, while table.sort, which calls cmp, has one in
+  -- both; the stacks that cost something are the same in both records.
+  it("makes no stack for a C function that runs no Lua, and one for a C function that calls Lua", function()
+    local dir = tmpdir()
+    local prog = dir .. "/leaves.lua"
+    local f = assert(io.open(prog, "w"))
+    f:write([[
+      local function cmp(a, b) return a > b end
+      local function work()
+        local n = 0
+        for i = 1, 20 do n = n + string.len(("x"):rep(i)) end
+        local t = { 3, 1, 2 }
+        table.sort(t, cmp)
+        return n + t[1]
+      end
+      print(work())
+    ]])
+    f:close()
+    -- FILE.stacks of a run: its nodes as "parent-path;name cost" lines
+    -- (costs 0 too), sorted
+    local function nodes(path)
+      local text = assert(helpers.read_file(path))
+      local fns, paths, out = {}, {}, {}
+      local body = assert(text:match("\nfunctions: %d+\n(.-)nodes: %d+\n"))
+      for name in body:gmatch("[^\t\n]*\t([^\n]*)\n") do fns[#fns + 1] = name end
+      local i = 0
+      for d, fn, cost in text:match("\nnodes: %d+\n(.*)# end"):gmatch("(%d+) (%d+) (%d+)\n") do
+        i = i + 1
+        local up = i - tonumber(d)
+        paths[i] = (up > 0 and paths[up] .. ";" or "") .. fns[tonumber(fn)]
+        out[#out + 1] = paths[i] .. " " .. cost
+      end
+      table.sort(out)
+      return out
+    end
+    local env = "CALLGRIND_STACKS=1 CALLGRIND_OUT=" .. shq(dir .. "/vm.out")
+    assert.are.equal("213\n", vm_run("-lcallgrind.start " .. shq(prog), env))
+    local hook = helpers.run(("LUA_PATH_5_4=%s LUA_CPATH_5_4=%s CALLGRIND_STACKS=1 CALLGRIND_OUT=%s lua5.4 "
+      .. "-lcallgrind.start %s 2>&1"):format(shq(package.path), shq(package.cpath), shq(dir .. "/hook.out"),
+      shq(prog)), "lua5.4")
+    assert.are.equal("213\n", hook)
+    local vm, hk = nodes(dir .. "/vm.out.stacks"), nodes(dir .. "/hook.out.stacks")
+    local function with(list, pat, cost)
+      local got = {}
+      for _, l in ipairs(list) do
+        if l:find(pat) and (cost == nil or l:match(" (%d+)$") == cost) then got[#got + 1] = l end
+      end
+      return got
+    end
+    assert.are.same({}, with(vm, ";string%.len "))
+    assert.are.equal(1, #with(hk, ";work;string%.len ", "0"), table.concat(hk, "\n"))
+    assert.are.equal(1, #with(vm, ";work;table%.sort;cmp "))
+    assert.are.equal(1, #with(hk, ";work;table%.sort;cmp "))
+    local function costly(list)
+      local got = {}
+      for _, l in ipairs(list) do if not l:find(" 0$") then got[#got + 1] = l end end
+      return got
+    end
+    assert.are.same(costly(hk), costly(vm))
+  end)
+
   -- A stack's count in the VM's 32-byte node is 64 bits (csrc/vm/: CgNode,
   -- cgcharge), checked past 2^32 (about 9 s: make check-long). spin(n)
   -- runs n + 5 instructions (luac -l: LOADI, MOVE, LOADI, FORPREP, n

@@ -6,7 +6,11 @@
 #     script under plain lua5.4, lua5.4 -lcallgrind.start (the hook
 #     engine), the counting interpreter alone and with -lcallgrind.start;
 #     the whole process, and up to the script's first line (valgrind
-#     --dump-before=difftime, which the script's one line calls).
+#     --dump-before=difftime, which the script's one line calls); then
+#     the same without malloc's fast bins (GLIBC_TUNABLES=
+#     glibc.malloc.mxfast=0), as spec/profiler_start_spec.lua counts: with
+#     them, lua_close's last free may or may not run malloc_consolidate
+#     (about 29 thousand instructions) as earlier blocks happen to lie.
 #  2. `callgrind-lua exec` against the interpreter started directly: the
 #     cpu time it adds (median of LUA_BENCH_PAIRS alternating pairs of an
 #     empty script; target <= 5 ms).
@@ -32,27 +36,34 @@ cpu_any() {
 
 # 1. instructions of an empty script (one line that calls os.difftime)
 echo 'os.difftime(1, 2)' > "$tmp/empty.lua"
-# ir CMD...: "whole first-line" instructions of one run
+# ir CMD...: "whole first-line" instructions of one run, in the
+# environment IR_ENV adds (NAME=VALUE words)
 ir() {
     rm -f "$tmp"/vg.out*
-    valgrind --tool=callgrind --dump-before=difftime --callgrind-out-file="$tmp/vg.out" "$@" \
+    env $IR_ENV valgrind --tool=callgrind --dump-before=difftime --callgrind-out-file="$tmp/vg.out" "$@" \
         > /dev/null 2> "$tmp/vg.err" || { cat "$tmp/vg.err" >&2; return 1; }
     local first rest
     first=$(awk '/^summary:/ { print $2; exit }' "$tmp/vg.out.1")
     rest=$(awk '/^summary:/ { print $2; exit }' "$tmp/vg.out")
     echo "$((first + rest)) $first"
 }
-read -r p_all p_first < <(ir "$LUA" "$tmp/empty.lua")
-read -r v_all v_first < <(ir "$VM" "$tmp/empty.lua")
-printf "%-34s %12s %7s %12s %7s\n" "an empty script" "whole Ir" "ratio" "to line 1" "ratio"
-printf "%-34s %12s %7s %12s %7s\n" "lua5.4" "$p_all" "" "$p_first" ""
-read -r a f < <(ir "$LUA" -lcallgrind.start "$tmp/empty.lua")
-printf "%-34s %12s %7s %12s %7s\n" "lua5.4 -lcallgrind.start" "$a" "$(cell "$(ratio "$a" "$p_all")" 1.5)" \
-    "$f" "$(cell "$(ratio "$f" "$p_first")" 1.5)"
-printf "%-34s %12s %7s %12s %7s\n" "callgrind-lua5.4" "$v_all" "" "$v_first" ""
-read -r a f < <(ir "$VM" -lcallgrind.start "$tmp/empty.lua")
-printf "%-34s %12s %7s %12s %7s\n" "callgrind-lua5.4 -lcallgrind.start" "$a" \
-    "$(cell "$(ratio "$a" "$v_all")" 1.5)" "$f" "$(cell "$(ratio "$f" "$v_first")" 1.5)"
+# rows NOTE: the table's rows, each run in IR_ENV's environment
+rows() {
+    local p_all p_first v_all v_first a f
+    read -r p_all p_first < <(ir "$LUA" "$tmp/empty.lua")
+    read -r v_all v_first < <(ir "$VM" "$tmp/empty.lua")
+    printf "%-34s %12s %7s %12s %7s\n" "an empty script$1" "whole Ir" "ratio" "to line 1" "ratio"
+    printf "%-34s %12s %7s %12s %7s\n" "lua5.4" "$p_all" "" "$p_first" ""
+    read -r a f < <(ir "$LUA" -lcallgrind.start "$tmp/empty.lua")
+    printf "%-34s %12s %7s %12s %7s\n" "lua5.4 -lcallgrind.start" "$a" "$(cell "$(ratio "$a" "$p_all")" 1.5)" \
+        "$f" "$(cell "$(ratio "$f" "$p_first")" 1.5)"
+    printf "%-34s %12s %7s %12s %7s\n" "callgrind-lua5.4" "$v_all" "" "$v_first" ""
+    read -r a f < <(ir "$VM" -lcallgrind.start "$tmp/empty.lua")
+    printf "%-34s %12s %7s %12s %7s\n" "callgrind-lua5.4 -lcallgrind.start" "$a" \
+        "$(cell "$(ratio "$a" "$v_all")" 1.5)" "$f" "$(cell "$(ratio "$f" "$v_first")" 1.5)"
+}
+IR_ENV= rows ""
+IR_ENV=GLIBC_TUNABLES=glibc.malloc.mxfast=0 rows " (no fast bins)"
 echo "ratios: over the same interpreter without the profiler (target <= 1.5x, \"!\": over)"
 echo
 

@@ -62,7 +62,7 @@ rows() {
     printf "%-34s %12s %7s %12s %7s\n" "callgrind-lua5.4 -lcallgrind.start" "$a" \
         "$(cell "$(ratio "$a" "$v_all")" 1.5)" "$f" "$(cell "$(ratio "$f" "$v_first")" 1.5)"
 }
-IR_ENV= rows ""
+IR_ENV='' rows ""
 IR_ENV=GLIBC_TUNABLES=glibc.malloc.mxfast=0 rows " (no fast bins)"
 echo "ratios: over the same interpreter without the profiler (target <= 1.5x, \"!\": over)"
 echo
